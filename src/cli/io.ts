@@ -1,0 +1,27 @@
+// The CLI's streams, injected so commands can be run in-process by tests.
+export interface CliIo {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  readStdin: () => Promise<string>;
+  isTTY: boolean;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(typeof c === 'string' ? Buffer.from(c) : (c as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+// The real process streams.
+export function processIo(): CliIo {
+  return {
+    stdout: (s) => void process.stdout.write(s),
+    stderr: (s) => void process.stderr.write(s),
+    readStdin: () => readAll(process.stdin),
+    isTTY: Boolean(process.stdout.isTTY),
+    cwd: process.cwd(),
+    env: process.env,
+  };
+}

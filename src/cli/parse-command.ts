@@ -1,0 +1,39 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ParseError } from '../domain/errors.js';
+import { bigintReplacer } from '../domain/u64.js';
+import { PARSERS } from '../probes/registry.js';
+import { EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
+
+// A leading `# source:` line (how samples/ files record their origin) is not part of the command output.
+export function stripSourceHeader(text: string): string {
+  return text.startsWith('# source:') ? text.slice(text.indexOf('\n') + 1) : text;
+}
+
+// `cablequal parse <kind> <file|->`: what the harness makes of one command output, as JSON.
+export async function parseCommand(kind: string, file: string, io: CliIo): Promise<number> {
+  const parser = PARSERS[kind];
+  if (!parser) {
+    io.stderr(`cablequal parse: unknown kind "${kind}"; kinds: ${Object.keys(PARSERS).join(', ')}\n`);
+    return EXIT.usage;
+  }
+  let text: string;
+  try {
+    text = file === '-' ? await io.readStdin() : await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (e) {
+    io.stderr(`cablequal parse: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    return EXIT.usage;
+  }
+  try {
+    const result = parser.parse(stripSourceHeader(text));
+    io.stdout(`${JSON.stringify(result, bigintReplacer, 2)}\n`);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof ParseError) {
+      io.stderr(`${file === '-' ? '<stdin>' : file}: ${e.message}\n`);
+      return EXIT.usage;
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,131 @@
+import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
+import type { Cage } from './node.js';
+import type { Measurement } from './limit.js';
+import type { Outcome, Reason } from './outcome.js';
+
+// Statistics of one lane of one receiver over one phase.
+export interface LaneStats {
+  node: string;
+  phase: string;
+  lane: number;
+  errors: number; // pre-FEC raw errors counted (rx_err_lane_N_phy delta)
+  seconds: number;
+  ratePerS: number;
+  ber: number; // errors / (seconds x lane bit rate)
+  berUb95: number; // 95% upper confidence bound (Poisson), > 0 even for zero errors
+}
+
+// One receiver (node) over one phase.
+export interface NodePhaseStats {
+  node: string;
+  phase: string;
+  seconds: number;
+  lanes: number; // lanes in use, from `ethtool <if>`
+  laneStats: LaneStats[];
+  correctedBits: number;
+  preFecBer: number;
+  preFecBerUb95: number;
+  postFecErrors: number; // rx_pcs_symbol_err_phy + uncorrectable blocks
+  crcErrors: number;
+  symbolErrors: number;
+  linkDownEvents: number;
+  counterResets: number;
+  worstLane: number | null;
+  worstLaneRatio: number; // worst lane rate / median of the others (floored)
+  nicTempMaxC: number | null;
+  nicTempMeanC: number | null;
+  gpuUtilMeanPct: number | null;
+  gpuTempMaxC: number | null;
+}
+
+// Throughput figures from a benchmark: keep min, median and max, not only the average.
+export interface ThroughputStats {
+  minGbps: number;
+  medianGbps: number;
+  maxGbps: number;
+  samples: number;
+}
+
+export interface BenchmarkRecord {
+  loopback: { node: string; rail: number; gbps: number }[];
+  ibWriteBw: { perRail: (ThroughputStats & { rail: number; device: string })[]; sumMedianGbps: number } | null;
+  nccl: {
+    busbwGBs: number | null; // Avg bus bandwidth
+    maxBusbwGBs: number | null;
+    network: string | null;
+    devices: string[];
+  } | null;
+}
+
+// Everything the analysis derived from the journal.
+export interface AnalysisRecord {
+  perNodePhase: NodePhaseStats[];
+  fecMarginDecades: number | null; // log10(2.4e-4 / worst pre-FEC BER upper bound)
+  maxLaneRatio: number | null;
+  loadedVsIdleRatio: number | null;
+  logRateVsTempSlope: number | null; // decades of error rate per degree C
+}
+
+export interface PhaseRecord {
+  name: string;
+  kind: string;
+  startS: number;
+  endS: number | null;
+  status: 'done' | 'stopped-early' | 'error' | 'skipped' | 'aborted';
+  note?: string;
+}
+
+// What each end of the cable told us.
+export interface CableEndRecord {
+  node: string;
+  netdev: string;
+  identity: CableIdentity | null;
+  checksums?: EepromChecksums;
+  error?: string;
+}
+
+export interface NodeRecord {
+  name: string;
+  host: string;
+  cage: Cage | null;
+  kernel?: string;
+  driver?: string;
+  firmware?: string;
+  ethtoolVersion?: string;
+  perftestVersion?: string;
+  ncclVersion?: string;
+  lanes?: number | null;
+  speedMbps?: number | null;
+  fecActive?: string | null;
+}
+
+export interface SamplingStats {
+  ticks: number;
+  intervalP50Ms: number | null;
+  intervalP99Ms: number | null;
+  skewP99Ms: number | null;
+  gaps: { node: string; fromS: number; toS: number; reason: string }[];
+}
+
+// One record per run, handed to the output writers (certificate, CSV, JSON) that only serialise it.
+export interface RunRecord {
+  schema: 'cablequal.run/1';
+  runId: string;
+  label: string | null;
+  outcome: Outcome;
+  reasons: Reason[];
+  decidedAtS: number | null;
+  simulated: boolean;
+  scenario?: string;
+  startedAt: string;
+  endedAt: string | null;
+  protocol: { name: string; sha256: string; file: string };
+  nodes: NodeRecord[];
+  cable: { family: CableFamily; lanes: number | null; ends: CableEndRecord[]; serial: string | null; vendor: string | null; partNumber: string | null };
+  phases: PhaseRecord[];
+  benchmarks: BenchmarkRecord;
+  analysis: AnalysisRecord | null;
+  measurements: Measurement[];
+  sampling: SamplingStats;
+  journal: { file: string; lines: number; bytes: number };
+}

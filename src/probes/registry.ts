@@ -1,0 +1,27 @@
+// The kinds `cablequal parse <kind>` understands, each a pure parser over one command's text.
+import { parseEthtoolStats } from './ethtool-stats.js';
+import { parseEthtoolLink } from './ethtool-link.js';
+import { parseEthtoolFec } from './ethtool-fec.js';
+import { parseEthtoolModule } from './ethtool-module.js';
+import { parseEepromHex } from './eeprom-hex.js';
+import { parseIbWriteBw } from './ib-write-bw.js';
+import { parseNccl } from './nccl.js';
+import { parseIbdev2netdev } from './ibdev2netdev.js';
+import { parseRdmaLink } from './rdma-link.js';
+import { parseNvidiaSmi } from './nvidia-smi.js';
+import { parseHwmon, parseMgetTemp } from './nic-temp.js';
+
+export const PARSERS: Record<string, { parse: (text: string) => unknown; describe: string }> = {
+  'ethtool-stats': { parse: parseEthtoolStats, describe: 'ethtool -S <iface>' },
+  'ethtool-link': { parse: parseEthtoolLink, describe: 'ethtool <iface>' },
+  'ethtool-fec': { parse: parseEthtoolFec, describe: 'ethtool [-I] --show-fec <iface>' },
+  'ethtool-module': { parse: parseEthtoolModule, describe: 'ethtool -m <iface> (decoded text)' },
+  'eeprom-hex': { parse: parseEepromHex, describe: 'ethtool -m <iface> [page 0 offset N length N] hex on' },
+  ib_write_bw: { parse: parseIbWriteBw, describe: 'ib_write_bw client or server output' },
+  nccl: { parse: parseNccl, describe: 'nccl-tests *_perf output, with NCCL_DEBUG=INFO lines' },
+  ibdev2netdev: { parse: parseIbdev2netdev, describe: 'ibdev2netdev [-v]' },
+  'rdma-link': { parse: parseRdmaLink, describe: 'rdma link show' },
+  'nvidia-smi': { parse: parseNvidiaSmi, describe: 'nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]' },
+  hwmon: { parse: parseHwmon, describe: 'grep -H . /sys/class/hwmon/hwmon*/{name,temp*_label,temp*_input}' },
+  'mget-temp': { parse: parseMgetTemp, describe: 'mget_temp -d <dev>' },
+};

@@ -1,0 +1,61 @@
+// Every command cablequal runs on a node is built here from a template and validated arguments,
+// so that nothing from a protocol file or a node's answer can smuggle shell syntax into a command.
+import { UsageError } from '../domain/errors.js';
+
+const IFACE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$/; // Linux IFNAMSIZ 16 incl. NUL
+const RDMA_DEV = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$|^[0-9A-Fa-f:]{2,39}$/;
+const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const PATH = /^\/[A-Za-z0-9_./-]{0,255}$/;
+
+function check(kind: string, value: string, re: RegExp): string {
+  if (typeof value !== 'string' || !re.test(value) || value.includes('..')) {
+    throw new UsageError(`refusing ${kind} ${JSON.stringify(value)}: it must match ${re.source}`);
+  }
+  return value;
+}
+
+// Validators, exported for the edges (CLI, protocol loader) to refuse bad names before anything runs.
+export const validate = {
+  iface: (v: string) => check('interface name', v, IFACE),
+  rdmaDevice: (v: string) => check('RDMA device name', v, RDMA_DEV),
+  host: (v: string) => check('host name', v, HOST),
+  name: (v: string) => check('process name', v, NAME),
+  path: (v: string) => check('path', v, PATH),
+  port: (v: number) => {
+    if (!Number.isInteger(v) || v < 1 || v > 65535) throw new UsageError(`refusing port ${v}: expected 1..65535`);
+    return String(v);
+  },
+};
+
+// POSIX single-quote quoting for the arguments that are not names (protocol-supplied command lines are not quoted: they are the template).
+export function shellQuote(s: string): string {
+  if (/^[A-Za-z0-9_./:=,@%+-]+$/.test(s)) return s;
+  return `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+// Read-only probes. `sudo -n` only where the kernel requires root (module EEPROM).
+export const cmd = {
+  ethtoolStats: (iface: string) => `ethtool -S ${validate.iface(iface)}`,
+  ethtoolLink: (iface: string) => `ethtool ${validate.iface(iface)}`,
+  ethtoolFec: (iface: string) => `ethtool -I --show-fec ${validate.iface(iface)}`,
+  ethtoolModule: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)}`,
+  // Lower page and upper page 00h through the netlink page API (works for SFF-8636 and CMIS on mlx5).
+  eepromLower: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)} page 0 offset 0 length 128 hex on`,
+  eepromUpper: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)} page 0 offset 128 length 128 hex on`,
+  ethtoolVersion: () => 'ethtool --version',
+  ibdev2netdev: () => 'ibdev2netdev',
+  rdmaLink: () => 'rdma link show',
+  nvidiaSmi: () =>
+    'nvidia-smi --query-gpu=index,name,utilization.gpu,temperature.gpu,power.draw --format=csv,noheader,nounits',
+  // All hwmon names, labels and temperature inputs in one read: `<path>:<value>` lines.
+  hwmon: () =>
+    'grep -H . /sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_label /sys/class/hwmon/hwmon*/temp*_input 2>/dev/null',
+  nodeTime: () => 'date +%s%N',
+  uname: () => 'uname -r',
+  hostname: () => 'hostname',
+  whoami: () => 'whoami',
+  which: (tool: string) => `command -v ${check('tool name', tool, /^[A-Za-z0-9_.+-]{1,64}$/)}`,
+};
+
+export type CommandBuilders = typeof cmd;
