@@ -59,3 +59,6 @@ export const cmd = {
 };
 
 export type CommandBuilders = typeof cmd;
+
+// Addresses of a rail's netdev, to aim ib_write_bw and NCCL at the peer over that rail.
+export const ipAddrCommand = (iface: string) => `ip -o -4 addr show dev ${validate.iface(iface)}`;
