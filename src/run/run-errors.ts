@@ -1,0 +1,22 @@
+import type { Reason } from '../domain/outcome.js';
+
+// A step found the run cannot judge the cable (setup fault, lost node, throttled NIC): ends the run as ERROR.
+export class SetupError extends Error {
+  override readonly name = 'SetupError';
+  constructor(readonly reason: Reason) {
+    super(reason.message);
+  }
+}
+
+// The operator or a signal stopped the run: ends as ABORTED with what was collected.
+export class RunAborted extends Error {
+  override readonly name = 'RunAborted';
+  constructor(readonly why: string) {
+    super(why);
+  }
+}
+
+// Build a setup-fault reason (ERROR), never a cable grade.
+export function setupReason(rule: string, message: string, extra: Partial<Reason> = {}): Reason {
+  return { rule, message, ...extra };
+}
