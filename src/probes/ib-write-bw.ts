@@ -1,6 +1,133 @@
 import { ParseError } from '../domain/errors.js';
 
-// Placeholder until the parser lands: fails loudly rather than returning an empty result.
-export function parseIbWriteBw(text: string): unknown {
-  throw new ParseError('ib_write_bw', 1, 'parser not implemented yet (' + text.length + ' chars)');
+const KIND = 'ib_write_bw';
+
+// The bandwidth unit perftest printed in the result header (MB before 2024, MiB since, Gb with --report_gbits).
+export type PerftestUnit = 'Gb/s' | 'MB/s' | 'MiB/s';
+
+// One result row; every bandwidth is converted to Gb/s so rails and runs compare directly.
+export interface IbWriteBwRow {
+  bytes: number;
+  iterations: number;
+  bwPeakGbps: number | null; // null when perftest did not measure the peak (-D, --run_infinitely, > 20000 iters)
+  bwAverageGbps: number;
+  msgRateMpps: number;
+}
+
+// What one ib_write_bw (client or server) run printed; bidirectional figures are the sum of both directions.
+export interface IbWriteBwResult {
+  test: string | null; // e.g. RDMA_Write, from the title line
+  bidirectional: boolean;
+  device: string | null;
+  role: 'client' | 'server' | null;
+  unit: PerftestUnit;
+  peakMeasured: boolean;
+  rows: IbWriteBwRow[];
+}
+
+const DASHES = /^-{20,}$/;
+const TITLE = /^(\S+) (Bidirectional )?BW Test$/;
+const PEAK_WARNING = /^WARNING: BW peak won't be measured in this run\.$/;
+const CPU_FREQ = /^Conflicting CPU frequency values detected: /;
+const BANNER = /^\*+$/;
+const WAITING = /^\* Waiting for client to connect\.\.\. \*$/;
+const RESULT_HEADER =
+  /^#bytes\s+#iterations\s+BW peak\[(Gb|MB|MiB)\/sec\]\s+BW average\[(Gb|MB|MiB)\/sec\]\s+MsgRate\[Mpps\]$/;
+// `Key : value` header lines, possibly two per line (`Dual-port : OFF<TAB><TAB>Device : mlx5_0`).
+const HEADER_FIELD = /^[A-Za-z][\w .*/\t-]*:\s*\S/;
+const INT = /^\d+$/;
+const FLOAT = /^\d+(\.\d+)?$/;
+
+const NO_ROW_REASON =
+  'no result row: the test did not run (check the GID index -x and that the server is reachable)';
+
+// Perftest MB/sec is 1e6 bytes/s, MiB/sec is 2^20 bytes/s; convert both to Gb/s.
+function toGbps(value: number, unit: PerftestUnit): number {
+  if (unit === 'Gb/s') return value;
+  if (unit === 'MB/s') return (value * 8) / 1000;
+  return (value * 1048576 * 8) / 1e9;
+}
+
+function unitOf(printed: string): PerftestUnit {
+  return printed === 'Gb' ? 'Gb/s' : printed === 'MB' ? 'MB/s' : 'MiB/s';
+}
+
+// Parse ib_write_bw stdout (stderr may be merged); a header without a result row is an error even with exit 0.
+export function parseIbWriteBw(text: string): IbWriteBwResult {
+  const lines = text.split('\n');
+  let test: string | null = null;
+  let bidirectional = false;
+  let device: string | null = null;
+  let waiting = false;
+  let txDepth = false;
+  let peakWarning = false;
+  let unit: PerftestUnit | null = null;
+  let tableClosed = false;
+  const rawRows: Array<{ line: number; bytes: number; iterations: number; peak: number; avg: number; rate: number }> = [];
+
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    const line = lines[i]!.replace(/\r$/, '').trim();
+    if (line === '' || CPU_FREQ.test(line)) continue;
+    if (PEAK_WARNING.test(line)) {
+      peakWarning = true;
+      continue;
+    }
+    if (DASHES.test(line)) {
+      if (unit !== null && rawRows.length > 0) tableClosed = true;
+      continue;
+    }
+    if (unit === null) {
+      const title = TITLE.exec(line);
+      if (title) {
+        test = title[1]!;
+        bidirectional = title[2] !== undefined;
+        continue;
+      }
+      if (BANNER.test(line)) continue;
+      if (WAITING.test(line)) {
+        waiting = true;
+        continue;
+      }
+      const header = RESULT_HEADER.exec(line);
+      if (header) {
+        if (header[1] !== header[2]) throw new ParseError(KIND, n, `peak and average units differ (${header[1]} vs ${header[2]})`);
+        unit = unitOf(header[1]!);
+        continue;
+      }
+      if (HEADER_FIELD.test(line)) {
+        const dev = /(?:^|\s)Device\s*:\s*(\S+)/.exec(line);
+        if (dev) device = dev[1]!;
+        if (/^TX depth\s*:/.test(line)) txDepth = true;
+        continue;
+      }
+      throw new ParseError(KIND, n, `unexpected line before the result table: "${line.slice(0, 80)}"`);
+    }
+    // Inside or after the result table only rows (and the noise skipped above) may appear.
+    if (tableClosed) throw new ParseError(KIND, n, `unexpected line after the result table: "${line.slice(0, 80)}"`);
+    const cols = line.split(/\s+/);
+    if (cols.length !== 5) throw new ParseError(KIND, n, `result row must have 5 columns, found ${cols.length}`);
+    const [b, it, peak, avg, rate] = cols as [string, string, string, string, string];
+    if (!INT.test(b) || !INT.test(it)) throw new ParseError(KIND, n, `#bytes and #iterations must be integers: "${b} ${it}"`);
+    for (const v of [peak, avg, rate]) {
+      if (!FLOAT.test(v)) throw new ParseError(KIND, n, `not a number: "${v}"`);
+    }
+    const bytes = Number(b);
+    if (bytes === 0) throw new ParseError(KIND, n, 'message size 0');
+    rawRows.push({ line: n, bytes, iterations: Number(it), peak: Number(peak), avg: Number(avg), rate: Number(rate) });
+  }
+
+  if (rawRows.length === 0 || unit === null) throw new ParseError(KIND, Math.max(1, lines.length), NO_ROW_REASON);
+  const u = unit;
+  const peakMeasured = !peakWarning && rawRows.some((r) => r.peak > 0);
+  const rows = rawRows.map((r) => ({
+    bytes: r.bytes,
+    iterations: r.iterations,
+    bwPeakGbps: peakMeasured ? toGbps(r.peak, u) : null,
+    bwAverageGbps: toGbps(r.avg, u),
+    msgRateMpps: r.rate,
+  }));
+  // The server prints a "Waiting for client" banner; TX depth is client-only unless bidirectional.
+  const role = waiting ? 'server' : txDepth && !bidirectional ? 'client' : null;
+  return { test, bidirectional, device, role, unit: u, peakMeasured, rows };
 }

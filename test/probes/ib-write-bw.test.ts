@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
+import { ParseError } from '../../src/domain/errors.js';
+import { sample, samplesIn } from '../helpers/samples.js';
+import { fuzzParser } from '../helpers/fuzz.js';
+
+// Drop the first n lines of a paste (shell prompt + command line the harness never sees).
+const dropLines = (text: string, n: number): string => text.split('\n').slice(n).join('\n');
+
+function parseError(f: () => unknown): ParseError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ParseError) return e;
+    throw e;
+  }
+  throw new Error('expected a ParseError');
+}
+
+const spark1 = () => dropLines(sample('ib_write_bw/dgx-spark-playbooks-client1-rocep1s0f0-run-infinitely.txt'), 1);
+const spark2 = () => dropLines(sample('ib_write_bw/dgx-spark-playbooks-client2-roceP2p1s0f0-run-infinitely.txt'), 1);
+const cx6All = () => dropLines(sample('ib_write_bw/node0-cx6-ib-hdr-client-all-sizes-mbsec-cpufreq-warnings.txt'), 1);
+// Every line of this paste is quoted with "> ", inside a Markdown fence, after a shell prompt.
+const issue132 = () =>
+  sample('ib_write_bw/perftest-issue132-client-a-report-gbits-ext-and-normal-rows-quoted-partial.txt')
+    .split('\n')
+    .map((l) => l.replace(/^> ?/, ''))
+    .filter((l) => !l.startsWith('```') && !l.startsWith('[root@'))
+    .join('\n');
+// First line is the command the author ran, then a blank line.
+const promax = () => dropLines(sample('ib_write_bw/promaxgb10-client-single-rail-q4-rdmacm-report-gbits.txt'), 2);
+const cx5Bidir = () => sample('ib_write_bw/cx5-roce-100g-client-bidir-D5-report-gbits.txt');
+const pr342 = () => sample('ib_write_bw/perftest-pr342-rdma-cm-roce-header-lockfree-ddp-D-rows-partial.txt');
+const degraded = () => sample('ib_write_bw/spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt');
+// NVIDIA harness log: keep only what ib_write_bw itself printed (drop the script's command and INFO lines).
+const ngcHeaderOnly = () =>
+  sample('ib_write_bw/ngc-multinode-perf-issue108-bidir-D30-q2-cmdlines-and-header-partial.txt')
+    .split('\n')
+    .filter((l) => !l.startsWith('INFO:') && !l.startsWith('ngc_rdma_test.sh'))
+    .join('\n');
+
+describe('parseIbWriteBw on real samples', () => {
+  it('reads the Spark rail-1 run_infinitely client rows (92.57 Gb/s, peak not measured)', () => {
+    const r = parseIbWriteBw(spark1());
+    expect(r.device).toBe('rocep1s0f0');
+    expect(r.test).toBe('RDMA_Write');
+    expect(r.bidirectional).toBe(false);
+    expect(r.role).toBe('client');
+    expect(r.unit).toBe('Gb/s');
+    expect(r.peakMeasured).toBe(false);
+    expect(r.rows).toHaveLength(5);
+    expect(r.rows[0]).toEqual({ bytes: 65536, iterations: 882805, bwPeakGbps: null, bwAverageGbps: 92.57, msgRateMpps: 0.176554 });
+    expect(r.rows[3]!.bwAverageGbps).toBe(92.56);
+    expect(r.rows[4]!.iterations).toBe(882821);
+  });
+
+  it('reads the Spark rail-2 rows on roceP2p1s0f0; the two rails sum to the guide figure 189.85 Gb/s', () => {
+    const r2 = parseIbWriteBw(spark2());
+    expect(r2.device).toBe('roceP2p1s0f0');
+    expect(r2.rows).toHaveLength(6);
+    expect(r2.rows.map((x) => x.bwAverageGbps)).toEqual([97.28, 97.28, 97.28, 97.28, 97.29, 97.28]);
+    const r1 = parseIbWriteBw(spark1());
+    expect(r1.rows[0]!.bwAverageGbps + r2.rows[0]!.bwAverageGbps).toBeCloseTo(189.85, 6);
+  });
+
+  it('reads the degraded 13 Gb/s result row that was published without a header', () => {
+    const r = parseIbWriteBw(degraded());
+    expect(r.rows).toEqual([{ bytes: 1048576, iterations: 5000, bwPeakGbps: 13.22, bwAverageGbps: 13.22, msgRateMpps: 0.001576 }]);
+    expect(r.device).toBeNull();
+    expect(r.role).toBeNull();
+    expect(r.test).toBeNull();
+    expect(r.peakMeasured).toBe(true);
+  });
+
+  it('converts the -a MB/sec table of a CX-6 HDR client to Gb/s, skipping interleaved CPU-frequency warnings', () => {
+    const r = parseIbWriteBw(cx6All());
+    expect(r.unit).toBe('MB/s');
+    expect(r.device).toBe('mlx5_0');
+    expect(r.role).toBe('client');
+    expect(r.peakMeasured).toBe(true);
+    expect(r.rows).toHaveLength(23);
+    expect(r.rows[0]).toMatchObject({ bytes: 2, iterations: 5000, msgRateMpps: 2.588087 });
+    expect(r.rows[0]!.bwPeakGbps).toBeCloseTo((4.96 * 8) / 1000, 12);
+    const last = r.rows[22]!;
+    expect(last.bytes).toBe(8388608);
+    expect(last.bwPeakGbps).toBeCloseTo(186.61456, 5); // 23326.82 MB/s x 8 / 1000
+    expect(last.bwAverageGbps).toBeCloseTo(186.5412, 4); // 23317.65 MB/s
+    expect(r.rows.map((x) => x.bytes).slice(0, 4)).toEqual([2, 4, 8, 16]);
+  });
+
+  it('converts MiB/sec as 2^20 bytes per second', () => {
+    const text = cx6All().replace('BW peak[MB/sec]    BW average[MB/sec]', 'BW peak[MiB/sec]    BW average[MiB/sec]');
+    const r = parseIbWriteBw(text);
+    expect(r.unit).toBe('MiB/s');
+    expect(r.rows[22]!.bwAverageGbps).toBeCloseTo((23317.65 * 1048576 * 8) / 1e9, 9);
+  });
+
+  it('reads REPORT_FMT_EXT 6-decimal rows next to normal rows (perftest issue 132)', () => {
+    const r = parseIbWriteBw(issue132());
+    expect(r.rows.map((x) => [x.bytes, x.bwPeakGbps, x.bwAverageGbps, x.msgRateMpps])).toEqual([
+      [2, 0.04235, 0.042185, 2.636533],
+      [4, 0.084507, 0.084457, 2.639276],
+      [8, 0.17, 0.17, 2.641399],
+    ]);
+    expect(r.device).toBe('mlx5_0');
+  });
+
+  it('reads a bidirectional -D run: sum of both directions, peak not measured, stderr warning merged in', () => {
+    const r = parseIbWriteBw(cx5Bidir());
+    expect(r.bidirectional).toBe(true);
+    expect(r.peakMeasured).toBe(false);
+    expect(r.role).toBeNull(); // both sides of a -b run print TX depth
+    expect(r.device).toBe('mlx5_0');
+    expect(r.rows).toEqual([{ bytes: 65536, iterations: 560845, bwPeakGbps: null, bwAverageGbps: 98.02, msgRateMpps: 0.18695 }]);
+  });
+
+  it('accepts the newer Lock-free / Using DDP header and treats an all-zero peak as not measured', () => {
+    const r = parseIbWriteBw(pr342());
+    expect(r.device).toBe('mlx5_0');
+    expect(r.peakMeasured).toBe(false);
+    expect(r.rows).toEqual([{ bytes: 65536, iterations: 403504, bwPeakGbps: null, bwAverageGbps: 42.31, msgRateMpps: 0.080701 }]);
+  });
+
+  it('reads the GB10 single-rail 4-QP rdma_cm run (111.61 Gb/s)', () => {
+    const r = parseIbWriteBw(promax());
+    expect(r.device).toBe('rocep1s0f0');
+    expect(r.rows).toEqual([{ bytes: 65536, iterations: 20000, bwPeakGbps: 111.62, bwAverageGbps: 111.61, msgRateMpps: 0.212877 }]);
+  });
+
+  it('rejects a header with no result row (the wrong-GID-index failure, exit status 0)', () => {
+    const e = parseError(() => parseIbWriteBw(ngcHeaderOnly()));
+    expect(e.kind).toBe('ib_write_bw');
+    expect(e.reason).toMatch(/^no result row: the test did not run \(check the GID index -x/);
+  });
+
+  it('rejects a result header followed by nothing', () => {
+    const head = spark1().split('\n').slice(0, 23).join('\n');
+    expect(head.split('\n').at(-1)).toContain('#bytes');
+    expect(parseError(() => parseIbWriteBw(head)).reason).toMatch(/^no result row/);
+  });
+
+  it('rejects a damaged row and names its line', () => {
+    const text = spark1().replace(' 65536      882802           0.00               92.57', ' 65536      882802           0.00               9x.57');
+    const e = parseError(() => parseIbWriteBw(text));
+    expect(e.line).toBe(25); // second row, after 23 header lines and the first row
+    expect(e.reason).toContain('9x.57');
+  });
+
+  it('rejects text after the closing dashes and garbage before the table', () => {
+    expect(parseError(() => parseIbWriteBw(promax() + '\nsomething else\n')).reason).toMatch(/after the result table/);
+    expect(parseError(() => parseIbWriteBw('hello world\n')).reason).toMatch(/unexpected line/);
+    expect(parseError(() => parseIbWriteBw('')).reason).toMatch(/^no result row/);
+  });
+});
+
+describe('parseIbWriteBw robustness', () => {
+  it('only ever throws ParseError on random and mutated input', () => {
+    const texts = samplesIn('ib_write_bw').map((f) => sample(f));
+    fuzzParser(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded(), ...texts]);
+  });
+});
