@@ -1,0 +1,40 @@
+// Reading a protocol file: the only I/O of protocol/, kept apart from the pure validation.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../domain/errors.js';
+import type { Limit } from '../domain/limit.js';
+import type { LimitRule, Protocol } from './types.js';
+import { validateProtocol } from './validate.js';
+
+// Parse protocol text; the sha256 is of the UTF-8 bytes so a run record pins exactly what was run.
+export function parseProtocol(text: string | Uint8Array, fileLabel: string): Protocol {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch (e) {
+    const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+    throw new UsageError(`${fileLabel}: not valid JSON: ${msg}`);
+  }
+  const body = validateProtocol(json, fileLabel);
+  return { ...body, file: fileLabel, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+// Load a protocol from disk; a missing or unreadable file is a usage error too, not a stack trace.
+export function loadProtocol(path: string): Protocol {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new UsageError(`${path}: cannot read protocol file (${code})`);
+  }
+  return parseProtocol(bytes, path);
+}
+
+// The limit for a rule id; every rule is guaranteed present by validation.
+export function limitOf(protocol: Pick<Protocol, 'limits'>, rule: LimitRule): Limit {
+  const l = protocol.limits.find((x) => x.rule === rule);
+  if (!l) throw new UsageError(`protocol ${'name' in protocol ? String(protocol.name) : ''}: no limit "${rule}"`);
+  return l;
+}

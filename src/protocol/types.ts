@@ -1,0 +1,113 @@
+import type { Limit } from '../domain/limit.js';
+
+// The phase kinds the run orchestrator knows how to execute, in the order a burn-in uses them.
+export const PHASE_KINDS = ['preflight', 'identity', 'loopback', 'ib_write_bw', 'nccl', 'soak'] as const;
+export type PhaseKind = (typeof PHASE_KINDS)[number];
+
+// Checks that nothing is misconfigured before load starts (links up, rails paired, tools present).
+export interface PreflightPhase {
+  name: string;
+  kind: 'preflight';
+  durationS?: number; // time budget, not a load duration
+}
+
+// Reads the cable EEPROM at both ends.
+export interface IdentityPhase {
+  name: string;
+  kind: 'identity';
+  durationS?: number;
+}
+
+// ib_write_bw with both ends on one node: tells a throttled NIC (~13 Gb/s) from a bad cable.
+export interface LoopbackPhase {
+  name: string;
+  kind: 'loopback';
+  durationS: number;
+  msgSize: number;
+  floorGbps: number; // below this on any rail the run is ERROR (setup), not a cable FAIL
+}
+
+// Both rails loaded at once across the cable; the per-rail rows are summed.
+export interface IbWriteBwPhase {
+  name: string;
+  kind: 'ib_write_bw';
+  durationS: number;
+  msgSize: number;
+  bidirectional: boolean;
+}
+
+// all_reduce_perf across the two nodes; catches NCCL using one rail only.
+export interface NcclPhase {
+  name: string;
+  kind: 'nccl';
+  durationS?: number; // time budget
+}
+
+// Full link load for a long time, with or without GPU load; the phases the cable is graded on.
+export interface SoakPhase {
+  name: string;
+  kind: 'soak';
+  durationS: number;
+  gpuLoad: boolean;
+  linkLoad: boolean; // ib_write_bw on both rails during the soak (default true)
+  msgSize: number;
+  bidirectional: boolean;
+  gpuUtilMinPct?: number; // required when gpuLoad: below it the run is ERROR (GPUs were not loaded)
+}
+
+export type Phase = PreflightPhase | IdentityPhase | LoopbackPhase | IbWriteBwPhase | NcclPhase | SoakPhase;
+
+// Command templates with {placeholders}; the simulator parses these exact shapes.
+export interface ProtocolCommands {
+  ibWriteBwServer: string;
+  ibWriteBwClient: string;
+  loopbackServer: string;
+  loopbackClient: string;
+  nccl: string;
+  gpuLoad: string;
+}
+
+// The placeholders each template may use (a typo in a template is a usage error, not a broken command on a node).
+export const COMMAND_PLACEHOLDERS: Record<keyof ProtocolCommands, readonly string[]> = {
+  ibWriteBwServer: ['rdmaDevice', 'tcpPort', 'msgSize', 'bidirectional'],
+  ibWriteBwClient: ['rdmaDevice', 'tcpPort', 'msgSize', 'bidirectional', 'serverIp'],
+  loopbackServer: ['rdmaDevice', 'tcpPort', 'msgSize', 'durationS'],
+  loopbackClient: ['rdmaDevice', 'tcpPort', 'msgSize', 'durationS', 'serverIp'],
+  nccl: ['ipA', 'ipB', 'netdevA', 'hcaList'],
+  gpuLoad: ['durationS'],
+};
+
+// When the incremental detector may stop a phase early because a FAIL is already certain.
+export interface EarlyStopConfig {
+  laneRatioConsecutiveTicks: number; // ticks in a row with one lane above the lane-ratio FAIL limit
+  keepSamplingS: number; // keep sampling this long after the decision, for the record
+}
+
+// Tolerances for comparing a run with an earlier run of the same cable (used by later tooling).
+export interface RegressionTolerances {
+  throughputPct: number;
+  busbwPct: number;
+  berDecades: number;
+  tempC: number;
+}
+
+// Rule ids are a contract: the certificate and the CSVs name them.
+export const CABLE_RULES = ['crc-errors', 'post-fec-errors', 'link-down-events', 'fec-margin', 'lane-ratio', 'ib-write-bw-sum'] as const;
+// Thresholds that decide ERROR (the setup could not judge the cable), never a cable grade.
+export const SETUP_RULES = ['loopback-floor', 'gpu-util-min'] as const;
+export const LIMIT_RULES = [...CABLE_RULES, ...SETUP_RULES] as const;
+export type LimitRule = (typeof LIMIT_RULES)[number];
+
+// A loaded, validated protocol: every command line, duration, interval and limit of a run.
+export interface Protocol {
+  name: string;
+  description: string;
+  samplingIntervalS: number;
+  phases: Phase[];
+  commands: ProtocolCommands;
+  limits: Limit[];
+  earlyStop: EarlyStopConfig;
+  regression: RegressionTolerances;
+  file: string; // label the protocol was loaded from
+  sha256: string; // of the file bytes, recorded in the run record
+}

@@ -1,0 +1,238 @@
+// Hand-written validation of a protocol file: each problem becomes one line naming file, JSON path and what was expected.
+import { UsageError } from '../domain/errors.js';
+import type { Limit } from '../domain/limit.js';
+import {
+  COMMAND_PLACEHOLDERS,
+  LIMIT_RULES,
+  PHASE_KINDS,
+  type EarlyStopConfig,
+  type LimitRule,
+  type Phase,
+  type PhaseKind,
+  type ProtocolCommands,
+  type RegressionTolerances,
+} from './types.js';
+
+type Json = unknown;
+type Obj = Record<string, Json>;
+
+// Keys the loader requires at the top level (the published JSON Schema must require exactly these).
+export const REQUIRED_TOP_KEYS = ['name', 'description', 'phases', 'commands', 'limits', 'earlyStop', 'regression'] as const;
+export const OPTIONAL_TOP_KEYS = ['$schema', 'samplingIntervalS'] as const;
+
+// Which side of each rule is good: a limit file cannot turn "max CRC errors" into a minimum.
+export const RULE_DIRECTION: Record<LimitRule, 'min' | 'max'> = {
+  'crc-errors': 'max',
+  'post-fec-errors': 'max',
+  'link-down-events': 'max',
+  'fec-margin': 'min',
+  'lane-ratio': 'max',
+  'ib-write-bw-sum': 'min',
+  'loopback-floor': 'min',
+  'gpu-util-min': 'min',
+};
+
+// Keys each phase kind accepts (required ones first); the schema mirrors this table.
+export const PHASE_KEYS: Record<PhaseKind, { required: readonly string[]; optional: readonly string[] }> = {
+  preflight: { required: ['name', 'kind'], optional: ['durationS'] },
+  identity: { required: ['name', 'kind'], optional: ['durationS'] },
+  loopback: { required: ['name', 'kind', 'durationS'], optional: ['msgSize', 'floorGbps'] },
+  ib_write_bw: { required: ['name', 'kind', 'durationS'], optional: ['msgSize', 'bidirectional'] },
+  nccl: { required: ['name', 'kind'], optional: ['durationS'] },
+  soak: { required: ['name', 'kind', 'durationS', 'gpuLoad'], optional: ['linkLoad', 'msgSize', 'bidirectional', 'gpuUtilMinPct'] },
+};
+
+const DEFAULT_MSG_SIZE = 65536;
+
+function describe(v: Json): string {
+  if (v === undefined) return 'nothing';
+  const s = JSON.stringify(v);
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+class Checker {
+  constructor(readonly file: string) {}
+
+  fail(path: string, expected: string, got?: Json, hasGot = true): never {
+    throw new UsageError(`${this.file}: ${path}: expected ${expected}${hasGot ? `, got ${describe(got)}` : ''}`);
+  }
+
+  object(v: Json, path: string): Obj {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail(path, 'an object', v);
+    return v as Obj;
+  }
+
+  keys(o: Obj, path: string, required: readonly string[], optional: readonly string[]): void {
+    for (const k of required) if (!(k in o)) this.fail(join(path, k), 'a value (required key)', undefined, false);
+    const known = new Set([...required, ...optional]);
+    for (const k of Object.keys(o)) {
+      if (!known.has(k)) this.fail(join(path, k), `no such key (known: ${[...known].join(', ')})`, undefined, false);
+    }
+  }
+
+  string(v: Json, path: string): string {
+    if (typeof v !== 'string' || v.trim() === '') this.fail(path, 'a non-empty string', v);
+    return v;
+  }
+
+  name(v: Json, path: string): string {
+    const s = this.string(v, path);
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(s)) this.fail(path, 'a name of lowercase letters, digits and dashes', v);
+    return s;
+  }
+
+  positive(v: Json, path: string): number {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) this.fail(path, 'a positive number', v);
+    return v;
+  }
+
+  positiveInt(v: Json, path: string): number {
+    if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) this.fail(path, 'a positive integer', v);
+    return v;
+  }
+
+  nonNegative(v: Json, path: string): number {
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) this.fail(path, 'a number >= 0', v);
+    return v;
+  }
+
+  finite(v: Json, path: string): number {
+    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(path, 'a number', v);
+    return v;
+  }
+
+  boolean(v: Json, path: string): boolean {
+    if (typeof v !== 'boolean') this.fail(path, 'true or false', v);
+    return v;
+  }
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function phase(c: Checker, v: Json, path: string, limits: Limit[]): Phase {
+  const o = c.object(v, path);
+  const kind = o['kind'];
+  if (typeof kind !== 'string' || !(PHASE_KINDS as readonly string[]).includes(kind)) {
+    c.fail(join(path, 'kind'), `one of ${PHASE_KINDS.join(', ')}`, kind);
+  }
+  const k = kind as PhaseKind;
+  c.keys(o, path, PHASE_KEYS[k].required, PHASE_KEYS[k].optional);
+  const name = c.name(o['name'], join(path, 'name'));
+  const opt = (key: string, f: (v: Json, p: string) => number): number | undefined =>
+    o[key] === undefined ? undefined : f(o[key], join(path, key));
+  const msgSize = opt('msgSize', (x, p) => c.positiveInt(x, p)) ?? DEFAULT_MSG_SIZE;
+  const bidi = o['bidirectional'] === undefined ? true : c.boolean(o['bidirectional'], join(path, 'bidirectional'));
+  const limitFail = (rule: LimitRule) => limits.find((l) => l.rule === rule)?.fail;
+  switch (k) {
+    case 'preflight':
+    case 'identity':
+    case 'nccl': {
+      const durationS = opt('durationS', (x, p) => c.positive(x, p));
+      return durationS === undefined ? { name, kind: k } : { name, kind: k, durationS };
+    }
+    case 'loopback':
+      return {
+        name,
+        kind: k,
+        durationS: c.positive(o['durationS'], join(path, 'durationS')),
+        msgSize,
+        floorGbps: opt('floorGbps', (x, p) => c.positive(x, p)) ?? limitFail('loopback-floor') ?? 0,
+      };
+    case 'ib_write_bw':
+      return { name, kind: k, durationS: c.positive(o['durationS'], join(path, 'durationS')), msgSize, bidirectional: bidi };
+    case 'soak': {
+      const gpuLoad = c.boolean(o['gpuLoad'], join(path, 'gpuLoad'));
+      const linkLoad = o['linkLoad'] === undefined ? true : c.boolean(o['linkLoad'], join(path, 'linkLoad'));
+      const pct = opt('gpuUtilMinPct', (x, p) => {
+        const n = c.positive(x, p);
+        return n > 100 ? c.fail(p, 'a percentage in (0, 100]', x) : n;
+      });
+      const p: Phase = { name, kind: k, durationS: c.positive(o['durationS'], join(path, 'durationS')), gpuLoad, linkLoad, msgSize, bidirectional: bidi };
+      const min = pct ?? (gpuLoad ? limitFail('gpu-util-min') : undefined);
+      if (min !== undefined) p.gpuUtilMinPct = min;
+      return p;
+    }
+  }
+}
+
+function limit(c: Checker, v: Json, path: string): Limit {
+  const o = c.object(v, path);
+  c.keys(o, path, ['rule', 'direction', 'fail', 'unit'], ['marginal', 'description']);
+  const rule = o['rule'];
+  if (typeof rule !== 'string' || !(LIMIT_RULES as readonly string[]).includes(rule)) {
+    c.fail(join(path, 'rule'), `one of ${LIMIT_RULES.join(', ')}`, rule);
+  }
+  const dir = RULE_DIRECTION[rule as LimitRule];
+  if (o['direction'] !== dir) c.fail(join(path, 'direction'), `"${dir}" for ${rule}`, o['direction']);
+  const fail = c.finite(o['fail'], join(path, 'fail'));
+  const out: Limit = { rule, direction: dir, fail, unit: c.string(o['unit'], join(path, 'unit')) };
+  if (o['marginal'] !== undefined) {
+    const m = c.finite(o['marginal'], join(path, 'marginal'));
+    // The marginal band sits on the good side of the fail threshold.
+    if (dir === 'max' && !(m < fail)) c.fail(join(path, 'marginal'), `a number below fail (${fail}) for a max limit`, m);
+    if (dir === 'min' && !(m > fail)) c.fail(join(path, 'marginal'), `a number above fail (${fail}) for a min limit`, m);
+    out.marginal = m;
+  }
+  if (o['description'] !== undefined) out.description = c.string(o['description'], join(path, 'description'));
+  return out;
+}
+
+function commands(c: Checker, v: Json): ProtocolCommands {
+  const o = c.object(v, 'commands');
+  const names = Object.keys(COMMAND_PLACEHOLDERS) as (keyof ProtocolCommands)[];
+  c.keys(o, 'commands', names, []);
+  const out = {} as ProtocolCommands;
+  for (const n of names) {
+    const path = `commands.${n}`;
+    const t = c.string(o[n], path);
+    for (const m of t.matchAll(/\{([^}]*)\}/g)) {
+      if (!COMMAND_PLACEHOLDERS[n].includes(m[1] ?? '')) {
+        c.fail(path, `placeholders among {${COMMAND_PLACEHOLDERS[n].join('}, {')}}`, `{${m[1]}}`);
+      }
+    }
+    if (/[;&|`$<>]/.test(t.replace(/\{[^}]*\}/g, ''))) c.fail(path, 'a plain command line without shell operators', t);
+    out[n] = t;
+  }
+  return out;
+}
+
+// Validate parsed JSON into a Protocol body (without file/sha256); throws UsageError naming the first problem.
+export function validateProtocol(json: Json, file: string) {
+  const c = new Checker(file);
+  const o = c.object(json, '(top level)');
+  c.keys(o, '', REQUIRED_TOP_KEYS, OPTIONAL_TOP_KEYS);
+  const name = c.name(o['name'], 'name');
+  const description = c.string(o['description'], 'description');
+  const samplingIntervalS = o['samplingIntervalS'] === undefined ? 1 : c.positive(o['samplingIntervalS'], 'samplingIntervalS');
+
+  if (!Array.isArray(o['limits'])) c.fail('limits', 'an array', o['limits']);
+  const limits = (o['limits'] as Json[]).map((l, i) => limit(c, l, `limits[${i}]`));
+  for (const rule of LIMIT_RULES) {
+    const n = limits.filter((l) => l.rule === rule).length;
+    if (n !== 1) c.fail('limits', `exactly one limit with rule "${rule}"`, `${n}`);
+  }
+
+  if (!Array.isArray(o['phases']) || o['phases'].length === 0) c.fail('phases', 'a non-empty array', o['phases']);
+  const phases = (o['phases'] as Json[]).map((p, i) => phase(c, p, `phases[${i}]`, limits));
+  const seen = new Set<string>();
+  phases.forEach((p, i) => {
+    if (seen.has(p.name)) c.fail(`phases[${i}].name`, 'a name not used by an earlier phase', p.name);
+    seen.add(p.name);
+  });
+
+  const es = c.object(o['earlyStop'], 'earlyStop');
+  c.keys(es, 'earlyStop', ['laneRatioConsecutiveTicks', 'keepSamplingS'], []);
+  const earlyStop: EarlyStopConfig = {
+    laneRatioConsecutiveTicks: c.positiveInt(es['laneRatioConsecutiveTicks'], 'earlyStop.laneRatioConsecutiveTicks'),
+    keepSamplingS: c.nonNegative(es['keepSamplingS'], 'earlyStop.keepSamplingS'),
+  };
+
+  const rg = c.object(o['regression'], 'regression');
+  const rkeys = ['throughputPct', 'busbwPct', 'berDecades', 'tempC'] as const;
+  c.keys(rg, 'regression', rkeys, []);
+  const regression = Object.fromEntries(rkeys.map((k) => [k, c.nonNegative(rg[k], `regression.${k}`)])) as unknown as RegressionTolerances;
+
+  return { name, description, samplingIntervalS, phases, commands: commands(c, o['commands']), limits, earlyStop, regression };
+}

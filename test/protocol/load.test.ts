@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/domain/errors.js';
+import { limitOf, loadProtocol, parseProtocol } from '../../src/protocol/load.js';
+import { bidirectionalFlag, renderCommand } from '../../src/protocol/template.js';
+import type { SoakPhase } from '../../src/protocol/types.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const QUICK = join(ROOT, 'protocols', 'quick.json');
+const FULL = join(ROOT, 'protocols', 'spark-burnin.json');
+
+// A copy of quick.json changed by `edit`, parsed under a fake label.
+function broken(edit: (p: Record<string, any>) => void): () => unknown {
+  const p = JSON.parse(readFileSync(QUICK, 'utf8'));
+  edit(p);
+  return () => parseProtocol(JSON.stringify(p), 'protocols/x.json');
+}
+
+describe('loadProtocol', () => {
+  it('loads spark-burnin with the procedure from DOMAIN.md', () => {
+    const p = loadProtocol(FULL);
+    expect(p.name).toBe('spark-burnin');
+    expect(p.samplingIntervalS).toBe(1);
+    expect(p.phases.map((x) => `${x.kind}:${x.name}`)).toEqual([
+      'preflight:preflight',
+      'identity:identity',
+      'loopback:loopback',
+      'ib_write_bw:ib-write-bw',
+      'nccl:nccl',
+      'soak:soak-idle',
+      'soak:soak-loaded',
+    ]);
+    const soaks = p.phases.filter((x): x is SoakPhase => x.kind === 'soak');
+    expect(soaks.map((s) => [s.durationS, s.gpuLoad, s.gpuUtilMinPct])).toEqual([
+      [600, false, undefined],
+      [3600, true, 90],
+    ]);
+    expect(p.phases[3]).toMatchObject({ durationS: 30, msgSize: 65536, bidirectional: true });
+    expect(p.phases[2]).toMatchObject({ durationS: 10, floorGbps: 90 });
+    expect(limitOf(p, 'crc-errors')).toMatchObject({ direction: 'max', fail: 1 });
+    expect(limitOf(p, 'lane-ratio')).toMatchObject({ direction: 'max', fail: 1000, marginal: 100 });
+    expect(limitOf(p, 'fec-margin')).toMatchObject({ direction: 'min', fail: 1, marginal: 2 });
+    expect(limitOf(p, 'ib-write-bw-sum')).toMatchObject({ direction: 'min', fail: 170, marginal: 180 });
+    expect(p.earlyStop).toEqual({ laneRatioConsecutiveTicks: 5, keepSamplingS: 10 });
+    expect(p.regression).toEqual({ throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 });
+    expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(p.file).toBe(FULL);
+  });
+
+  it('quick.json runs the same steps in about five minutes of load', () => {
+    const q = loadProtocol(QUICK);
+    const f = loadProtocol(FULL);
+    expect(q.phases.map((x) => x.kind)).toEqual(f.phases.map((x) => x.kind));
+    const loadS = q.phases.reduce((s, x) => s + (x.durationS ?? 0), 0);
+    expect(loadS).toBeGreaterThanOrEqual(240);
+    expect(loadS).toBeLessThanOrEqual(330);
+    expect(q.commands).toEqual(f.commands);
+    expect(q.limits).toEqual(f.limits);
+  });
+
+  it('keeps the command templates exactly as the simulator parses them', () => {
+    const c = loadProtocol(FULL).commands;
+    expect(c.ibWriteBwClient).toBe(
+      'ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} {bidirectional} --run_infinitely {serverIp}',
+    );
+    expect(c.loopbackClient).toBe('ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} -D {durationS} {serverIp}');
+    expect(c.nccl).toBe(
+      'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1',
+    );
+    expect(c.gpuLoad).toBe('gpu_burn {durationS}');
+  });
+
+  it('hashes the file bytes (a whitespace change is a different protocol)', () => {
+    const text = readFileSync(QUICK, 'utf8');
+    const a = parseProtocol(text, 'a');
+    expect(a.sha256).toBe(loadProtocol(QUICK).sha256);
+    expect(parseProtocol(`${text}\n`, 'a').sha256).not.toBe(a.sha256);
+  });
+
+  it('names a missing file in one line', () => {
+    expect(() => loadProtocol('protocols/nope.json')).toThrow('protocols/nope.json: cannot read protocol file (ENOENT)');
+  });
+});
+
+describe('protocol validation messages', () => {
+  const cases: [string, (p: Record<string, any>) => void, string][] = [
+    ['negative duration', (p) => (p.phases[3].durationS = -5), 'protocols/x.json: phases[3].durationS: expected a positive number, got -5'],
+    ['string duration', (p) => (p.phases[5].durationS = '60'), 'protocols/x.json: phases[5].durationS: expected a positive number, got "60"'],
+    ['unknown kind', (p) => (p.phases[1].kind = 'burn'), 'protocols/x.json: phases[1].kind: expected one of preflight, identity, loopback, ib_write_bw, nccl, soak, got "burn"'],
+    ['missing gpuLoad', (p) => delete p.phases[6].gpuLoad, 'protocols/x.json: phases[6].gpuLoad: expected a value (required key)'],
+    ['typo key', (p) => (p.phases[3].durationSec = 3), 'protocols/x.json: phases[3].durationSec: expected no such key (known: name, kind, durationS, msgSize, bidirectional)'],
+    ['duplicate phase', (p) => (p.phases[6].name = 'soak-idle'), 'protocols/x.json: phases[6].name: expected a name not used by an earlier phase, got "soak-idle"'],
+    ['missing top key', (p) => delete p.limits, 'protocols/x.json: limits: expected a value (required key)'],
+    ['limit direction flipped', (p) => (p.limits[0].direction = 'min'), 'protocols/x.json: limits[0].direction: expected "max" for crc-errors, got "min"'],
+    ['marginal on the bad side', (p) => (p.limits[3].marginal = 0.5), 'protocols/x.json: limits[3].marginal: expected a number above fail (1) for a min limit, got 0.5'],
+    ['missing rule', (p) => p.limits.splice(4, 1), 'protocols/x.json: limits: expected exactly one limit with rule "lane-ratio", got "0"'],
+    ['unknown rule', (p) => (p.limits[0].rule = 'crc'), 'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"'],
+    ['template typo', (p) => (p.commands.gpuLoad = 'gpu_burn {duration}'), 'protocols/x.json: commands.gpuLoad: expected placeholders among {durationS}, got "{duration}"'],
+    ['shell operator', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}; reboot'), 'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"'],
+    ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a percentage in (0, 100], got 190'],
+    ['zero ticks', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0), 'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a positive integer, got 0'],
+    ['empty phases', (p) => (p.phases = []), 'protocols/x.json: phases: expected a non-empty array, got []'],
+  ];
+  for (const [what, edit, message] of cases) {
+    it(`${what}: one line naming file, path and expectation`, () => {
+      const f = broken(edit);
+      expect(f).toThrow(UsageError);
+      expect(f).toThrow(message);
+      try {
+        f();
+      } catch (e) {
+        expect((e as Error).message).toBe(message);
+        expect((e as Error).message).not.toContain('\n');
+      }
+    });
+  }
+
+  it('bad JSON is one line too', () => {
+    expect(() => parseProtocol('{ "name": ', 'protocols/x.json')).toThrow(/^protocols\/x\.json: not valid JSON: /);
+  });
+
+  it('fills defaults: sampling interval 1 s, msgSize 65536, floor and GPU minimum from the limits', () => {
+    const p = JSON.parse(readFileSync(QUICK, 'utf8'));
+    delete p.samplingIntervalS;
+    delete p.phases[2].floorGbps;
+    delete p.phases[2].msgSize;
+    delete p.phases[6].gpuUtilMinPct;
+    p.limits[6].fail = 95; // loopback-floor
+    p.limits[7].fail = 80; // gpu-util-min
+    const q = parseProtocol(JSON.stringify(p), 'x');
+    expect(q.samplingIntervalS).toBe(1);
+    expect(q.phases[2]).toMatchObject({ msgSize: 65536, floorGbps: 95 });
+    expect(q.phases[6]).toMatchObject({ gpuUtilMinPct: 80 });
+  });
+});
+
+describe('renderCommand', () => {
+  const c = loadProtocol(FULL).commands;
+  it('expands a bidirectional client and drops the empty flag cleanly when unidirectional', () => {
+    const v = { rdmaDevice: 'rocep1s0f1', tcpPort: 18515, msgSize: 65536, serverIp: '192.168.100.2' };
+    expect(renderCommand(c.ibWriteBwClient, { ...v, bidirectional: bidirectionalFlag(true) })).toBe(
+      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 -b --run_infinitely 192.168.100.2',
+    );
+    expect(renderCommand(c.ibWriteBwServer, { ...v, bidirectional: bidirectionalFlag(false) })).toBe(
+      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely',
+    );
+  });
+  it('refuses a missing placeholder value and shell syntax in a value', () => {
+    expect(() => renderCommand(c.gpuLoad, {})).toThrow('command template needs {durationS}');
+    expect(() => renderCommand(c.gpuLoad, { durationS: '1; rm -rf /' })).toThrow(UsageError);
+  });
+});
