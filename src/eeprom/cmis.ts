@@ -1,0 +1,100 @@
+import { checksumNote, dropPlaceholderAttenuation, nonPrintableNote } from './anomalies.js';
+import { TRANSMITTER_TECHNOLOGY, asciiField, hasRange, hex2, isCopperTechnology, ouiField, sum8, type EepromImage } from './bytes.js';
+import type { EepromDecode } from './decoded.js';
+
+// CMIS lower page and page 00h offsets (absolute), per CMIS 5.2 and ethtool cmis.h.
+export const CMIS = {
+  identifier: 0,
+  revision: 1,
+  vendorName: [129, 144],
+  vendorOui: 145,
+  vendorPn: [148, 163],
+  vendorRev: [164, 165],
+  vendorSn: [166, 181],
+  dateCode: [182, 189],
+  length: 202,
+  connector: 203,
+  attenuation: { '5.0GHz': 204, '7.0GHz': 205, '12.9GHz': 206, '25.8GHz': 207 },
+  mediaTech: 212,
+  checksum: 222,
+} as const;
+
+// Byte 202: bits 7-6 pick the multiplier (0.1, 1, 10, 100 m), bits 5-0 the base count.
+export function cmisLengthM(b: number): number {
+  const mult = [0.1, 1, 10, 100][b >> 6]!;
+  return Math.round((b & 0x3f) * mult * 10) / 10;
+}
+
+// Decode a CMIS (QSFP-DD/OSFP/QSFP112) lower page + page 00h image; missing bytes leave fields empty and are named.
+export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
+  const anomalies: string[] = [];
+  const at = (i: number): number | null => img[i] ?? null;
+  const identifier = at(0) ?? at(128) ?? 0;
+  if (at(0) === null && at(128) !== null) anomalies.push('missing-bytes: lower page (0-127) not read; identifier taken from byte 128');
+  const upperRead = img.slice(128, 256).filter((b) => b !== undefined).length;
+  if (upperRead < 128) anomalies.push(`missing-bytes: page 00h read ${upperRead} of 128 bytes; fields whose bytes are missing are left empty`);
+  const b0 = at(0);
+  const b128 = at(128);
+  if (b0 !== null && b128 !== null && b0 !== b128) anomalies.push(`identifier-mismatch: byte 0 is ${hex2(b0)} but byte 128 is ${hex2(b128)}`);
+
+  const text = (label: string, [from, to]: readonly [number, number], vendor = true): string => {
+    let end = to;
+    while (end >= from && img[end] === undefined) end--;
+    if (end < from || !hasRange(img, from, end)) return '';
+    if (end < to) anomalies.push(`missing-bytes: ${label} only bytes ${from}-${end} of ${from}-${to} read; value may be cut short`);
+    const f = asciiField(img, from, end);
+    if (vendor && f.nonPrintable.length) anomalies.push(nonPrintableNote(label, f.nonPrintable));
+    return f.text;
+  };
+  const vendorName = text('Vendor name', CMIS.vendorName);
+  const vendorPn = text('Vendor PN', CMIS.vendorPn);
+  const vendorRev = text('Vendor rev', CMIS.vendorRev);
+  const vendorSn = text('Vendor SN', CMIS.vendorSn);
+  const dateCode = text('Date code', CMIS.dateCode, false);
+  const vendorOui = hasRange(img, 145, 147) ? ouiField(img, 145) : '';
+
+  const transmitterCode = at(CMIS.mediaTech);
+  const copper = transmitterCode !== null && isCopperTechnology(transmitterCode);
+  const len = at(CMIS.length);
+  const lengthM = len === null || (len & 0x3f) === 0 ? null : cmisLengthM(len);
+
+  const attenuationDb: Record<string, number> = {};
+  if (copper) {
+    for (const [k, off] of Object.entries(CMIS.attenuation)) {
+      const v = at(off);
+      if (v !== null) attenuationDb[k] = v;
+    }
+    const placeholder = dropPlaceholderAttenuation(attenuationDb, 'bytes 204-207');
+    if (placeholder) anomalies.push(placeholder);
+  }
+
+  const checksums: EepromDecode['checksums'] = {};
+  if (hasRange(img, 128, 222)) {
+    const stored = img[222]!;
+    const computed = sum8(img, 128, 221);
+    checksums.page00 = { stored, computed, ok: stored === computed };
+    if (stored !== computed) anomalies.push(checksumNote('page 00h checksum', 128, 221, stored, computed));
+  }
+
+  return {
+    standard: 'CMIS',
+    identifier,
+    vendorName,
+    vendorOui,
+    vendorPn,
+    vendorRev,
+    vendorSn,
+    dateCode,
+    lengthM,
+    attenuationDb,
+    ...(transmitterCode !== null && transmitterCode < 16 ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[transmitterCode]! } : {}),
+    anomalies,
+    checksums,
+    bytesRead,
+    revisionCompliance: at(CMIS.revision),
+    connector: at(CMIS.connector),
+    transmitterCode,
+    extendedCompliance: null,
+    nominalRateGBd: null,
+  };
+}

@@ -1,0 +1,134 @@
+import { checksumNote, dropPlaceholderAttenuation, lengthResolutionNote, nonPrintableNote } from './anomalies.js';
+import {
+  EXTENDED_COMPLIANCE,
+  TRANSMITTER_TECHNOLOGY,
+  asciiField,
+  hasRange,
+  hex2,
+  isCopperTechnology,
+  ouiField,
+  partNumberSaysHalfMetre,
+  sum8,
+  type EepromImage,
+} from './bytes.js';
+import type { EepromDecode } from './decoded.js';
+
+// SFF-8636 upper page 00h offsets (absolute), per SFF-8636 2.11 and ethtool qsfp.h.
+export const SFF8636 = {
+  identifier: 0,
+  revision: 1,
+  identifierCopy: 128,
+  connector: 130,
+  compliance: 131,
+  encoding: 139,
+  brNominal: 140,
+  om1OrAttenuation25g: 145,
+  length: 146,
+  deviceTech: 147,
+  vendorName: [148, 163],
+  vendorOui: 165,
+  vendorPn: [168, 183],
+  vendorRev: [184, 185],
+  attenuation: { '2.5GHz': 186, '5.0GHz': 187, '7.0GHz': 188, '12.9GHz': 189 },
+  ccBase: 191,
+  extCompliance: 192,
+  vendorSn: [196, 211],
+  dateCode: [212, 219],
+  extBaud: 222,
+  ccExt: 223,
+} as const;
+
+// Decode an SFF-8636 (QSFP/QSFP+/QSFP28/QSFP56) image; fields whose bytes were not read stay empty and are named.
+export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode {
+  const anomalies: string[] = [];
+  const at = (i: number): number | null => img[i] ?? null;
+  const identifier = at(0) ?? at(128) ?? 0;
+  if (at(0) === null && at(128) !== null) anomalies.push('missing-bytes: lower page (0-127) not read; identifier taken from byte 128');
+  const upperRead = img.slice(128, 256).filter((b) => b !== undefined).length;
+  if (upperRead < 128) anomalies.push(`missing-bytes: upper page 00h read ${upperRead} of 128 bytes; fields whose bytes are missing are left empty`);
+  const b0 = at(0);
+  const b128 = at(128);
+  if (b0 !== null && b128 !== null && b0 !== b128) anomalies.push(`identifier-mismatch: byte 0 is ${hex2(b0)} but byte 128 is ${hex2(b128)}`);
+
+  const text = (label: string, [from, to]: readonly [number, number], vendor = true): string => {
+    let end = to;
+    while (end >= from && img[end] === undefined) end--;
+    if (end < from || !hasRange(img, from, end)) return '';
+    if (end < to) anomalies.push(`missing-bytes: ${label} only bytes ${from}-${end} of ${from}-${to} read; value may be cut short`);
+    const f = asciiField(img, from, end);
+    if (vendor && f.nonPrintable.length) anomalies.push(nonPrintableNote(label, f.nonPrintable));
+    return f.text;
+  };
+  const vendorName = text('Vendor name', SFF8636.vendorName);
+  const vendorPn = text('Vendor PN', SFF8636.vendorPn);
+  const vendorRev = text('Vendor rev', SFF8636.vendorRev);
+  const vendorSn = text('Vendor SN', SFF8636.vendorSn);
+  const dateCode = text('Date code', SFF8636.dateCode, false);
+  const vendorOui = hasRange(img, 165, 167) ? ouiField(img, 165) : '';
+
+  const tech = at(SFF8636.deviceTech);
+  const transmitterCode = tech === null ? null : tech >> 4;
+  const copper = transmitterCode !== null && isCopperTechnology(transmitterCode);
+  const len = at(SFF8636.length);
+  const lengthM = len === null || len === 0 ? null : len;
+
+  const attenuationDb: Record<string, number> = {};
+  if (copper) {
+    for (const [k, off] of Object.entries(SFF8636.attenuation)) {
+      const v = at(off);
+      if (v !== null) attenuationDb[k] = v;
+    }
+    const placeholder = dropPlaceholderAttenuation(attenuationDb, 'bytes 186-189');
+    if (placeholder) anomalies.push(placeholder);
+    // Byte 145 is attenuation at 25.78 GHz on copper (SFF-8636 2.11); 0 = not given by older modules.
+    const a25 = at(SFF8636.om1OrAttenuation25g);
+    if (a25) attenuationDb['25.8GHz'] = a25;
+  }
+
+  const checksums: EepromDecode['checksums'] = {};
+  if (hasRange(img, 128, 191)) {
+    const stored = img[191]!;
+    const computed = sum8(img, 128, 190);
+    checksums.ccBase = { stored, computed, ok: stored === computed };
+    if (stored !== computed) anomalies.push(checksumNote('CC_BASE', 128, 190, stored, computed));
+  }
+  if (hasRange(img, 192, 223)) {
+    const stored = img[223]!;
+    const computed = sum8(img, 192, 222);
+    checksums.ccExt = { stored, computed, ok: stored === computed };
+    if (stored !== computed) anomalies.push(checksumNote('CC_EXT', 192, 222, stored, computed));
+  }
+
+  const comp = at(SFF8636.compliance);
+  const ext = at(SFF8636.extCompliance);
+  const extendedCompliance =
+    comp !== null && comp & 0x80 && ext !== null ? { code: ext, text: EXTENDED_COMPLIANCE[ext] ?? `unknown (${hex2(ext)})` } : null;
+  const br = at(SFF8636.brNominal);
+  const baud = at(SFF8636.extBaud);
+  const nominalRateGBd = br === null ? null : br !== 0xff ? br / 10 : baud === null ? null : baud / 4;
+
+  const note = lengthResolutionNote(lengthM, vendorPn, partNumberSaysHalfMetre(vendorPn));
+  if (note) anomalies.push(note);
+
+  return {
+    standard: 'SFF-8636',
+    identifier,
+    vendorName,
+    vendorOui,
+    vendorPn,
+    vendorRev,
+    vendorSn,
+    dateCode,
+    lengthM,
+    attenuationDb,
+    ...(transmitterCode !== null ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[transmitterCode]! } : {}),
+    anomalies,
+    checksums,
+    bytesRead,
+    revisionCompliance: at(SFF8636.revision),
+    connector: at(SFF8636.connector),
+    transmitterCode,
+    extendedCompliance,
+    nominalRateGBd,
+  };
+}
