@@ -1,6 +1,192 @@
 import { ParseError } from '../domain/errors.js';
 
-// Placeholder until the parser lands: fails loudly rather than returning an empty result.
-export function parseNccl(text: string): unknown {
-  throw new ParseError('nccl', 1, 'parser not implemented yet (' + text.length + ' chars)');
+const KIND = 'nccl';
+
+// One half (out-of-place or in-place) of a nccl-tests row; GB/s = 1e9 bytes/s; wrong is null when checking was off.
+export interface NcclHalf {
+  timeUs: number;
+  algbwGBs: number;
+  busbwGBs: number;
+  wrong: number | null;
+}
+
+// One message size of a nccl-tests table.
+export interface NcclRow {
+  size: number;
+  count: number;
+  type: string;
+  redop: string;
+  root: number;
+  outOfPlace: NcclHalf;
+  inPlace: NcclHalf;
+}
+
+// A nccl-tests run plus what NCCL_DEBUG=INFO said about the network: one device name or Socket means a setup fault.
+// A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null.
+export interface NcclResult {
+  collective: string | null;
+  version?: string; // nccl-tests version, from `# nccl-tests version X`
+  ncclVersion?: string; // NCCL library version, from `NCCL version X` (bare or INFO line)
+  rows: NcclRow[];
+  avgBusBandwidthGBs: number | null;
+  avgBusBandwidthOk?: boolean; // only when nccl-tests was given a check threshold
+  outOfBounds?: { count: number; ok: boolean };
+  network: 'IB' | 'Socket' | null;
+  netDevices: string[];
+}
+
+// `<host>:<pid>:<tid> [<dev>] NCCL INFO <message>`; the prefix is optional so hand-trimmed logs still match.
+const NCCL_LINE = /^(?:\S+:\d+:\d+ \[\d+\] )?NCCL (INFO|WARN|TRACE|ABORT) ?(.*)$/;
+const BARE_VERSION = /^NCCL version (\S+)\s*$/;
+const NUM = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
+const INT = /^-?\d+$/;
+const HALF_COLUMNS = ['time', 'algbw', 'busbw', '#wrong'] as const;
+
+interface Columns {
+  count: number;
+  halves: [Record<(typeof HALF_COLUMNS)[number], number>, Record<(typeof HALF_COLUMNS)[number], number>];
+}
+
+// Map the `# size count type redop root time algbw busbw #wrong ...` header to column indexes (extra columns allowed).
+function readColumns(tokens: string[], line: number): Columns {
+  const fixed = ['size', 'count', 'type', 'redop', 'root'];
+  fixed.forEach((name, i) => {
+    if (tokens[i] !== name) throw new ParseError(KIND, line, `column ${i + 1} of the table header must be "${name}"`);
+  });
+  const find = (name: string): [number, number] => {
+    const alias = name === 'time' ? ['time', 'cputime'] : [name];
+    const at = tokens.flatMap((t, i) => (alias.includes(t) ? [i] : []));
+    if (at.length !== 2) throw new ParseError(KIND, line, `table header must have "${name}" twice (out-of-place, in-place)`);
+    return [at[0]!, at[1]!];
+  };
+  const idx = Object.fromEntries(HALF_COLUMNS.map((c) => [c, find(c)])) as Record<(typeof HALF_COLUMNS)[number], [number, number]>;
+  const half = (k: 0 | 1) => ({ time: idx.time[k], algbw: idx.algbw[k], busbw: idx.busbw[k], '#wrong': idx['#wrong'][k] });
+  return { count: tokens.length, halves: [half(0), half(1)] };
+}
+
+function num(cell: string, what: string, line: number): number {
+  if (!NUM.test(cell)) throw new ParseError(KIND, line, `${what} is not a number: "${cell.slice(0, 40)}"`);
+  return Number(cell);
+}
+
+function readRow(cells: string[], cols: Columns, line: number): NcclRow {
+  if (cells.length !== cols.count) {
+    throw new ParseError(KIND, line, `table row has ${cells.length} columns, the header has ${cols.count}`);
+  }
+  const [size, count, type, redop, root] = cells as [string, string, string, string, string];
+  for (const [v, what] of [[size, 'size'], [count, 'count'], [root, 'root']] as const) {
+    if (!INT.test(v)) throw new ParseError(KIND, line, `${what} is not an integer: "${v.slice(0, 40)}"`);
+  }
+  const half = (k: 0 | 1): NcclHalf => {
+    const c = cols.halves[k];
+    const wrong = cells[c['#wrong']]!;
+    return {
+      timeUs: num(cells[c.time]!, 'time', line),
+      algbwGBs: num(cells[c.algbw]!, 'algbw', line),
+      busbwGBs: num(cells[c.busbw]!, 'busbw', line),
+      wrong: wrong === 'N/A' ? null : num(wrong, '#wrong', line),
+    };
+  };
+  return { size: Number(size), count: Number(count), type, redop, root: Number(root), outOfPlace: half(0), inPlace: half(1) };
+}
+
+function addDistinct(list: string[], name: string): void {
+  if (!list.includes(name)) list.push(name);
+}
+
+// Parse nccl-tests output with NCCL_DEBUG lines and launcher noise (mpirun, ssh, X11 authorization) interleaved.
+export function parseNccl(text: string): NcclResult {
+  const lines = text.split('\n');
+  let collective: string | null = null;
+  let version: string | undefined;
+  let ncclVersion: string | undefined;
+  let cols: Columns | null = null;
+  const rows: NcclRow[] = [];
+  let avg: number | null = null;
+  let avgOk: boolean | undefined;
+  let outOfBounds: { count: number; ok: boolean } | undefined;
+  let ncclLines = 0;
+  const usingNetwork: string[] = [];
+  const ibDevices: string[] = [];
+  const socketDevices: string[] = [];
+
+  for (let i = 0; i < lines.length; i++) {
+    const n = i + 1;
+    const line = lines[i]!.replace(/\r$/, '').trim();
+    if (line === '') continue;
+
+    const debug = NCCL_LINE.exec(line);
+    if (debug) {
+      ncclLines++;
+      const msg = debug[2]!;
+      const v = /^NCCL version (\S+)/.exec(msg);
+      if (v) ncclVersion ??= v[1]!;
+      const net = /^Using network (\S+)/.exec(msg);
+      if (net) addDistinct(usingNetwork, net[1]!);
+      const ib = /^NET\/IB ?: Using (.*)$/.exec(msg);
+      if (ib) for (const m of ib[1]!.matchAll(/\[\d+\]([^\s:[\]]+):\d+\/(?:RoCE|IB)/g)) addDistinct(ibDevices, m[1]!);
+      const sock = /^NET\/Socket ?: Using (.*)$/.exec(msg);
+      if (sock) for (const m of sock[1]!.matchAll(/\[\d+\]([^\s:[\]]+):/g)) addDistinct(socketDevices, m[1]!);
+      continue;
+    }
+    const bare = BARE_VERSION.exec(line);
+    if (bare) {
+      ncclVersion ??= bare[1]!;
+      continue;
+    }
+
+    if (line.startsWith('#')) {
+      const body = line.slice(1).trim();
+      const tokens = body.split(/\s+/);
+      let m: RegExpExecArray | null;
+      if ((m = /^nccl-tests version (\S+)/.exec(body))) version = m[1]!;
+      else if ((m = /^Collective test (?:starting|concluded): (\S+)$/.exec(body))) collective ??= m[1]!;
+      else if (tokens[0] === 'size' && tokens.includes('busbw')) {
+        if (cols) throw new ParseError(KIND, n, 'a second table header: one nccl-tests run per text');
+        cols = readColumns(tokens, n);
+      } else if (body.startsWith('Out of bounds values')) {
+        m = /^Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)$/.exec(body);
+        if (!m) throw new ParseError(KIND, n, `cannot read "${body.slice(0, 60)}"`);
+        outOfBounds = { count: Number(m[1]), ok: m[2] === 'OK' };
+      } else if (body.startsWith('Avg bus bandwidth')) {
+        m = /^Avg bus bandwidth\s*:\s*(\S+)(?:\s+(OK|FAILED))?$/.exec(body);
+        if (!m) throw new ParseError(KIND, n, `cannot read "${body.slice(0, 60)}"`);
+        avg = num(m[1]!, 'Avg bus bandwidth', n);
+        if (m[2]) avgOk = m[2] === 'OK';
+      }
+      // Other comment lines (device list, units row, banners) carry nothing the harness needs.
+      continue;
+    }
+
+    // A line starting with a size is a table row and must be complete; anything else is launcher noise.
+    const cells = line.split(/\s+/);
+    if (!/^\d+$/.test(cells[0]!)) continue;
+    if (cols !== null && avg === null && outOfBounds === undefined) rows.push(readRow(cells, cols, n));
+    else if (cols === null && cells.length >= 5) throw new ParseError(KIND, n, 'table row before the "# size count type ..." header');
+  }
+
+  if (rows.length === 0 && avg === null && ncclLines === 0) {
+    throw new ParseError(KIND, Math.max(1, lines.length), 'no nccl-tests result row, no "# Avg bus bandwidth" footer and no NCCL debug line');
+  }
+  // Any rank on Socket makes the run a TCP run; the explicit "Using network" line wins over NET/* lines.
+  const network: NcclResult['network'] = usingNetwork.includes('Socket')
+    ? 'Socket'
+    : usingNetwork.includes('IB')
+      ? 'IB'
+      : usingNetwork.length > 0
+        ? null
+        : ibDevices.length > 0
+          ? 'IB'
+          : socketDevices.length > 0
+            ? 'Socket'
+            : null;
+  const netDevices =
+    network === 'IB' ? ibDevices : network === 'Socket' ? socketDevices : [...ibDevices, ...socketDevices.filter((d) => !ibDevices.includes(d))];
+
+  const result: NcclResult = { collective, rows, avgBusBandwidthGBs: avg, network, netDevices };
+  if (version !== undefined) result.version = version;
+  if (ncclVersion !== undefined) result.ncclVersion = ncclVersion;
+  if (avgOk !== undefined) result.avgBusBandwidthOk = avgOk;
+  if (outOfBounds) result.outOfBounds = outOfBounds;
+  return result;
 }

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { parseNccl } from '../../src/probes/nccl.js';
+import { ParseError } from '../../src/domain/errors.js';
+import { sample, samplesIn } from '../helpers/samples.js';
+import { fuzzParser } from '../helpers/fuzz.js';
+
+function parseError(f: () => unknown): ParseError {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof ParseError) return e;
+    throw e;
+  }
+  throw new Error('expected a ParseError');
+}
+
+// The spark-fb97 pastes start with the author's prompt and the multi-line mpirun command, and end with a prompt.
+function withoutCommand(text: string): string {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => l.includes('./build/')) + 1;
+  expect(start).toBeGreaterThan(0);
+  return lines.slice(start).filter((l) => !l.startsWith('mprg@')).join('\n');
+}
+
+const fb97Ok = () => withoutCommand(sample('nccl/spark-fb97-all-gather-perf-1G-4G-rdma-ok.txt'));
+const fb97Degraded = () => withoutCommand(sample('nccl/spark-fb97-all-gather-perf-degraded-after-recable.txt'));
+const fb97Debug = () => withoutCommand(sample('nccl/spark-fb97-nccl-debug-init-net-excerpt.txt'));
+const oci = () => sample('nccl/oci-a100-2node-all-reduce-1G-4G.txt');
+const promax = () => sample('nccl/promaxgb10-all-gather-16G-playbook-cmd.txt');
+const pr103First = () => sample('nccl/dgx-spark-playbooks-pr103-all-reduce-8K-8G-first-run-head-partial.txt');
+const pr103Mtu = () => sample('nccl/dgx-spark-playbooks-pr103-all-reduce-8K-8G-mtu9000-head-partial.txt');
+
+describe('parseNccl on real samples', () => {
+  it('reads the healthy Spark all_gather table and footer (21.4033 GB/s), ignoring X11 authorization noise', () => {
+    const r = parseNccl(fb97Ok());
+    expect(r.collective).toBe('all_gather_perf');
+    expect(r.version).toBe('2.18.3');
+    expect(r.avgBusBandwidthGBs).toBe(21.4033);
+    expect(r.outOfBounds).toEqual({ count: 0, ok: true });
+    expect(r.rows).toHaveLength(3);
+    expect(r.rows[0]).toEqual({
+      size: 1073741824,
+      count: 134217728,
+      type: 'float',
+      redop: 'none',
+      root: -1,
+      outOfPlace: { timeUs: 27211.0, algbwGBs: 39.46, busbwGBs: 19.73, wrong: 0 },
+      inPlace: { timeUs: 25806.7, algbwGBs: 41.61, busbwGBs: 20.8, wrong: 0 },
+    });
+    expect(r.rows[2]!.inPlace.busbwGBs).toBe(22.46);
+    expect(r.network).toBeNull(); // no NCCL_DEBUG in this run
+    expect(r.netDevices).toEqual([]);
+  });
+
+  it('reads the degraded run after re-cabling (busbw 2.8 GB/s, integer times like 191408)', () => {
+    const r = parseNccl(fb97Degraded());
+    expect(r.avgBusBandwidthGBs).toBe(2.82151);
+    expect(r.rows.map((x) => x.outOfPlace.timeUs)).toEqual([191408, 381038, 760506]);
+    expect(r.rows.map((x) => x.outOfPlace.busbwGBs)).toEqual([2.8, 2.82, 2.82]);
+  });
+
+  it('reads the NCCL_DEBUG excerpt without a table: IB network, both rails of cage 1, NCCL 2.28.9', () => {
+    const r = parseNccl(fb97Debug());
+    expect(r.rows).toEqual([]);
+    expect(r.avgBusBandwidthGBs).toBeNull();
+    expect(r.network).toBe('IB');
+    expect(r.netDevices).toEqual(['rocep1s0f1', 'roceP2p1s0f1']);
+    expect(r.ncclVersion).toBe('2.28.9+cuda13.0');
+    expect(r.collective).toBe('all_gather_perf');
+  });
+
+  it('reads the OCI A100 all_reduce run with a bare "NCCL version" line and no banner line', () => {
+    const r = parseNccl(oci());
+    expect(r.collective).toBe('all_reduce_perf');
+    expect(r.ncclVersion).toBe('2.29.3+cuda13.1');
+    expect(r.version).toBe('2.17.9');
+    expect(r.avgBusBandwidthGBs).toBe(185.594);
+    expect(r.rows.map((x) => [x.size, x.redop, x.outOfPlace.busbwGBs, x.inPlace.timeUs])).toEqual([
+      [1073741824, 'sum', 184.57, 11220.1],
+      [2147483648, 'sum', 187.28, 21629.9],
+      [4294967296, 'sum', 188.5, 42920.8],
+    ]);
+  });
+
+  it('reads the GB10 16 GiB all_gather playbook run (22.9611 GB/s)', () => {
+    const r = parseNccl(promax());
+    expect(r.rows).toHaveLength(1);
+    expect(r.rows[0]!.size).toBe(17179869184);
+    expect(r.rows[0]!.outOfPlace).toEqual({ timeUs: 374425, algbwGBs: 45.88, busbwGBs: 22.94, wrong: 0 });
+    expect(r.avgBusBandwidthGBs).toBe(22.9611);
+  });
+
+  it('reads head-only partial tables (no footer) with avgBusBandwidthGBs null', () => {
+    const a = parseNccl(pr103First());
+    expect(a.version).toBe('2.20.0');
+    expect(a.avgBusBandwidthGBs).toBeNull();
+    expect(a.outOfBounds).toBeUndefined();
+    expect(a.rows.map((x) => x.size)).toEqual([8192, 16384, 32768, 65536]);
+    expect(a.rows[0]!.outOfPlace).toEqual({ timeUs: 35.15, algbwGBs: 0.23, busbwGBs: 0.23, wrong: 0 });
+    const b = parseNccl(pr103Mtu());
+    expect(b.rows[3]!.inPlace).toEqual({ timeUs: 64.7, algbwGBs: 1.01, busbwGBs: 1.01, wrong: 0 });
+  });
+
+  it('reads #wrong N/A (-c 0) and %e numbers', () => {
+    // Edited copy of a real row: checking turned off and the time printed in exponent form.
+    const text = promax().replace('374425   45.88   22.94       0   373792   45.96   22.98       0', '3.74425e+05   45.88   22.94     N/A   373792   45.96   22.98     N/A');
+    const r = parseNccl(text);
+    expect(r.rows[0]!.outOfPlace).toEqual({ timeUs: 374425, algbwGBs: 45.88, busbwGBs: 22.94, wrong: null });
+    expect(r.rows[0]!.inPlace.wrong).toBeNull();
+  });
+
+  it('reports Socket and the socket device when NCCL falls back to TCP', () => {
+    // Generated (not recorded): two NCCL_DEBUG lines in the documented format, ahead of a real table.
+    const text =
+      'spark-fb97:1:1 [0] NCCL INFO NET/Socket : Using [0]enp1s0f1np1:192.168.100.15<0>\n' +
+      'spark-fb97:1:1 [0] NCCL INFO Using network Socket\n' +
+      fb97Degraded();
+    const r = parseNccl(text);
+    expect(r.network).toBe('Socket');
+    expect(r.netDevices).toEqual(['enp1s0f1np1']);
+  });
+
+  it('reports one device name when NCCL uses one rail only', () => {
+    const oneRail = fb97Debug()
+      .split('\n')
+      .map((l) => l.replace(' [1]roceP2p1s0f1:1/RoCE', ''))
+      .join('\n');
+    expect(parseNccl(oneRail).netDevices).toEqual(['rocep1s0f1']);
+  });
+
+  it('rejects text with neither a table nor NCCL lines, and damaged rows', () => {
+    expect(parseError(() => parseNccl('Authorization required, but no authorization protocol specified\n')).reason).toMatch(/no nccl-tests result row/);
+    expect(parseError(() => parseNccl('')).kind).toBe('nccl');
+    const cut = fb97Ok().replace('50573.4   42.46   21.23       0', '50573.4   42.46');
+    expect(parseError(() => parseNccl(cut)).reason).toMatch(/table row has 11 columns, the header has 13/);
+    const bad = fb97Ok().replace('# Avg bus bandwidth    : 21.4033', '# Avg bus bandwidth    : fast');
+    expect(parseError(() => parseNccl(bad)).reason).toMatch(/not a number: "fast"/);
+  });
+});
+
+describe('parseNccl robustness', () => {
+  it('only ever throws ParseError on random and mutated input', () => {
+    fuzzParser(parseNccl, [fb97Ok(), fb97Degraded(), fb97Debug(), oci(), promax(), pr103First(), ...samplesIn('nccl').map((f) => sample(f))]);
+  });
+});
