@@ -1,0 +1,213 @@
+import type { CableFamily } from '../domain/cable.js';
+import type { Measurement } from '../domain/limit.js';
+import type { Outcome, Reason } from '../domain/outcome.js';
+import { CABLE_VERDICTS } from '../domain/outcome.js';
+import type { BenchmarkRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+
+// Phases whose BER the certificate headlines (the default protocol's soak phases).
+export const IDLE_PHASE = 'soak-idle';
+export const LOADED_PHASE = 'soak-loaded';
+
+// ERROR/ABORTED runs could not judge the cable: they get a run report, never a certificate.
+export type DocumentKind = 'certificate' | 'run-report';
+
+// One end of the cable as its EEPROM told us (flattened for tables and JSON).
+export interface CableEndContent {
+  node: string;
+  netdev: string;
+  standard: string | null;
+  identifier: string | null;
+  vendorName: string | null;
+  vendorOui: string | null;
+  vendorPn: string | null;
+  vendorRev: string | null;
+  vendorSn: string | null;
+  dateCode: string | null;
+  lengthM: number | null;
+  attenuationDb: Record<string, number>;
+  anomalies: string[];
+  error: string | null;
+}
+
+// One receiver over one phase: the figures the certificate table shows.
+export interface NodePhaseContent {
+  node: string;
+  phase: string;
+  seconds: number;
+  lanes: number;
+  laneBer: { lane: number; errors: number; ratePerS: number; ber: number; berUb95: number }[];
+  preFecBer: number;
+  preFecBerUb95: number;
+  correctedBits: number;
+  crcErrors: number;
+  postFecErrors: number;
+  symbolErrors: number;
+  linkDownEvents: number;
+  counterResets: number;
+  worstLane: number | null;
+  worstLaneRatio: number;
+  nicTempMaxC: number | null;
+  nicTempMeanC: number | null;
+  gpuUtilMeanPct: number | null;
+  gpuTempMaxC: number | null;
+}
+
+// Everything the certificate says, in one plain object: HTML renders it, certificate.json signs it.
+export interface CertificateContent {
+  schema: 'cablequal.certificate/1';
+  kind: DocumentKind;
+  runId: string;
+  label: string | null;
+  outcome: Outcome;
+  verdict: 'PASS' | 'MARGINAL' | 'FAIL' | null; // null for a run report
+  reasons: Reason[];
+  decidedAtS: number | null;
+  simulated: boolean;
+  scenario: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  protocol: { name: string; sha256: string };
+  nodes: NodeRecord[];
+  cable: {
+    family: CableFamily;
+    lanesTrained: number | null;
+    vendor: string | null;
+    partNumber: string | null;
+    serial: string | null;
+    ends: CableEndContent[];
+    anomalies: string[]; // union over both ends, each prefixed with its node
+    endsAgree: boolean | null; // both ends read and report the same vendor/PN/SN
+  };
+  phases: PhaseRecord[];
+  benchmarks: BenchmarkRecord;
+  perNodePhase: NodePhaseContent[];
+  summary: {
+    fecMarginDecades: number | null;
+    maxLaneRatio: number | null;
+    loadedVsIdleRatio: number | null;
+    logRateVsTempSlope: number | null;
+    preFecBerIdle: number | null; // worst receiver
+    preFecBerLoaded: number | null;
+    preFecBerLoadedUb95: number | null;
+    crcErrors: number;
+    postFecErrors: number;
+    linkDownEvents: number;
+    nicTempMaxC: number | null;
+  };
+  measurements: Measurement[];
+  sampling: SamplingStats;
+}
+
+// Worst (max) of the finite values, or null when none.
+export function maxOrNull(values: (number | null | undefined)[]): number | null {
+  const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return v.length ? Math.max(...v) : null;
+}
+
+// Totals and worst receiver figures used by the certificate headline, the CSVs and the compare table.
+export function summarise(record: RunRecord): CertificateContent['summary'] {
+  const per = record.analysis?.perNodePhase ?? [];
+  const inPhase = (name: string) => per.filter((p) => p.phase === name);
+  return {
+    fecMarginDecades: record.analysis?.fecMarginDecades ?? null,
+    maxLaneRatio: record.analysis?.maxLaneRatio ?? null,
+    loadedVsIdleRatio: record.analysis?.loadedVsIdleRatio ?? null,
+    logRateVsTempSlope: record.analysis?.logRateVsTempSlope ?? null,
+    preFecBerIdle: maxOrNull(inPhase(IDLE_PHASE).map((p) => p.preFecBer)),
+    preFecBerLoaded: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBer)),
+    preFecBerLoadedUb95: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBerUb95)),
+    crcErrors: per.reduce((a, p) => a + p.crcErrors, 0),
+    postFecErrors: per.reduce((a, p) => a + p.postFecErrors, 0),
+    linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
+    nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
+  };
+}
+
+// Which document a run gets.
+export function documentKind(outcome: Outcome): DocumentKind {
+  return CABLE_VERDICTS.includes(outcome) ? 'certificate' : 'run-report';
+}
+
+function endContent(end: RunRecord['cable']['ends'][number]): CableEndContent {
+  const id = end.identity;
+  const checksumProblems = Object.entries(end.checksums ?? {})
+    .filter(([, c]) => !c.ok)
+    .map(([name, c]) => `EEPROM checksum ${name} stored 0x${c.stored.toString(16)} computed 0x${c.computed.toString(16)}`);
+  return {
+    node: end.node,
+    netdev: end.netdev,
+    standard: id?.standard ?? null,
+    identifier: id ? `0x${id.identifier.toString(16).padStart(2, '0')}${id.identifierText ? ` (${id.identifierText})` : ''}` : null,
+    vendorName: id?.vendorName ?? null,
+    vendorOui: id?.vendorOui ?? null,
+    vendorPn: id?.vendorPn ?? null,
+    vendorRev: id?.vendorRev ?? null,
+    vendorSn: id?.vendorSn ?? null,
+    dateCode: id?.dateCode ?? null,
+    lengthM: id?.lengthM ?? null,
+    attenuationDb: id?.attenuationDb ?? {},
+    anomalies: [...(id?.anomalies ?? []), ...checksumProblems],
+    error: end.error ?? null,
+  };
+}
+
+// Build the certificate's content from the finished record; no I/O, no clock.
+export function certificateContent(record: RunRecord): CertificateContent {
+  const kind = documentKind(record.outcome);
+  const ends = record.cable.ends.map(endContent);
+  const read = ends.filter((e) => e.vendorPn !== null);
+  const endsAgree =
+    read.length < 2 ? null : read.every((e) => e.vendorName === read[0]!.vendorName && e.vendorPn === read[0]!.vendorPn && e.vendorSn === read[0]!.vendorSn);
+  return {
+    schema: 'cablequal.certificate/1',
+    kind,
+    runId: record.runId,
+    label: record.label,
+    outcome: record.outcome,
+    verdict: kind === 'certificate' ? (record.outcome as 'PASS' | 'MARGINAL' | 'FAIL') : null,
+    reasons: record.reasons,
+    decidedAtS: record.decidedAtS,
+    simulated: record.simulated,
+    scenario: record.scenario ?? null,
+    startedAt: record.startedAt,
+    endedAt: record.endedAt,
+    protocol: { name: record.protocol.name, sha256: record.protocol.sha256 },
+    nodes: record.nodes,
+    cable: {
+      family: record.cable.family,
+      lanesTrained: record.cable.lanes,
+      vendor: record.cable.vendor,
+      partNumber: record.cable.partNumber,
+      serial: record.cable.serial,
+      ends,
+      anomalies: ends.flatMap((e) => e.anomalies.map((a) => `${e.node}: ${a}`)),
+      endsAgree,
+    },
+    phases: record.phases,
+    benchmarks: record.benchmarks,
+    perNodePhase: (record.analysis?.perNodePhase ?? []).map((p) => ({
+      node: p.node,
+      phase: p.phase,
+      seconds: p.seconds,
+      lanes: p.lanes,
+      laneBer: p.laneStats.map((l) => ({ lane: l.lane, errors: l.errors, ratePerS: l.ratePerS, ber: l.ber, berUb95: l.berUb95 })),
+      preFecBer: p.preFecBer,
+      preFecBerUb95: p.preFecBerUb95,
+      correctedBits: p.correctedBits,
+      crcErrors: p.crcErrors,
+      postFecErrors: p.postFecErrors,
+      symbolErrors: p.symbolErrors,
+      linkDownEvents: p.linkDownEvents,
+      counterResets: p.counterResets,
+      worstLane: p.worstLane,
+      worstLaneRatio: p.worstLaneRatio,
+      nicTempMaxC: p.nicTempMaxC,
+      nicTempMeanC: p.nicTempMeanC,
+      gpuUtilMeanPct: p.gpuUtilMeanPct,
+      gpuTempMaxC: p.gpuTempMaxC,
+    })),
+    summary: summarise(record),
+    measurements: record.measurements,
+    sampling: record.sampling,
+  };
+}

@@ -1,0 +1,152 @@
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Outcome, Reason } from '../domain/outcome.js';
+import type { RunRecord } from '../domain/record.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { canonicalJson } from './canonical-json.js';
+import { certificateContent, documentKind, type CertificateContent } from './certificate-content.js';
+import { hashFile, journalPath } from './journal-hash.js';
+import { fingerprint, signBytes, verifyBytes, type LabKey } from './sign.js';
+
+// File names: a run that could not judge the cable never produces a file called "certificate".
+export function documentBaseName(outcome: Outcome): 'certificate' | 'run-report' {
+  return documentKind(outcome);
+}
+
+// What the signature covers: the content plus the journal hash and the signer's identity.
+export interface SignedBody extends CertificateContent {
+  journal: { file: string; sha256: string | null; bytes: number | null };
+  signer: { algorithm: 'Ed25519'; fingerprint: string; publicKeyPem: string } | null;
+}
+
+// certificate.json on disk: `signature` is base64 Ed25519 over canonicalJson(body); null when unsigned.
+export interface CertificateDocument {
+  body: SignedBody;
+  signature: string | null;
+  unsignedReason?: string;
+}
+
+export interface JsonWriterExtras {
+  labKey?: LabKey | null; // null/absent: written unsigned with `unsignedReason`
+  unsignedReason?: string;
+}
+
+// Replace non-finite numbers (JSON cannot carry them) by null so canonical JSON never throws on a record.
+export function jsonSafe<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : typeof v === 'bigint' ? v.toString() : v))) as T;
+}
+
+// Build the (optionally signed) document; the caller supplies the journal hash so this stays pure.
+export function buildCertificateDocument(
+  record: RunRecord,
+  journal: SignedBody['journal'],
+  labKey: LabKey | null,
+  unsignedReason = 'no lab key found',
+): CertificateDocument {
+  const body: SignedBody = jsonSafe({
+    ...certificateContent(record),
+    journal,
+    signer: labKey ? { algorithm: 'Ed25519' as const, fingerprint: labKey.fingerprint, publicKeyPem: labKey.publicKeyPem } : null,
+  });
+  if (!labKey) return { body, signature: null, unsignedReason };
+  return { body, signature: signBytes(labKey, canonicalJson(body)) };
+}
+
+// Writes certificate.json (or run-report.json) into the run dir; one canonical line plus a newline.
+export async function writeCertificateJson(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<string[]> {
+  const file = basename(record.journal.file || 'journal.jsonl');
+  const h = await hashFile(journalPath(dir, file));
+  const doc = buildCertificateDocument(record, { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null }, extras.labKey ?? null, extras.unsignedReason);
+  const path = join(dir, `${documentBaseName(record.outcome)}.json`);
+  await writeFileAtomic(path, canonicalJson(doc) + '\n');
+  return [path];
+}
+
+// The lead's re-grader: reads the run dir's journal/record again and returns the verdict it reaches.
+export type Regrade = (runDir: string) => Promise<{ outcome: Outcome; reasons: Reason[] }>;
+
+export interface VerifyOptions {
+  regrade: Regrade;
+  // Trusted lab public key (PEM). Without it the embedded key is used and a note says the signer is not pinned.
+  publicKeyPem?: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  problems: string[];
+  notes: string[];
+  outcome: Outcome | null;
+  fingerprint: string | null;
+}
+
+function reasonKey(r: Reason): string {
+  return [r.rule, r.node ?? '', r.phase ?? '', r.lane ?? '', r.rail ?? ''].join('|');
+}
+
+// Checks signature, journal hash and verdict; every mismatch becomes one readable problem line (never throws on bad files).
+export async function verifyCertificate(certPath: string, opts: VerifyOptions): Promise<VerifyResult> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  let doc: CertificateDocument;
+  try {
+    doc = JSON.parse(await readFile(certPath, 'utf8')) as CertificateDocument;
+  } catch (err) {
+    return { ok: false, problems: [`${certPath}: cannot read certificate (${(err as Error).message})`], notes, outcome: null, fingerprint: null };
+  }
+  const body = doc?.body;
+  if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
+    return { ok: false, problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`], notes, outcome: null, fingerprint: null };
+  }
+  const runDir = dirname(certPath);
+
+  // 1. Signature.
+  const signerFp = body.signer?.fingerprint ?? null;
+  if (!doc.signature || !body.signer) {
+    problems.push(`certificate is unsigned${doc.unsignedReason ? ` (${doc.unsignedReason})` : ''}`);
+  } else {
+    let embeddedFp: string | null = null;
+    try {
+      embeddedFp = fingerprint(body.signer.publicKeyPem);
+    } catch {
+      problems.push('embedded signer public key is not a valid Ed25519 PEM key');
+    }
+    if (embeddedFp && embeddedFp !== body.signer.fingerprint) problems.push(`signer fingerprint ${body.signer.fingerprint} does not match the embedded key (${embeddedFp})`);
+    let key = body.signer.publicKeyPem;
+    if (opts.publicKeyPem) {
+      let trustedFp: string | null = null;
+      try {
+        trustedFp = fingerprint(opts.publicKeyPem);
+      } catch {
+        problems.push('trusted public key is not a valid Ed25519 PEM key');
+      }
+      if (trustedFp && trustedFp !== body.signer.fingerprint) problems.push(`signed by key ${body.signer.fingerprint}, not by the trusted lab key ${trustedFp}`);
+      key = opts.publicKeyPem;
+    } else {
+      notes.push(`signer not pinned: compare ${body.signer.fingerprint} with the lab's published fingerprint`);
+    }
+    if (!verifyBytes(key, canonicalJson(body), doc.signature)) problems.push('signature does not match the certificate content (edited, or signed by another key)');
+  }
+
+  // 2. Journal.
+  const jp = journalPath(runDir, body.journal?.file ?? 'journal.jsonl');
+  const h = await hashFile(jp).catch((err: Error) => {
+    problems.push(`${jp}: cannot read journal (${err.message})`);
+    return null;
+  });
+  if (!body.journal?.sha256) problems.push('certificate records no journal hash');
+  else if (!h) problems.push(`${jp}: journal missing`);
+  else if (h.sha256 !== body.journal.sha256) problems.push(`journal ${basename(jp)} SHA-256 ${h.sha256} differs from the certified ${body.journal.sha256}`);
+
+  // 3. Verdict.
+  try {
+    const again = await opts.regrade(runDir);
+    if (again.outcome !== body.outcome) problems.push(`re-grading gives ${again.outcome}, certificate says ${body.outcome}`);
+    const want = (body.reasons ?? []).map(reasonKey).sort().join('\n');
+    const got = again.reasons.map(reasonKey).sort().join('\n');
+    if (want !== got) problems.push(`re-grading gives reasons [${again.reasons.map((r) => r.rule).join(', ')}], certificate lists [${(body.reasons ?? []).map((r) => r.rule).join(', ')}]`);
+  } catch (err) {
+    problems.push(`re-grading failed: ${(err as Error).message}`);
+  }
+
+  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp };
+}

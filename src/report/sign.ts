@@ -1,0 +1,96 @@
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
+import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../domain/errors.js';
+
+// The lab key lives outside any run directory so it is never copied with the reports; CABLEQUAL_LAB_KEY overrides it.
+export const DEFAULT_LAB_KEY_PATH = join(homedir(), '.config', 'cablequal', 'lab-key.pem');
+
+export const PRIVATE_KEY_FILE = 'lab-key.pem';
+export const PUBLIC_KEY_FILE = 'lab-key.pub.pem';
+
+// Where to look for the lab private key: explicit path, then $CABLEQUAL_LAB_KEY, then the default.
+export function labKeyPath(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return explicit ?? env['CABLEQUAL_LAB_KEY'] ?? DEFAULT_LAB_KEY_PATH;
+}
+
+export interface KeygenResult {
+  privateKeyPath: string;
+  publicKeyPath: string;
+  fingerprint: string;
+}
+
+// Raw 32-byte Ed25519 public key, which is what the fingerprint hashes (not the DER/PEM wrapping).
+export function rawPublicKey(key: KeyObject): Buffer {
+  const jwk = key.export({ format: 'jwk' });
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string') throw new UsageError('lab key is not an Ed25519 key');
+  return Buffer.from(jwk.x, 'base64url');
+}
+
+// Fingerprint = "sha256:" + lowercase hex of SHA-256(raw 32-byte public key); printed by keygen, stored in certificates.
+export function fingerprint(publicKey: KeyObject | string): string {
+  const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
+  return `sha256:${createHash('sha256').update(rawPublicKey(key)).digest('hex')}`;
+}
+
+// One key pair per lab: refuses to overwrite an existing key (certificates signed with it would become unverifiable).
+export async function keygen(dir: string): Promise<KeygenResult> {
+  const privateKeyPath = join(dir, PRIVATE_KEY_FILE);
+  const publicKeyPath = join(dir, PUBLIC_KEY_FILE);
+  for (const p of [privateKeyPath, publicKeyPath]) {
+    const exists = await access(p).then(
+      () => true,
+      () => false,
+    );
+    if (exists) throw new UsageError(`${p} already exists: move it away first (certificates signed with it need its public key)`);
+  }
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
+  await writeFile(privateKeyPath, privateKey.export({ format: 'pem', type: 'pkcs8' }), { mode: 0o600, flag: 'wx' });
+  await writeFile(publicKeyPath, publicKey.export({ format: 'pem', type: 'spki' }), { mode: 0o644, flag: 'wx' });
+  return { privateKeyPath, publicKeyPath, fingerprint: fingerprint(publicKey) };
+}
+
+// A loaded lab key: the private half signs, the public half and its fingerprint go into the certificate.
+export interface LabKey {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  publicKeyPem: string;
+  fingerprint: string;
+}
+
+// Null when the key file does not exist (the certificate is then written unsigned); UsageError when it is unreadable.
+export async function loadLabKey(path: string): Promise<LabKey | null> {
+  let pem: string;
+  try {
+    pem = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new UsageError(`${path}: cannot read lab key (${(err as Error).message})`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(pem);
+  } catch {
+    throw new UsageError(`${path}: not a PEM private key`);
+  }
+  if (privateKey.asymmetricKeyType !== 'ed25519') throw new UsageError(`${path}: lab key must be Ed25519, got ${privateKey.asymmetricKeyType}`);
+  const publicKey = createPublicKey(privateKey);
+  return { privateKey, publicKey, publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), fingerprint: fingerprint(publicKey) };
+}
+
+// Base64 Ed25519 signature of the exact bytes given (the caller passes canonical JSON).
+export function signBytes(key: LabKey, data: string): string {
+  return sign(null, Buffer.from(data, 'utf8'), key.privateKey).toString('base64');
+}
+
+// True only for a valid signature by this public key; malformed input counts as invalid, never throws.
+export function verifyBytes(publicKey: KeyObject | string, data: string, signatureB64: string): boolean {
+  try {
+    const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
+    return verify(null, Buffer.from(data, 'utf8'), key, Buffer.from(signatureB64, 'base64'));
+  } catch {
+    return false;
+  }
+}
