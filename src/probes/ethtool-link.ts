@@ -1,6 +1,165 @@
+// `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (FORMATS §3).
+//
+// Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes), then `\tKey: value`
+// lines (key indented less than 16 columns), list continuations indented 16+ columns (ethtool uses 32),
+// and the benign permission notices a non-root run interleaves (`netlink error: ...`, `Cannot get ...: ...`).
+// Unknown keys are tolerated (ethtool adds fields over versions); at least one known key must be present,
+// keys may not repeat, and a known key with a value of the wrong shape is a ParseError.
 import { ParseError } from '../domain/errors.js';
+import { cmd } from '../transport/commands.js';
+import type { CommandRunner } from '../transport/types.js';
+import { RemoteCommandError } from '../transport/types.js';
 
-// Placeholder until the parser lands: fails loudly rather than returning an empty result.
-export function parseEthtoolLink(text: string): unknown {
-  throw new ParseError('ethtool-link', 1, 'parser not implemented yet (' + text.length + ' chars)');
+const KIND = 'ethtool-link';
+const HEADER = /^Settings for (\S+):$/;
+const NOTICE = /^(?:netlink error: .+|Cannot get [A-Za-z -]+: .+)$/;
+const KEY_LINE = /^([A-Za-z][A-Za-z0-9 /()_.,'-]*?):(?:[ \t]+(.*?))?[ \t]*$/;
+const LINK_MODE = /^\d+base[A-Za-z0-9_]+\/(?:Full|Half)$/;
+const CONTINUATION_COLUMN = 16;
+
+// Labels printed by ethtool's settings code (netlink and ioctl), used to tell real output from "a: b" prose.
+const KNOWN_KEYS = new Set([
+  'Supported ports', 'Supported link modes', 'Supported pause frame use', 'Supports auto-negotiation',
+  'Supported FEC modes', 'Advertised link modes', 'Advertised pause frame use', 'Advertised auto-negotiation',
+  'Advertised FEC modes', 'Link partner advertised link modes', 'Link partner advertised pause frame use',
+  'Link partner advertised auto-negotiation', 'Link partner advertised FEC modes', 'Speed', 'Lanes', 'Duplex',
+  'Auto-negotiation', 'master-slave cfg', 'master-slave status', 'Port', 'PHYAD', 'Transceiver', 'MDI-X',
+  'Supports Wake-on', 'Wake-on', 'Current message level', 'Link detected', 'SQI', 'Link Down Events',
+]);
+const LINK_MODE_KEYS = new Set(['Supported link modes', 'Advertised link modes', 'Link partner advertised link modes']);
+
+// What the harness reads from `ethtool <iface>`; null = the line was not printed (or ethtool said Unknown!).
+export interface EthtoolLink {
+  iface: string | null; // from `Settings for <if>:`, null in grep'ed pastes
+  speedMbps: number | null;
+  lanes: number | null;
+  duplex: string | null;
+  port: string | null;
+  autoNegotiation: boolean | null;
+  linkDetected: boolean | null;
+  linkDownEvents: number | null;
+  // Empty when ethtool says "Not reported" or the list is not in the text (a Spark lists up to 100000baseCR4 only).
+  supportedLinkModes: string[];
+  // Permission notices interleaved by a non-root run (benign, kept for the record).
+  notices: string[];
+}
+
+interface Field {
+  value: string;
+  line: number;
+  more: { text: string; line: number }[];
+}
+
+// Pure parser for the exact output of `ethtool <iface>` (stdout, or stdout and stderr merged).
+export function parseEthtoolLink(text: string): EthtoolLink {
+  const lines = text.split(/\r?\n/);
+  let end = lines.length;
+  while (end > 0 && lines[end - 1]!.trim() === '') end--;
+
+  let iface: string | null = null;
+  const notices: string[] = [];
+  const fields = new Map<string, Field>();
+  let last: Field | null = null;
+  for (let i = 0; i < end; i++) {
+    const line = lines[i]!;
+    const lineNo = i + 1;
+    const header = HEADER.exec(line);
+    if (header) {
+      if (i !== 0) throw new ParseError(KIND, lineNo, `second "Settings for" header (${clip(header[1]!)}): one interface per output`);
+      iface = header[1]!;
+      continue;
+    }
+    if (NOTICE.test(line)) {
+      notices.push(line);
+      last = null;
+      continue;
+    }
+    if (line.trim() === '') throw new ParseError(KIND, lineNo, 'blank line inside the settings');
+    const indent = indentColumns(line);
+    if (indent >= CONTINUATION_COLUMN) {
+      if (!last) throw new ParseError(KIND, lineNo, `indented continuation without a list above it: ${clip(line)}`);
+      last.more.push({ text: line.trim(), line: lineNo });
+      continue;
+    }
+    const m = KEY_LINE.exec(line.trim());
+    if (!m) throw new ParseError(KIND, lineNo, `not a "Key: value" settings line: ${clip(line)}`);
+    const key = m[1]!;
+    if (fields.has(key)) throw new ParseError(KIND, lineNo, `"${key}" repeated (first on line ${fields.get(key)!.line})`);
+    last = { value: m[2] ?? '', line: lineNo, more: [] };
+    fields.set(key, last);
+  }
+  if (![...fields.keys()].some((k) => KNOWN_KEYS.has(k))) {
+    throw new ParseError(KIND, Math.max(1, Math.min(end, lines.length)), 'no ethtool link setting (Speed:, Link detected:, ...) found');
+  }
+
+  const read = <T>(key: string, conv: (v: string) => T | undefined, expect: string): T | null => {
+    const f = fields.get(key);
+    if (!f) return null;
+    if (f.more.length) throw new ParseError(KIND, f.more[0]!.line, `"${key}" does not continue on a second line`);
+    const v = conv(f.value);
+    if (v === undefined) throw new ParseError(KIND, f.line, `${key}: ${clip(f.value)} is not ${expect}`);
+    return v;
+  };
+  // Every link-mode list is checked, even those the result does not carry: a garbled list is garbage.
+  for (const key of LINK_MODE_KEYS) linkModes(key, fields.get(key));
+  return {
+    iface,
+    speedMbps: read('Speed', speed, 'NNNMb/s or Unknown!'),
+    lanes: read('Lanes', (v) => (/^\d{1,3}$/.test(v) ? Number(v) : undefined), 'a lane count'),
+    duplex: read('Duplex', (v) => (v === 'Full' || v === 'Half' ? v : /^Unknown!/.test(v) ? null : undefined), 'Full, Half or Unknown!'),
+    port: read('Port', (v) => (v === '' ? undefined : v), 'a port type'),
+    autoNegotiation: read('Auto-negotiation', (v) => (v === 'on' ? true : v === 'off' ? false : undefined), 'on or off'),
+    linkDetected: read('Link detected', linkDetected, 'yes or no'),
+    linkDownEvents: read('Link Down Events', (v) => (/^\d{1,10}$/.test(v) ? Number(v) : undefined), 'a count'),
+    supportedLinkModes: linkModes('Supported link modes', fields.get('Supported link modes')),
+    notices,
+  };
+}
+
+function speed(v: string): number | null | undefined {
+  if (v === 'Unknown!') return null;
+  const m = /^(\d{1,9})Mb\/s$/.exec(v);
+  return m ? Number(m[1]) : undefined;
+}
+
+function linkDetected(v: string): boolean | undefined {
+  const m = /^(yes|no)(?: \(.+\))?$/.exec(v);
+  return m ? m[1] === 'yes' : undefined;
+}
+
+// A link-mode list: tokens on the key line and on every continuation; "Not reported" means none.
+function linkModes(key: string, f: Field | undefined): string[] {
+  if (!f) return [];
+  if (f.value === 'Not reported' && f.more.length === 0) return [];
+  const modes: string[] = [];
+  for (const { text, line } of [{ text: f.value, line: f.line }, ...f.more]) {
+    for (const token of text.split(/\s+/).filter(Boolean)) {
+      if (!LINK_MODE.test(token)) throw new ParseError(KIND, line, `${key}: ${clip(token)} is not a link mode`);
+      modes.push(token);
+    }
+  }
+  return modes;
+}
+
+// Columns of leading whitespace, tabs to the next multiple of 8 (how ethtool's layout is meant to be read).
+function indentColumns(line: string): number {
+  let col = 0;
+  for (const ch of line) {
+    if (ch === ' ') col++;
+    else if (ch === '\t') col = col - (col % 8) + 8;
+    else break;
+  }
+  return col;
+}
+
+function clip(s: string): string {
+  const t = s.trim();
+  return JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t);
+}
+
+// The sampler's one call: run `ethtool <iface>` and parse stdout (stderr notices are benign; exit != 0 is not).
+export async function readEthtoolLink(runner: CommandRunner, iface: string): Promise<EthtoolLink> {
+  const result = await runner.run(cmd.ethtoolLink(iface));
+  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
+  return parseEthtoolLink(result.stdout);
 }

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { ParseError } from '../../src/domain/errors.js';
+import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
+import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
+import { runCli } from '../helpers/cli.js';
+import { fuzzParser } from '../helpers/fuzz.js';
+import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+
+// The playbook pastes hold two `$ sudo ethtool <if> | grep Speed` runs with prompts and a blank line between:
+// split them at the prompt lines so each output is parsed on its own, as the harness would receive it.
+function promptedRuns(rel: string): { iface: string; output: string }[] {
+  const runs: { iface: string; output: string }[] = [];
+  for (const line of sample(rel).split('\n')) {
+    const prompt = /\$ sudo ethtool (\S+) \| grep Speed$/.exec(line);
+    if (prompt) runs.push({ iface: prompt[1]!, output: '' });
+    else if (line.trim() !== '') runs.at(-1)!.output += `${line}\n`;
+  }
+  return runs;
+}
+
+const lanesPatch = () => sample('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt');
+
+// CONSTRUCTED for this test from the FORMATS §3 layout (not a recording): a full non-root `ethtool <if>`
+// with a multi-line supported-modes list and the interleaved permission notice.
+const constructedNonRoot = [
+  'Settings for enp1s0f0np0:',
+  '\tSupported ports: [ Backplane ]',
+  '\tSupported link modes:   1000baseKX/Full',
+  '\t                        25000baseCR/Full',
+  '\t                        100000baseCR4/Full',
+  '\tSupported pause frame use: Symmetric',
+  '\tSupports auto-negotiation: Yes',
+  '\tSupported FEC modes: None\t RS\t BASER',
+  '\tAdvertised link modes:  100000baseCR4/Full',
+  '\tAdvertised FEC modes: RS',
+  '\tLink partner advertised link modes:  Not reported',
+  '\tSpeed: 200000Mb/s',
+  '\tLanes: 4',
+  '\tDuplex: Full',
+  '\tAuto-negotiation: on',
+  '\tPort: Direct Attach Copper',
+  '\tPHYAD: 0',
+  '\tTransceiver: internal',
+  'netlink error: Operation not permitted',
+  '        Current message level: 0x00000004 (4)',
+  '                               link',
+  '\tLink detected: yes',
+  '\tLink Down Events: 3',
+  '',
+].join('\n');
+
+function parseErr(text: string): ParseError {
+  try {
+    parseEthtoolLink(text);
+  } catch (e) {
+    if (e instanceof ParseError) return e;
+    throw e;
+  }
+  throw new Error('expected a ParseError');
+}
+
+describe('parseEthtoolLink on real samples', () => {
+  it('every sample in samples/ethtool-link keeps its # source line and is tested here', () => {
+    const files = samplesIn('ethtool-link').sort();
+    expect(files).toEqual([
+      'ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt',
+      'ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt',
+      'ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt',
+    ]);
+    for (const f of files) expect(sampleSource(f)).toMatch(/^# source: /);
+  });
+
+  it('Spark behind a switch, before the fix: both functions of port 1 at 100000 Mb/s (grep Speed, no header)', () => {
+    const runs = promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt');
+    expect(runs.map((r) => r.iface)).toEqual(['enp1s0f1np1', 'enP2p1s0f1np1']);
+    for (const r of runs) {
+      expect(r.output).toBe('\tSpeed: 100000Mb/s\n');
+      const l = parseEthtoolLink(r.output);
+      expect(l.speedMbps).toBe(100000);
+      expect(l.iface).toBeNull();
+      expect(l.lanes).toBeNull();
+      expect(l.linkDetected).toBeNull();
+      expect(l.supportedLinkModes).toEqual([]);
+    }
+  });
+
+  it('Spark behind a switch, after pinning 200G: both functions at 200000 Mb/s', () => {
+    const runs = promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt');
+    expect(runs.map((r) => r.iface)).toEqual(['enp1s0f1np1', 'enP2p1s0f1np1']);
+    expect(runs.map((r) => parseEthtoolLink(r.output).speedMbps)).toEqual([200000, 200000]);
+  });
+
+  it('lanes-patch example (tail of the output, mixed space/TAB indent): 100G over 4 lanes on DAC, link up', () => {
+    const l = parseEthtoolLink(lanesPatch());
+    expect(l).toEqual({
+      iface: null,
+      speedMbps: 100000,
+      lanes: 4,
+      duplex: 'Full',
+      port: 'Direct Attach Copper',
+      autoNegotiation: true,
+      linkDetected: true,
+      linkDownEvents: null, // ethtool of 2021 did not print it
+      supportedLinkModes: [], // the supported list was cut from the published example
+      notices: [],
+    });
+  });
+
+  it('`cablequal parse ethtool-link` prints the JSON contract', async () => {
+    const r = await runCli(['parse', 'ethtool-link', 'samples/ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as Record<string, unknown>;
+    expect(json['speedMbps']).toBe(100000);
+    expect(json['lanes']).toBe(4);
+    expect(json['linkDetected']).toBe(true);
+    expect(json['autoNegotiation']).toBe(true);
+  });
+});
+
+describe('parseEthtoolLink on constructed full outputs', () => {
+  it('reads a full non-root output: header, multi-line list, permission notice, Link Down Events', () => {
+    const l = parseEthtoolLink(constructedNonRoot);
+    expect(l.iface).toBe('enp1s0f0np0');
+    expect(l.speedMbps).toBe(200000);
+    expect(l.lanes).toBe(4);
+    expect(l.linkDownEvents).toBe(3);
+    expect(l.supportedLinkModes).toEqual(['1000baseKX/Full', '25000baseCR/Full', '100000baseCR4/Full']);
+    expect(l.notices).toEqual(['netlink error: Operation not permitted']);
+  });
+
+  it('Speed: Unknown! and Duplex: Unknown! on a down link are null, link down with its reason is false', () => {
+    const l = parseEthtoolLink(
+      'Settings for enP2p1s0f1np1:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: off\n' +
+        'Cannot get wake-on-lan settings: Operation not permitted\n\tLink detected: no (No cable)\n',
+    );
+    expect(l.speedMbps).toBeNull();
+    expect(l.duplex).toBeNull();
+    expect(l.autoNegotiation).toBe(false);
+    expect(l.linkDetected).toBe(false);
+    expect(l.notices).toEqual(['Cannot get wake-on-lan settings: Operation not permitted']);
+  });
+});
+
+describe('parseEthtoolLink refuses garbage with a ParseError naming the line', () => {
+  it('text without any known setting', () => {
+    expect(parseErr('').reason).toContain('no ethtool link setting');
+    expect(parseErr('netlink error: No such device\n').reason).toContain('no ethtool link setting');
+    expect(parseErr('Note: this is prose\n').reason).toContain('no ethtool link setting');
+    expect(parseErr('Settings for eth0:\n').line).toBe(1);
+  });
+
+  it('a line that is neither header, setting, continuation nor notice', () => {
+    const e = parseErr('\tSpeed: 200000Mb/s\nnvidia@spark:~$ sudo ethtool eth0\n');
+    expect(e.line).toBe(2);
+    expect(e.reason).toContain('not a "Key: value"');
+  });
+
+  it('known keys with values of the wrong shape', () => {
+    expect(parseErr('\tSpeed: 200 Gb/s\n').reason).toBe('Speed: "200 Gb/s" is not NNNMb/s or Unknown!');
+    expect(parseErr('\tSpeed: 200000Mb/s\n\tLanes: four\n').line).toBe(2);
+    expect(parseErr('\tLink detected: maybe\n').reason).toContain('yes or no');
+    expect(parseErr('\tAuto-negotiation: Yes\n').reason).toContain('on or off');
+    expect(parseErr('\tLink Down Events: -1\n').reason).toContain('a count');
+  });
+
+  it('two interfaces in one text, or a repeated key', () => {
+    expect(parseErr('\tSpeed: 100000Mb/s\n\tSpeed: 100000Mb/s\n').reason).toBe('"Speed" repeated (first on line 1)');
+    expect(parseErr('Settings for a:\n\tSpeed: 1Mb/s\nSettings for b:\n').line).toBe(3);
+  });
+
+  it('a continuation with no list above it, or a garbled link mode', () => {
+    expect(parseErr('                                100000baseCR4/Full\n\tSpeed: 1Mb/s\n').line).toBe(1);
+    const e = parseErr('\tSupported link modes:   100000baseCR4/Full\n\t                        N/A\n\tSpeed: 1Mb/s\n');
+    expect(e.line).toBe(2);
+    expect(e.reason).toContain('is not a link mode');
+  });
+});
+
+describe('property: only ParseError on any text', () => {
+  it('random, truncated and mutated real samples', () => {
+    const runs = [
+      ...promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt'),
+      ...promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt'),
+    ].map((r) => r.output);
+    fuzzParser(parseEthtoolLink, [lanesPatch(), ...runs]);
+  });
+});
+
+describe('readEthtoolLink', () => {
+  function runner(result: Partial<CommandResult>, seen: string[]): CommandRunner {
+    return {
+      node: 'spark-a',
+      simulated: true,
+      run: async (command) => {
+        seen.push(command);
+        return { command, stdout: '', stderr: '', exitCode: 0, signal: null, durationMs: 1, ...result };
+      },
+      start: async () => {
+        throw new Error('unused');
+      },
+      openShell: async () => {
+        throw new Error('unused');
+      },
+      close: async () => {},
+    };
+  }
+
+  it('runs `ethtool <iface>` and parses stdout; a stderr permission notice is not a failure', async () => {
+    const seen: string[] = [];
+    const l = await readEthtoolLink(runner({ stdout: lanesPatch(), stderr: 'netlink error: Operation not permitted\n' }, seen), 'enp1s0f1np1');
+    expect(seen).toEqual(['ethtool enp1s0f1np1']);
+    expect(l.speedMbps).toBe(100000);
+  });
+
+  it('ethtool exit 75 ("No data available") is a RemoteCommandError', async () => {
+    await expect(readEthtoolLink(runner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(
+      RemoteCommandError,
+    );
+  });
+});
