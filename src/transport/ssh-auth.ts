@@ -1,0 +1,62 @@
+// Which credentials a connection offers, in OpenSSH's order: the agent first, then identity files.
+// Passphrase-protected keys are not unlocked here (no prompt in a burn-in run): load them into the agent instead.
+import { readFileSync } from 'node:fs';
+import { utils } from 'ssh2';
+import type { AgentAuthMethod, PublicKeyAuthMethod } from 'ssh2';
+import { TransportError } from './types.js';
+import type { CommandResult } from './types.js';
+
+export interface AuthPlan {
+  username: string;
+  agent: string | null;
+  keys: Array<{ path: string; key: Buffer }>;
+  // Identity files that exist but could not be used, with why (shown when authentication fails).
+  notes: string[];
+}
+
+// Build the plan from the agent socket and the identity file list (missing default files are silently skipped).
+export function planAuth(opts: {
+  username: string;
+  identityFiles: string[];
+  agentSock?: string | null;
+  readFile?: (path: string) => Buffer;
+}): AuthPlan {
+  const read = opts.readFile ?? ((p: string) => readFileSync(p));
+  const keys: AuthPlan['keys'] = [];
+  const notes: string[] = [];
+  for (const path of opts.identityFiles) {
+    let data: Buffer;
+    try {
+      data = read(path);
+    } catch {
+      continue;
+    }
+    const parsed = utils.parseKey(data);
+    if (parsed instanceof Error) {
+      notes.push(`${path}: ${/encrypted|passphrase/i.test(parsed.message) ? 'passphrase-protected; add it to ssh-agent' : parsed.message}`);
+      continue;
+    }
+    keys.push({ path, key: data });
+  }
+  return { username: opts.username, agent: opts.agentSock || null, keys, notes };
+}
+
+// ssh2 authHandler list: agent, then each key, in order.
+export function authMethods(plan: AuthPlan): Array<AgentAuthMethod | PublicKeyAuthMethod> {
+  const m: Array<AgentAuthMethod | PublicKeyAuthMethod> = [];
+  if (plan.agent) m.push({ type: 'agent' as const, username: plan.username, agent: plan.agent });
+  for (const k of plan.keys) m.push({ type: 'publickey' as const, username: plan.username, key: k.key });
+  return m;
+}
+
+// The sudoers line that lets cablequal read module EEPROMs without a password, and nothing else.
+export function sudoAdvice(user: string): string {
+  return `add to sudoers with visudo -f /etc/sudoers.d/cablequal: ${user} ALL=(root) NOPASSWD: /usr/sbin/ethtool -m *`;
+}
+
+// `sudo -n` refused: a setup problem on the node (harness ERROR), never a cable verdict.
+export function checkSudo(node: string, user: string, result: CommandResult): void {
+  if (/sudo: (a password is required|a terminal is required|.*may not run sudo)/.test(result.stderr)) {
+    throw new TransportError(node, `sudo refused \`${result.command}\`: ${result.stderr.trim().split('\n')[0]}`, sudoAdvice(user));
+  }
+}

@@ -1,0 +1,530 @@
+// CommandRunner over SSH (ssh2), behaving like the OpenSSH client the lab already uses: ~/.ssh/config, agent or
+// identity files, known_hosts checking, keepalives, TCP_NODELAY, ProxyJump. A dropped connection is re-established
+// with exponential backoff and the outage is reported as a gap; commands during the outage wait a bounded time and
+// then fail with TransportError (a harness ERROR, never a cable verdict).
+import { randomBytes } from 'node:crypto';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { connect as netConnect } from 'node:net';
+import { homedir, userInfo } from 'node:os';
+import { dirname } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { Client } from 'ssh2';
+import type { ClientChannel, ConnectConfig } from 'ssh2';
+import { createHash } from 'node:crypto';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+import { UsageError } from '../domain/errors.js';
+import { checkHostKey, keyTypeOf, knownHostLine, knownKeyTypes, mismatchMessage } from './known-hosts.js';
+import { startWrapped } from './remote-process.js';
+import { authMethods, planAuth } from './ssh-auth.js';
+import type { ResolvedHost, SshConfig } from './ssh-config.js';
+import { parseJumpHop, parseSshConfig, resolveHost } from './ssh-config.js';
+import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from './types.js';
+import { TransportError } from './types.js';
+
+// An outage of the connection to a node, from the drop to the moment commands could run again.
+export interface Gap {
+  node: string;
+  fromMs: number;
+  toMs: number;
+  reason: string;
+}
+
+export interface SshRunnerOptions {
+  // The alias as written in ~/.ssh/config (or a plain host name).
+  node: string;
+  host?: string;
+  port?: number;
+  user?: string;
+  homeDir?: string;
+  // null: read no config file.
+  configPath?: string | null;
+  knownHostsPath?: string;
+  localUser?: string;
+  // Agent socket; defaults to $SSH_AUTH_SOCK; null disables the agent.
+  agentSock?: string | null;
+  identityFiles?: string[];
+  // Like StrictHostKeyChecking=accept-new: unknown hosts are trusted on first use and appended to known_hosts.
+  acceptNewHostKeys?: boolean;
+  keepaliveIntervalMs?: number;
+  keepaliveCountMax?: number;
+  connectTimeoutMs?: number;
+  reconnect?: { enabled?: boolean; initialDelayMs?: number; maxDelayMs?: number; maxWaitMs?: number };
+  onGap?: (gap: Gap) => void;
+  // Status polling of processes started with start().
+  pollMs?: number;
+  clock?: Clock;
+}
+
+const HOSTKEY_ALGOS: Record<string, string[]> = {
+  'ssh-ed25519': ['ssh-ed25519'],
+  'ecdsa-sha2-nistp256': ['ecdsa-sha2-nistp256'],
+  'ecdsa-sha2-nistp384': ['ecdsa-sha2-nistp384'],
+  'ecdsa-sha2-nistp521': ['ecdsa-sha2-nistp521'],
+  'ssh-rsa': ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'],
+};
+
+// SHA256 fingerprint as OpenSSH prints it.
+export function fingerprint(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+// ---- Persistent shell framing (shared with the SSH server, which recognises the same line) ----
+
+const FRAME_MARK = /^@@cqsh-[0-9a-f]+-\d+$/;
+
+// One line: begin markers on both streams, the command with stdin closed, end markers carrying the exit code.
+export function buildShellFrame(marker: string, command: string): string {
+  if (!FRAME_MARK.test(marker)) throw new Error(`bad frame marker ${marker}`);
+  return `printf '%s\\n' '${marker}-b'; printf '%s\\n' '${marker}-b' >&2; { ${command} ; } < /dev/null; __cq=$?; printf '\\n%s %s\\n' '${marker}-e' "$__cq"; printf '\\n%s\\n' '${marker}-e' >&2`;
+}
+
+// Recognise a frame line (null for anything else).
+export function parseShellFrame(line: string): { marker: string; command: string } | null {
+  const m =
+    /^printf '%s\\n' '(@@cqsh-[0-9a-f]+-\d+)-b'; printf '%s\\n' '\1-b' >&2; \{ (.*) ; \} < \/dev\/null; __cq=\$\?; printf '\\n%s %s\\n' '\1-e' "\$__cq"; printf '\\n%s\\n' '\1-e' >&2$/.exec(
+      line,
+    );
+  return m ? { marker: m[1]!, command: m[2]! } : null;
+}
+
+// What a shell prints for a frame line (the server side of the framing).
+export function formatShellFrame(marker: string, r: { stdout: string; stderr: string; exitCode: number | null }) {
+  return {
+    stdout: `${marker}-b\n${r.stdout}\n${marker}-e ${r.exitCode ?? 255}\n`,
+    stderr: `${marker}-b\n${r.stderr}\n${marker}-e\n`,
+  };
+}
+
+// Pull one framed result out of the accumulated streams; null while incomplete.
+export function takeShellFrame(marker: string, out: string, err: string) {
+  const ob = out.indexOf(`${marker}-b\n`);
+  if (ob < 0) return null;
+  const endRe = new RegExp(`\\n${marker}-e (\\d+)\\n`);
+  const rest = out.slice(ob + marker.length + 3);
+  const oe = endRe.exec(rest);
+  if (!oe) return null;
+  const eb = err.indexOf(`${marker}-b\n`);
+  const eend = err.indexOf(`\n${marker}-e\n`, Math.max(0, eb));
+  if (eb < 0 || eend < 0) return null;
+  return {
+    stdout: rest.slice(0, oe.index),
+    stderr: err.slice(eb + marker.length + 3, eend),
+    exitCode: Number(oe[1]),
+    restOut: rest.slice(oe.index + oe[0].length),
+    restErr: err.slice(eend + marker.length + 4),
+  };
+}
+
+interface Target {
+  host: string;
+  port: number;
+  user: string;
+  identityFiles: string[];
+}
+
+export class SshRunner implements CommandRunner {
+  readonly node: string;
+  readonly simulated = false;
+  readonly resolved: ResolvedHost;
+  private readonly config: SshConfig;
+  private readonly o: SshRunnerOptions;
+  private readonly clock: Clock;
+  private readonly knownHostsPath: string;
+  private client: Client | null = null;
+  private jumps: Client[] = [];
+  private connecting: Promise<Client> | null = null;
+  private down: { fromMs: number; reason: string } | null = null;
+  private fatal: TransportError | null = null;
+  private closed = false;
+  private sessionId = randomBytes(4).toString('hex');
+  private seq = 0;
+
+  constructor(opts: SshRunnerOptions) {
+    this.o = opts;
+    this.node = opts.node;
+    this.clock = opts.clock ?? systemClock;
+    const home = opts.homeDir ?? homedir();
+    const configPath = opts.configPath === undefined ? `${home}/.ssh/config` : opts.configPath;
+    this.config = configPath && existsSync(configPath) ? parseSshConfig(readFileSync(configPath, 'utf8')) : { blocks: [], ignored: [] };
+    this.resolved = resolveHost(this.config, opts.node, { homeDir: home, localUser: opts.localUser ?? userInfo().username });
+    this.knownHostsPath = opts.knownHostsPath ?? this.resolved.userKnownHostsFile ?? `${home}/.ssh/known_hosts`;
+  }
+
+  private target(): Target {
+    return {
+      host: this.o.host ?? this.resolved.hostName,
+      port: this.o.port ?? this.resolved.port,
+      user: this.o.user ?? this.resolved.user,
+      identityFiles: this.o.identityFiles ?? this.resolved.identityFiles,
+    };
+  }
+
+  private hopTarget(hop: string): Target {
+    const h = parseJumpHop(hop);
+    const r = resolveHost(this.config, h.host, { homeDir: this.o.homeDir ?? homedir(), localUser: this.o.localUser ?? userInfo().username });
+    return { host: r.hostName, port: h.port ?? r.port, user: h.user ?? r.user, identityFiles: this.o.identityFiles ?? r.identityFiles };
+  }
+
+  // Connect one hop over `sock` (a TCP socket or a forwarded channel), verifying its host key.
+  private connectHop(t: Target, sock: Duplex): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const c = new Client();
+      let refusal: TransportError | null = null;
+      const known = existsSync(this.knownHostsPath) ? readFileSync(this.knownHostsPath, 'utf8') : '';
+      const prefer = knownKeyTypes(known, t.host, t.port).flatMap((k) => HOSTKEY_ALGOS[k] ?? []);
+      const plan = planAuth({
+        username: t.user,
+        identityFiles: t.identityFiles,
+        agentSock: this.o.agentSock === undefined ? (process.env.SSH_AUTH_SOCK ?? null) : this.o.agentSock,
+      });
+      const methods = authMethods(plan);
+      const cfg: ConnectConfig = {
+        sock: sock as ConnectConfig['sock'],
+        username: t.user,
+        readyTimeout: this.o.connectTimeoutMs ?? (this.resolved.connectTimeoutS ? this.resolved.connectTimeoutS * 1000 : 20_000),
+        keepaliveInterval: this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000),
+        keepaliveCountMax: this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax,
+        hostVerifier: (blob: Buffer) => {
+          const text = existsSync(this.knownHostsPath) ? readFileSync(this.knownHostsPath, 'utf8') : '';
+          const v = checkHostKey(text, t.host, t.port, blob);
+          const fp = fingerprint(blob);
+          if (v.status === 'ok') return true;
+          if (v.status === 'mismatch') {
+            refusal = new TransportError(this.node, mismatchMessage(t.host, t.port, this.knownHostsPath, v.line, fp));
+          } else if (v.status === 'revoked') {
+            refusal = new TransportError(this.node, `host key ${fp} of ${t.host}:${t.port} is marked @revoked in ${this.knownHostsPath}:${v.line}; refusing to connect`);
+          } else if (this.o.acceptNewHostKeys || this.resolved.strictHostKeyChecking === 'accept-new') {
+            mkdirSync(dirname(this.knownHostsPath), { recursive: true });
+            const prefix = text === '' || text.endsWith('\n') ? '' : '\n';
+            appendFileSync(this.knownHostsPath, `${prefix}${knownHostLine(t.host, t.port, blob)}\n`, { mode: 0o600 });
+            return true;
+          } else {
+            const notes = [
+              v.otherTypeLines.length ? `keys of other types are known at line(s) ${v.otherTypeLines.join(', ')}` : '',
+              v.certAuthorityLines.length ? `@cert-authority line(s) ${v.certAuthorityLines.join(', ')} ignored: cablequal does not verify host certificates` : '',
+            ].filter(Boolean);
+            refusal = new TransportError(
+              this.node,
+              `host key verification failed: ${t.host}:${t.port} (${keyTypeOf(blob)} ${fp}) is not in ${this.knownHostsPath}${notes.length ? `; ${notes.join('; ')}` : ''}`,
+              `connect once with \`ssh -p ${t.port} ${t.user}@${t.host}\` and check the fingerprint, or pass --accept-new-host-keys`,
+            );
+          }
+          return false;
+        },
+        authHandler: methods.length ? [...methods] : undefined,
+      };
+      if (prefer.length) cfg.algorithms = { serverHostKey: { remove: prefer, prepend: prefer } as never };
+      c.once('ready', () => {
+        c.setNoDelay(true);
+        resolve(c);
+      });
+      c.once('error', (e: Error & { level?: string }) => {
+        if (refusal) return reject(refusal);
+        const authFail = e.level === 'client-authentication';
+        reject(
+          new TransportError(
+            this.node,
+            authFail
+              ? `authentication as ${t.user}@${t.host}:${t.port} failed (tried ${plan.agent ? 'agent, ' : ''}${plan.keys.map((k) => k.path).join(', ') || 'no identity files'})${plan.notes.length ? `; ${plan.notes.join('; ')}` : ''}`
+              : `cannot connect to ${t.host}:${t.port}: ${e.message}`,
+            authFail ? `authorise the key on the node (ssh-copy-id) or load it into ssh-agent` : undefined,
+            { cause: e },
+          ),
+        );
+      });
+      c.connect(cfg);
+    });
+  }
+
+  private tcp(host: string, port: number): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      const s = netConnect({ host, port });
+      s.setNoDelay(true);
+      s.once('connect', () => resolve(s));
+      s.once('error', (e) => reject(new TransportError(this.node, `cannot connect to ${host}:${port}: ${e.message}`, undefined, { cause: e })));
+    });
+  }
+
+  private forward(via: Client, host: string, port: number): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      via.forwardOut('127.0.0.1', 0, host, port, (err, ch) =>
+        err ? reject(new TransportError(this.node, `ProxyJump could not reach ${host}:${port}: ${err.message}`)) : resolve(ch),
+      );
+    });
+  }
+
+  // Through each ProxyJump hop in order, then to the node.
+  private async connectChain(): Promise<Client> {
+    const jumps: Client[] = [];
+    try {
+      let via: Client | null = null;
+      for (const hop of this.o.host ? [] : this.resolved.proxyJump) {
+        const t = this.hopTarget(hop);
+        const sock: Duplex = via ? await this.forward(via, t.host, t.port) : await this.tcp(t.host, t.port);
+        via = await this.connectHop(t, sock);
+        jumps.push(via);
+      }
+      const t = this.target();
+      const sock: Duplex = via ? await this.forward(via, t.host, t.port) : await this.tcp(t.host, t.port);
+      const c = await this.connectHop(t, sock);
+      this.jumps = jumps;
+      return c;
+    } catch (e) {
+      for (const j of jumps) j.end();
+      throw e;
+    }
+  }
+
+  private adopt(c: Client): void {
+    this.client = c;
+    const onDrop = (reason: string) => {
+      if (this.client !== c) return;
+      this.client = null;
+      for (const j of this.jumps) j.end();
+      this.jumps = [];
+      if (this.closed) return;
+      this.down = { fromMs: this.clock.now(), reason };
+      if (this.o.reconnect?.enabled === false) {
+        this.fatal = new TransportError(this.node, `connection lost (${reason}); reconnection disabled`);
+        return;
+      }
+      this.connecting = this.reconnectLoop();
+      this.connecting.catch(() => undefined);
+    };
+    let lastError = 'connection closed';
+    c.on('error', (e: Error) => {
+      lastError = e.message;
+    });
+    c.on('close', () => onDrop(lastError));
+  }
+
+  private async reconnectLoop(): Promise<Client> {
+    let delay = this.o.reconnect?.initialDelayMs ?? 500;
+    const max = this.o.reconnect?.maxDelayMs ?? 30_000;
+    for (;;) {
+      await this.clock.sleep(delay);
+      if (this.closed) throw new TransportError(this.node, 'runner closed');
+      try {
+        const c = await this.connectChain();
+        const gap = { node: this.node, fromMs: this.down!.fromMs, toMs: this.clock.now(), reason: this.down!.reason };
+        this.down = null;
+        this.connecting = null;
+        this.adopt(c);
+        this.o.onGap?.(gap);
+        return c;
+      } catch (e) {
+        // A changed host key or refused credentials will not heal by retrying: stop and report it.
+        if (e instanceof TransportError && !/cannot connect|timed out|ProxyJump/i.test(e.message)) {
+          this.fatal = e;
+          this.connecting = null;
+          throw e;
+        }
+        delay = Math.min(max, delay * 2);
+      }
+    }
+  }
+
+  // Connect now (also done lazily by the first command); throws TransportError with what to check.
+  async connect(): Promise<void> {
+    await this.getClient();
+  }
+
+  private async getClient(): Promise<Client> {
+    if (this.closed) throw new TransportError(this.node, 'runner is closed');
+    if (this.fatal) throw this.fatal;
+    if (this.client) return this.client;
+    if (this.down && this.connecting) {
+      const waitMs = this.o.reconnect?.maxWaitMs ?? 60_000;
+      const ac = new AbortController();
+      const timeout = this.clock.sleep(waitMs, ac.signal).then(
+        () => {
+          throw new TransportError(
+            this.node,
+            `connection lost at ${new Date(this.down?.fromMs ?? 0).toISOString()} (${this.down?.reason}); not back after ${waitMs} ms`,
+          );
+        },
+        () => undefined as never,
+      );
+      try {
+        return await Promise.race([this.connecting, timeout]);
+      } finally {
+        ac.abort();
+      }
+    }
+    if (!this.connecting) {
+      this.connecting = this.connectChain().then(
+        (c) => {
+          this.connecting = null;
+          this.adopt(c);
+          return c;
+        },
+        (e: unknown) => {
+          this.connecting = null;
+          throw e;
+        },
+      );
+    }
+    return this.connecting;
+  }
+
+  private openChannel(kind: 'exec' | 'shell', command?: string): Promise<ClientChannel> {
+    return this.getClient().then(
+      (c) =>
+        new Promise<ClientChannel>((resolve, reject) => {
+          const cb = (err: Error | undefined, ch: ClientChannel) =>
+            err ? reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}`, undefined, { cause: err })) : resolve(ch);
+          if (kind === 'exec') c.exec(command!, cb);
+          else c.shell(false, cb);
+        }),
+    );
+  }
+
+  // One command on its own channel: stdout, stderr, exit code or signal; on timeout the channel is signalled and closed.
+  async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
+    const t0 = this.clock.now();
+    const ch = await this.openChannel('exec', command);
+    return new Promise<CommandResult>((resolve, reject) => {
+      const out: Buffer[] = [];
+      const err: Buffer[] = [];
+      let exitCode: number | null = null;
+      let signal: string | null = null;
+      let exited = false;
+      let timedOut = false;
+      let aborted = false;
+      const kill = () => {
+        try {
+          ch.signal('KILL');
+        } catch {
+          // the channel may already be gone
+        }
+        ch.close();
+      };
+      const timer = opts.timeoutMs
+        ? setTimeout(() => {
+            timedOut = true;
+            kill();
+          }, opts.timeoutMs)
+        : null;
+      const onAbort = () => {
+        aborted = true;
+        kill();
+      };
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      ch.on('data', (d: Buffer) => out.push(d));
+      ch.stderr.on('data', (d: Buffer) => err.push(d));
+      ch.on('exit', (code: number | null, sig?: string) => {
+        exited = true;
+        exitCode = typeof code === 'number' ? code : null;
+        signal = sig ? (sig.startsWith('SIG') ? sig : `SIG${sig}`) : null;
+      });
+      ch.on('close', () => {
+        if (timer) clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        const result: CommandResult = {
+          command,
+          stdout: Buffer.concat(out).toString('utf8'),
+          stderr: Buffer.concat(err).toString('utf8'),
+          exitCode,
+          signal,
+          durationMs: this.clock.now() - t0,
+        };
+        if (timedOut) return resolve({ ...result, timedOut: true });
+        if (aborted) return reject(new TransportError(this.node, `\`${command}\` aborted`));
+        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${command}\``));
+        resolve(result);
+      });
+      if (opts.stdin !== undefined) ch.end(opts.stdin);
+      else ch.end();
+    });
+  }
+
+  // Wrapped in its own process group with pid/out/err/rc files in opts.runDir (see remote-process.ts).
+  start(command: string, opts: StartOptions): Promise<RemoteProcess> {
+    return startWrapped(this, command, { ...opts, pollMs: this.o.pollMs, clock: this.clock });
+  }
+
+  // A persistent shell: one round trip per command, stdout and stderr framed separately by unique markers.
+  async openShell(): Promise<ShellSession> {
+    let ch: ClientChannel | null = null;
+    let out = '';
+    let err = '';
+    let notify: (() => void) | null = null;
+    let ended: string | null = null;
+    let chain: Promise<unknown> = Promise.resolve();
+    const open = async () => {
+      const c = await this.openChannel('shell');
+      out = '';
+      err = '';
+      ended = null;
+      c.on('data', (d: Buffer) => {
+        out += d.toString('utf8');
+        notify?.();
+      });
+      c.stderr.on('data', (d: Buffer) => {
+        err += d.toString('utf8');
+        notify?.();
+      });
+      c.on('close', () => {
+        ended = 'shell channel closed';
+        if (ch === c) ch = null;
+        notify?.();
+      });
+      ch = c;
+      return c;
+    };
+    const runOne = async (command: string, opts: RunOptions): Promise<CommandResult> => {
+      if (command.includes('\n')) throw new UsageError('openShell().run takes one line; use run() for scripts');
+      const c = ch ?? (await open());
+      const marker = `@@cqsh-${this.sessionId}-${this.seq++}`;
+      const t0 = this.clock.now();
+      c.write(`${buildShellFrame(marker, command)}\n`);
+      return new Promise<CommandResult>((resolve, reject) => {
+        const timer = opts.timeoutMs
+          ? setTimeout(() => {
+              notify = null;
+              c.close();
+              if (ch === c) ch = null;
+              resolve({ command, stdout: out, stderr: err, exitCode: null, signal: null, durationMs: this.clock.now() - t0, timedOut: true });
+            }, opts.timeoutMs)
+          : null;
+        notify = () => {
+          const f = takeShellFrame(marker, out, err);
+          if (f) {
+            if (timer) clearTimeout(timer);
+            notify = null;
+            out = f.restOut;
+            err = f.restErr;
+            resolve({ command, stdout: f.stdout, stderr: f.stderr, exitCode: f.exitCode, signal: null, durationMs: this.clock.now() - t0 });
+          } else if (ended) {
+            if (timer) clearTimeout(timer);
+            notify = null;
+            reject(new TransportError(this.node, `${ended} while running \`${command}\``));
+          }
+        };
+        notify();
+      });
+    };
+    return {
+      run: (command, opts = {}) => {
+        const p = chain.then(() => runOne(command, opts));
+        chain = p.catch(() => undefined);
+        return p;
+      },
+      close: async () => {
+        (ch as ClientChannel | null)?.end('exit\n');
+        (ch as ClientChannel | null)?.close();
+        ch = null;
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const c = this.client;
+    this.client = null;
+    c?.end();
+    for (const j of this.jumps) j.end();
+    this.jumps = [];
+  }
+}
