@@ -140,9 +140,11 @@ export function laneRateChart(input: LaneChartInput): string {
   }
 
   parts.push(timeAxis(x, b, tMax));
-  const legend = [...Array(laneCount).keys()].map((l, i) => `<rect x="${b.left + 90 + i * 52}" y="6" width="8" height="8" fill="${LANE_COLOURS[l % LANE_COLOURS.length]}"/><text x="${b.left + 101 + i * 52}" y="14" font-size="9">lane ${l}</text>`);
+  // Legend right-aligned so it never runs into the title.
+  const lx = b.width - b.right - laneCount * 46 - (temps.length ? 100 : 0);
+  const legend = [...Array(laneCount).keys()].map((l, i) => `<rect x="${lx + i * 46}" y="6" width="8" height="8" fill="${LANE_COLOURS[l % LANE_COLOURS.length]}"/><text x="${lx + 11 + i * 46}" y="14" font-size="9">lane ${l}</text>`);
   parts.push(`<text x="${b.left}" y="14" font-size="10" font-weight="bold">${escapeXml(input.title)}</text>`, ...legend);
-  if (temps.length) parts.push(`<line x1="${b.left + 100 + laneCount * 52}" x2="${b.left + 114 + laneCount * 52}" y1="10" y2="10" stroke="#e6550d" stroke-dasharray="4,2"/><text x="${b.left + 117 + laneCount * 52}" y="14" font-size="9">NIC temperature</text>`);
+  if (temps.length) parts.push(`<line x1="${lx + laneCount * 46}" x2="${lx + laneCount * 46 + 14}" y1="10" y2="10" stroke="#e6550d" stroke-dasharray="4,2"/><text x="${lx + laneCount * 46 + 17}" y="14" font-size="9">NIC temperature</text>`);
   parts.push('</svg>');
   return parts.join('');
 }
@@ -178,7 +180,8 @@ export function throughputChart(input: ThroughputChartInput): string {
     const c = LANE_COLOURS[i % LANE_COLOURS.length]!;
     parts.push(`<path class="series rail rail-${rail}" d="${pathOf(xy)}" fill="none" stroke="${c}" stroke-width="1.2"/>`);
     parts.push(xy.map(([px, py]) => `<circle class="pt rail-${rail}" cx="${r1(px)}" cy="${r1(py)}" r="1.3" fill="${c}"/>`).join(''));
-    parts.push(`<rect x="${b.left + 150 + i * 52}" y="6" width="8" height="8" fill="${c}"/><text x="${b.left + 161 + i * 52}" y="14" font-size="9">rail ${rail}</text>`);
+    const lx = b.width - b.right - rails.length * 46;
+    parts.push(`<rect x="${lx + i * 46}" y="6" width="8" height="8" fill="${c}"/><text x="${lx + 11 + i * 46}" y="14" font-size="9">rail ${rail}</text>`);
   });
   parts.push(timeAxis(x, b, tMax), `<text x="${b.left}" y="14" font-size="10" font-weight="bold">${escapeXml(input.title)}</text>`, '</svg>');
   return parts.join('');

@@ -1,0 +1,230 @@
+import { join } from 'node:path';
+import type { Reason } from '../domain/outcome.js';
+import type { RunRecord } from '../domain/record.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { certificateContent, type CertificateContent } from './certificate-content.js';
+import { documentBaseName } from './certificate-json.js';
+import { laneRateChart, throughputChart } from './charts.js';
+import { escapeXml as e } from './escape.js';
+import { fmtCount, fmtExp, fmtFixed, fmtRatio } from './format.js';
+import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
+
+// What the HTML says about the signed JSON beside it (the HTML itself is not signed).
+export interface SignatureNote {
+  fingerprint: string | null; // null = unsigned
+  unsignedReason?: string;
+  journalSha256: string | null;
+}
+
+export interface HtmlWriterExtras {
+  timeseries?: RunTimeseries;
+  signature?: SignatureNote;
+}
+
+const CSS = `
+@page { size: A4; margin: 10mm 11mm; }
+* { box-sizing: border-box; }
+html { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 8pt; line-height: 1.25; color: #111; margin: 0 auto; max-width: 188mm; padding: 0; }
+h1 { font-size: 14pt; margin: 0 0 1mm; }
+h2 { font-size: 9.5pt; margin: 2.5mm 0 1mm; border-bottom: 0.6pt solid #888; padding-bottom: 0.5mm; }
+h3 { font-size: 8.5pt; margin: 1.5mm 0 0.5mm; }
+p { margin: 0.8mm 0; }
+table { width: 100%; border-collapse: collapse; table-layout: fixed; margin: 0.5mm 0 1mm; }
+th, td { border: 0.4pt solid #bbb; padding: 0.4mm 1mm; text-align: left; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
+th { background: #eee; font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.lanes td.num { white-space: nowrap; font-size: 7pt; }
+table.lanes th, table.nodes th { font-size: 7pt; }
+table.nodes td { font-size: 7pt; }
+.mono { font-family: "DejaVu Sans Mono", monospace; font-size: 7pt; overflow-wrap: anywhere; word-break: break-all; }
+.head { display: flex; justify-content: space-between; align-items: flex-start; gap: 4mm; }
+.verdict { font-size: 20pt; font-weight: bold; padding: 1.5mm 4mm; border: 1.2pt solid; border-radius: 2mm; white-space: nowrap; }
+.v-PASS { color: #0a6b1f; border-color: #0a6b1f; background: #e6f4ea; }
+.v-MARGINAL { color: #8a5a00; border-color: #8a5a00; background: #fff4d6; }
+.v-FAIL { color: #a50e0e; border-color: #a50e0e; background: #fce8e6; }
+.v-ERROR, .v-ABORTED { color: #333; border-color: #333; background: #eee; }
+.banner { border: 1.5pt solid; padding: 1.5mm 3mm; margin: 1.5mm 0; font-weight: bold; font-size: 10pt; }
+.banner.sim { color: #7a2e00; border-color: #c25400; background: repeating-linear-gradient(45deg, #fff3e0, #fff3e0 6px, #ffe0b2 6px, #ffe0b2 12px); }
+.banner.report { color: #222; border-color: #222; background: #f1f1f1; }
+.banner.unsigned { color: #7a2e00; border-color: #c25400; font-size: 8.5pt; }
+.grade-FAIL { color: #a50e0e; font-weight: bold; }
+.grade-MARGINAL { color: #8a5a00; font-weight: bold; }
+.grade-PASS { color: #0a6b1f; }
+.anomalies li { color: #8a3b00; }
+ul { margin: 0.5mm 0 1mm 5mm; padding: 0; }
+.chart { display: block; width: 100%; height: auto; margin: 1mm 0; break-inside: avoid; }
+.charts { break-inside: avoid; }
+section { break-inside: auto; }
+.muted { color: #555; }
+footer { margin-top: 2mm; border-top: 0.6pt solid #888; padding-top: 1mm; font-size: 7pt; color: #333; }
+@media screen { body { padding: 8mm; } }
+`;
+
+function where(r: { node?: string | undefined; phase?: string | undefined; lane?: number | undefined; rail?: number | undefined }): string {
+  return [r.node, r.phase, r.lane !== undefined ? `lane ${r.lane}` : undefined, r.rail !== undefined ? `rail ${r.rail}` : undefined].filter(Boolean).join(' · ');
+}
+
+function fmtValue(v: number | string | undefined, unit?: string): string {
+  if (v === undefined) return '';
+  if (typeof v === 'string') return `${v}${unit ? ` ${unit}` : ''}`;
+  const abs = Math.abs(v);
+  const s = abs !== 0 && (abs < 1e-3 || abs >= 1e5) ? fmtExp(v, 3) : Number.isInteger(v) ? String(v) : v.toFixed(2);
+  return `${s}${unit ? ` ${unit}` : ''}`;
+}
+
+function reasonsTable(reasons: Reason[], graded: boolean): string {
+  if (reasons.length === 0) return '<p>No rule was violated.</p>';
+  const rows = reasons
+    .map(
+      (r) =>
+        `<tr>${graded ? `<td class="grade-${e(r.grade ?? '')}">${e(r.grade ?? '')}</td>` : ''}<td>${e(r.rule)}</td><td>${e(where(r))}</td><td class="num">${e(fmtValue(r.value, r.unit))}</td><td>${e(r.limit ?? '')}</td><td>${e(r.message)}${r.advice ? `<br><span class="muted">${e(r.advice)}</span>` : ''}${r.atS !== undefined ? ` <span class="muted">(at ${e(fmtFixed(r.atS, 0))} s)</span>` : ''}</td></tr>`,
+    )
+    .join('');
+  return `<table class="reasons"><colgroup>${graded ? '<col style="width:9%">' : ''}<col style="width:12%"><col style="width:17%"><col style="width:12%"><col style="width:18%"><col></colgroup><thead><tr>${graded ? '<th>grade</th>' : ''}<th>rule</th><th>where</th><th class="num">value</th><th>limit</th><th>what was seen</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function cableTable(c: CertificateContent['cable']): string {
+  const ends = c.ends;
+  if (ends.length === 0) return '<p>No EEPROM was read.</p>';
+  const row = (label: string, f: (x: (typeof ends)[number]) => string) => `<tr><th>${e(label)}</th>${ends.map((x) => `<td>${e(f(x))}</td>`).join('')}</tr>`;
+  const atten = (x: (typeof ends)[number]) =>
+    Object.entries(x.attenuationDb)
+      .map(([k, v]) => `${k} ${v} dB`)
+      .join(', ');
+  return `<table class="cable"><colgroup><col style="width:20%"></colgroup><thead><tr><th>EEPROM field</th>${ends.map((x) => `<th>${e(x.node)} · ${e(x.netdev)}</th>`).join('')}</tr></thead><tbody>${[
+    row('vendor', (x) => x.vendorName ?? x.error ?? 'not read'),
+    row('part number', (x) => x.vendorPn ?? ''),
+    row('serial number', (x) => x.vendorSn ?? ''),
+    row('revision', (x) => x.vendorRev ?? ''),
+    row('vendor OUI', (x) => x.vendorOui ?? ''),
+    row('date code', (x) => x.dateCode ?? ''),
+    row('length (EEPROM)', (x) => (x.lengthM === null ? '' : `${x.lengthM} m`)),
+    row('standard / identifier', (x) => [x.standard, x.identifier].filter(Boolean).join(' · ')),
+    row('attenuation', atten),
+  ].join('')}</tbody></table>
+<p>Family <b>${e(c.family)}</b>, lanes as trained: <b>${e(c.lanesTrained ?? '—')}</b>${
+    c.endsAgree === false ? ' — <b class="grade-FAIL">the two ends report different identities</b>' : c.endsAgree ? ' — both ends report the same identity' : ''
+  }.</p>${c.anomalies.length ? `<h3>EEPROM anomalies (the EEPROM is not trusted blindly)</h3><ul class="anomalies">${c.anomalies.map((a) => `<li>${e(a)}</li>`).join('')}</ul>` : '<p>No EEPROM anomalies found.</p>'}`;
+}
+
+function conditions(c: CertificateContent): string {
+  const rows = c.nodes
+    .map(
+      (n) =>
+        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${e(n.kernel ?? '—')}</td><td>${e(n.driver ?? '—')}</td><td>${e(n.firmware ?? '—')}</td><td>${e(n.ethtoolVersion ?? '—')}</td><td>${e(n.perftestVersion ?? '—')}</td><td>${e(n.ncclVersion ?? '—')}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
+    )
+    .join('');
+  const s = c.sampling;
+  return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:17%"><col style="width:12%"><col style="width:10%"><col style="width:9%"><col style="width:7%"><col style="width:8%"><col style="width:7%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>kernel</th><th>driver</th><th>firmware</th><th>ethtool</th><th>perftest</th><th>NCCL</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+<table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
+<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span></td></tr>
+<tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
+<tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>
+<tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
+<tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
+</tbody></table>`;
+}
+
+function throughput(c: CertificateContent): string {
+  const b = c.benchmarks;
+  const parts: string[] = [];
+  if (b.ibWriteBw) {
+    const rows = b.ibWriteBw.perRail
+      .map((r) => `<tr><td>rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`)
+      .join('');
+    parts.push(
+      `<table class="throughput"><thead><tr><th>ib_write_bw</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${rows}<tr><th colspan="3">both rails summed (medians)</th><td class="num"><b>${fmtFixed(b.ibWriteBw.sumMedianGbps, 2)}</b></td><td colspan="2"></td></tr></tbody></table>`,
+    );
+  } else parts.push('<p>ib_write_bw: not run.</p>');
+  const nccl = b.nccl;
+  const loop = b.loopback.length ? `Loopback (card health, no wire): ${b.loopback.map((l) => `${e(l.node)} rail ${e(l.rail)} ${fmtFixed(l.gbps, 1)} Gb/s`).join(', ')}.` : '';
+  parts.push(
+    `<p>NCCL all_reduce bus bandwidth: ${nccl?.busbwGBs != null ? `<b>${fmtFixed(nccl.busbwGBs, 2)} GB/s</b> (max ${fmtFixed(nccl.maxBusbwGBs, 2)} GB/s, ${e(nccl.network ?? '?')}, devices ${e(nccl.devices.join(', ') || '—')})` : 'not run'}. ${loop}</p>`,
+  );
+  return parts.join('');
+}
+
+function laneTable(c: CertificateContent): string {
+  const per = c.perNodePhase;
+  if (per.length === 0) return '<p>No error-rate analysis (the run did not get that far).</p>';
+  const maxLanes = Math.max(...per.map((p) => p.laneBer.length));
+  const laneHead = [...Array(maxLanes).keys()].map((l) => `<th class="num">lane ${l} BER (ub95)</th>`).join('');
+  const rows = per
+    .map((p) => {
+      const lanes = [...Array(maxLanes).keys()]
+        .map((l) => {
+          const s = p.laneBer[l];
+          const worst = p.worstLane === l && p.worstLaneRatio >= 10;
+          return `<td class="num${worst ? ' grade-FAIL' : ''}">${s ? `${fmtExp(s.ber)}<br><span class="muted">≤${fmtExp(s.berUb95)}</span>` : ''}</td>`;
+        })
+        .join('');
+      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${fmtRatio(p.worstLaneRatio)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
+    })
+    .join('');
+  return `<table class="lanes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:5%"><col style="width:9%"></colgroup><thead><tr><th>receiver</th><th>phase</th><th class="num">s</th><th class="num">pre-FEC BER (ub95)</th>${laneHead}<th class="num">worst lane ratio</th><th class="num">CRC</th><th class="num">post-FEC</th><th class="num">link down</th><th class="num">NIC max °C</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function summaryLine(c: CertificateContent): string {
+  const s = c.summary;
+  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${fmtRatio(s.maxLaneRatio)}×</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
+}
+
+function measurementsTable(c: CertificateContent, graded: boolean): string {
+  if (c.measurements.length === 0) return '';
+  const rows = c.measurements
+    .map((m) => `<tr><td>${e(m.rule)}</td><td>${e(where(m))}</td><td class="num">${e(fmtValue(m.value, m.unit))}</td><td>${e(m.limitText)}</td>${graded ? `<td class="grade-${e(m.grade)}">${e(m.grade)}</td>` : ''}</tr>`)
+    .join('');
+  return `<h3>Checked against the protocol's limits</h3><table class="measurements"><colgroup><col style="width:18%"><col style="width:26%"><col style="width:16%"><col></colgroup><thead><tr><th>rule</th><th>where</th><th class="num">value</th><th>limit</th>${graded ? '<th>grade</th>' : ''}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function charts(c: CertificateContent, ts: RunTimeseries): string {
+  const tMax = Math.max(0, ...c.phases.map((p) => p.endS ?? p.startS));
+  const lane = c.nodes.map((n) =>
+    laneRateChart({ title: `Per-lane pre-FEC error rate, receiver ${n.name}`, points: ts.points.filter((p) => p.node === n.name), phases: c.phases, tMax }),
+  );
+  return `<div class="charts">${lane.join('')}${throughputChart({ title: 'Throughput per rail', points: ts.throughput, phases: c.phases, tMax })}</div><p class="muted">Each plotted point is the maximum over its time bucket (at most 200 per series), so short bursts stay visible. A rate of zero is drawn on the “0” line below the lowest decade.</p>`;
+}
+
+function footer(c: CertificateContent, sig: SignatureNote | undefined, jsonName: string): string {
+  const signed = sig?.fingerprint
+    ? `Signed JSON: ${e(jsonName)} (Ed25519, lab key <span class="mono">${e(sig.fingerprint)}</span>). Verify with <code>cablequal verify</code>.`
+    : `UNSIGNED: ${e(jsonName)} carries no signature${sig?.unsignedReason ? ` (${e(sig.unsignedReason)})` : ''}.`;
+  return `<footer>Run ${e(c.runId)} · ${signed}${sig?.journalSha256 ? ` Journal SHA-256 <span class="mono">${e(sig.journalSha256)}</span>.` : ''} This HTML is a rendering; the signed JSON is the record of truth.</footer>`;
+}
+
+// Pure: the whole self-contained page (inline CSS and SVG, no scripts, fonts or links) for one run.
+export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseries = EMPTY_TIMESERIES, signature?: SignatureNote): string {
+  const c = certificateContent(record);
+  const isCert = c.kind === 'certificate';
+  const title = isCert ? 'Cable qualification certificate' : 'Run report — NOT a certificate';
+  const ident = [c.cable.vendor, c.cable.partNumber, c.cable.serial ? `SN ${c.cable.serial}` : null].filter(Boolean).join(' · ') || 'cable identity unknown';
+  const verdictBox = isCert ? `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>` : `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>`;
+  const banners = [
+    c.simulated ? `<div class="banner sim">SIMULATED RUN — no real cable or hardware was measured${c.scenario ? ` (scenario: ${e(c.scenario)})` : ''}. This document says nothing about any physical cable.</div>` : '',
+    !isCert ? `<div class="banner report">This run ended ${e(c.outcome)}: the harness could not judge the cable, so no verdict is given. Fix the cause below and run again.</div>` : '',
+    isCert && !signature?.fingerprint ? `<div class="banner unsigned">UNSIGNED — no lab key was available${signature?.unsignedReason ? ` (${e(signature.unsignedReason)})` : ''}.</div>` : '',
+  ].join('');
+  const jsonName = `${documentBaseName(record.outcome)}.json`;
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="generator" content="cablequal">
+<title>${e(title)} · ${e(ident)} · ${e(c.runId)}</title><style>${CSS}</style></head>
+<body class="${isCert ? 'certificate' : 'run-report'}">
+<div class="head"><div><h1>${e(title)}</h1><p><b>${e(ident)}</b>${c.label ? ` · label ${e(c.label)}` : ''} · run <span class="mono">${e(c.runId)}</span></p></div>${verdictBox}</div>
+${banners}
+<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
+<section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
+<section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${measurementsTable(c, isCert)}</section>
+<section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
+${footer(c, signature, jsonName)}
+</body></html>
+`;
+}
+
+// Writes certificate.html (or run-report.html for ERROR/ABORTED) atomically into the run dir.
+export async function writeCertificateHtml(record: RunRecord, dir: string, extras: HtmlWriterExtras = {}): Promise<string[]> {
+  const path = join(dir, `${documentBaseName(record.outcome)}.html`);
+  await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature));
+  return [path];
+}

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renderCertificateHtml, writeCertificateHtml } from '../../src/report/certificate-html.js';
+import { errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
+import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
+
+const sig = { fingerprint: `sha256:${'ab'.repeat(32)}`, journalSha256: 'cd'.repeat(32) };
+
+describe('certificate.html (static checks; the browser test renders it)', () => {
+  const html = renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), sig);
+
+  it('escapes EEPROM vendor text', () => {
+    expect(html).toContain('OEM &lt;clone&gt; &amp; &quot;co&quot;');
+    expect(html).not.toContain('<clone>');
+  });
+
+  it('is self-contained: no scripts, links, external URLs or web fonts', () => {
+    expect(html).not.toMatch(/<script|<link|@import|@font-face|url\(/i);
+    expect(html.match(/(?:src|href)=/gi)).toBeNull();
+    // the only URL allowed is the SVG namespace identifier
+    expect([...html.matchAll(/https?:\/\/[^"'\s)]+/g)].map((m) => m[0]).every((u) => u === 'http://www.w3.org/2000/svg')).toBe(true);
+  });
+
+  it('prints on A4 and says SIMULATED, the verdict, each reason with its limit, and the signer', () => {
+    expect(html).toContain('@page { size: A4;');
+    expect(html).toContain('SIMULATED RUN');
+    expect(html).toContain('<div class="verdict v-FAIL">FAIL</div>');
+    expect(html).toContain('link-down &lt;= 0 events');
+    expect(html).toContain('lane-ratio &lt;= 100 x (marginal 10 x)');
+    expect(html).toContain(sig.fingerprint);
+    expect(html).toContain('185.10'); // summed ib_write_bw medians
+    expect(html).toContain('19.02 GB/s'); // NCCL busbw
+    expect(html).toContain('attenuation 0 dB at 7.0GHz and 12.9GHz');
+    expect(html).toContain('6.11.0-1016-nvidia');
+  });
+
+  it('a real PASS run has no SIMULATED banner; an unsigned one says UNSIGNED', () => {
+    const pass = renderCertificateHtml({ ...passRecord(), simulated: false, scenario: undefined }, passTimeseries());
+    expect(pass).not.toContain('SIMULATED RUN');
+    expect(pass).toContain('UNSIGNED');
+    expect(pass).toContain('<div class="verdict v-PASS">PASS</div>');
+  });
+
+  it('an ERROR run is a run report with no PASS/FAIL wording', () => {
+    const text = renderCertificateHtml(errorRecord()).replace(/<style>[\s\S]*?<\/style>/, '').replace(/<[^>]+>/g, ' ');
+    expect(text).toContain('Run report — NOT a certificate');
+    expect(text).toContain('spark-b: ssh session closed (ECONNRESET) during soak-idle');
+    expect(text).not.toMatch(/\b(PASS|FAIL|MARGINAL|passed|failed)\b/i);
+    expect(text).not.toMatch(/Cable qualification certificate/);
+  });
+
+  it('writes certificate.html / run-report.html atomically into the run dir', async () => {
+    const root = tempRoot();
+    const dir = makeRunDir(root, errorRecord());
+    const [p] = await writeCertificateHtml(errorRecord(), dir, {});
+    expect(p!.endsWith('/run-report.html')).toBe(true);
+    expect(readFileSync(p!, 'utf8')).toContain('Run report — NOT a certificate');
+    const dir2 = makeRunDir(root, failingCloneRecord());
+    const [p2] = await writeCertificateHtml(failingCloneRecord(), dir2, { timeseries: failingCloneTimeseries(), signature: sig });
+    expect(p2!.endsWith('/certificate.html')).toBe(true);
+  });
+});
