@@ -1,4 +1,5 @@
 import { ParseError } from '../domain/errors.js';
+import { hex2 } from './bytes.js';
 
 // Bytes recovered from one or more `ethtool -m ... hex on` dumps, at their absolute offsets.
 export interface HexDump {
@@ -67,7 +68,7 @@ export function readHexDump(text: string, kind = 'eeprom-hex'): HexDump {
         bytes[at] = v;
         bytesRead++;
       } else if (old !== v) {
-        fail(`byte 0x${at.toString(16)} read twice with different values (0x${old.toString(16)} then 0x${c})`);
+        fail(`byte 0x${at.toString(16)} read twice with different values (${hex2(old)} then ${hex2(v)})`);
       }
     });
     next = cells.length === 16 ? offset + 16 : -2;
