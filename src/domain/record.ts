@@ -25,6 +25,7 @@ export interface NodePhaseStats {
   correctedBits: number;
   preFecBer: number;
   preFecBerUb95: number;
+  correctedBitsBerUb95?: number | null; // rx_corrected_bits_phy / bits, 95% upper bound (null: counter absent)
   postFecErrors: number; // rx_pcs_symbol_err_phy + uncorrectable blocks
   crcErrors: number;
   symbolErrors: number;
