@@ -23,6 +23,7 @@ export interface IbWriteBwResult {
   unit: PerftestUnit;
   peakMeasured: boolean;
   rows: IbWriteBwRow[];
+  notes: string[]; // lines before the table that are not header fields (e.g. "Using sampled CPU speed ...")
 }
 
 const DASHES = /^-{20,}$/;
@@ -63,6 +64,8 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
   let peakWarning = false;
   let unit: PerftestUnit | null = null;
   let tableClosed = false;
+  const notes: string[] = [];
+  let firstNote: { n: number; line: string } | undefined;
   const rawRows: Array<{ line: number; bytes: number; iterations: number; peak: number; avg: number; rate: number }> = [];
 
   for (let i = 0; i < lines.length; i++) {
@@ -101,11 +104,15 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
         if (/^TX depth\s*:/.test(line)) txDepth = true;
         continue;
       }
-      throw new ParseError(KIND, n, `unexpected line before the result table: "${line.slice(0, 80)}"`);
+      // Informational or error text before the table (perftest versions differ); kept, and named if no row follows.
+      notes.push(line);
+      firstNote ??= { n, line };
+      continue;
     }
     // Inside or after the result table only rows (and the noise skipped above) may appear.
     if (tableClosed) throw new ParseError(KIND, n, `unexpected line after the result table: "${line.slice(0, 80)}"`);
     const cols = line.split(/\s+/);
+    if (!INT.test(cols[0]!)) throw new ParseError(KIND, n, `unexpected line in the result table: "${line.slice(0, 80)}"`);
     if (cols.length !== 5) throw new ParseError(KIND, n, `result row must have 5 columns, found ${cols.length}`);
     const [b, it, peak, avg, rate] = cols as [string, string, string, string, string];
     if (!INT.test(b) || !INT.test(it)) throw new ParseError(KIND, n, `#bytes and #iterations must be integers: "${b} ${it}"`);
@@ -117,7 +124,10 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
     rawRows.push({ line: n, bytes, iterations: Number(it), peak: Number(peak), avg: Number(avg), rate: Number(rate) });
   }
 
-  if (rawRows.length === 0 || unit === null) throw new ParseError(KIND, Math.max(1, lines.length), NO_ROW_REASON);
+  if (rawRows.length === 0 || unit === null) {
+    if (firstNote) throw new ParseError(KIND, firstNote.n, `${NO_ROW_REASON}; first unexpected line: "${firstNote.line.slice(0, 80)}"`);
+    throw new ParseError(KIND, Math.max(1, lines.length), NO_ROW_REASON);
+  }
   const u = unit;
   const peakMeasured = !peakWarning && rawRows.some((r) => r.peak > 0);
   const rows = rawRows.map((r) => ({
@@ -129,5 +139,5 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
   }));
   // The server prints a "Waiting for client" banner; TX depth is client-only unless bidirectional.
   const role = waiting ? 'server' : txDepth && !bidirectional ? 'client' : null;
-  return { test, bidirectional, device, role, unit: u, peakMeasured, rows };
+  return { test, bidirectional, device, role, unit: u, peakMeasured, rows, notes };
 }

@@ -52,6 +52,7 @@ describe('parseIbWriteBw on real samples', () => {
     expect(r.rows[0]).toEqual({ bytes: 65536, iterations: 882805, bwPeakGbps: null, bwAverageGbps: 92.57, msgRateMpps: 0.176554 });
     expect(r.rows[3]!.bwAverageGbps).toBe(92.56);
     expect(r.rows[4]!.iterations).toBe(882821);
+    expect(r.notes).toEqual([]);
   });
 
   it('reads the Spark rail-2 rows on roceP2p1s0f0; the two rails sum to the guide figure 189.85 Gb/s', () => {
@@ -127,6 +128,31 @@ describe('parseIbWriteBw on real samples', () => {
     expect(r.rows).toEqual([{ bytes: 65536, iterations: 20000, bwPeakGbps: 111.62, bwAverageGbps: 111.61, msgRateMpps: 0.212877 }]);
   });
 
+  it('recognises the server by its banner and keeps unknown informational lines as notes', () => {
+    // Edited copy of a real client paste: the server banner and the CPU-speed line of newer perftest prepended
+    // (their text as perftest prints it; not recorded together with these rows).
+    const banner =
+      'Using sampled CPU speed 3295 MHz over reported speed 5037 MHz\n\n' +
+      '************************************\n' +
+      '* Waiting for client to connect... *\n' +
+      '************************************\n' +
+      'Connected: Thu Apr 16 05:49:19 2026\n';
+    const r = parseIbWriteBw(banner + promax());
+    expect(r.role).toBe('server');
+    expect(r.notes).toEqual(['Using sampled CPU speed 3295 MHz over reported speed 5037 MHz']);
+    expect(r.rows[0]!.bwAverageGbps).toBe(111.61);
+  });
+
+  it('names the first unexpected line when no row follows (e.g. a connection error)', () => {
+    // Edited: the real header cut before its table, followed by perftest's connection-failure messages.
+    const head =
+      promax().split('\n').slice(0, 14).join('\n') +
+      "\n Couldn't connect to 192.168.10.11:18515\n Unable to open file descriptor for socket connection\n";
+    const e = parseError(() => parseIbWriteBw(head));
+    expect(e.line).toBe(15);
+    expect(e.reason).toMatch(/^no result row: .*; first unexpected line: "Couldn't connect to 192\.168\.10\.11:18515"$/);
+  });
+
   it('rejects a header with no result row (the wrong-GID-index failure, exit status 0)', () => {
     const e = parseError(() => parseIbWriteBw(ngcHeaderOnly()));
     expect(e.kind).toBe('ib_write_bw');
@@ -148,7 +174,9 @@ describe('parseIbWriteBw on real samples', () => {
 
   it('rejects text after the closing dashes and garbage before the table', () => {
     expect(parseError(() => parseIbWriteBw(promax() + '\nsomething else\n')).reason).toMatch(/after the result table/);
-    expect(parseError(() => parseIbWriteBw('hello world\n')).reason).toMatch(/unexpected line/);
+    expect(parseError(() => parseIbWriteBw('hello world\n')).reason).toMatch(/first unexpected line: "hello world"/);
+    const completionError = spark1() + '\n Completion with error at client\n';
+    expect(parseError(() => parseIbWriteBw(completionError)).reason).toBe('unexpected line in the result table: "Completion with error at client"');
     expect(parseError(() => parseIbWriteBw('')).reason).toMatch(/^no result row/);
   });
 });
