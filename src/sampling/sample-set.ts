@@ -1,0 +1,185 @@
+// What one node is asked at each tick, as one batch script, and how the answer becomes a NodeSample.
+// Pure: no I/O and no clock, so the simulated lab and the tests can drive it with any text.
+import { UsageError } from '../domain/errors.js';
+import type { GpuSample, NodeSample, RailSample } from '../domain/sample.js';
+import type { BatchItem, BatchOutput } from '../transport/batch.js';
+import { cmd } from '../transport/commands.js';
+import { parseEthtoolFec, type EthtoolFec } from '../probes/ethtool-fec.js';
+import { parseEthtoolLink, type EthtoolLink } from '../probes/ethtool-link.js';
+import { parseEthtoolStats, type EthtoolStats } from '../probes/ethtool-stats.js';
+import { parseHwmon } from '../probes/nic-temp.js';
+import { parseNvidiaSmi, type NvidiaSmiResult } from '../probes/nvidia-smi.js';
+
+// The nvidia-smi fields cmd.nvidiaSmi() queries, in its order (the output has no header).
+export const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
+
+// Which readings a node's sample set holds; link state and FEC can be read less often than counters.
+export interface SampleSetConfig {
+  // Netdevs whose `ethtool -S` is read every tick: both rails of the cabled cage.
+  rails: string[];
+  // Netdev for `ethtool -I --show-fec` (one per cable is enough); default rails[0], null = never.
+  fecNetdev?: string | null;
+  // `ethtool <if>` of every rail on ticks where tick % N === 0; default 1 (every tick), 0 = never.
+  linkEveryTicks?: number;
+  // Same for the FEC item; default 1.
+  fecEveryTicks?: number;
+  hwmon?: boolean; // NIC temperature from hwmon; default true
+  gpu?: boolean; // nvidia-smi telemetry; default true
+}
+
+// The parsers a sample set goes through (injectable so the simulator can swap one; defaults are the probes').
+export interface SampleParsers {
+  stats: (text: string) => EthtoolStats;
+  link: (text: string) => EthtoolLink;
+  fec: (text: string) => EthtoolFec;
+  hwmon: (text: string) => unknown;
+  gpu: (text: string) => NvidiaSmiResult;
+}
+
+export const defaultParsers: SampleParsers = {
+  stats: parseEthtoolStats,
+  link: parseEthtoolLink,
+  fec: parseEthtoolFec,
+  hwmon: parseHwmon,
+  gpu: (text) => parseNvidiaSmi(text, GPU_FIELDS),
+};
+
+// A parsed tick of one node plus the text of every item, so a failed item can be journaled as it was received.
+export interface SampleSetResult {
+  sample: NodeSample;
+  raw: Record<string, string>;
+}
+
+const every = (n: number | undefined, tick: number) => {
+  const k = n ?? 1;
+  if (!Number.isInteger(k) || k < 0) throw new UsageError(`refusing sampling period ${k}: expected a whole number of ticks >= 0`);
+  return k > 0 && tick % k === 0;
+};
+
+// Check a config once, at the edge: names are validated again by the command builders.
+export function validateSampleSet(config: SampleSetConfig): void {
+  if (config.rails.length === 0) throw new UsageError('sample set: at least one rail netdev is needed');
+  if (new Set(config.rails).size !== config.rails.length) throw new UsageError(`sample set: duplicate netdev in ${config.rails.join(', ')}`);
+  const fec = config.fecNetdev === undefined ? config.rails[0] : config.fecNetdev;
+  if (fec !== null && fec !== undefined && !config.rails.includes(fec)) {
+    throw new UsageError(`sample set: FEC netdev ${fec} is not one of the rails (${config.rails.join(', ')})`);
+  }
+  every(config.linkEveryTicks, 0);
+  every(config.fecEveryTicks, 0);
+  config.rails.forEach((r) => cmd.ethtoolStats(r));
+}
+
+// The batch items of one tick; node time first so it is read as close to the request as possible.
+export function sampleSetItems(config: SampleSetConfig, tick: number): BatchItem[] {
+  const items: BatchItem[] = [{ id: 'time', command: cmd.nodeTime() }];
+  for (const r of config.rails) items.push({ id: `stats:${r}`, command: cmd.ethtoolStats(r) });
+  if (every(config.linkEveryTicks, tick)) {
+    for (const r of config.rails) items.push({ id: `link:${r}`, command: cmd.ethtoolLink(r) });
+  }
+  const fec = config.fecNetdev === undefined ? config.rails[0] : config.fecNetdev;
+  if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `fec:${fec}`, command: cmd.ethtoolFec(fec) });
+  if (config.hwmon ?? true) items.push({ id: 'hwmon', command: cmd.hwmon() });
+  if (config.gpu ?? true) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
+  return items;
+}
+
+// `date +%s%N` → epoch milliseconds with microsecond resolution (the ns count exceeds 2^53, so via bigint).
+export function parseNodeTime(text: string): number {
+  const m = /^(\d{16,20})\n?$/.exec(text);
+  if (!m) throw new Error(`node time: expected nanoseconds from date +%s%N, got ${JSON.stringify(text.slice(0, 40))}`);
+  return Number(BigInt(m[1]!) / 1000n) / 1000;
+}
+
+function numberOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+// The hwmon parser's `nicMaxC`, checked at run time (the result shape is the probe's contract, not ours).
+function nicMaxOf(parsed: unknown): number | null {
+  if (parsed !== null && typeof parsed === 'object' && 'nicMaxC' in parsed) {
+    const v = (parsed as { nicMaxC: unknown }).nicMaxC;
+    if (v === null || (typeof v === 'number' && Number.isFinite(v))) return v;
+  }
+  throw new Error('hwmon: parser result has no numeric nicMaxC');
+}
+
+function gpuOf(g: Record<string, unknown>): GpuSample {
+  return {
+    utilizationPct: numberOrNull(g['utilization.gpu']),
+    temperatureC: numberOrNull(g['temperature.gpu']),
+    powerW: numberOrNull(g['power.draw']),
+  };
+}
+
+export interface AssembleInput {
+  node: string;
+  tick: number;
+  controllerMs: number;
+  items: BatchItem[];
+  outputs: BatchOutput[];
+  parsers?: Partial<SampleParsers>;
+}
+
+// Turn one batch answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
+// (`<item id>: <reason>`) and its value stays missing (tMs NaN, temperature null, no counters) — never zero.
+export function assembleSample(input: AssembleInput): SampleSetResult {
+  const parsers = { ...defaultParsers, ...input.parsers };
+  const errors: string[] = [];
+  const raw: Record<string, string> = {};
+  const byId = new Map(input.outputs.map((o) => [o.id, o]));
+
+  // Parse one item; undefined when it was not asked, missing or unparsable (then an error line is recorded).
+  const read = <T>(id: string, parse: (text: string) => T): T | undefined => {
+    if (!input.items.some((i) => i.id === id)) return undefined;
+    const out = byId.get(id);
+    if (!out) {
+      errors.push(`${id}: no output for this item`);
+      return undefined;
+    }
+    raw[id] = out.stdout;
+    if (out.exitCode === -1) {
+      errors.push(`${id}: output cut off (no exit status)`);
+      return undefined;
+    }
+    try {
+      return parse(out.stdout);
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      errors.push(`${id}: ${why}${out.exitCode !== 0 ? ` (exit ${out.exitCode})` : ''}`);
+      return undefined;
+    }
+  };
+
+  const tMs = read('time', parseNodeTime) ?? Number.NaN;
+  const rails: RailSample[] = [];
+  for (const item of input.items) {
+    if (!item.id.startsWith('stats:')) continue;
+    const netdev = item.id.slice('stats:'.length);
+    const stats = read(item.id, parsers.stats);
+    const rail: RailSample = { netdev, counters: stats?.counters ?? {} };
+    const link = read(`link:${netdev}`, parsers.link);
+    if (link) {
+      if (link.linkDetected !== null) rail.linkUp = link.linkDetected;
+      rail.speedMbps = link.speedMbps;
+      rail.lanes = link.lanes;
+    }
+    const fec = read(`fec:${netdev}`, parsers.fec);
+    if (fec) {
+      rail.fec = { active: fec.active };
+      if (fec.stats?.correctedBlocks != null) rail.fec.correctedBlocks = fec.stats.correctedBlocks;
+      if (fec.stats?.uncorrectableBlocks != null) rail.fec.uncorrectableBlocks = fec.stats.uncorrectableBlocks;
+      if (fec.stats?.correctedBits != null) rail.fec.correctedBits = fec.stats.correctedBits;
+    }
+    rails.push(rail);
+  }
+  const nicTempC = read('hwmon', (t) => nicMaxOf(parsers.hwmon(t))) ?? null;
+  const gpus = read('gpu', (t) => parsers.gpu(t).gpus.map(gpuOf)) ?? [];
+
+  const known = new Set(input.items.map((i) => i.id));
+  for (const o of input.outputs) if (!known.has(o.id)) errors.push(`${o.id}: unexpected item in the answer`);
+
+  return {
+    sample: { node: input.node, tick: input.tick, tMs, controllerMs: input.controllerMs, rails, nicTempC, gpus, errors },
+    raw,
+  };
+}
