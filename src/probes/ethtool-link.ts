@@ -1,7 +1,7 @@
 // `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (FORMATS §3).
 //
 // Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes), then `\tKey: value`
-// lines (key indented less than 16 columns), list continuations indented 16+ columns (ethtool uses 32),
+// lines (key indented less than 16 columns; unknown keys must be indented), list continuations indented 16+ columns (ethtool uses 32),
 // and the benign permission notices a non-root run interleaves (`netlink error: ...`, `Cannot get ...: ...`).
 // Unknown keys are tolerated (ethtool adds fields over versions); at least one known key must be present,
 // keys may not repeat, and a known key with a value of the wrong shape is a ParseError.
@@ -84,6 +84,8 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     const m = KEY_LINE.exec(line.trim());
     if (!m) throw new ParseError(KIND, lineNo, `not a "Key: value" settings line: ${clip(line)}`);
     const key = m[1]!;
+    // ethtool indents every setting; an unindented unknown "a: b" is prose around a paste, not a new field.
+    if (indent === 0 && !KNOWN_KEYS.has(key)) throw new ParseError(KIND, lineNo, `not an ethtool setting: ${clip(line)}`);
     if (fields.has(key)) throw new ParseError(KIND, lineNo, `"${key}" repeated (first on line ${fields.get(key)!.line})`);
     last = { value: m[2] ?? '', line: lineNo, more: [] };
     fields.set(key, last);

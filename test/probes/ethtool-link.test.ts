@@ -2,9 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../src/domain/errors.js';
 import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
-import { runCli } from '../helpers/cli.js';
+import { parseCommand } from '../../src/cli/parse-command.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+
+// `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
+async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (s) => void (out += s), stderr: (s) => void (err += s), readStdin: async () => '', isTTY: false, cwd: process.cwd(), env: {} };
+  const code = await parseCommand(kind, file, io);
+  return { code, out, err };
+}
 
 // The playbook pastes hold two `$ sudo ethtool <if> | grep Speed` runs with prompts and a blank line between:
 // split them at the prompt lines so each output is parsed on its own, as the harness would receive it.
@@ -107,7 +117,7 @@ describe('parseEthtoolLink on real samples', () => {
   });
 
   it('`cablequal parse ethtool-link` prints the JSON contract', async () => {
-    const r = await runCli(['parse', 'ethtool-link', 'samples/ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt']);
+    const r = await parseViaCli('ethtool-link', 'samples/ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.out) as Record<string, unknown>;
@@ -146,7 +156,7 @@ describe('parseEthtoolLink refuses garbage with a ParseError naming the line', (
   it('text without any known setting', () => {
     expect(parseErr('').reason).toContain('no ethtool link setting');
     expect(parseErr('netlink error: No such device\n').reason).toContain('no ethtool link setting');
-    expect(parseErr('Note: this is prose\n').reason).toContain('no ethtool link setting');
+    expect(parseErr('\tNote: this is prose\n').reason).toContain('no ethtool link setting');
     expect(parseErr('Settings for eth0:\n').line).toBe(1);
   });
 
@@ -154,6 +164,14 @@ describe('parseEthtoolLink refuses garbage with a ParseError naming the line', (
     const e = parseErr('\tSpeed: 200000Mb/s\nnvidia@spark:~$ sudo ethtool eth0\n');
     expect(e.line).toBe(2);
     expect(e.reason).toContain('not a "Key: value"');
+  });
+
+  it('an author\'s unindented "a: b" sentence next to real settings', () => {
+    const e = parseErr('\tSpeed: 200000Mb/s\nResult: the link is fine\n');
+    expect(e.line).toBe(2);
+    expect(e.reason).toBe('not an ethtool setting: "Result: the link is fine"');
+    // A known key whose TAB was lost in a paste is still read.
+    expect(parseEthtoolLink('Speed: 200000Mb/s\nLink detected: yes\n').speedMbps).toBe(200000);
   });
 
   it('known keys with values of the wrong shape', () => {

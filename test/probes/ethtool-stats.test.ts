@@ -3,9 +3,19 @@ import { ParseError } from '../../src/domain/errors.js';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolStats, readEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
-import { runCli } from '../helpers/cli.js';
+import { parseCommand } from '../../src/cli/parse-command.js';
+import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+
+// `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
+async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { stdout: (s) => void (out += s), stderr: (s) => void (err += s), readStdin: async () => '', isTTY: false, cwd: process.cwd(), env: {} };
+  const code = await parseCommand(kind, file, io);
+  return { code, out, err };
+}
 
 // The CX-4 paste holds `ethtool -i` and `ethtool -S` in Markdown fences: keep only the -S block.
 function cx4Stats(): string {
@@ -90,7 +100,7 @@ describe('parseEthtoolStats on real samples', () => {
   });
 
   it('`cablequal parse ethtool-stats` prints the counters JSON contract', async () => {
-    const r = await runCli(['parse', 'ethtool-stats', 'samples/ethtool-stats/gx10-blog-lane-errors-partial.txt']);
+    const r = await parseViaCli('ethtool-stats', 'samples/ethtool-stats/gx10-blog-lane-errors-partial.txt');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const json = JSON.parse(r.out) as { counters: Record<string, unknown>; lanes: unknown[] };
