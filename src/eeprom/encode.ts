@@ -8,6 +8,7 @@ export { formatEthtoolModuleText, type EthtoolStyle } from './format-text.js';
 // What the simulator states about a cable; encoders turn it into the 256 bytes a real module would hold.
 export interface EepromFields {
   identifier?: number; // default 0x11 (SFF-8636) or 0x1e (CMIS)
+  revision?: number; // byte 1; default 0x08 (SFF-8636 2.8+) or 0x50 (CMIS 5.0)
   vendorName: string;
   vendorOui: string; // "xx:xx:xx"
   vendorPn: string;
@@ -19,6 +20,7 @@ export interface EepromFields {
   transmitterTechnology?: number; // 4-bit media technology code; default 0xa (copper, unequalized)
   compliance?: number; // SFF-8636 byte 131, e.g. 0x08 = 40G Base-CR4 (as Spark DACs advertise)
   extendedCompliance?: number; // SFF-8636 byte 192 (sets byte 131 bit 7); e.g. 0x40 200GBASE-CR4
+  encoding?: number; // SFF-8636 byte 139; default 0x08 (PAM4)
   nominalRateGBd?: number; // SFF-8636 bytes 140/222; default 26.5 GBd (200GBASE-CR4 lane)
   badChecksum?: 'ccBase' | 'ccExt' | 'page00'; // store a deliberately wrong checksum
 }
@@ -69,7 +71,7 @@ export function encodeSff8636(f: EepromFields): Uint8Array {
   const id = byteValue('identifier', f.identifier ?? 0x11);
   const tech = f.transmitterTechnology ?? 0xa;
   img[0] = id;
-  img[1] = 0x08; // SFF-8636 Rev 2.8-2.10 (ethtool: "Unallocated"), as on the Spark DACs
+  img[1] = byteValue('revision', f.revision ?? 0x08); // 0x08 = Rev 2.8-2.10 (ethtool: "Unallocated"), as on Spark DACs
   img[2] = 0x04; // flat memory
   img[128] = id;
   img[130] = 0x23; // no separable connector
@@ -78,7 +80,7 @@ export function encodeSff8636(f: EepromFields): Uint8Array {
     img[131] |= 0x80;
     img[192] = byteValue('extendedCompliance', f.extendedCompliance);
   }
-  img[139] = 0x08; // PAM4
+  img[139] = byteValue('encoding', f.encoding ?? 0x08);
   const rate = f.nominalRateGBd ?? 26.5;
   if (rate * 10 <= 254) img[140] = Math.round(rate * 10);
   else {
@@ -111,7 +113,7 @@ export function encodeCmis(f: EepromFields): Uint8Array {
   const id = byteValue('identifier', f.identifier ?? 0x1e);
   const tech = byteValue('transmitterTechnology', f.transmitterTechnology ?? 0xa);
   img[0] = id;
-  img[1] = 0x50; // CMIS 5.0
+  img[1] = byteValue('revision', f.revision ?? 0x50); // CMIS 5.0
   img[2] = 0x80; // flat memory
   img[3] = 0x06; // ModuleReady
   if (isCopperTechnology(tech)) img[85] = 0x03; // module type: passive copper
