@@ -1,0 +1,76 @@
+// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples-real/nccl/spark-fb97-*.
+
+export interface NcclRun {
+  hosts: { name: string; pid: number; ip: string }[];
+  netdev: string;
+  devices: string[]; // RDMA devices NCCL ends up using
+  minBytes: number;
+  maxBytes: number;
+  factor: number;
+  busbwGBs: number; // target average bus bandwidth
+  jitter: (i: number) => number; // deterministic noise in [-1, 1]
+}
+
+// nccl-tests getFloatStr: the most decimals (2, 1, 0) that fit the column, else exponent form.
+export function floatStr(v: number, width: number): string {
+  for (const d of [2, 1, 0]) {
+    const s = v.toFixed(d);
+    if (s.length <= width) return s;
+  }
+  return v.toExponential(1);
+}
+
+// printf %g with 6 significant digits.
+export function fmtG(v: number): string {
+  if (v === 0) return '0';
+  const s = v.toPrecision(6);
+  return s.includes('e') ? s : s.includes('.') ? s.replace(/\.?0+$/, '') : s;
+}
+
+const pciOf = (dev: string) =>
+  dev.startsWith('roceP2') ? `/sys/devices/pci0002:00/0002:00:00.0/0002:01:00.${dev.endsWith('1') ? 1 : 0}` : `/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.${dev.endsWith('1') ? 1 : 0}`;
+
+// The full stdout of `mpirun ... all_reduce_perf ...` (both ranks' INFO lines, the table and the footer); busbw = algbw for 2 ranks.
+export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; seconds: number } {
+  const out: string[] = [];
+  out.push('# nccl-tests version 2.18.3 nccl-headers=22809 nccl-library=22809');
+  out.push('# Collective test starting: all_reduce_perf');
+  out.push(`# nThread 1 nGpus 1 minBytes ${r.minBytes} maxBytes ${r.maxBytes} step: ${r.factor}(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0`);
+  out.push('#', '# Using devices');
+  r.hosts.forEach((h, i) => out.push(`#  Rank  ${i} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name} device  0 [000f:01:00] NVIDIA GB10`));
+  for (const h of r.hosts) {
+    const p = `${h.name}:${h.pid}:${h.pid} [0] NCCL INFO`;
+    out.push(`${p} ENV/Plugin: Could not find: libnccl-env.so`, `${p} NCCL_SOCKET_IFNAME set to ${r.netdev}`, `${p} cudaDriverVersion 13000`);
+    out.push(`${p} NCCL version 2.28.9+cuda13.0`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
+    r.devices.forEach((d, i) => {
+      const uv = (d.startsWith('roceP2') ? 2 : 0) + (d.endsWith('1') ? 1 : 0);
+      out.push(`${p} NET/IB: [${uv}] ${d}:uverbs${uv}:1/RoCE provider=Mlx5 speed=200000 context=0x${(0xc53b90db27f0 + i * 0x4c700).toString(16)} pciPath=${pciOf(d)} ar=0`);
+      out.push(`${p} NET/IB : Made virtual device [${i}] name=${d} speed=200000 ndevs=1`);
+    });
+    out.push(`${p} NET/IB : Using ${r.devices.map((d, i) => `[${i}]${d}:1/RoCE`).join(' ')} [RO]; OOB ${r.netdev}:${h.ip}<0>`);
+    out.push(`${p} Initialized NET plugin IB`, `${p} Assigned NET plugin IB to comm`, `${p} Using network IB`);
+  }
+  for (const h of r.hosts) r.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
+  out.push('#');
+  out.push('#                                                              out-of-place                       in-place          ');
+  out.push('#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ');
+  out.push('#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         ');
+  const sizes: number[] = [];
+  for (let s = r.minBytes; s <= r.maxBytes; s *= Math.max(2, r.factor)) sizes.push(s);
+  const busbws: number[] = [];
+  let seconds = 3;
+  sizes.forEach((size, i) => {
+    const shape = 0.96 + (0.06 * i) / Math.max(1, sizes.length - 1); // bigger messages get closer to the wire
+    const half = (k: number) => {
+      const bw = r.busbwGBs * shape * (1 + 0.01 * r.jitter(i * 2 + k));
+      const timeUs = size / (bw * 1e3);
+      busbws.push(Number(bw.toFixed(2)));
+      seconds += (timeUs * 21) / 1e6;
+      return `  ${floatStr(timeUs, 7).padStart(7)}  ${bw.toFixed(2).padStart(6)}  ${bw.toFixed(2).padStart(6)}  ${'0'.padStart(6)}`;
+    };
+    out.push(`${String(size).padStart(12)}  ${String(size / 4).padStart(12)}  ${'float'.padStart(8)}  ${'sum'.padStart(6)}  ${'-1'.padStart(6)}${half(0)}${half(1)}`);
+  });
+  const avg = busbws.reduce((a, b) => a + b, 0) / busbws.length;
+  out.push('# Out of bounds values : 0 OK', `# Avg bus bandwidth    : ${fmtG(avg)} `, '#', '# Collective test concluded: all_reduce_perf', '#');
+  return { text: `${out.join('\n')}\n`, avgBusbw: avg, seconds };
+}

@@ -1,0 +1,104 @@
+// Shared state of one simulated lab: the model, the clock, each node's topology, its process table and the
+// ib_write_bw servers listening. The SimRunner of each node reads and changes this.
+import type { Clock } from '../domain/clock.js';
+import type { Rail } from '../domain/node.js';
+import type { Fault } from './faults.js';
+import { LabModel } from './model.js';
+import type { ScenarioNode, ScenarioSpec } from './scenario.js';
+import type { SimProcess } from './sim-process.js';
+import type { Session } from './model.js';
+
+// The two QSFP cages of a Spark, each seen through both PCIe functions; the cable is in cage 1.
+export const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
+  { index: 0, rails: [{ netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' }, { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' }] },
+  { index: 1, rails: [{ netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' }, { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' }] },
+];
+export const CABLED_CAGE = 1;
+
+// Where a netdev or RDMA device sits: cage and rail (PCIe function) index.
+export function locate(name: string): { cage: number; rail: number; netdev: string; rdmaDevice: string } | null {
+  for (const c of SPARK_CAGES) {
+    for (const [rail, r] of c.rails.entries()) {
+      if (r.netdev === name || r.rdmaDevice === name) return { cage: c.index, rail, ...r };
+    }
+  }
+  return null;
+}
+
+// An ib_write_bw server waiting on a node.
+export interface Listener {
+  node: string;
+  port: number;
+  rail: number;
+  device: string;
+  session: Session | null;
+  closed: boolean;
+}
+
+export class LabCore {
+  readonly model: LabModel;
+  readonly t0: number;
+  readonly procs: SimProcess[] = [];
+  readonly listeners: Listener[] = [];
+  private nextPid: number;
+  readonly garbageFired = new Set<Fault>();
+
+  constructor(
+    readonly spec: ScenarioSpec,
+    readonly seed: number,
+    readonly faults: Fault[],
+    readonly clock: Clock,
+  ) {
+    this.t0 = clock.now();
+    this.model = new LabModel(spec, seed, faults);
+    this.nextPid = 4000 + (seed % 1000);
+  }
+
+  // Seconds since the lab was created.
+  now(): number {
+    return (this.clock.now() - this.t0) / 1000;
+  }
+
+  pid(): number {
+    return this.nextPid++;
+  }
+
+  nodeSpec(node: string): ScenarioNode {
+    const n = this.spec.nodes.find((x) => x.name === node);
+    if (!n) throw new Error(`no simulated node ${node}`);
+    return n;
+  }
+
+  // Which node and rail own an IPv4 address.
+  ownerOf(ip: string): { node: string; rail: number } | null {
+    for (const n of this.spec.nodes) {
+      const rail = n.railIps.indexOf(ip);
+      if (rail >= 0) return { node: n.name, rail };
+    }
+    return null;
+  }
+
+  // Advance the model and notice processes that ended by themselves.
+  reap(): void {
+    const t = this.now();
+    this.model.advance(t);
+    for (const p of this.procs) p.check();
+  }
+
+  running(node: string): SimProcess[] {
+    this.reap();
+    return this.procs.filter((p) => p.node === node && !p.finished);
+  }
+
+  // Why a node cannot be reached right now (ssh drop or reboot), or null.
+  unreachable(node: string): string | null {
+    const t = this.now();
+    for (const f of this.faults) {
+      if (f.kind === 'ssh-drop' && (f.node === null || f.node === node) && t >= f.atS && t < f.atS + f.durationS) {
+        return 'connection lost: read ECONNRESET (simulated ssh drop)';
+      }
+    }
+    if (this.model.rebooting(node, t)) return 'connect ECONNREFUSED (simulated node rebooting)';
+    return null;
+  }
+}

@@ -1,0 +1,416 @@
+// The physical model of the simulated lab: two nodes joined by one cable in cage 1, stepped one second at a time
+// from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
+// nothing runs in the background, and the same scenario and seed always give the same counters.
+import type { Fault } from './faults.js';
+import { poisson, normal, streamId, uniform } from './prng.js';
+import { curveAt, FEC_BER_LIMIT, laneBitRate, type ScenarioSpec } from './scenario.js';
+
+// One ib_write_bw client/server pair (or a loopback pair on one node).
+export interface Session {
+  id: number;
+  clientNode: string;
+  serverNode: string;
+  clientRail: number;
+  serverRail: number;
+  bidir: boolean;
+  loopback: boolean;
+  startS: number;
+  plannedEndS: number | null; // -D runs end on their own
+  stoppedS: number | null;
+  diedS: number | null; // killed by a link drop or a reboot
+  gbpsPerDir: number;
+}
+
+// A GPU load generator (gpu_burn) on one node.
+export interface GpuLoad {
+  id: number;
+  node: string;
+  startS: number;
+  plannedEndS: number | null;
+  stoppedS: number | null;
+}
+
+// One entry of the lab's timeline, for tests and for `sim serve` logs.
+export interface LabEvent {
+  tS: number;
+  kind: string;
+  node?: string;
+  detail?: string;
+}
+
+// The physical-port (PPCNT) counters of the cabled cage: both netdevs of the cage read these.
+export interface PortCounters {
+  rxBytes: number;
+  txBytes: number;
+  rxPackets: number;
+  txPackets: number;
+  lanes: [number, number, number, number];
+  correctedBits: number;
+  correctedBlocks: number;
+  uncorrectable: number;
+  linkDown: number;
+}
+
+// Per-rail (per PCIe function) RDMA traffic counters (vport).
+export interface RailCounters {
+  rxBytes: number;
+  txBytes: number;
+  rxPackets: number;
+  txPackets: number;
+}
+
+interface NodeSim {
+  name: string;
+  index: number;
+  temp: number;
+  gpuTemp: number;
+  port: PortCounters;
+  rails: [RailCounters, RailCounters];
+  baseline: number; // traffic counted before the lab started (seeded)
+  bootCount: number;
+  bootS: number; // lab time of the last boot (negative: before the lab)
+}
+
+// What lab.state(node) returns: a snapshot for tests.
+export interface NodeState {
+  tS: number;
+  linkUp: boolean;
+  nicTempC: number;
+  gpuUtilPct: number;
+  gpuTempC: number;
+  gpuPowerW: number;
+  laneErrorRates: number[]; // pre-FEC raw errors per second now, per lane in use
+  laneBer: number[];
+  port: PortCounters;
+  rails: [RailCounters, RailCounters];
+  bootId: string;
+  uptimeS: number;
+  rebooting: boolean;
+}
+
+const ZERO_PORT = (): PortCounters => ({
+  rxBytes: 0,
+  txBytes: 0,
+  rxPackets: 0,
+  txPackets: 0,
+  lanes: [0, 0, 0, 0],
+  correctedBits: 0,
+  correctedBlocks: 0,
+  uncorrectable: 0,
+  linkDown: 0,
+});
+const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
+const WIRE_FRAME_BYTES = 1024 + 58; // RoCE MTU 1024 payload + headers and FCS
+
+export class LabModel {
+  readonly events: LabEvent[] = [];
+  readonly sessions: Session[] = [];
+  readonly gpuLoads: GpuLoad[] = [];
+  private readonly nodes: NodeSim[];
+  private k = 0; // seconds stepped so far
+  private linkUp = true;
+  private downUntil = 0;
+  private idleLoadRunS = 0;
+  private flapsFired = new Set<number>();
+  private nextId = 1;
+  readonly laneCount: number;
+  readonly laneLimitPerS: number;
+
+  constructor(
+    readonly spec: ScenarioSpec,
+    readonly seed: number,
+    readonly faults: Fault[],
+  ) {
+    this.laneCount = spec.cable.family === 'QSFP56' ? 4 : 2;
+    this.laneLimitPerS = FEC_BER_LIMIT * laneBitRate(spec.cable.family);
+    this.nodes = spec.nodes.map((n, index) => ({
+      name: n.name,
+      index,
+      temp: spec.thermal.ambientC + (n.nicTempOffsetC ?? 0),
+      gpuTemp: spec.gpu.idleTempC,
+      port: ZERO_PORT(),
+      rails: [ZERO_RAIL(), ZERO_RAIL()],
+      baseline: Math.floor(1e9 + uniform(seed, streamId(n.name), 7) * 5e10),
+      bootCount: 0,
+      bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
+    }));
+  }
+
+  get nodeNames(): string[] {
+    return this.nodes.map((n) => n.name);
+  }
+
+  private node(name: string): NodeSim {
+    const n = this.nodes.find((x) => x.name === name);
+    if (!n) throw new Error(`no simulated node ${name}`);
+    return n;
+  }
+
+  peerOf(name: string): string {
+    return this.nodes.find((x) => x.name !== name)!.name;
+  }
+
+  // ---- timeline input (called by the runner at the current time)
+
+  addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS'>): Session {
+    this.advance(s.startS);
+    const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null };
+    if (!session.loopback && !this.linkUp) session.diedS = s.startS;
+    this.sessions.push(session);
+    this.events.push({ tS: s.startS, kind: 'ib_write_bw-start', node: s.clientNode, detail: `rail ${s.clientRail} -> ${s.serverNode}${s.loopback ? ' (loopback)' : ''}` });
+    return session;
+  }
+
+  stopSession(s: Session, tS: number): void {
+    this.advance(tS);
+    if (s.stoppedS === null && s.diedS === null && (s.plannedEndS === null || tS < s.plannedEndS)) {
+      s.stoppedS = tS;
+      this.events.push({ tS, kind: 'ib_write_bw-stop', node: s.clientNode });
+    }
+  }
+
+  addGpuLoad(node: string, startS: number, durationS: number | null): GpuLoad {
+    this.advance(startS);
+    const g: GpuLoad = { id: this.nextId++, node, startS, plannedEndS: durationS === null ? null : startS + durationS, stoppedS: null };
+    this.gpuLoads.push(g);
+    this.events.push({ tS: startS, kind: 'gpu-load-start', node });
+    return g;
+  }
+
+  stopGpuLoad(g: GpuLoad, tS: number): void {
+    this.advance(tS);
+    if (g.stoppedS === null && (g.plannedEndS === null || tS < g.plannedEndS)) {
+      g.stoppedS = tS;
+      this.events.push({ tS, kind: 'gpu-load-stop', node: g.node });
+    }
+  }
+
+  // ---- derived quantities
+
+  sessionEnd(s: Session): number {
+    return Math.min(s.plannedEndS ?? Infinity, s.stoppedS ?? Infinity, s.diedS ?? Infinity);
+  }
+
+  gpuLoadEnd(g: GpuLoad): number {
+    return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity);
+  }
+
+  // True while a reboot fault keeps the node down.
+  rebooting(node: string, tS: number): boolean {
+    return this.faults.some((f) => f.kind === 'node-reboot' && this.faultNode(f) === node && tS >= f.atS && tS < f.atS + f.durationS);
+  }
+
+  faultNode(f: Fault): string {
+    return f.node ?? this.nodes[1]!.name;
+  }
+
+  // Share of the GPU load generator's effect on one node at time t (0 idle .. 1 fully loaded).
+  gpuShare(node: string, tS: number): number {
+    const active = this.gpuLoads.some((g) => g.node === node && g.startS <= tS && tS < this.gpuLoadEnd(g));
+    if (!active) return 0;
+    const n = this.spec.nodes.find((x) => x.name === node);
+    return n?.gpuLoadIneffective ? 0.04 : 1;
+  }
+
+  // Wire traffic into and out of a node over [a, b), in Gb/s averaged over the interval, per rail.
+  private traffic(node: string, a: number, b: number): { rx: [number, number]; tx: [number, number] } {
+    const rx: [number, number] = [0, 0];
+    const tx: [number, number] = [0, 0];
+    for (const s of this.sessions) {
+      if (s.loopback) continue;
+      const overlap = Math.max(0, Math.min(b, this.sessionEnd(s)) - Math.max(a, s.startS)) / (b - a);
+      if (overlap <= 0) continue;
+      const g = s.gbpsPerDir * overlap;
+      const cr = s.clientRail === 0 ? 0 : 1;
+      const sr = s.serverRail === 0 ? 0 : 1;
+      if (s.clientNode === node) {
+        tx[cr] += g;
+        if (s.bidir) rx[cr] += g;
+      }
+      if (s.serverNode === node) {
+        rx[sr] += g;
+        if (s.bidir) tx[sr] += g;
+      }
+    }
+    return { rx, tx };
+  }
+
+  private thermalTarget(n: NodeSim, a: number, b: number): number {
+    const { rx, tx } = this.traffic(n.name, a, b);
+    const linkShare = Math.min(1, (rx[0] + rx[1] + tx[0] + tx[1]) / (4 * this.spec.throughput.railGbps));
+    const th = this.spec.thermal;
+    const off = this.spec.nodes[n.index]!.nicTempOffsetC ?? 0;
+    return th.ambientC + off + linkShare * th.linkLoadC + this.gpuShare(n.name, (a + b) / 2) * th.gpuLoadC;
+  }
+
+  // Pre-FEC raw errors per second of each lane at a receiver at NIC temperature tempC.
+  laneRates(tempC: number): number[] {
+    return this.spec.lanes.map((c) => curveAt(c, tempC));
+  }
+
+  // ---- the integrator
+
+  // Step the model until `tS` (lab seconds); counters change once per whole second, like a polled register.
+  advance(tS: number): void {
+    while (this.k + 1 <= tS) this.step(this.k++);
+  }
+
+  private step(k: number): void {
+    const mid = k + 0.5;
+    for (const f of this.faults) {
+      if (f.kind === 'node-reboot' && f.atS >= k && f.atS < k + 1) this.reboot(this.faultNode(f), f.atS);
+    }
+    const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
+    if (!this.linkUp && k >= this.downUntil && !anyRebooting) {
+      this.linkUp = true;
+      this.events.push({ tS: k, kind: 'link-up' });
+    }
+    if (this.linkUp && anyRebooting) this.dropLink(k, 'peer rebooting', this.spec.linkRecoverS);
+
+    const targets = this.nodes.map((n) => this.thermalTarget(n, k, k + 1));
+    const tau = this.spec.thermal.tauS;
+    const midTemps = this.nodes.map((n, i) => targets[i]! + (n.temp - targets[i]!) * Math.exp(-0.5 / tau));
+
+    if (this.linkUp) {
+      let worstOver = false;
+      for (const n of this.nodes) {
+        const rates = this.laneRates(midTemps[n.index]!);
+        const key = streamId(n.name);
+        let sum = 0;
+        for (let l = 0; l < this.laneCount; l++) {
+          const e = poisson(rates[l]!, this.seed, key, l, k);
+          n.port.lanes[l as 0 | 1 | 2 | 3] += e;
+          sum += e;
+          if (rates[l]! > this.laneLimitPerS) worstOver = true;
+        }
+        n.port.correctedBits += sum;
+        n.port.correctedBlocks += poisson(sum / 1.15, this.seed, key, 11, k);
+        const unc = this.spec.uncorrectablePerS ? curveAt(this.spec.uncorrectablePerS, midTemps[n.index]!) : 0;
+        n.port.uncorrectable += poisson(unc, this.seed, key, 12, k);
+        const { rx, tx } = this.traffic(n.name, k, k + 1);
+        for (const r of [0, 1] as const) {
+          const rb = (rx[r] * 1e9) / 8;
+          const tb = (tx[r] * 1e9) / 8;
+          n.rails[r].rxBytes += Math.round(rb);
+          n.rails[r].txBytes += Math.round(tb);
+          n.rails[r].rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
+          n.rails[r].txPackets += Math.round(tb / WIRE_FRAME_BYTES);
+          n.port.rxBytes += Math.round(rb);
+          n.port.txBytes += Math.round(tb);
+          n.port.rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
+          n.port.txPackets += Math.round(tb / WIRE_FRAME_BYTES);
+        }
+      }
+      // Idle-GPU link load run, for the scenario's scheduled flaps.
+      const { rx, tx } = this.traffic(this.nodes[0]!.name, k, k + 1);
+      const loaded = rx[0] + rx[1] + tx[0] + tx[1] >= 3.6 * this.spec.throughput.railGbps * 0.5;
+      const gpusIdle = this.nodes.every((n) => this.gpuShare(n.name, mid) === 0);
+      this.idleLoadRunS = loaded && gpusIdle ? this.idleLoadRunS + 1 : 0;
+      const flap = (this.spec.flaps ?? []).findIndex((f, i) => !this.flapsFired.has(i) && this.idleLoadRunS >= f.afterIdleLinkLoadS);
+      if (worstOver) {
+        this.dropLink(k + 1, 'lane error rate beyond RS(544,514) correction', this.spec.linkRecoverS);
+      } else if (flap >= 0) {
+        this.flapsFired.add(flap);
+        this.dropLink(k + 1, 'link flap', this.spec.flaps![flap]!.downS);
+      }
+    }
+
+    for (const n of this.nodes) {
+      const target = targets[n.index]!;
+      n.temp = target + (n.temp - target) * Math.exp(-1 / tau);
+      const g = this.spec.gpu;
+      const gTarget = g.idleTempC + this.gpuShare(n.name, mid) * (g.loadTempC - g.idleTempC);
+      n.gpuTemp = gTarget + (n.gpuTemp - gTarget) * Math.exp(-1 / 40);
+    }
+  }
+
+  private dropLink(tS: number, why: string, downS: number): void {
+    this.linkUp = false;
+    this.downUntil = Math.ceil(tS + downS);
+    for (const n of this.nodes) {
+      if (!this.rebooting(n.name, tS)) n.port.linkDown += 1;
+      this.events.push({ tS, kind: 'link-down', node: n.name, detail: why });
+    }
+    for (const s of this.sessions) {
+      if (!s.loopback && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
+    }
+  }
+
+  private reboot(node: string, tS: number): void {
+    const n = this.node(node);
+    n.port = ZERO_PORT();
+    n.rails = [ZERO_RAIL(), ZERO_RAIL()];
+    n.baseline = 0;
+    n.bootCount += 1;
+    n.bootS = tS;
+    this.events.push({ tS, kind: 'reboot', node });
+    for (const s of this.sessions) {
+      if ((s.clientNode === node || s.serverNode === node) && s.diedS === null && tS < this.sessionEnd(s)) s.diedS = tS;
+    }
+    for (const g of this.gpuLoads) if (g.node === node && tS < this.gpuLoadEnd(g)) g.stoppedS = tS;
+  }
+
+  // ---- queries (each advances the model to tS first)
+
+  isLinkUp(tS: number): boolean {
+    this.advance(tS);
+    return this.linkUp;
+  }
+
+  nicTemp(node: string, tS: number): number {
+    this.advance(tS);
+    const n = this.node(node);
+    const frac = tS - this.k;
+    const target = this.thermalTarget(n, this.k, this.k + 1);
+    return target + (n.temp - target) * Math.exp(-Math.max(0, frac) / this.spec.thermal.tauS);
+  }
+
+  gpu(node: string, tS: number): { util: number; temp: number; power: number } {
+    this.advance(tS);
+    const g = this.spec.gpu;
+    const share = this.gpuShare(node, tS);
+    const key = streamId(node);
+    const sec = Math.floor(tS);
+    const util = share === 0 ? g.idleUtilPct : Math.round(g.idleUtilPct + share * (g.loadUtilPct - g.idleUtilPct) + normal(this.seed, key, 21, sec));
+    const power = g.idlePowerW + share * (g.loadPowerW - g.idlePowerW) + 0.3 * normal(this.seed, key, 22, sec);
+    return { util: Math.max(0, Math.min(100, util)), temp: Math.round(this.node(node).gpuTemp), power: Math.max(1, power) };
+  }
+
+  counters(node: string, tS: number): { port: PortCounters; rails: [RailCounters, RailCounters]; baseline: number } {
+    this.advance(tS);
+    const n = this.node(node);
+    return { port: { ...n.port, lanes: [...n.port.lanes] }, rails: [{ ...n.rails[0] }, { ...n.rails[1] }], baseline: n.baseline };
+  }
+
+  boot(node: string, tS: number): { bootId: string; uptimeS: number } {
+    this.advance(tS);
+    const n = this.node(node);
+    const hex = (i: number) => Math.floor(uniform(this.seed, streamId(node), 31, n.bootCount, i) * 2 ** 32).toString(16).padStart(8, '0');
+    const h = hex(0) + hex(1) + hex(2) + hex(3);
+    const bootId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+    return { bootId, uptimeS: tS - n.bootS };
+  }
+
+  state(node: string, tS: number): NodeState {
+    const temp = this.nicTemp(node, tS);
+    const rates = this.laneRates(temp).slice(0, this.laneCount);
+    const g = this.gpu(node, tS);
+    const c = this.counters(node, tS);
+    const b = this.boot(node, tS);
+    return {
+      tS,
+      linkUp: this.linkUp,
+      nicTempC: temp,
+      gpuUtilPct: g.util,
+      gpuTempC: g.temp,
+      gpuPowerW: g.power,
+      laneErrorRates: this.linkUp ? rates : rates.map(() => 0),
+      laneBer: rates.map((r) => (this.linkUp ? r / laneBitRate(this.spec.cable.family) : 0)),
+      port: c.port,
+      rails: c.rails,
+      bootId: b.bootId,
+      uptimeS: b.uptimeS,
+      rebooting: this.rebooting(node, tS),
+    };
+  }
+}

@@ -1,0 +1,242 @@
+// The read-only commands of a simulated node (ethtool, ibdev2netdev, ip, nvidia-smi, sysfs/procfs reads, date...),
+// answered from the model at the current lab time in the real tools' output layout.
+import type { LabCore } from './lab-core.js';
+import { CABLED_CAGE, locate, SPARK_CAGES } from './lab-core.js';
+import { cmisImage, formatHexDump, formatModuleText, sff8636Image } from './eeprom-image.js';
+import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
+import { expandGlobs } from './shell-words.js';
+
+export interface Answer {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+export const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
+export const err = (stderr: string, exitCode = 1): Answer => ({ stdout: '', stderr, exitCode });
+
+const IFINDEX: Record<string, number> = { enP2p1s0f0np0: 3, enP2p1s0f1np1: 4, enp1s0f0np0: 5, enp1s0f1np1: 6 };
+
+function noDevice(iface: string): Answer {
+  return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
+}
+
+// Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
+export function eepromBytes(core: LabCore, node: string): Uint8Array {
+  const c = core.spec.cable;
+  const serial = c.serialByNode?.[node] ?? c.eeprom.vendorSn;
+  return c.family === 'QSFP56' ? sff8636Image(c.eeprom, serial) : cmisImage(c.eeprom, serial);
+}
+
+// `ethtool ...` in its forms used by the harness.
+export function ethtool(core: LabCore, node: string, argv: string[], sudo: boolean): Answer {
+  const a = argv.slice(1);
+  if (a[0] === '--version') return ok('ethtool version 6.7\n');
+  const t = core.now();
+  const flag = a.find((w) => w.startsWith('-'));
+  const iface = a.find((w) => !w.startsWith('-'));
+  if (!iface) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
+  const loc = locate(iface);
+  if (!loc || loc.netdev !== iface) return noDevice(iface);
+  const cabled = loc.cage === CABLED_CAGE;
+  const up = cabled && core.model.isLinkUp(t);
+  const c = core.model.counters(node, t);
+  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
+  if (flag === undefined) {
+    return { stdout: formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown }), stderr: sudo ? '' : 'netlink error: Operation not permitted\n', exitCode: 0 };
+  }
+  if (flag === '-S' || flag === '--statistics') {
+    const hostPackets = (c.baseline / 1000) * (loc.rail === 0 ? 1 : 0.3) + 40 * t;
+    let text = formatEthtoolStats({ cabled, port, rail: cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 }, hostPackets, uncorrectableAsCrc: true });
+    const g = core.faults.find((f) => f.kind === 'garbage-output' && !core.garbageFired.has(f) && t >= f.atS && (f.node === null || f.node === node));
+    if (g) {
+      core.garbageFired.add(g);
+      text = garbleStats(text);
+    }
+    return ok(text);
+  }
+  if (a.includes('--show-fec')) return ok(formatEthtoolFec(iface, { cabled, port }));
+  if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
+    if (!sudo) return err('netlink error: Operation not permitted\n');
+    if (!cabled) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
+    const img = eepromBytes(core, node);
+    if (a.includes('hex') || a.includes('raw')) {
+      const num = (k: string, d: number) => {
+        const i = a.indexOf(k);
+        return i >= 0 ? Number(a[i + 1]) : d;
+      };
+      const offset = num('offset', 0);
+      const length = num('length', 128);
+      if (!(offset >= 0 && length > 0 && offset + length <= 256)) return err('netlink error: Invalid argument\n');
+      return ok(formatHexDump(img, offset, length));
+    }
+    return ok(formatModuleText(img));
+  }
+  return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
+}
+
+// ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model.
+export function ibdev2netdev(core: LabCore): Answer {
+  const up = core.model.isLinkUp(core.now());
+  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === CABLED_CAGE && up })));
+  rows.sort((x, y) => (x.rdmaDevice < y.rdmaDevice ? -1 : x.rdmaDevice > y.rdmaDevice ? 1 : 0));
+  return ok(rows.map((r) => `${r.rdmaDevice} port 1 ==> ${r.netdev} (${r.up ? 'Up' : 'Down'})`).join('\n') + '\n');
+}
+
+// `rdma link show` (iproute2), in device-index order.
+export function rdmaLink(core: LabCore): Answer {
+  const up = core.model.isLinkUp(core.now());
+  const order = ['rocep1s0f0', 'rocep1s0f1', 'roceP2p1s0f0', 'roceP2p1s0f1'];
+  return ok(
+    order
+      .map((d) => {
+        const l = locate(d)!;
+        const a = l.cage === CABLED_CAGE && up;
+        return `link ${d}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
+      })
+      .join('\n') + '\n',
+  );
+}
+
+// `ip -o -4 addr show dev <if>`: the rail's address on the cabled cage, nothing elsewhere.
+export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
+  const di = argv.indexOf('dev');
+  const iface = di >= 0 ? argv[di + 1] : undefined;
+  if (!argv.includes('addr') && !argv.includes('a') && !argv.includes('address')) return err(`Object "${argv[1] ?? ''}" is unknown, try "ip help".\n`);
+  if (!iface) return err('Command line is not complete. Try option "help"\n', 255);
+  const loc = locate(iface);
+  if (!loc || loc.netdev !== iface) return err(`Device "${iface}" does not exist.\n`);
+  if (loc.cage !== CABLED_CAGE) return ok('');
+  const ip = core.nodeSpec(node).railIps[loc.rail]!;
+  const brd = ip.replace(/\.\d+$/, '.255');
+  return ok(`${IFINDEX[iface]}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
+}
+
+// nvidia-smi --query-gpu=<fields> --format=csv[,noheader][,nounits] for the one GB10 GPU.
+export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
+  const q = argv.find((w) => w.startsWith('--query-gpu='));
+  const f = argv.find((w) => w.startsWith('--format='));
+  if (!q || !f) return err('nvidia-smi: only --query-gpu=... --format=csv is simulated\n', 2);
+  const fmt = f.slice(9).split(',');
+  const units = !fmt.includes('nounits');
+  const g = core.model.gpu(node, core.now());
+  const fields = q.slice(12).split(',');
+  const cols: Record<string, [string, string, string]> = {
+    index: ['index', '0', ''],
+    name: ['name', 'NVIDIA GB10', ''],
+    'utilization.gpu': ['utilization.gpu [%]', String(g.util), ' %'],
+    'temperature.gpu': ['temperature.gpu', String(g.temp), ''],
+    'power.draw': ['power.draw [W]', g.power.toFixed(2), ' W'],
+    'memory.total': ['memory.total [MiB]', '[N/A]', ''],
+    'memory.used': ['memory.used [MiB]', '[N/A]', ''],
+    driver_version: ['driver_version', '580.95.05', ''],
+    pstate: ['pstate', g.util > 10 ? 'P0' : 'P8', ''],
+  };
+  for (const k of fields) if (!cols[k]) return err(`Field "${k}" is not a valid field to query.\n\n`, 2);
+  const head = fields.map((k) => cols[k]![0]).join(', ');
+  const row = fields.map((k) => cols[k]![1] + (units && cols[k]![1] !== '[N/A]' ? cols[k]![2] : '')).join(', ');
+  return ok(`${fmt.includes('noheader') ? '' : `${head}\n`}${row}\n`);
+}
+
+// The node's virtual files: hwmon (4 mlx5 functions + 2 others), boot id, uptime, carrier, RDMA port rate.
+export function virtualFiles(core: LabCore, node: string): Map<string, string> {
+  const t = core.now();
+  const files = new Map<string, string>();
+  const nic = Math.round(core.model.nicTemp(node, t) * 8) * 125; // MTMP units of 0.125 C, printed in millidegrees
+  const hw = (i: number, name: string, label: string | null, milli: number) => {
+    files.set(`/sys/class/hwmon/hwmon${i}/name`, `${name}\n`);
+    if (label !== null) files.set(`/sys/class/hwmon/hwmon${i}/temp1_label`, `${label}\n`);
+    files.set(`/sys/class/hwmon/hwmon${i}/temp1_input`, `${milli}\n`);
+  };
+  hw(0, 'acpitz', null, 44800);
+  hw(1, 'nvme', 'Composite', 41850);
+  for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  const b = core.model.boot(node, t);
+  files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
+  files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
+  const up = core.model.isLinkUp(t);
+  for (const c of SPARK_CAGES) {
+    for (const r of c.rails) {
+      const a = c.index === CABLED_CAGE && up;
+      files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
+      files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? 200000 : -1}\n`);
+      files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
+      files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, a ? '4: ACTIVE\n' : '1: DOWN\n');
+    }
+  }
+  return files;
+}
+
+// `grep -H . <files>` and `cat <files>` over the virtual files (globs expanded like the shell).
+export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
+  const files = virtualFiles(core, node);
+  const prog = argv[0]!;
+  const grep = prog === 'grep';
+  let args = argv.slice(1);
+  if (grep) {
+    args = args.filter((w) => !w.startsWith('-') || w === '-');
+    if (args[0] !== '.') return err('grep: only `grep -H . <files>` is simulated\n', 2);
+    args = args.slice(1);
+  }
+  const paths = expandGlobs(args, [...files.keys()]);
+  let stdout = '';
+  let stderr = '';
+  let matched = false;
+  for (const p of paths) {
+    const body = files.get(p);
+    if (body === undefined) {
+      stderr += `${prog}: ${p}: No such file or directory\n`;
+      continue;
+    }
+    if (grep) {
+      for (const line of body.split('\n')) if (line !== '') (stdout += `${p}:${line}\n`), (matched = true);
+    } else stdout += body;
+  }
+  const exitCode = grep ? (stderr ? 2 : matched ? 0 : 1) : stderr ? 1 : 0;
+  return { stdout, stderr, exitCode };
+}
+
+const TOOLS: Record<string, string> = {
+  ethtool: '/usr/sbin/ethtool',
+  ibdev2netdev: '/usr/bin/ibdev2netdev',
+  ib_write_bw: '/usr/bin/ib_write_bw',
+  'nvidia-smi': '/usr/bin/nvidia-smi',
+  mpirun: '/usr/bin/mpirun',
+  all_reduce_perf: '/usr/local/bin/all_reduce_perf',
+  gpu_burn: '/usr/local/bin/gpu_burn',
+  rdma: '/usr/bin/rdma',
+  ip: '/usr/sbin/ip',
+  grep: '/usr/bin/grep',
+  date: '/usr/bin/date',
+  sudo: '/usr/bin/sudo',
+  stdbuf: '/usr/bin/stdbuf',
+};
+
+// Small host facts: date, uname, hostname, whoami, command -v.
+export function hostFact(core: LabCore, node: string, argv: string[]): Answer | null {
+  const n = core.nodeSpec(node);
+  switch (argv[0]) {
+    case 'date':
+      if (argv[1] === '+%s%N') return ok(`${BigInt(Math.round(core.clock.now())) * 1_000_000n}\n`);
+      if (argv[1] === '+%s') return ok(`${Math.floor(core.clock.now() / 1000)}\n`);
+      return ok(`${new Date(core.clock.now()).toUTCString()}\n`);
+    case 'uname':
+      return ok(argv[1] === '-r' ? '6.17.0-1032-nvidia\n' : argv[1] === '-a' ? `Linux ${n.hostname ?? node} 6.17.0-1032-nvidia #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n` : 'Linux\n');
+    case 'hostname':
+      return ok(`${n.hostname ?? node}\n`);
+    case 'whoami':
+      return ok(`${n.user ?? 'nvidia'}\n`);
+    case 'true':
+      return ok('');
+    case 'echo':
+      return ok(`${argv.slice(1).join(' ')}\n`);
+    case 'command':
+    case 'which': {
+      const tool = argv[argv.length - 1]!;
+      const p = TOOLS[tool];
+      return p ? ok(`${p}\n`) : { stdout: '', stderr: '', exitCode: 1 };
+    }
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,154 @@
+// Scenarios are data (samples/scenarios/<name>.json): what the simulated cable and nodes do, and what a run should conclude.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { UsageError } from '../domain/errors.js';
+import type { Outcome } from '../domain/outcome.js';
+
+export const SCENARIOS_DIR = join(import.meta.dirname, '..', '..', 'samples', 'scenarios');
+
+// A point of a rate-versus-NIC-temperature curve: [temperature C, events per second].
+export type RateCurve = [number, number][];
+
+export interface ScenarioNode {
+  name: string;
+  hostname?: string;
+  user?: string;
+  // IPv4 addresses of the cabled cage's two rails (PCIe 0000: function first).
+  railIps: [string, string];
+  // Every ib_write_bw touching this node is capped here (the ~13 Gb/s throttled-NIC state); loopback included.
+  throttledGbps?: number;
+  // gpu_burn runs but the GPU stays nearly idle.
+  gpuLoadIneffective?: boolean;
+  // `sudo -n` answers "a password is required".
+  sudoRefuses?: boolean;
+  // Added to this node's NIC temperature (two boxes are never identical).
+  nicTempOffsetC?: number;
+}
+
+export interface ScenarioEeprom {
+  vendorName: string;
+  vendorOui: string; // "xx:xx:xx"
+  vendorPn: string;
+  vendorRev: string;
+  vendorSn: string;
+  dateCode: string; // YYMMDD (+ optional 2-char lot)
+  lengthM: number;
+  // SFF-8636: [2.5, 5.0, 7.0, 12.9] GHz; CMIS: [5, 7, 12.9, 25.8] GHz; dB.
+  attenuationDb: [number, number, number, number];
+}
+
+export interface ScenarioSpec {
+  name: string;
+  generated: string;
+  description: string;
+  expected: { outcome: Outcome; why: string };
+  nodes: [ScenarioNode, ScenarioNode];
+  cable: {
+    family: 'QSFP56' | 'QSFP112';
+    eeprom: ScenarioEeprom;
+    // Serial each end reports when they differ (eeprom-mismatch); default: eeprom.vendorSn at both.
+    serialByNode?: Record<string, string>;
+  };
+  // NIC temperature: first order towards ambient + link load share x linkLoadC + GPU load share x gpuLoadC.
+  thermal: { ambientC: number; linkLoadC: number; gpuLoadC: number; tauS: number };
+  // Pre-FEC raw bit errors per second of each lane at each receiver, versus that receiver's NIC temperature
+  // (log-linear between points, held below the first point, extended along the last segment above).
+  lanes: RateCurve[];
+  // Uncorrectable codewords (=> CRC and symbol errors) per second versus NIC temperature; none if absent.
+  uncorrectablePerS?: RateCurve;
+  // Link flaps: after the link has carried load with idle GPUs for this long, it drops for downS seconds.
+  flaps?: { afterIdleLinkLoadS: number; downS: number }[];
+  // Seconds a dropped link takes to retrain.
+  linkRecoverS: number;
+  throughput: { railGbps: number; loopbackGbps: number };
+  nccl: { busbwGBs: number; devices: 1 | 2 };
+  gpu: { idleUtilPct: number; loadUtilPct: number; idleTempC: number; loadTempC: number; idlePowerW: number; loadPowerW: number };
+}
+
+function fail(where: string, what: string): never {
+  throw new UsageError(`${where}: ${what}`);
+}
+
+function isCurve(v: unknown): v is RateCurve {
+  return (
+    Array.isArray(v) &&
+    v.length > 0 &&
+    v.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0))
+  );
+}
+
+// Check the parts the model relies on; a bad file is a usage error naming the field.
+export function validateScenario(raw: unknown, where: string): ScenarioSpec {
+  if (typeof raw !== 'object' || raw === null) fail(where, 'expected a JSON object');
+  const s = raw as Partial<ScenarioSpec>;
+  if (typeof s.name !== 'string' || !/^[a-z0-9][a-z0-9-]*$/.test(s.name)) fail(where, 'name must be [a-z0-9-]+');
+  if (typeof s.generated !== 'string' || !s.generated.includes('not a recording'))
+    fail(where, 'field "generated" must say it is a simulator scenario, not a recording');
+  if (!s.expected || !['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED'].includes(s.expected.outcome)) fail(where, 'expected.outcome missing or unknown');
+  if (!Array.isArray(s.nodes) || s.nodes.length !== 2) fail(where, 'nodes must list exactly two nodes');
+  for (const n of s.nodes) {
+    if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
+  }
+  if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
+  const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
+  if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
+  if (s.uncorrectablePerS !== undefined && !isCurve(s.uncorrectablePerS)) fail(where, 'uncorrectablePerS must be a rate curve');
+  if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
+  if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
+  return { linkRecoverS: 6, ...s } as ScenarioSpec;
+}
+
+// Load a scenario by name (from samples/scenarios/) or by path to a JSON file.
+export function loadScenario(nameOrPath: string): ScenarioSpec {
+  const file = nameOrPath.endsWith('.json') ? nameOrPath : join(SCENARIOS_DIR, `${nameOrPath}.json`);
+  if (!existsSync(file)) {
+    throw new UsageError(`unknown scenario "${nameOrPath}": known are ${scenarioNames().join(', ')}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`${basename(file)}: not valid JSON (${(e as Error).message})`);
+  }
+  return validateScenario(raw, basename(file));
+}
+
+function scenarioNames(): string[] {
+  return readdirSync(SCENARIOS_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.slice(0, -5))
+    .sort();
+}
+
+// What `cablequal sim list` prints: every shipped scenario and the outcome a correct run reaches.
+export function listScenarios(): { name: string; description: string; expectedOutcome: Outcome }[] {
+  return scenarioNames().map((n) => {
+    const s = loadScenario(n);
+    return { name: s.name, description: s.description, expectedOutcome: s.expected.outcome };
+  });
+}
+
+// Per-lane serial bit rate: 212.5 Gb/s split over the lanes the family trains.
+export function laneBitRate(family: ScenarioSpec['cable']['family']): number {
+  return family === 'QSFP56' ? 53.125e9 : 106.25e9;
+}
+
+export const FEC_BER_LIMIT = 2.4e-4;
+
+// Rate at temperature t on a curve (see ScenarioSpec.lanes for the interpolation rule).
+export function curveAt(curve: RateCurve, t: number): number {
+  const first = curve[0]!;
+  if (curve.length === 1 || t <= first[0]) return first[1];
+  for (let i = 1; i < curve.length; i++) {
+    const a = curve[i - 1]!;
+    const b = curve[i]!;
+    if (t <= b[0] || i === curve.length - 1) {
+      if (b[0] === a[0]) return b[1];
+      const f = (t - a[0]) / (b[0] - a[0]);
+      if (t > b[0] && (a[1] <= 0 || b[1] <= 0)) return b[1];
+      if (a[1] > 0 && b[1] > 0) return Math.exp(Math.log(a[1]) + f * (Math.log(b[1]) - Math.log(a[1])));
+      return a[1] + f * (b[1] - a[1]);
+    }
+  }
+  return curve[curve.length - 1]![1];
+}

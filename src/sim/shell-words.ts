@@ -1,0 +1,98 @@
+// Just enough of /bin/sh for the simulated nodes: split a command line into words, drop redirections and
+// harmless wrappers, and expand globs against the node's virtual files.
+
+export interface ParsedCommand {
+  argv: string[];
+  sudo: boolean;
+  stderrToNull: boolean;
+  stderrToStdout: boolean;
+}
+
+// Split into words with single/double quotes and backslash escapes; null when quotes are unbalanced.
+export function splitWords(line: string): string[] | null {
+  const words: string[] = [];
+  let cur = '';
+  let inWord = false;
+  let q: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (q) {
+      if (c === q) q = null;
+      else if (c === '\\' && q === '"' && i + 1 < line.length) cur += line[++i];
+      else cur += c;
+    } else if (c === "'" || c === '"') {
+      q = c;
+      inWord = true;
+    } else if (c === '\\' && i + 1 < line.length) {
+      cur += line[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(cur);
+      cur = '';
+      inWord = false;
+    } else {
+      cur += c;
+      inWord = true;
+    }
+  }
+  if (q) return null;
+  if (inWord) words.push(cur);
+  return words;
+}
+
+// Words of one simple command, with sudo/stdbuf/nohup/env prefixes and redirections taken off.
+export function parseCommand(line: string): ParsedCommand | null {
+  const words = splitWords(line.trim());
+  if (!words) return null;
+  const out: ParsedCommand = { argv: [], sudo: false, stderrToNull: false, stderrToStdout: false };
+  const rest: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w === '2>/dev/null') out.stderrToNull = true;
+    else if (w === '2>&1') out.stderrToStdout = true;
+    else if (w === '>/dev/null' || w === '&>/dev/null') continue;
+    else if ((w === '>' || w === '2>' || w === '>>') && i + 1 < words.length) {
+      if (w === '2>' && words[i + 1] === '/dev/null') out.stderrToNull = true;
+      i++;
+    } else rest.push(w);
+  }
+  let i = 0;
+  for (;;) {
+    const w = rest[i];
+    if (w === 'sudo') {
+      out.sudo = true;
+      i++;
+      while (rest[i]?.startsWith('-')) i++;
+    } else if (w === 'nohup' || w === 'exec') i++;
+    else if (w === 'stdbuf') {
+      i++;
+      while (rest[i]?.startsWith('-')) i++;
+    } else if (w === 'env' || (w !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) {
+      i++;
+      while (rest[i] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[i]!)) i++;
+    } else break;
+  }
+  out.argv = rest.slice(i);
+  return out;
+}
+
+// A glob (`*`, `?`) as a regular expression over whole paths.
+export function globToRegExp(glob: string): RegExp {
+  const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  return new RegExp(`^${re}$`);
+}
+
+// Expand each argument against the given paths in the shell's way (sorted; an unmatched glob stays literal).
+export function expandGlobs(args: string[], paths: string[]): string[] {
+  const out: string[] = [];
+  for (const a of args) {
+    if (!/[*?]/.test(a)) {
+      out.push(a);
+      continue;
+    }
+    const re = globToRegExp(a);
+    const hits = paths.filter((p) => re.test(p)).sort();
+    out.push(...(hits.length ? hits : [a]));
+  }
+  return out;
+}

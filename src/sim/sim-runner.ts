@@ -1,0 +1,150 @@
+// CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
+// in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
+import { formatBatchOutput, parseBatch } from '../transport/batch.js';
+import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
+import { TransportError } from '../transport/types.js';
+import type { LabCore } from './lab-core.js';
+import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
+import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
+import { parseCommand } from './shell-words.js';
+import { SimProcess, type ProcBehaviour } from './sim-process.js';
+
+const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
+
+export class SimRunner implements CommandRunner {
+  readonly simulated = true;
+
+  constructor(
+    private readonly core: LabCore,
+    readonly node: string,
+  ) {}
+
+  private reachable(): void {
+    this.core.reap();
+    const why = this.core.unreachable(this.node);
+    if (why) throw new TransportError(this.node, why, 'the simulated fault ends by itself; retry later');
+  }
+
+  async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
+    this.reachable();
+    const startMs = this.core.clock.now();
+    const items = parseBatch(command);
+    if (items) {
+      const outputs = [];
+      for (const it of items) {
+        const r = await this.exec(it.command, opts);
+        outputs.push({ id: it.id, stdout: r.stdout + r.stderr, exitCode: r.exitCode ?? 128 + 15 });
+      }
+      return { command, stdout: formatBatchOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
+    }
+    const r = await this.exec(command, opts);
+    return { command, ...r, durationMs: this.core.clock.now() - startMs };
+  }
+
+  // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile).
+  private async exec(command: string, opts: RunOptions): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+    const p = parseCommand(command);
+    if (!p || p.argv.length === 0) return { stdout: '', stderr: `sh: 1: Syntax error: Unterminated quoted string\n`, exitCode: 2, signal: null };
+    const prog = p.argv[0]!.split('/').pop()!;
+    const shape = (a: Answer) => ({
+      stdout: p.stderrToStdout ? a.stdout + a.stderr : a.stdout,
+      stderr: p.stderrToNull || p.stderrToStdout ? '' : a.stderr,
+      exitCode: a.exitCode,
+      signal: null,
+    });
+    if (p.sudo && this.core.nodeSpec(this.node).sudoRefuses) return shape(err('sudo: a password is required\n'));
+    if (LOADS.has(prog)) {
+      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv);
+      const timeout = opts.timeoutMs;
+      if (timeout !== undefined) {
+        const ac = new AbortController();
+        const timer = this.core.clock.sleep(timeout, ac.signal).then(
+          () => 'timeout' as const,
+          () => 'done' as const,
+        );
+        const winner = await Promise.race([proc.done.then(() => 'done' as const), timer]);
+        ac.abort();
+        if (winner === 'timeout') {
+          await proc.stop();
+          const r = await proc.done;
+          return { stdout: r.stdout, stderr: r.stderr, exitCode: null, signal: 'SIGTERM', timedOut: true };
+        }
+      }
+      const r = await proc.done;
+      return { stdout: r.stdout, stderr: r.stderr, exitCode: r.exitCode, signal: r.signal };
+    }
+    if (prog === 'sleep') {
+      await this.core.clock.sleep(Number(p.argv[1] ?? 0) * 1000, opts.signal);
+      return shape({ stdout: '', stderr: '', exitCode: 0 });
+    }
+    return shape(this.answer(prog, p.argv, p.sudo));
+  }
+
+  private answer(prog: string, argv: string[], sudo: boolean): Answer {
+    const core = this.core;
+    switch (prog) {
+      case 'ethtool':
+        return ethtool(core, this.node, argv, sudo);
+      case 'ibdev2netdev':
+        return ibdev2netdev(core);
+      case 'ip':
+        return ipAddr(core, this.node, argv);
+      case 'rdma':
+        return rdmaLink(core);
+      case 'nvidia-smi':
+        return nvidiaSmi(core, this.node, argv);
+      case 'grep':
+      case 'cat':
+        return readFiles(core, this.node, argv);
+      default:
+        return hostFact(core, this.node, argv) ?? err(`sh: 1: ${prog}: not found\n`, 127);
+    }
+  }
+
+  private spawn(command: string, name: string, prog: string, argv: string[]): SimProcess {
+    const core = this.core;
+    let b: ProcBehaviour;
+    if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv);
+    else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv);
+    else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
+    else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
+    const proc = new SimProcess(this.node, name, core.pid(), command, core.now(), b, core.clock, () => core.now());
+    core.procs.push(proc);
+    return proc;
+  }
+
+  async start(command: string, opts: StartOptions): Promise<RemoteProcess> {
+    this.reachable();
+    const p = parseCommand(command);
+    const prog = p?.argv[0]?.split('/').pop() ?? '';
+    if (p && p.sudo && this.core.nodeSpec(this.node).sudoRefuses) {
+      return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
+    }
+    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv);
+    if (p && prog === 'sleep') {
+      const end = this.core.now() + Number(p.argv[1] ?? 0);
+      let stoppedAt: number | null = null;
+      return this.register(command, opts.name, {
+        plannedEndS: () => end,
+        onStop: (t) => (stoppedAt = t),
+        status: (t) => ({ stdout: '', stderr: '', ended: stoppedAt !== null || t >= end, exitCode: 0 }),
+      });
+    }
+    // Anything else runs to completion at once (a missing program exits 127).
+    const r = await this.exec(command, {});
+    return this.register(command, opts.name, exitedAtOnce(r.stdout, r.stderr, r.exitCode ?? 1));
+  }
+
+  private register(command: string, name: string, b: ProcBehaviour): SimProcess {
+    const proc = new SimProcess(this.node, name, this.core.pid(), command, this.core.now(), b, this.core.clock, () => this.core.now());
+    this.core.procs.push(proc);
+    return proc;
+  }
+
+  async openShell(): Promise<ShellSession> {
+    this.reachable();
+    return { run: (c, o) => this.run(c, o), close: async () => undefined };
+  }
+
+  async close(): Promise<void> {}
+}
