@@ -36,12 +36,14 @@ export interface ProcessSpec {
 // Is any process of group $p marked with our run? (the group leader may be gone while its children live on)
 const MARKED = (run: string) =>
   `cq_m() { for q in $p $(pgrep -g "$p" 2>/dev/null); do tr '\\0' '\\n' < /proc/$q/environ 2>/dev/null | grep -qx 'CABLEQUAL_RUN=${run}' && return 0; done; return 1; }`;
+// Does group $p still have a member that is not a zombie? (`kill -0` also succeeds on unreaped zombies)
+const GROUP = `cq_g() { ps -e -o pgid=,stat= | awk -v g="$p" '$1==g && $2 !~ /^Z/ {f=1} END {exit !f}'; }`;
 
 const T = {
   start:
-    ": cq-start; mkdir -p {dir} && cd {dir} && rm -f {name}.rc {name}.pid || exit 1; CABLEQUAL_RUN={run} setsid sh -c 'eval \"$1\"; echo $? > \"$2\"' cq {cmd} {dir}/{name}.rc < /dev/null > {name}.out 2> {name}.err & echo $! > {name}.pid; echo \"cq-started $!\"",
+    ": cq-start; mkdir -p {dir} && cd {dir} && rm -f {name}.rc {name}.pid || exit 1; CABLEQUAL_RUN={run} setsid sh -c '(eval \"$1\"); echo $? > \"$2\"' cq {cmd} {dir}/{name}.rc < /dev/null > {name}.out 2> {name}.err & echo $! > {name}.pid; echo \"cq-started $!\"",
   status: `: cq-status; cd {dir} 2>/dev/null || { echo 'cq-status missing'; exit 0; }; p=$(cat {name}.pid 2>/dev/null); ${MARKED('{run}')}; if [ -n "$p" ] && cq_m; then echo "cq-status running $p"; elif [ -f {name}.rc ]; then echo "cq-status exited $p $(cat {name}.rc)"; else echo "cq-status gone $p"; fi`,
-  stop: `: cq-stop; cd {dir} 2>/dev/null || { echo 'cq-stop missing'; exit 0; }; p=$(cat {name}.pid 2>/dev/null); ${MARKED('{run}')}; if [ -n "$p" ] && cq_m; then kill -TERM -- -$p 2>/dev/null; i=0; while kill -0 -- -$p 2>/dev/null && [ $i -lt {grace} ]; do sleep 0.1; i=$((i+1)); done; if kill -0 -- -$p 2>/dev/null; then kill -KILL -- -$p 2>/dev/null; echo "cq-stop killed $p"; else echo "cq-stop terminated $p"; fi; else echo "cq-stop not-running $p"; fi`,
+  stop: `: cq-stop; cd {dir} 2>/dev/null || { echo 'cq-stop missing'; exit 0; }; p=$(cat {name}.pid 2>/dev/null); ${MARKED('{run}')}; ${GROUP}; if [ -n "$p" ] && cq_m; then kill -TERM -$p 2>/dev/null; i=0; while cq_g && [ $i -lt {grace} ]; do sleep 0.1; i=$((i+1)); done; if cq_g; then kill -KILL -$p 2>/dev/null; echo "cq-stop killed $p"; else echo "cq-stop terminated $p"; fi; else echo "cq-stop not-running $p"; fi`,
   read: ': cq-read; cat {dir}/{name}.out 2>/dev/null; cat {dir}/{name}.err >&2 2>/dev/null; true',
   stale: `: cq-stale; for f in {root}/*/*.pid; do [ -f "$f" ] || continue; p=$(cat "$f"); [ -n "$p" ] || continue; d=\${f%/*}; r=\${d##*/}; n=\${f##*/}; n=\${n%.pid}; for q in $p $(pgrep -g "$p" 2>/dev/null); do if tr '\\0' '\\n' < /proc/$q/environ 2>/dev/null | grep -qx "CABLEQUAL_RUN=$r"; then echo "cq-stale $r $n $p"; break; fi; done; done; true`,
 };
@@ -62,24 +64,23 @@ function fill(tpl: string, slots: Slots): string {
 
 // Template -> regex: each slot a capture group; a slot used twice must hold the same text.
 function match(tpl: string, script: string): Slots | null {
-  const order: string[] = [];
+  const group = new Map<string, number>();
   const src = tpl
     .split(/(\{\w+\})/)
     .map((part) => {
       const m = /^\{(\w+)\}$/.exec(part);
       if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       const k = m[1]!;
-      const seen = order.indexOf(k);
-      order.push(k);
-      return seen >= 0 ? `\\${seen + 1}` : SLOT_RE[k]!;
+      const seen = group.get(k);
+      if (seen !== undefined) return `\\${seen}`;
+      group.set(k, group.size + 1);
+      return SLOT_RE[k]!;
     })
     .join('');
   const found = new RegExp(`^${src}$`).exec(script.trim());
   if (!found) return null;
   const slots: Slots = {};
-  order.forEach((k, i) => {
-    slots[k] ??= found[i + 1]!;
-  });
+  for (const [k, n] of group) slots[k] = found[n]!;
   return slots;
 }
 
