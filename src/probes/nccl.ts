@@ -158,6 +158,10 @@ export function parseNccl(text: string): NcclResult {
       continue;
     }
 
+    // nccl-tests aborts after "<host>: Test NCCL failure common.cu:..."; partial rows must not pass for a result.
+    if (/\bTest (?:NCCL |CUDA )?failure\b/.test(line)) {
+      throw new ParseError(KIND, n, `nccl-tests reported a failure: "${line.slice(0, 120)}"`);
+    }
     // A line starting with a size is a table row and must be complete; anything else is launcher noise.
     const cells = line.split(/\s+/);
     if (!/^\d+$/.test(cells[0]!)) continue;
@@ -183,10 +187,15 @@ export function parseNccl(text: string): NcclResult {
   const netDevices =
     network === 'IB' ? ibDevices : network === 'Socket' ? socketDevices : [...ibDevices, ...socketDevices.filter((d) => !ibDevices.includes(d))];
 
-  const result: NcclResult = { collective, rows, avgBusBandwidthGBs: avg, network, netDevices };
-  if (version !== undefined) result.version = version;
-  if (ncclVersion !== undefined) result.ncclVersion = ncclVersion;
-  if (avgOk !== undefined) result.avgBusBandwidthOk = avgOk;
-  if (outOfBounds) result.outOfBounds = outOfBounds;
-  return result;
+  return {
+    collective,
+    ...(version !== undefined && { version }),
+    ...(ncclVersion !== undefined && { ncclVersion }),
+    rows,
+    avgBusBandwidthGBs: avg,
+    ...(avgOk !== undefined && { avgBusBandwidthOk: avgOk }),
+    ...(outOfBounds && { outOfBounds }),
+    network,
+    netDevices,
+  };
 }

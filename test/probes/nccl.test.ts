@@ -133,6 +133,11 @@ describe('parseNccl on real samples', () => {
     expect(parseError(() => parseNccl('')).kind).toBe('nccl');
     const cut = fb97Ok().replace('50573.4   42.46   21.23       0', '50573.4   42.46');
     expect(parseError(() => parseNccl(cut)).reason).toMatch(/table row has 11 columns, the header has 13/);
+    // Edited: a real partial table followed by the failure line nccl-tests prints (format from its NCCLCHECK macro).
+    const failed = pr103First() + "\nspark-d708: Test NCCL failure common.cu:1279 'remote process exited or there was a network error / '\n";
+    const f = parseError(() => parseNccl(failed));
+    expect(f.line).toBe(17);
+    expect(f.reason).toMatch(/^nccl-tests reported a failure: "spark-d708: Test NCCL failure common\.cu:1279/);
     const bad = fb97Ok().replace('# Avg bus bandwidth    : 21.4033', '# Avg bus bandwidth    : fast');
     expect(parseError(() => parseNccl(bad)).reason).toMatch(/not a number: "fast"/);
   });
