@@ -25,7 +25,7 @@ export interface TickLog {
   nodes: TickLogNode[];
 }
 
-// Percentile with simple-statistics' quantile (nearest rank, mean of the two middle values on exact halves).
+// Percentile with simple-statistics' quantile: linear interpolation between ranks (numpy's default, R type 7).
 export function percentile(values: number[], p: number): number | null {
   return values.length === 0 ? null : quantile(values, p);
 }

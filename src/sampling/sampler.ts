@@ -1,0 +1,284 @@
+// The persistent sampler: one long-lived shell per node, every node asked at the same moment, one round
+// trip per node per tick (a batch script), on a fixed-rate schedule of the injected clock.
+import type { Clock } from '../domain/clock.js';
+import { UsageError } from '../domain/errors.js';
+import type { NodeSample } from '../domain/sample.js';
+import { buildBatch, splitBatchOutput } from '../transport/batch.js';
+import { cmd } from '../transport/commands.js';
+import type { CommandRunner, ShellSession } from '../transport/types.js';
+import {
+  assembleSample,
+  parseNodeTime,
+  sampleSetItems,
+  validateSampleSet,
+  type SampleParsers,
+  type SampleSetConfig,
+} from './sample-set.js';
+import {
+  estimateOffset,
+  gapsOf,
+  intervalsOf,
+  percentile,
+  tickSkew,
+  type OffsetRound,
+  type SamplerStats,
+  type TickLog,
+} from './stats.js';
+
+// A node as the sampler sees it: where to run and what to read.
+export interface SamplerNode {
+  name: string;
+  runner: CommandRunner;
+  sampleSet: SampleSetConfig;
+}
+
+export interface SamplerOptions {
+  nodes: SamplerNode[];
+  clock: Clock;
+  parsers?: Partial<SampleParsers>;
+  // Bound on one node's round trip; past it the shell is dropped and reopened on the next tick.
+  roundTripTimeoutMs?: number;
+  // `date +%s%N` round trips per node at open() to estimate its clock offset (for the skew figure).
+  calibrationRounds?: number;
+  // Controller CPU counter (microseconds); injectable so tests see exact figures.
+  cpuUsage?: () => { user: number; system: number };
+}
+
+// One node's part of a tick: a sample (possibly with item errors), or null with the transport error.
+export interface NodeTick {
+  node: string;
+  sample: NodeSample | null;
+  raw: Record<string, string>;
+  error?: string;
+}
+
+// One tick: the controller's start and end times and every node's answer.
+export interface TickResult {
+  tick: number;
+  startMs: number;
+  endMs: number;
+  nodes: NodeTick[];
+}
+
+export interface RunOptions {
+  intervalMs: number;
+  // Stop before the next tick when this returns true or the signal aborts (an abort also cuts the wait).
+  until?: (() => boolean) | AbortSignal;
+  signal?: AbortSignal;
+  // Awaited before the next deadline is computed: time spent here counts toward the tick.
+  onTick?: (t: TickResult) => void | Promise<void>;
+}
+
+export interface RunSummary {
+  ticks: number;
+  missedDeadlines: number;
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+// Samples a set of nodes; open() once, tick() or run(), close(). It never closes the runners (their owner does).
+export class Sampler {
+  private readonly clock: Clock;
+  private readonly shells = new Map<string, ShellSession>();
+  private readonly offsets = new Map<string, number>();
+  private readonly log: TickLog[] = [];
+  private readonly skews: number[] = [];
+  private nextTick = 0;
+  private missedDeadlines = 0;
+  private missingSamples = 0;
+  private itemErrors = 0;
+  private cpuMicros = 0;
+  private originMs: number | null = null;
+
+  constructor(private readonly opts: SamplerOptions) {
+    if (opts.nodes.length === 0) throw new UsageError('sampler: no nodes to sample');
+    const names = opts.nodes.map((n) => n.name);
+    if (new Set(names).size !== names.length) throw new UsageError(`sampler: duplicate node name in ${names.join(', ')}`);
+    opts.nodes.forEach((n) => validateSampleSet(n.sampleSet));
+    this.clock = opts.clock;
+  }
+
+  // Open every node's shell and estimate its clock offset. A node that cannot be reached now is retried each tick.
+  async open(): Promise<{ node: string; error: string }[]> {
+    this.originMs ??= this.clock.now();
+    const failures = await Promise.all(
+      this.opts.nodes.map(async (n) => {
+        try {
+          const shell = await this.shellFor(n);
+          await this.calibrate(n.name, shell);
+          return null;
+        } catch (e) {
+          this.dropShell(n.name);
+          return { node: n.name, error: message(e) };
+        }
+      }),
+    );
+    return failures.filter((f): f is { node: string; error: string } => f !== null);
+  }
+
+  private async calibrate(node: string, shell: ShellSession): Promise<void> {
+    const rounds: OffsetRound[] = [];
+    for (let i = 0; i < (this.opts.calibrationRounds ?? 5); i++) {
+      const sentMs = this.clock.now();
+      const r = await shell.run(cmd.nodeTime(), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
+      const receivedMs = this.clock.now();
+      if (r.exitCode !== 0) continue;
+      try {
+        rounds.push({ sentMs, nodeMs: parseNodeTime(r.stdout), receivedMs });
+      } catch {
+        // An unreadable clock leaves the offset to the first tick (see tick()).
+      }
+    }
+    const est = estimateOffset(rounds);
+    if (est) this.offsets.set(node, est.offsetMs);
+  }
+
+  private async shellFor(n: SamplerNode): Promise<ShellSession> {
+    const open = this.shells.get(n.name);
+    if (open) return open;
+    const shell = await n.runner.openShell();
+    this.shells.set(n.name, shell);
+    return shell;
+  }
+
+  private dropShell(node: string): void {
+    const shell = this.shells.get(node);
+    this.shells.delete(node);
+    shell?.close().catch(() => undefined);
+  }
+
+  private async sampleNode(n: SamplerNode, tick: number): Promise<NodeTick> {
+    const items = sampleSetItems(n.sampleSet, tick);
+    try {
+      const shell = await this.shellFor(n);
+      const res = await shell.run(buildBatch(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
+      const controllerMs = this.clock.now();
+      if (res.timedOut || res.exitCode === null) {
+        this.dropShell(n.name);
+        return { node: n.name, sample: null, raw: {}, error: `${n.name}: sample round trip ${res.timedOut ? 'timed out' : `killed (${res.signal})`}` };
+      }
+      const { sample, raw } = assembleSample({
+        node: n.name,
+        tick,
+        controllerMs,
+        items,
+        outputs: splitBatchOutput(res.stdout),
+        ...(this.opts.parsers ? { parsers: this.opts.parsers } : {}),
+      });
+      if (res.stderr.trim() !== '') sample.errors.push(`shell stderr: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      return { node: n.name, sample, raw };
+    } catch (e) {
+      this.dropShell(n.name);
+      return { node: n.name, sample: null, raw: {}, error: message(e) };
+    }
+  }
+
+  // One tick now: all nodes at once. `tick` numbers it explicitly (it selects the every-N items); default: next.
+  async tick(tick?: number): Promise<TickResult> {
+    const k = tick ?? this.nextTick;
+    this.nextTick = k + 1;
+    const startMs = this.clock.now();
+    this.originMs ??= startMs;
+    const cpu = this.cpuNow();
+    const nodes = await Promise.all(this.opts.nodes.map((n) => this.sampleNode(n, k)));
+    this.cpuMicros += this.cpuNow() - cpu;
+    const endMs = this.clock.now();
+
+    for (const n of nodes) {
+      if (!n.sample) this.missingSamples++;
+      else {
+        this.itemErrors += n.sample.errors.length;
+        // No calibration (node unreachable at open): take this first answer's midpoint instead.
+        if (!this.offsets.has(n.node) && Number.isFinite(n.sample.tMs)) {
+          this.offsets.set(n.node, n.sample.tMs - (startMs + n.sample.controllerMs) / 2);
+        }
+      }
+    }
+    const entry: TickLog = {
+      tick: k,
+      startMs,
+      nodes: nodes.map((n) => ({
+        node: n.node,
+        tMs: n.sample && Number.isFinite(n.sample.tMs) ? n.sample.tMs : null,
+        missing: n.sample ? null : (n.error ?? 'no sample'),
+      })),
+    };
+    this.log.push(entry);
+    const skew = tickSkew(entry.nodes, this.offsets);
+    if (skew !== null) this.skews.push(skew);
+    return { tick: k, startMs, endMs, nodes };
+  }
+
+  private cpuNow(): number {
+    const u = (this.opts.cpuUsage ?? process.cpuUsage)();
+    return u.user + u.system;
+  }
+
+  // Fixed rate: tick k is due at start + k·interval. A tick that overruns skips (and counts) the deadlines it
+  // passed, so the schedule never drifts and never bursts to catch up.
+  async run(opts: RunOptions): Promise<RunSummary> {
+    const { intervalMs } = opts;
+    if (!(intervalMs > 0)) throw new UsageError(`refusing sampling interval ${intervalMs} ms: expected > 0`);
+    const signal = opts.signal ?? (opts.until instanceof AbortSignal ? opts.until : undefined);
+    const until = typeof opts.until === 'function' ? opts.until : undefined;
+    const stopped = () => signal?.aborted === true || until?.() === true;
+    const start = this.clock.now();
+    let k = 0;
+    let ticks = 0;
+    let missed = 0;
+    while (!stopped()) {
+      const wait = start + k * intervalMs - this.clock.now();
+      if (wait > 0) {
+        try {
+          await this.clock.sleep(wait, signal);
+        } catch (e) {
+          if (signal?.aborted) break;
+          throw e;
+        }
+        if (stopped()) break;
+      }
+      const result = await this.tick();
+      ticks++;
+      await opts.onTick?.(result);
+      k++;
+      const late = this.clock.now() - (start + k * intervalMs);
+      if (late > 0) {
+        const next = k + Math.ceil(late / intervalMs);
+        missed += next - k;
+        this.missedDeadlines += next - k;
+        k = next;
+      }
+    }
+    return { ticks, missedDeadlines: missed };
+  }
+
+  // The figures for the run record: interval p50/p99 between tick starts, cross-node skew p99 (node times
+  // minus each node's estimated clock offset), gaps, missed deadlines and controller CPU per tick.
+  stats(): SamplerStats {
+    const intervals = intervalsOf(this.log.map((t) => t.startMs));
+    return {
+      ticks: this.log.length,
+      intervalP50Ms: percentile(intervals, 0.5),
+      intervalP99Ms: percentile(intervals, 0.99),
+      skewP99Ms: percentile(this.skews, 0.99),
+      gaps: gapsOf(this.log, this.originMs ?? 0),
+      missedDeadlines: this.missedDeadlines,
+      missingSamples: this.missingSamples,
+      itemErrors: this.itemErrors,
+      cpuPerTickMs: this.log.length === 0 ? null : this.cpuMicros / 1000 / this.log.length,
+      offsetsMs: Object.fromEntries(this.offsets),
+    };
+  }
+
+  // Close the shells (not the runners).
+  async close(): Promise<void> {
+    const shells = [...this.shells.values()];
+    this.shells.clear();
+    await Promise.allSettled(shells.map((s) => s.close()));
+  }
+}
+
+// The sampler seen as the run's tick source: tick(n) → every node's answer to tick n.
+export function asTickSource(sampler: Sampler): { tick(n: number): Promise<NodeTick[]>; close(): Promise<void> } {
+  return { tick: async (n) => (await sampler.tick(n)).nodes, close: () => sampler.close() };
+}

@@ -1,0 +1,94 @@
+// A small test double: a CommandRunner whose shell answers the sampler's batch scripts with text the test
+// GENERATES (not recorded output), in the virtual time of a VirtualClock.
+import type { Clock } from '../../src/domain/clock.js';
+import { formatBatchOutput, parseBatch, type BatchItem } from '../../src/transport/batch.js';
+import {
+  TransportError,
+  type CommandResult,
+  type CommandRunner,
+  type RemoteProcess,
+  type RunOptions,
+  type ShellSession,
+} from '../../src/transport/types.js';
+
+export interface FakeAnswer {
+  stdout: string;
+  exitCode: number;
+}
+
+export interface FakeNodeOptions {
+  node: string;
+  clock: Clock;
+  // This node's clock minus the controller's.
+  offsetMs?: number;
+  // Virtual time before the node reads its clock, and after, per round trip (call = 0, 1, ... on this runner).
+  latency?: (call: number) => { beforeMs: number; afterMs: number };
+  // The answer to one batch item; undefined = the item is left out of the answer (as if cut off).
+  answer: (item: BatchItem, call: number) => FakeAnswer | undefined;
+  // Throw a TransportError on this round trip (a dropped session).
+  dropOn?: (call: number) => boolean;
+}
+
+// Node time as `date +%s%N` prints it, from the virtual clock plus the node's offset.
+export const dateNs = (ms: number) => `${BigInt(Math.round(ms * 1000)) * 1000n}\n`;
+
+export class FakeRunner implements CommandRunner {
+  readonly node: string;
+  readonly simulated = true;
+  calls = 0; // shell round trips
+  opened = 0; // shells opened
+  scripts: string[] = [];
+
+  constructor(private readonly o: FakeNodeOptions) {
+    this.node = o.node;
+  }
+
+  async run(command: string): Promise<CommandResult> {
+    throw new Error(`FakeRunner.run is not for the sampler: ${command}`);
+  }
+
+  async start(): Promise<RemoteProcess> {
+    throw new Error('FakeRunner.start is not used here');
+  }
+
+  async openShell(): Promise<ShellSession> {
+    this.opened++;
+    let closed = false;
+    return {
+      run: async (script: string, _opts?: RunOptions): Promise<CommandResult> => {
+        if (closed) throw new TransportError(this.node, 'shell closed');
+        const call = this.calls++;
+        this.scripts.push(script);
+        const lat = this.o.latency?.(call) ?? { beforeMs: 0, afterMs: 0 };
+        const t0 = this.o.clock.now();
+        if (lat.beforeMs > 0) await this.o.clock.sleep(lat.beforeMs);
+        if (this.o.dropOn?.(call)) {
+          closed = true;
+          throw new TransportError(this.node, 'connection lost');
+        }
+        const nodeMs = this.o.clock.now() + (this.o.offsetMs ?? 0);
+        const items = parseBatch(script) ?? [{ id: '-', command: script }];
+        const outputs = items.flatMap((it) => {
+          if (it.command === 'date +%s%N') return [{ id: it.id, stdout: dateNs(nodeMs), exitCode: 0 }];
+          const a = this.o.answer(it, call);
+          return a ? [{ id: it.id, ...a }] : [];
+        });
+        if (lat.afterMs > 0) await this.o.clock.sleep(lat.afterMs);
+        const single = parseBatch(script) === null;
+        return {
+          command: script,
+          stdout: single ? (outputs[0]?.stdout ?? '') : formatBatchOutput(outputs),
+          stderr: '',
+          exitCode: 0,
+          signal: null,
+          durationMs: this.o.clock.now() - t0,
+        };
+      },
+      close: async () => {
+        closed = true;
+      },
+    };
+  }
+
+  async close(): Promise<void> {}
+}

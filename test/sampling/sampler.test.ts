@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import { Sampler, asTickSource, type TickResult } from '../../src/sampling/sampler.js';
+import { VirtualClock } from '../../src/sim/virtual-clock.js';
+import type { BatchItem } from '../../src/transport/batch.js';
+import { FakeRunner, type FakeAnswer, type FakeNodeOptions } from './fake-runner.js';
+import { genFec, genGpu, genHwmon, genLink, genStats } from './generated.js';
+
+const A = 'enp1s0f1np1';
+const B = 'enP2p1s0f1np1';
+const T0 = Date.UTC(2026, 0, 1);
+
+// Generated answers; lane 2's error counter grows by 10 per round trip so each tick is distinguishable.
+function healthy(item: BatchItem, call: number): FakeAnswer | undefined {
+  const [kind, netdev = ''] = item.id.split(':');
+  if (kind === 'stats') return { stdout: genStats([0, 0, call * 10, 0], 5), exitCode: 0 };
+  if (kind === 'link') return { stdout: genLink(netdev, true), exitCode: 0 };
+  if (kind === 'fec') return { stdout: genFec(netdev), exitCode: 0 };
+  if (kind === 'hwmon') return { stdout: genHwmon(60000 + call * 1000), exitCode: 0 };
+  if (kind === 'gpu') return { stdout: genGpu(100, 70, '40.00'), exitCode: 0 };
+  return undefined;
+}
+
+function lab(clock: VirtualClock, over: Partial<Record<'a' | 'b', Partial<FakeNodeOptions>>> = {}) {
+  const a = new FakeRunner({ node: 'spark-a', clock, answer: healthy, ...over.a });
+  const b = new FakeRunner({ node: 'spark-b', clock, answer: healthy, ...over.b });
+  const sampleSet = { rails: [A, B], fecNetdev: A, linkEveryTicks: 5 };
+  const sampler = new Sampler({
+    clock,
+    calibrationRounds: 3,
+    nodes: [
+      { name: 'spark-a', runner: a, sampleSet },
+      { name: 'spark-b', runner: b, sampleSet },
+    ],
+  });
+  return { a, b, sampler };
+}
+
+describe('Sampler.tick', () => {
+  it('asks both nodes in ONE round trip each per tick, over one long-lived shell, and parses the answers', async () => {
+    const clock = new VirtualClock(T0);
+    const { a, b, sampler } = lab(clock, { a: { offsetMs: 5000 }, b: { offsetMs: -3000 } });
+    expect(await sampler.open()).toEqual([]);
+    expect([a.calls, b.calls]).toEqual([3, 3]); // calibration: three `date` round trips each
+    const t0 = await sampler.tick();
+    const t1 = await sampler.tick();
+    expect([a.calls, b.calls]).toEqual([5, 5]);
+    expect([a.opened, b.opened]).toEqual([1, 1]);
+    // Tick 0 reads link state (every 5 ticks), tick 1 does not.
+    expect(a.scripts[3]).toContain(`{ ethtool ${B} ; }`);
+    expect(a.scripts[4]).not.toContain(`{ ethtool ${B} ; }`);
+    expect(a.scripts[4]).toContain(`ethtool -S ${B}`);
+
+    const s = t0.nodes[0]!.sample!;
+    expect(t0.nodes.map((n) => n.node)).toEqual(['spark-a', 'spark-b']);
+    expect(s.errors).toEqual([]);
+    expect(s.tMs).toBe(T0 + 5000); // node clock, virtual time did not move
+    expect(s.controllerMs).toBe(T0);
+    expect(s.rails[0]!.counters['rx_err_lane_2_phy']).toBe(30n); // round trip #3 of this runner
+    expect(s.rails[0]!.linkUp).toBe(true);
+    expect(s.nicTempC).toBe(63);
+    expect(t1.nodes[1]!.sample!.rails[1]!.counters['rx_err_lane_2_phy']).toBe(40n);
+    expect(t1.nodes[1]!.sample!.rails[1]!.linkUp).toBeUndefined(); // not read on tick 1
+    expect(t1.tick).toBe(1);
+    expect(sampler.stats().offsetsMs).toEqual({ 'spark-a': 5000, 'spark-b': -3000 });
+    await sampler.close();
+  });
+
+  it('a garbage item is an error line in a kept sample, never a crash', async () => {
+    const clock = new VirtualClock(T0);
+    const { sampler } = lab(clock, {
+      b: {
+        answer: (item, call) =>
+          item.id === `stats:${B}` ? { stdout: 'NIC statistics:\n     rx_err_lane_0_phy: N/A\n', exitCode: 0 } : healthy(item, call),
+      },
+    });
+    await sampler.open();
+    const t = await sampler.tick();
+    const sb = t.nodes[1]!.sample!;
+    expect(sb.errors).toHaveLength(1);
+    expect(sb.errors[0]).toMatch(new RegExp(`^stats:${B}: ethtool-stats: line 2: `));
+    expect(sb.rails[1]!.counters).toEqual({});
+    expect(sb.rails[0]!.counters['rx_crc_errors_phy']).toBe(0n);
+    expect(t.nodes[1]!.raw[`stats:${B}`]).toBe('NIC statistics:\n     rx_err_lane_0_phy: N/A\n');
+    expect(t.nodes[0]!.sample!.errors).toEqual([]);
+    expect(sampler.stats()).toMatchObject({ itemErrors: 1, missingSamples: 0 });
+  });
+
+  it('a node whose session drops is missing for that tick; the other node is sampled; the shell is reopened', async () => {
+    const clock = new VirtualClock(T0);
+    // spark-b: calls 0-2 calibrate, 3 = tick 0, 4 = tick 1 drops, then a new shell.
+    const { a, b, sampler } = lab(clock, { b: { dropOn: (call) => call === 4 } });
+    await sampler.open();
+    await sampler.run({ intervalMs: 1000, until: () => a.calls >= 3 + 4 });
+    const ticks = sampler.stats();
+    expect(ticks.ticks).toBe(4);
+    expect(ticks.missingSamples).toBe(1);
+    expect(b.opened).toBe(2);
+    expect(ticks.gaps).toEqual([{ node: 'spark-b', fromS: 1, toS: 2, reason: 'spark-b: connection lost' }]);
+  });
+
+  it('run() hands every tick to onTick with the missing node and its error', async () => {
+    const clock = new VirtualClock(T0);
+    const { sampler } = lab(clock, { b: { dropOn: (call) => call >= 4 } }); // never comes back: reopened shells fail too
+    await sampler.open();
+    const seen: TickResult[] = [];
+    let n = 0;
+    await sampler.run({ intervalMs: 500, until: () => n >= 3, onTick: (t) => void (seen.push(t), n++) });
+    expect(seen.map((t) => t.nodes.map((x) => (x.sample ? 'ok' : x.error)))).toEqual([
+      ['ok', 'ok'],
+      ['ok', 'spark-b: connection lost'],
+      ['ok', 'spark-b: connection lost'],
+    ]);
+    expect(sampler.stats().gaps).toEqual([{ node: 'spark-b', fromS: 0.5, toS: 1, reason: 'spark-b: connection lost' }]);
+  });
+});
+
+describe('Sampler.run schedule', () => {
+  it('ticks at exact multiples of the interval on the injected clock (no drift)', async () => {
+    const clock = new VirtualClock(T0);
+    // Each round trip takes 130 virtual ms; the schedule must not add it up.
+    const { sampler } = lab(clock, { a: { latency: () => ({ beforeMs: 30, afterMs: 100 }) } });
+    await sampler.open();
+    const start = clock.now();
+    const starts: number[] = [];
+    const r = await sampler.run({ intervalMs: 1000, until: () => starts.length >= 6, onTick: (t) => void starts.push(t.startMs) });
+    expect(r).toEqual({ ticks: 6, missedDeadlines: 0 });
+    expect(starts.map((t) => t - start)).toEqual([0, 1000, 2000, 3000, 4000, 5000]);
+    expect(sampler.stats()).toMatchObject({ ticks: 6, intervalP50Ms: 1000, intervalP99Ms: 1000, missedDeadlines: 0 });
+  });
+
+  it('skips and counts deadlines a slow tick overran, then keeps to the grid', async () => {
+    const clock = new VirtualClock(T0);
+    // Tick 2 (call 3 + 2 = 5 of spark-a) takes 2.5 intervals: deadlines 3000 and 4000 are missed, next is 5000.
+    const { sampler } = lab(clock, { a: { latency: (call) => ({ beforeMs: 0, afterMs: call === 5 ? 2500 : 10 }) } });
+    await sampler.open();
+    const start = clock.now();
+    const starts: number[] = [];
+    const r = await sampler.run({ intervalMs: 1000, until: () => starts.length >= 5, onTick: (t) => void starts.push(t.startMs) });
+    expect(starts.map((t) => t - start)).toEqual([0, 1000, 2000, 5000, 6000]);
+    expect(r.missedDeadlines).toBe(2);
+    expect(sampler.stats().missedDeadlines).toBe(2);
+  });
+
+  it('stops on an abort signal, also during the wait', async () => {
+    const clock = new VirtualClock(T0);
+    const { sampler } = lab(clock);
+    await sampler.open();
+    const ac = new AbortController();
+    let n = 0;
+    const r = await sampler.run({ intervalMs: 60_000, until: ac.signal, onTick: () => void (++n === 2 && ac.abort()) });
+    expect(r.ticks).toBe(2);
+  });
+
+  it('refuses a zero interval', async () => {
+    const { sampler } = lab(new VirtualClock(T0));
+    await expect(sampler.run({ intervalMs: 0 })).rejects.toThrow(/sampling interval 0/);
+  });
+});
+
+describe('Sampler.stats', () => {
+  it('skew p99 is the spread of offset-corrected node times within a tick', async () => {
+    const clock = new VirtualClock(T0);
+    // Calibration sees symmetric 20 ms round trips, so offsets are exact (+5 s, -3 s). In ticks, spark-b reads
+    // its clock 7 ms after spark-a on tick 1 and 3 ms after on the others: the skew is 7 or 3, never the 8 s offset gap.
+    const { sampler } = lab(clock, {
+      a: { offsetMs: 5000, latency: () => ({ beforeMs: 10, afterMs: 10 }) },
+      b: { offsetMs: -3000, latency: (call) => ({ beforeMs: call < 3 ? 10 : call === 4 ? 17 : 13, afterMs: 10 }) },
+    });
+    await sampler.open();
+    for (let i = 0; i < 4; i++) await sampler.tick();
+    // Sorted skews [3, 3, 3, 7]; p99 interpolates at rank 3 x 0.99 = 2.97: 3 + 0.97 x (7 - 3).
+    expect(sampler.stats().skewP99Ms).toBeCloseTo(6.88, 9);
+    expect(sampler.stats().offsetsMs).toEqual({ 'spark-a': 5000, 'spark-b': -3000 });
+  });
+
+  it('controller CPU per tick comes from the injected counter', async () => {
+    const clock = new VirtualClock(T0);
+    let micros = 0;
+    const a = new FakeRunner({ node: 'spark-a', clock, answer: healthy });
+    const sampler = new Sampler({
+      clock,
+      nodes: [{ name: 'spark-a', runner: a, sampleSet: { rails: [A] } }],
+      cpuUsage: () => ({ user: (micros += 1000), system: 500 }),
+    });
+    await sampler.tick();
+    await sampler.tick();
+    // Each tick reads the counter twice: 1000 µs user between the reads, system constant.
+    expect(sampler.stats().cpuPerTickMs).toBe(1);
+    expect(sampler.stats().skewP99Ms).toBeNull(); // one node: no skew
+    expect(sampler.stats().intervalP50Ms).toBe(0); // two ticks at the same virtual instant
+  });
+
+  it('works as the run tick source: tick(n) uses the given number', async () => {
+    const clock = new VirtualClock(T0);
+    const { a, sampler } = lab(clock);
+    const src = asTickSource(sampler);
+    const nodes = await src.tick(10);
+    expect(nodes.map((n) => n.sample?.tick)).toEqual([10, 10]);
+    expect(a.scripts[0]).toContain(`{ ethtool ${A} ; }`); // 10 % 5 === 0: link state read
+    await src.close();
+  });
+});
