@@ -1,10 +1,10 @@
 // `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (FORMATS §3).
 //
 // Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes), then `\tKey: value`
-// lines (key indented less than 16 columns; unknown keys must be indented), list continuations indented 16+ columns (ethtool uses 32),
-// and the benign permission notices a non-root run interleaves (`netlink error: ...`, `Cannot get ...: ...`).
-// Unknown keys are tolerated (ethtool adds fields over versions); at least one known key must be present,
-// keys may not repeat, and a known key with a value of the wrong shape is a ParseError.
+// lines (indented less than 16 columns), list continuations indented 16+ columns (ethtool uses 32), and the
+// benign permission notices a non-root run interleaves (`netlink error: ...`, `Cannot get ...: ...`).
+// Unknown keys are tolerated if indented as ethtool prints them (ethtool adds fields over versions); at least
+// one known key must be present, keys may not repeat, and a known key with a malformed value is a ParseError.
 import { ParseError } from '../domain/errors.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner } from '../transport/types.js';

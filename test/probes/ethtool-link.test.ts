@@ -11,7 +11,14 @@ import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const io: CliIo = { stdout: (s) => void (out += s), stderr: (s) => void (err += s), readStdin: async () => '', isTTY: false, cwd: process.cwd(), env: {} };
+  const io: CliIo = {
+    stdout: (s) => void (out += s),
+    stderr: (s) => void (err += s),
+    readStdin: async () => '',
+    isTTY: false,
+    cwd: process.cwd(),
+    env: {},
+  };
   const code = await parseCommand(kind, file, io);
   return { code, out, err };
 }
