@@ -35,8 +35,8 @@ export interface NcclResult {
   netDevices: string[];
 }
 
-// `<host>:<pid>:<tid> [<dev>] NCCL INFO <message>`; the prefix is optional so hand-trimmed logs still match.
-const NCCL_LINE = /^(?:\S+:\d+:\d+ \[\d+\] )?NCCL (INFO|WARN|TRACE|ABORT) ?(.*)$/;
+// `[<timestamp>] <host>:<pid>:<tid> [<dev>] NCCL INFO <message>`; any prefix is accepted (timestamps since NCCL 2.26).
+const NCCL_LINE = /^(?:.*?\s)?NCCL (INFO|WARN|TRACE|ABORT)(?: (.*))?$/;
 const BARE_VERSION = /^NCCL version (\S+)\s*$/;
 const NUM = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const INT = /^-?\d+$/;
@@ -118,13 +118,13 @@ export function parseNccl(text: string): NcclResult {
     const debug = NCCL_LINE.exec(line);
     if (debug) {
       ncclLines++;
-      const msg = debug[2]!;
+      const msg = debug[2] ?? '';
       const v = /^NCCL version (\S+)/.exec(msg);
       if (v) ncclVersion ??= v[1]!;
       const net = /^Using network (\S+)/.exec(msg);
       if (net) addDistinct(usingNetwork, net[1]!);
       const ib = /^NET\/IB ?: Using (.*)$/.exec(msg);
-      if (ib) for (const m of ib[1]!.matchAll(/\[\d+\]([^\s:[\]]+):\d+\/(?:RoCE|IB)/g)) addDistinct(ibDevices, m[1]!);
+      if (ib) for (const m of ib[1]!.matchAll(/\[\d+\]([^\s:[\]]+):\d+\/(?:RoCE|IB|UNSPECIFIED)/g)) addDistinct(ibDevices, m[1]!);
       const sock = /^NET\/Socket ?: Using (.*)$/.exec(msg);
       if (sock) for (const m of sock[1]!.matchAll(/\[\d+\]([^\s:[\]]+):/g)) addDistinct(socketDevices, m[1]!);
       continue;

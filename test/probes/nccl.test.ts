@@ -120,6 +120,13 @@ describe('parseNccl on real samples', () => {
     expect(r.netDevices).toEqual(['enp1s0f1np1']);
   });
 
+  it('reads NCCL lines behind a timestamp prefix', () => {
+    // Generated: a real "Using" line behind a "[date time] " prefix (NCCL_DEBUG_TIMESTAMP_FORMAT style).
+    const r = parseNccl('[2026-07-01 10:00:00] spark-fb97:23491:23491 [0] NCCL INFO NET/IB : Using [0]rocep1s0f0:1/RoCE [RO]; OOB enp1s0f0np0:10.0.1.1<0>\n');
+    expect(r.network).toBe('IB');
+    expect(r.netDevices).toEqual(['rocep1s0f0']);
+  });
+
   it('reports one device name when NCCL uses one rail only', () => {
     const oneRail = fb97Debug()
       .split('\n')
