@@ -1,0 +1,78 @@
+// Every CSV column with its meaning; README docs are generated from this, and writers use it for header order.
+export interface CsvColumn {
+  name: string;
+  description: string;
+}
+
+const col = (name: string, description: string): CsvColumn => ({ name, description });
+
+// One row per run: summary.csv (one run) and compare.csv (many runs) share these columns.
+const RUN_ROW: CsvColumn[] = [
+  col('run_id', 'run identifier (directory name under reports/<label>/)'),
+  col('started_at', 'ISO 8601 UTC start time'),
+  col('label', 'operator label of the cable (empty if none)'),
+  col('simulated', 'true when no real hardware was measured'),
+  col('vendor', 'EEPROM vendor name'),
+  col('part_number', 'EEPROM vendor part number'),
+  col('serial', 'EEPROM vendor serial number'),
+  col('family', 'QSFP56 (4 x 50G PAM4), QSFP112 (2 x 100G PAM4) or unknown'),
+  col('lanes', 'lanes in use as trained (ethtool)'),
+  col('length_m_eeprom', 'cable length the EEPROM claims, metres (SFF-8636 stores whole metres)'),
+  col('ib_write_bw_gbps', 'ib_write_bw, sum over both rails of the per-rail median, Gb/s'),
+  col('nccl_busbw_gbs', 'NCCL all_reduce average bus bandwidth, GB/s'),
+  col('pre_fec_ber_idle', 'pre-FEC BER in soak-idle, worst receiver'),
+  col('pre_fec_ber_loaded', 'pre-FEC BER in soak-loaded, worst receiver'),
+  col('pre_fec_ber_loaded_ub95', '95% upper bound of the soak-loaded pre-FEC BER, worst receiver'),
+  col('fec_margin_decades', 'log10(2.4e-4 / worst pre-FEC BER upper bound), decades'),
+  col('max_lane_ratio', 'worst lane error rate / median of the other lanes (x)'),
+  col('crc_errors', 'CRC errors, all receivers and phases'),
+  col('post_fec_errors', 'post-FEC (uncorrectable) errors, all receivers and phases'),
+  col('link_down_events', 'link-down events, all receivers and phases'),
+  col('nic_temp_max_c', 'highest NIC temperature seen, degrees C'),
+  col('outcome', 'PASS, MARGINAL, FAIL (cable verdicts) or ERROR, ABORTED (run could not judge)'),
+  col('reasons', 'reasons for the outcome, "rule: message" joined by "; "'),
+];
+
+// CSV files and their columns, keyed by file name. compare-by-part.csv sits beside the compare output.
+export const CSV_COLUMNS = {
+  'summary.csv': RUN_ROW,
+  'compare.csv': RUN_ROW,
+  'lanes.csv': [
+    col('run_id', 'run identifier'),
+    col('node', 'receiving node'),
+    col('phase', 'protocol phase (soak-idle, soak-loaded, ...)'),
+    col('lane', 'lane index 0..lanes-1'),
+    col('seconds_s', 'seconds of the phase analysed'),
+    col('errors', 'pre-FEC raw errors counted (rx_err_lane_N_phy delta)'),
+    col('rate_per_s', 'errors per second'),
+    col('ber', 'errors / (seconds x 53.125e9 bit/s lane rate)'),
+    col('ber_ub95', '95% upper confidence bound of the BER (Poisson); > 0 even with no errors'),
+  ],
+  'timeseries.csv': [
+    col('t_s', 'seconds since the run started'),
+    col('node', 'receiving node'),
+    col('phase', 'protocol phase at that moment'),
+    col('lane_N_errors_per_s', 'one column per lane N: pre-FEC errors per second over the last interval'),
+    col('nic_temp_c', 'NIC temperature, degrees C (empty if not read)'),
+  ],
+  'throughput.csv': [
+    col('t_s', 'seconds since the run started'),
+    col('rail', 'PCIe rail (0 or 1)'),
+    col('gbps', 'throughput of that rail, Gb/s'),
+  ],
+  'compare-by-part.csv': [
+    col('part_number', 'EEPROM vendor part number (empty = unknown)'),
+    col('vendor', 'EEPROM vendor name(s) seen with this part number, joined by "; "'),
+    col('runs', 'runs read'),
+    col('judged_runs', 'runs with a cable verdict (PASS, MARGINAL or FAIL)'),
+    col('pass', 'PASS runs'),
+    col('marginal', 'MARGINAL runs'),
+    col('fail', 'FAIL runs'),
+    col('not_judged', 'ERROR or ABORTED runs'),
+    col('pass_rate', 'pass / judged_runs (empty when none judged)'),
+    col('median_pre_fec_ber_loaded', 'median over judged runs of pre_fec_ber_loaded'),
+    col('worst_pre_fec_ber_loaded', 'highest pre_fec_ber_loaded over judged runs'),
+  ],
+} as const satisfies Record<string, CsvColumn[]>;
+
+export type CsvFile = keyof typeof CSV_COLUMNS;

@@ -1,0 +1,75 @@
+import { stringify } from 'csv-stringify/sync';
+import { join } from 'node:path';
+import type { RunRecord } from '../domain/record.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { summarise } from './certificate-content.js';
+import { CSV_COLUMNS } from './csv-columns.js';
+import type { RunTimeseries } from './timeseries.js';
+
+export type CsvCell = string | number | boolean | null | undefined;
+
+// RFC 4180: CRLF line ends, quotes only where needed, header row first; null/undefined become empty cells.
+export function toCsv(header: string[], rows: CsvCell[][]): string {
+  const cells = rows.map((r) => r.map((v) => (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v))));
+  // csv-stringify only quotes the record delimiter itself; a bare LF inside a field must be quoted too (RFC 4180).
+  return stringify([header, ...cells], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+}
+
+// The summary/compare row of one run, in CSV_COLUMNS['compare.csv'] order.
+export function runRow(record: RunRecord): CsvCell[] {
+  const s = summarise(record);
+  const length = record.cable.ends.find((e) => e.identity?.lengthM != null)?.identity?.lengthM ?? null;
+  const byName: Record<string, CsvCell> = {
+    run_id: record.runId,
+    started_at: record.startedAt,
+    label: record.label,
+    simulated: record.simulated,
+    vendor: record.cable.vendor,
+    part_number: record.cable.partNumber,
+    serial: record.cable.serial,
+    family: record.cable.family,
+    lanes: record.cable.lanes,
+    length_m_eeprom: length,
+    ib_write_bw_gbps: record.benchmarks.ibWriteBw?.sumMedianGbps ?? null,
+    nccl_busbw_gbs: record.benchmarks.nccl?.busbwGBs ?? null,
+    pre_fec_ber_idle: s.preFecBerIdle,
+    pre_fec_ber_loaded: s.preFecBerLoaded,
+    pre_fec_ber_loaded_ub95: s.preFecBerLoadedUb95,
+    fec_margin_decades: s.fecMarginDecades,
+    max_lane_ratio: s.maxLaneRatio,
+    crc_errors: record.analysis ? s.crcErrors : null,
+    post_fec_errors: record.analysis ? s.postFecErrors : null,
+    link_down_events: record.analysis ? s.linkDownEvents : null,
+    nic_temp_max_c: s.nicTempMaxC,
+    outcome: record.outcome,
+    reasons: record.reasons.map((r) => `${r.rule}: ${r.message}`).join('; '),
+  };
+  return CSV_COLUMNS['compare.csv'].map((c) => byName[c.name]);
+}
+
+const names = (f: keyof typeof CSV_COLUMNS) => CSV_COLUMNS[f].map((c) => c.name);
+
+export interface CsvWriterExtras {
+  timeseries?: RunTimeseries;
+}
+
+// summary.csv, lanes.csv, and (when series are given) timeseries.csv and throughput.csv, each written atomically.
+export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWriterExtras = {}): Promise<string[]> {
+  const written: string[] = [];
+  written.push(await writeFileAtomic(join(dir, 'summary.csv'), toCsv(names('summary.csv'), [runRow(record)])));
+
+  const laneRows = (record.analysis?.perNodePhase ?? []).flatMap((p) =>
+    p.laneStats.map((l) => [record.runId, l.node, l.phase, l.lane, l.seconds, l.errors, l.ratePerS, l.ber, l.berUb95] as CsvCell[]),
+  );
+  written.push(await writeFileAtomic(join(dir, 'lanes.csv'), toCsv(names('lanes.csv'), laneRows)));
+
+  const ts = extras.timeseries;
+  if (ts) {
+    const lanes = Math.max(0, ...ts.points.map((p) => p.laneRates.length));
+    const header = ['t_s', 'node', 'phase', ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`), 'nic_temp_c'];
+    const rows = ts.points.map((p) => [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC] as CsvCell[]);
+    written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));
+    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps]))));
+  }
+  return written;
+}
