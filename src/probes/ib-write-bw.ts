@@ -31,7 +31,7 @@ const TITLE = /^(\S+) (Bidirectional )?BW Test$/;
 const PEAK_WARNING = /^WARNING: BW peak won't be measured in this run\.$/;
 const CPU_FREQ = /^Conflicting CPU frequency values detected: /;
 const BANNER = /^\*+$/;
-const WAITING = /^\* Waiting for client to connect\.\.\. \*$/;
+const WAITING = /^\* Waiting for client .*connect.*\*$/;
 const RESULT_HEADER =
   /^#bytes\s+#iterations\s+BW peak\[(Gb|MB|MiB)\/sec\]\s+BW average\[(Gb|MB|MiB)\/sec\]\s+MsgRate\[Mpps\]$/;
 // `Key : value` header lines, possibly two per line (`Dual-port : OFF<TAB><TAB>Device : mlx5_0`).
@@ -66,7 +66,7 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
   let tableClosed = false;
   const notes: string[] = [];
   let firstNote: { n: number; line: string } | undefined;
-  const rawRows: Array<{ line: number; bytes: number; iterations: number; peak: number; avg: number; rate: number }> = [];
+  const rawRows: Array<{ bytes: number; iterations: number; peak: number; avg: number; rate: number }> = [];
 
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
@@ -121,7 +121,7 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
     }
     const bytes = Number(b);
     if (bytes === 0) throw new ParseError(KIND, n, 'message size 0');
-    rawRows.push({ line: n, bytes, iterations: Number(it), peak: Number(peak), avg: Number(avg), rate: Number(rate) });
+    rawRows.push({ bytes, iterations: Number(it), peak: Number(peak), avg: Number(avg), rate: Number(rate) });
   }
 
   if (rawRows.length === 0 || unit === null) {
