@@ -74,6 +74,9 @@ export function parseNvidiaSmi(text: string, fields?: string[]): NvidiaSmiResult
     ? headerNames.length === fields.length && headerNames.every((h, k) => h === fields[k])
     : headerCells.every((m) => m !== null);
 
+  if (fields && !isHeader && headerCells.every((m) => m !== null)) {
+    throw new ParseError(KIND, first.n, `header "${first.text.slice(0, 80)}" does not match the requested fields`);
+  }
   let names: string[];
   const units: Record<string, string | null> = {};
   if (isHeader) {

@@ -88,6 +88,7 @@ describe('parseNvidiaSmi on the harness query (generated text)', () => {
       'nvidia-smi reported [Unknown Error] for temperature.gpu',
     );
     expect(parseError(() => parseNvidiaSmi('0, NVIDIA GB10, 10, 45', HARNESS_FIELDS)).reason).toMatch(/^4 values for 5 fields/);
+    expect(parseError(() => parseNvidiaSmi(GEN_HEADER_UNITS, ['index', 'name'])).reason).toMatch(/does not match the requested fields$/);
     expect(parseError(() => parseNvidiaSmi('No devices were found')).reason).toBe('No devices were found');
     expect(parseError(() => parseNvidiaSmi('')).reason).toBe('no output');
   });
