@@ -53,7 +53,8 @@ export interface StatsView {
   cabled: boolean;
   port: PortCounters; // physical port (identical on both netdevs of a cage)
   rail: RailCounters; // this PCIe function's RDMA traffic
-  hostPackets: number; // software (kernel stack) packets, e.g. ssh and ARP
+  hostPackets: number; // software (kernel stack) packets of this netdev, e.g. ssh and ARP
+  portHostPackets: number; // the same traffic as the shared physical port counts it
   uncorrectableAsCrc: boolean;
 }
 
@@ -88,10 +89,10 @@ export function formatEthtoolStats(v: StatsView): string {
   put('rx_crc_errors_phy', crc);
   put('tx_bytes_phy', p.txBytes);
   put('rx_bytes_phy', p.rxBytes);
-  put('tx_multicast_phy', v.cabled ? hp / 60 : 0);
+  put('tx_multicast_phy', v.cabled ? v.portHostPackets / 60 : 0);
   put('tx_broadcast_phy', v.cabled ? 2 : 0);
-  put('rx_multicast_phy', v.cabled ? hp / 50 : 0);
-  put('rx_broadcast_phy', v.cabled ? hp / 200 : 0);
+  put('rx_multicast_phy', v.cabled ? v.portHostPackets / 50 : 0);
+  put('rx_broadcast_phy', v.cabled ? v.portHostPackets / 200 : 0);
   put('rx_in_range_len_errors_phy', 0);
   put('rx_out_of_range_len_phy', 0);
   put('rx_oversize_pkts_phy', 0);

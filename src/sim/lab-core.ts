@@ -80,10 +80,16 @@ export class LabCore {
 
   // Advance the model and notice processes that ended by themselves.
   reap(): void {
-    const t = this.now();
-    this.model.advance(t);
-    for (const p of this.procs) p.check();
+    if (this.reaping) return;
+    this.reaping = true;
+    try {
+      this.model.advance(this.now());
+      for (const p of this.procs) p.check();
+    } finally {
+      this.reaping = false;
+    }
   }
+  private reaping = false;
 
   running(node: string): SimProcess[] {
     this.reap();

@@ -44,6 +44,8 @@ export class SimProcess implements RemoteProcess {
     private readonly behaviour: ProcBehaviour,
     private readonly clock: Clock,
     private readonly labTime: () => number,
+    // Called once the process has ended, so that peers depending on it (an ib_write_bw server) notice at once.
+    private readonly onFinished: () => void = () => undefined,
   ) {
     this.done = new Promise((resolve) => (this.resolveDone = resolve));
     const end = behaviour.plannedEndS();
@@ -99,5 +101,6 @@ export class SimProcess implements RemoteProcess {
       durationMs: Math.round((this.labTime() - this.startedS) * 1000),
     };
     this.resolveDone(this.final);
+    this.onFinished();
   }
 }

@@ -108,7 +108,7 @@ export class SimRunner implements CommandRunner {
     else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv);
     else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
     else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
-    const proc = new SimProcess(this.node, name, core.pid(), command, core.now(), b, core.clock, () => core.now());
+    const proc = new SimProcess(this.node, name, core.pid(), command, core.now(), b, core.clock, () => core.now(), () => core.reap());
     core.procs.push(proc);
     return proc;
   }
@@ -136,7 +136,7 @@ export class SimRunner implements CommandRunner {
   }
 
   private register(command: string, name: string, b: ProcBehaviour): SimProcess {
-    const proc = new SimProcess(this.node, name, this.core.pid(), command, this.core.now(), b, this.core.clock, () => this.core.now());
+    const proc = new SimProcess(this.node, name, this.core.pid(), command, this.core.now(), b, this.core.clock, () => this.core.now(), () => this.core.reap());
     this.core.procs.push(proc);
     return proc;
   }
