@@ -1,6 +1,7 @@
 // CommandRunner for a controller that is itself one of the nodes: the same contract as SSH, run with execa.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { shellQuote, validate } from './commands.js';
@@ -324,7 +325,9 @@ export class LocalRunner implements CommandRunner {
     await writeFile(`${base}.pid`, `${pid}\n`);
     const read = (f: string) => readFile(f, 'utf8').catch(() => '');
     const done = sub.then(async (r) => {
-      await writeFile(`${base}.rc`, `${r.exitCode ?? (r.signal ? `signal ${r.signal}` : '')}\n`).catch(() => undefined);
+      // As the remote wrapper's `echo $?` would write it: 128 + signal number for a killed process.
+      const rc = r.exitCode ?? (r.signal ? 128 + (osConstants.signals[r.signal] ?? 0) : '');
+      await writeFile(`${base}.rc`, `${rc}\n`).catch(() => undefined);
       return resultOf(command, { ...r, stdout: await read(`${base}.out`), stderr: await read(`${base}.err`) }, false);
     });
     const proc = new LocalProcess(name, pid, done, base);

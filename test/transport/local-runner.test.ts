@@ -89,6 +89,7 @@ describe('LocalRunner.start', () => {
     expect(await processGroupMembers(p.pid!)).toEqual([]);
     const res = await p.done;
     expect(res.signal).toBe('SIGTERM');
+    expect(await readFile(join(dir, 'load.rc'), 'utf8')).toBe('143\n'); // 128 + SIGTERM, like the shell's $?
     expect(res.exitCode).toBeNull();
   });
 
