@@ -52,14 +52,21 @@ export function buildCertificateDocument(
   return { body, signature: signBytes(labKey, canonicalJson(body)) };
 }
 
-// Writes certificate.json (or run-report.json) into the run dir; one canonical line plus a newline.
-export async function writeCertificateJson(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<string[]> {
+// Hashes the run dir's journal and builds the document (what writeCertificateJson writes).
+export async function certificateDocumentFor(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<CertificateDocument> {
   const file = basename(record.journal.file || 'journal.jsonl');
   const h = await hashFile(journalPath(dir, file));
-  const doc = buildCertificateDocument(record, { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null }, extras.labKey ?? null, extras.unsignedReason);
-  const path = join(dir, `${documentBaseName(record.outcome)}.json`);
-  await writeFileAtomic(path, canonicalJson(doc) + '\n');
-  return [path];
+  return buildCertificateDocument(record, { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null }, extras.labKey ?? null, extras.unsignedReason);
+}
+
+// Writes an already built document next to the record.
+export async function writeCertificateDocument(doc: CertificateDocument, dir: string): Promise<string> {
+  return writeFileAtomic(join(dir, `${documentBaseName(doc.body.outcome)}.json`), canonicalJson(doc) + '\n');
+}
+
+// Writes certificate.json (or run-report.json) into the run dir; one canonical line plus a newline.
+export async function writeCertificateJson(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<string[]> {
+  return [await writeCertificateDocument(await certificateDocumentFor(record, dir, extras), dir)];
 }
 
 // The lead's re-grader: reads the run dir's journal/record again and returns the verdict it reaches.

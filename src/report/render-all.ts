@@ -1,0 +1,28 @@
+import type { RunRecord } from '../domain/record.js';
+import { writeCertificateHtml } from './certificate-html.js';
+import { certificateDocumentFor, writeCertificateDocument } from './certificate-json.js';
+import { writeRunCsvs } from './csv.js';
+import { labKeyPath, loadLabKey, type LabKey } from './sign.js';
+import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
+
+export interface RenderOptions {
+  // A loaded key wins; null forces an unsigned certificate; undefined loads from labKeyFile / $CABLEQUAL_LAB_KEY / default.
+  labKey?: LabKey | null;
+  labKeyFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+// Every output of a finished run (cablequal report <run dir> re-renders with this): JSON first, so the HTML can cite its signer.
+export async function renderAll(record: RunRecord, dir: string, timeseries: RunTimeseries = EMPTY_TIMESERIES, opts: RenderOptions = {}): Promise<string[]> {
+  const keyPath = labKeyPath(opts.labKeyFile, opts.env);
+  const labKey = opts.labKey !== undefined ? opts.labKey : await loadLabKey(keyPath);
+  const unsignedReason = opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`;
+  const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason });
+  const json = await writeCertificateDocument(doc, dir);
+  const html = await writeCertificateHtml(record, dir, {
+    timeseries,
+    signature: { fingerprint: doc.body.signer?.fingerprint ?? null, unsignedReason: doc.unsignedReason, journalSha256: doc.body.journal.sha256 },
+  });
+  const csv = await writeRunCsvs(record, dir, { timeseries });
+  return [json, ...html, ...csv];
+}
