@@ -1,7 +1,9 @@
 // Streaming check, one tick at a time, that stops a phase as soon as a FAIL is certain (before the link drops).
 import type { Limit } from '../domain/limit.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
-import { intervalDelta, laneRatio } from './counters.js';
+import { median } from 'simple-statistics';
+import { intervalDelta } from './counters.js';
+import { poissonUpperBound } from './poisson.js';
 import { canonicalRail } from './analyze.js';
 
 // The FAIL that made the decision, where and when.
@@ -83,21 +85,35 @@ export class EarlyStopDetector {
       }
     }
 
-    // Per-tick lane ratio; others floored at one error per tick, so a quiet tick (worst lane < fail errors) can never count.
-    const rates = d.laneErrors.map((e) => e / dt);
-    const { worstLane, ratio } = laneRatio(rates, 1 / dt);
-    if (worstLane === null || ratio < this.fail['lane-ratio']) {
+    // Per-tick lane ratio, conservative so that counting noise cannot fake certainty: the worst lane's count over the
+    // 95% Poisson upper bound of the others' median count (a zero-count median becomes 3, so quiet ticks never count).
+    const ratio = certainLaneRatio(d.laneErrors);
+    if (ratio === null || ratio.value < this.fail['lane-ratio']) {
       st.streak = null;
       return null;
     }
+    const worstLane = ratio.lane;
     st.streak = st.streak?.lane === worstLane ? { lane: worstLane, ticks: st.streak.ticks + 1 } : { lane: worstLane, ticks: 1 };
     if (st.streak.ticks < this.opts.laneRatioConsecutiveTicks) return null;
     return (this.first = {
       rule: 'lane-ratio',
       ...at,
       lane: worstLane,
-      value: ratio,
-      message: `${sample.node}: lane ${worstLane} at ${ratio.toFixed(0)}x the median of the other lanes for ${st.streak.ticks} ticks in a row (fail at ${this.fail['lane-ratio']}x or more)`,
+      value: ratio.value,
+      message: `${sample.node}: lane ${worstLane} at ${ratio.value.toFixed(0)}x or more the median of the other lanes (95% bound) for ${st.streak.ticks} ticks in a row (fail at ${this.fail['lane-ratio']}x or more)`,
     });
   }
+}
+
+// Lower estimate of one tick's worst-lane ratio: worst count / Poisson 95% upper bound of the others' median count.
+export function certainLaneRatio(counts: readonly number[]): { lane: number; value: number } | null {
+  if (counts.length < 2) return null;
+  let lane = 0;
+  counts.forEach((c, i) => {
+    if (c > counts[lane]!) lane = i;
+  });
+  const top = counts[lane]!;
+  if (top <= 0) return null;
+  const others = counts.filter((_, i) => i !== lane);
+  return { lane, value: top / poissonUpperBound(Math.round(median(others))) };
 }
