@@ -35,7 +35,7 @@ export const dateNs = (ms: number) => `${BigInt(Math.round(ms * 1000)) * 1000n}\
 export class FakeRunner implements CommandRunner {
   readonly node: string;
   readonly simulated = true;
-  calls = 0; // shell round trips
+  calls = 0; // round trips, shell or run()
   opened = 0; // shells opened
   scripts: string[] = [];
 
@@ -43,8 +43,12 @@ export class FakeRunner implements CommandRunner {
     this.node = o.node;
   }
 
+  runs = 0; // fresh-channel commands (run())
+
+  // A fresh channel per command (the naive strategy the benchmark compares against).
   async run(command: string): Promise<CommandResult> {
-    throw new Error(`FakeRunner.run is not for the sampler: ${command}`);
+    this.runs++;
+    return this.answerScript(command);
   }
 
   async start(): Promise<RemoteProcess> {
@@ -57,32 +61,13 @@ export class FakeRunner implements CommandRunner {
     return {
       run: async (script: string, _opts?: RunOptions): Promise<CommandResult> => {
         if (closed) throw new TransportError(this.node, 'shell closed');
-        const call = this.calls++;
         this.scripts.push(script);
-        const lat = this.o.latency?.(call) ?? { beforeMs: 0, afterMs: 0 };
-        const t0 = this.o.clock.now();
-        if (lat.beforeMs > 0) await this.o.clock.sleep(lat.beforeMs);
-        if (this.o.dropOn?.(call)) {
+        try {
+          return await this.answerScript(script);
+        } catch (e) {
           closed = true;
-          throw new TransportError(this.node, 'connection lost');
+          throw e;
         }
-        const nodeMs = this.o.clock.now() + (this.o.offsetMs ?? 0);
-        const items = parseBatch(script) ?? [{ id: '-', command: script }];
-        const outputs = items.flatMap((it) => {
-          if (it.command === 'date +%s%N') return [{ id: it.id, stdout: dateNs(nodeMs), exitCode: 0 }];
-          const a = this.o.answer(it, call);
-          return a ? [{ id: it.id, ...a }] : [];
-        });
-        if (lat.afterMs > 0) await this.o.clock.sleep(lat.afterMs);
-        const single = parseBatch(script) === null;
-        return {
-          command: script,
-          stdout: single ? (outputs[0]?.stdout ?? '') : formatBatchOutput(outputs),
-          stderr: '',
-          exitCode: 0,
-          signal: null,
-          durationMs: this.o.clock.now() - t0,
-        };
       },
       close: async () => {
         closed = true;
@@ -91,4 +76,38 @@ export class FakeRunner implements CommandRunner {
   }
 
   async close(): Promise<void> {}
+
+  // One round trip: a batch script or a single command, answered in virtual time.
+  private async answerScript(script: string): Promise<CommandResult> {
+    const call = this.calls++;
+    const lat = this.o.latency?.(call) ?? { beforeMs: 0, afterMs: 0 };
+    const t0 = this.o.clock.now();
+    if (lat.beforeMs > 0) await this.o.clock.sleep(lat.beforeMs);
+    if (this.o.dropOn?.(call)) throw new TransportError(this.node, 'connection lost');
+    const nodeMs = this.o.clock.now() + (this.o.offsetMs ?? 0);
+    const batch = parseBatch(script);
+    const items = batch ?? [{ id: 'single', command: script }];
+    const outputs = items.flatMap((it) => {
+      if (it.command === 'date +%s%N') return [{ id: it.id, stdout: dateNs(nodeMs), exitCode: 0 }];
+      const a = this.o.answer(batch ? it : { id: idOf(script), command: script }, call);
+      return a ? [{ id: it.id, ...a }] : [];
+    });
+    if (lat.afterMs > 0) await this.o.clock.sleep(lat.afterMs);
+    const one = outputs[0];
+    return {
+      command: script,
+      stdout: batch ? formatBatchOutput(outputs) : (one?.stdout ?? ''),
+      stderr: '',
+      exitCode: batch ? 0 : (one?.exitCode ?? 127),
+      signal: null,
+      durationMs: this.o.clock.now() - t0,
+    };
+  }
+}
+
+// The batch item id the sampler gives a single command, so one answer function serves both strategies.
+function idOf(command: string): string {
+  const m = /^ethtool (-S |-I --show-fec )?(\S+)$/.exec(command);
+  if (m) return `${m[1] === '-S ' ? 'stats' : m[1] ? 'fec' : 'link'}:${m[2]}`;
+  return command.startsWith('nvidia-smi') ? 'gpu' : command.startsWith('grep -H') ? 'hwmon' : command;
 }
