@@ -69,8 +69,9 @@ export function isCopperTechnology(code: number): boolean {
   return code >= 0xa && code <= 0xf;
 }
 
-// SFF-8024 identifiers this harness decodes, by management interface.
+// SFF-8024 identifiers decoded with the SFF-8636 map (QSFP, QSFP+, QSFP28; QSFP56 DACs say 0x11 too).
 export const SFF8636_IDENTIFIERS: ReadonlySet<number> = new Set([0x0c, 0x0d, 0x11]);
+// SFF-8024 identifiers decoded with the CMIS map (QSFP-DD, OSFP, QSFP+ or later with CMIS, e.g. QSFP112).
 export const CMIS_IDENTIFIERS: ReadonlySet<number> = new Set([0x18, 0x19, 0x1e]);
 
 // SFF-8024 identifier names (ethtool wording) for the codes a Spark cage can report, plus SFP for clear errors.

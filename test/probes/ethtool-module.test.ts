@@ -241,6 +241,20 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     expect(r.transceiverTypes).toEqual(['Reserved or unknown']);
   });
 
+  it('drops 0 dB at 7.0/12.9 GHz (copper placeholders) and names a 0.5 m part number read as 1m', () => {
+    const img = encodeSff8636({ ...dac, vendorPn: 'QSFP-200G-CU0.5M', lengthM: 0.5, attenuationDb: { '2.5GHz': 2, '5.0GHz': 3, '7.0GHz': 0, '12.9GHz': 0 } });
+    const out = formatEthtoolModuleText(img, { style: '6.7' });
+    expect(out).toContain('\tLength (Copper or Active cable)           : 1m\n');
+    const r = text(parseEthtoolModule(out));
+    expect(r.attenuationDb).toEqual({ '2.5GHz': 2, '5.0GHz': 3 });
+    expect(r.lengthM).toBe(1);
+    expect(r.anomalies).toEqual([
+      'rate-field: BR Nominal 25500Mbps is byte 140 = 0xff ("see byte 222"); ethtool does not decode the real signalling rate',
+      'attenuation-placeholder: 0 dB at 7.0GHz, 12.9GHz on a copper cable (decoded text): placeholder, not a measured value',
+      'length-resolution: Vendor PN "QSFP-200G-CU0.5M" names a 0.5 m cable but SFF-8636 byte 146 cannot express < 1 m (reads 1 m)',
+    ]);
+  });
+
   it.each(['6.7', '7.0'] as const)('CMIS 0.5 m DAC in ethtool %s text', (style) => {
     const fields = { ...dac, lengthM: 0.5, attenuationDb: { '5.0GHz': 4, '7.0GHz': 5, '12.9GHz': 7, '25.8GHz': 21 } };
     const img = encodeCmis(fields);
