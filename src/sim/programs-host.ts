@@ -2,7 +2,7 @@
 // answered from the model at the current lab time in the real tools' output layout.
 import type { LabCore } from './lab-core.js';
 import { CABLED_CAGE, locate, SPARK_CAGES } from './lab-core.js';
-import { cmisImage, formatHexDump, formatModuleText, sff8636Image } from './eeprom-image.js';
+import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
 import { expandGlobs } from './shell-words.js';
 
@@ -24,8 +24,15 @@ function noDevice(iface: string): Answer {
 // Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
 export function eepromBytes(core: LabCore, node: string): Uint8Array {
   const c = core.spec.cable;
-  const serial = c.serialByNode?.[node] ?? c.eeprom.vendorSn;
-  return c.family === 'QSFP56' ? sff8636Image(c.eeprom, serial) : cmisImage(c.eeprom, serial);
+  const e = c.eeprom;
+  const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
+  if (c.family === 'QSFP56') {
+    const [a, b, x, y] = e.attenuationDb;
+    // 40G-CR4 compliance bit plus extended 0x40 (200GBASE-CR4) at 26.5625 GBd, as Spark DACs advertise.
+    return encodeSff8636({ ...base, attenuationDb: { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y }, compliance: 0x08, extendedCompliance: 0x40, nominalRateGBd: 26.5625 });
+  }
+  const [a, b, x, y] = e.attenuationDb;
+  return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y } });
 }
 
 // `ethtool ...` in its forms used by the harness.
@@ -68,9 +75,9 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
       const offset = num('offset', 0);
       const length = num('length', 128);
       if (!(offset >= 0 && length > 0 && offset + length <= 256)) return err('netlink error: Invalid argument\n');
-      return ok(formatHexDump(img, offset, length));
+      return ok(formatHexDump(img.slice(offset, offset + length), offset));
     }
-    return ok(formatModuleText(img));
+    return ok(formatEthtoolModuleText(img, { style: '6.7' }));
   }
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
 }

@@ -62,6 +62,8 @@ describe('simulated outputs, read by the real parsers', () => {
     const down = parseEthtoolLink((await r.run(cmd.ethtoolLink('enp1s0f0np0'))).stdout);
     expect(down.linkDetected).toBe(false);
     expect(down.speedMbps).toBeNull();
+    const merged = await r.run(cmd.ethtoolLink('enp1s0f1np1'));
+    expect(parseEthtoolLink(merged.stdout + merged.stderr)).toMatchObject({ linkDetected: true, notices: ['netlink error: Operation not permitted'] });
     const speed = (await r.run(cmd.ethtoolLink('enp1s0f1np1'))).stdout.split('\n').find((l) => l.includes('Speed'));
     expect(speed).toBe(pasted('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt')[0]);
   });
