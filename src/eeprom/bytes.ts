@@ -54,7 +54,7 @@ export const TRANSMITTER_TECHNOLOGY: readonly string[] = [
   '1550 nm DFB',
   '1310 nm EML',
   '1550 nm EML',
-  'Others',
+  'Others/Undefined',
   '1490 nm DFB',
   'Copper cable, unequalized',
   'Copper cable, passive equalized',

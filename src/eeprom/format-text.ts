@@ -23,11 +23,13 @@ const BYTE131: ReadonlyArray<[number, string]> = [
   [0x04, '40G Ethernet: 40G Base-SR4'],
   [0x08, '40G Ethernet: 40G Base-CR4'],
 ];
-// ethtool's wording for the extended codes known here; others print as "Reserved or unknown" (generated approximation).
+// ethtool 6.x qsfp.c wording for the copper extended codes; any other code prints "(reserved or unknown)" here
+// (ethtool names many optical codes this table leaves out; 0x3f is unknown to ethtool 6.x too).
 const EXT_TEXT: Readonly<Record<number, string>> = {
   0x0b: '100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L',
   0x0c: '25G Ethernet: 25G Base-CR CA-S',
   0x0d: '25G Ethernet: 25G Base-CR CA-N',
+  0x40: '50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4',
 };
 const SFF_COPPER_OLD = ['Copper cable unequalized', 'Copper cable passive equalized'];
 
@@ -68,7 +70,7 @@ function sff8636Text(b: ArrayLike<number>, style: EthtoolStyle): string {
   out += line('Connector', `${hex2(at(130))} (${at(130) === 0x23 ? 'No separable connector' : 'reserved or unknown'})`);
   out += line('Transceiver codes', Array.from({ length: 8 }, (_, k) => hex2(at(131 + k))).join(' '));
   const types = BYTE131.filter(([bit]) => at(131) & bit).map(([, t]) => t);
-  if (at(131) & 0x80) types.push(EXT_TEXT[at(192)] ?? 'Reserved or unknown');
+  if (at(131) & 0x80) types.push(EXT_TEXT[at(192)] ?? '(reserved or unknown)');
   for (const t of old ? types : types.slice(-1)) out += line('Transceiver type', t);
   out += line('Encoding', `${hex2(at(139))} (${ENCODING[at(139)] ?? 'reserved or unknown'})`);
   out += line(old ? 'BR, Nominal' : 'BR Nominal', `${at(140) * 100}Mbps`);

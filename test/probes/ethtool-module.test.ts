@@ -216,7 +216,7 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     const r = text(parseEthtoolModule(formatEthtoolModuleText(img, { style: '6.7' })));
     expect(r.labelStyle).toBe('ethtool<=6.11');
     expect(r.attenuationDb).toEqual(dac.attenuationDb);
-    expect(r.transceiverTypes).toEqual(['40G Ethernet: 40G Base-CR4', 'Reserved or unknown']);
+    expect(r.transceiverTypes).toEqual(['40G Ethernet: 40G Base-CR4', '50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4']);
     expect(identity(r)).toEqual({
       vendorName: 'Mellanox',
       vendorOui: '00:02:c9',
@@ -238,7 +238,7 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     expect(r.attenuationDb).toEqual({ '2.5GHz': 3, '5.0GHz': 4, '25.8GHz': 12 });
     expect(r.anomalies[0]).toMatch(/^attenuation-ethtool-bug: .* \(3\/4 dB\)/);
     expect(r.vendorSn).toBe('MT2301VS01234');
-    expect(r.transceiverTypes).toEqual(['Reserved or unknown']);
+    expect(r.transceiverTypes).toEqual(['50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4']);
   });
 
   it('drops 0 dB at 7.0/12.9 GHz (copper placeholders) and names a 0.5 m part number read as 1m', () => {
