@@ -1,7 +1,8 @@
 // Which credentials a connection offers, in OpenSSH's order: the agent first, then identity files.
 // Passphrase-protected keys are not unlocked here (no prompt in a burn-in run): load them into the agent instead.
 import { readFileSync } from 'node:fs';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
+const { utils } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
 import type { AgentAuthMethod, PublicKeyAuthMethod } from 'ssh2';
 import { TransportError } from './types.js';
 import type { CommandResult } from './types.js';

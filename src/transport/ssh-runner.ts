@@ -8,7 +8,9 @@ import { connect as netConnect } from 'node:net';
 import { homedir, userInfo } from 'node:os';
 import { dirname } from 'node:path';
 import type { Duplex } from 'node:stream';
-import { Client } from 'ssh2';
+import ssh2 from 'ssh2';
+const { Client } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
+type Client = InstanceType<typeof Client>;
 import type { ClientChannel, ConnectConfig } from 'ssh2';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
@@ -400,10 +402,12 @@ export class SshRunner implements CommandRunner {
         }
         ch.close();
       };
+      // sshd may keep the channel open until the command dies: report the timeout now, without waiting.
       const timer = opts.timeoutMs
         ? setTimeout(() => {
             timedOut = true;
             kill();
+            finish();
           }, opts.timeoutMs)
         : null;
       const onAbort = () => {
@@ -418,7 +422,10 @@ export class SshRunner implements CommandRunner {
         exitCode = typeof code === 'number' ? code : null;
         signal = sig ? (sig.startsWith('SIG') ? sig : `SIG${sig}`) : null;
       });
-      ch.on('close', () => {
+      let finished = false;
+      const finish = () => {
+        if (finished) return;
+        finished = true;
         if (timer) clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);
         const result: CommandResult = {
@@ -433,7 +440,8 @@ export class SshRunner implements CommandRunner {
         if (aborted) return reject(new TransportError(this.node, `\`${command}\` aborted`));
         if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${command}\``));
         resolve(result);
-      });
+      };
+      ch.on('close', finish);
       if (opts.stdin !== undefined) ch.end(opts.stdin);
       else ch.end();
     });

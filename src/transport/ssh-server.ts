@@ -4,7 +4,8 @@
 // the remote-process wrappers of remote-process.ts are mapped onto the runner's native start()/stop().
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import { Server, utils } from 'ssh2';
+import ssh2 from 'ssh2';
+const { Server, utils } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
 import type { Connection, ParsedKey, ServerChannel } from 'ssh2';
 import { UsageError } from '../domain/errors.js';
 import {

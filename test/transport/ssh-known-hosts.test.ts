@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { utils } from 'ssh2';
+import ssh2 from 'ssh2';
+const { utils } = ssh2;
 import { describe, expect, it } from 'vitest';
 import {
   checkHostKey,

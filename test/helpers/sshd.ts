@@ -1,0 +1,140 @@
+// A real OpenSSH sshd for transport tests: own config, host key, authorized_keys and pid file in a temp dir,
+// listening on a random loopback port. Never touches the machine's own SSH setup (except creating the
+// privilege-separation directory /run/sshd that sshd insists on, if it is missing).
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export const SSHD = '/usr/sbin/sshd';
+export const sshdAvailable = existsSync(SSHD);
+if (!sshdAvailable) {
+  console.warn(`\n!!! ${SSHD} is not installed: OpenSSH transport tests are SKIPPED (apt-get install -y openssh-server) !!!\n`);
+}
+
+export interface Sshd {
+  dir: string;
+  port: number;
+  user: string;
+  // Client private key path (authorized on this sshd) and the host's public key line.
+  clientKey: string;
+  hostPublicKey: string;
+  // known_hosts line for this server (`[127.0.0.1]:<port> ssh-ed25519 ...`).
+  knownHostsLine: string;
+  // Kill every per-connection sshd process (drops all sessions; the listener keeps accepting).
+  dropSessions(): void;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(d));
+    } catch {
+      // process ended while we looked
+    }
+  }
+  return out;
+}
+
+function descendants(pid: number): number[] {
+  const kids = childrenOf(pid);
+  return kids.flatMap((k) => [k, ...descendants(k)]);
+}
+
+async function waitListening(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (child.exitCode !== null) throw new Error(`sshd exited with ${child.exitCode}: ${stderr()}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`sshd did not listen on ${port}: ${stderr()}`);
+}
+
+// Start sshd; `extraConfig` lines are appended to its sshd_config.
+export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
+  const dir = mkdtempSync(join(tmpdir(), 'cq-sshd-'));
+  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cablequal-test', '-f', file]);
+  keygen(join(dir, 'host_ed25519'));
+  keygen(join(dir, 'client_ed25519'));
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_ed25519.pub')), { mode: 0o600 });
+  if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
+  const port = await freePort();
+  const config = [
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${join(dir, 'host_ed25519')}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    'StrictModes no',
+    'UsePAM no',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'PubkeyAuthentication yes',
+    'PermitRootLogin prohibit-password',
+    'AllowTcpForwarding yes',
+    'PrintMotd no',
+    'LogLevel ERROR',
+    ...extraConfig,
+  ];
+  writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);
+  const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  await waitListening(port, child, () => err);
+  const hostPublicKey = readFileSync(join(dir, 'host_ed25519.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ');
+  const dropSessions = () => {
+    if (!child.pid) return;
+    for (const pid of descendants(child.pid)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  return {
+    dir,
+    port,
+    user: userInfo().username,
+    clientKey: join(dir, 'client_ed25519'),
+    hostPublicKey,
+    knownHostsLine: `[127.0.0.1]:${port} ${hostPublicKey}`,
+    dropSessions,
+    async stop() {
+      dropSessions();
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
