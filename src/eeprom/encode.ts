@@ -116,6 +116,7 @@ export function encodeCmis(f: EepromFields): Uint8Array {
   img[1] = byteValue('revision', f.revision ?? 0x50); // CMIS 5.0
   img[2] = 0x80; // flat memory
   img[3] = 0x06; // ModuleReady
+  img[26] = 0x40; // LowPwrAllowRequestHW on, LowPwrRequestSW off (as the real Arista module reports)
   if (isCopperTechnology(tech)) img[85] = 0x03; // module type: passive copper
   img[128] = id;
   putVendor(img, f, CMIS);

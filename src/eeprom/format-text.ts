@@ -31,6 +31,7 @@ const EXT_TEXT: Readonly<Record<number, string>> = {
   0x0d: '25G Ethernet: 25G Base-CR CA-N',
   0x40: '50GBASE-CR, 100GBASE-CR2, or 200GBASE-CR4',
 };
+const MODULE_STATE: Readonly<Record<number, string>> = { 1: 'ModuleLowPwr', 2: 'ModulePwrUp', 3: 'ModuleReady', 4: 'ModulePwrDn', 5: 'ModuleFault' };
 const SFF_COPPER_OLD = ['Copper cable unequalized', 'Copper cable passive equalized'];
 
 function techText(code: number, old: boolean): string {
@@ -115,7 +116,12 @@ function cmisText(b: ArrayLike<number>, style: EthtoolStyle): string {
   }
   out += vendorLines(b, { name: 129, oui: 145, pn: 148, rev: 164, sn: 166, date: 182 });
   out += line('Revision compliance', `Rev. ${at(1) >> 4}.${at(1) & 0x0f}`);
-  out += line(old ? 'Module State' : 'Module state', `${hex2((at(3) >> 1) & 0x07)} (${(at(3) >> 1) & 0x07 ? 'ModuleReady' : 'reserved'})`);
+  const state = (at(3) >> 1) & 0x07;
+  out += line(old ? 'Module State' : 'Module state', `${hex2(state)} (${MODULE_STATE[state] ?? 'reserved'})`);
+  out += line('LowPwrAllowRequestHW', at(26) & 0x40 ? 'On' : 'Off');
+  out += line('LowPwrRequestSW', at(26) & 0x10 ? 'On' : 'Off');
+  out += line('Module temperature', temperature(b, 14));
+  out += line('Module voltage', `${(((at(16) << 8) | at(17)) / 10000).toFixed(4)} V`);
   return out;
 }
 

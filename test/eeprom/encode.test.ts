@@ -89,7 +89,7 @@ describe('formatEthtoolModuleText imitates real ethtool text', () => {
     const real = sample('ethtool-module/cmis-qsfpdd-optical-arista-xdr4-ethtool6x-partial.txt').split('\n');
     const img = encodeCmis({ ...base, identifier: 0x18, revision: 0x40, lengthM: null, transmitterTechnology: 0x6 });
     const ours = formatEthtoolModuleText(img, { style: '6.7' }).split('\n');
-    for (const label of ['Cable assembly length', 'Revision compliance', 'Module State']) {
+    for (const label of ['Cable assembly length', 'Revision compliance', 'Module State', 'LowPwrAllowRequestHW', 'LowPwrRequestSW']) {
       const want = real.find((l) => l.startsWith(label))!;
       expect(ours).toContain(`\t${want}`);
     }
