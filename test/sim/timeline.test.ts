@@ -22,7 +22,7 @@ describe('failing-clone', () => {
     expect(idle.linkUp).toBe(true);
     expect(idle.nicTempC).toBeCloseTo(60, 0);
     expect(idle.laneErrorRates[2]).toBeCloseTo(2900, -2);
-    expect(idle.laneErrorRates[2]! / idle.laneErrorRates[0]!).toBeCloseTo(1000, -2);
+    expect(idle.laneErrorRates[2]! / idle.laneErrorRates[0]!).toBeLessThan(100); // an idle-GPU test alone passes it
     const before = await stats(lab, 'spark-a');
     expect(before.linkDownEvents).toBe(0n);
     expect(before.crcErrors).toBe(0n);
@@ -33,7 +33,7 @@ describe('failing-clone', () => {
     const m2 = lab.state('spark-b');
     expect(m2.laneErrorRates[2]).toBeGreaterThan(2.5e6);
     expect(m2.laneErrorRates[2]).toBeLessThan(4.5e6);
-    expect(m2.laneErrorRates[2]! / m2.laneErrorRates[1]!).toBeGreaterThan(900);
+    expect(m2.laneErrorRates[2]! / m2.laneErrorRates[1]!).toBeGreaterThan(500);
     // measured the way the harness does: a counter delta over 10 s on each receiver
     const a1 = await stats(lab, 'spark-a');
     await clock.sleep(10_000);
@@ -65,6 +65,8 @@ describe('failing-clone', () => {
     await clock.sleep(180_000);
     expect(lab.state('spark-a').laneErrorRates[2]).toBeGreaterThan(1.05e7);
     expect(lab.state('spark-a').laneErrorRates[2]).toBeLessThan(1.275e7);
+    const r = lab.state('spark-a').laneErrorRates;
+    expect(r[2]! / r[0]!).toBeGreaterThan(900); // the only warning: one lane ~1000x the others
   });
 });
 
