@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { cmisLengthM } from '../../src/eeprom/cmis.js';
-import { encodeCmis, encodeCmisLength, encodeSff8636, formatEthtoolModuleText, formatHexDump, type EepromFields } from '../../src/eeprom/encode.js';
+import {
+  encodeCmis,
+  encodeCmisLength,
+  encodeSff8636,
+  formatEepromRead,
+  formatEthtoolModuleText,
+  formatHexDump,
+  type EepromFields,
+} from '../../src/eeprom/encode.js';
+import { parseEepromHex } from '../../src/probes/eeprom-hex.js';
 import { readHexDump } from '../../src/eeprom/hex-rows.js';
 import { sample } from '../helpers/samples.js';
 
@@ -42,6 +51,14 @@ describe('formatHexDump matches real ethtool dumps byte for byte', () => {
     const real = sample('ethtool-module-hex/qsfp28-dac-ice-patched-offset-0x90-reads.txt').split('\n').slice(6).join('\n');
     const ours = formatHexDump([0x00, 0x00, 0x01, 0xa0, 0x4d, 0x65, 0x6c, 0x6c, 0x61, 0x6e, 0x6f, 0x78], 0x90);
     expect(asPasted(ours)).toBe(real);
+  });
+
+  it('answers the harness page reads for an encoded image (lower + upper page 00h parse back)', () => {
+    const img = encodeSff8636(base);
+    const upper = formatEepromRead(img, 128, 128);
+    expect(upper.split('\n')[2]).toBe(`0x0080:\t\t11 00 23 00 00 00 00 00 00 00 00 08 ff 00 00 00 `);
+    expect(parseEepromHex(formatEepromRead(img, 0, 128) + upper).vendorSn).toBe('MT2301VS01234');
+    expect(() => formatEepromRead(img, 200, 128)).toThrow(/outside the 256-byte image/);
   });
 
   it('starts a new row every 16 bytes counted from the start offset', () => {
