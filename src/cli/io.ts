@@ -6,6 +6,8 @@ export interface CliIo {
   isTTY: boolean;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  // Aborted on Ctrl-C / SIGTERM: a run stops its loads and leaves an ABORTED record.
+  signal?: AbortSignal;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -23,5 +25,19 @@ export function processIo(): CliIo {
     isTTY: Boolean(process.stdout.isTTY),
     cwd: process.cwd(),
     env: process.env,
+    signal: interruptSignal(),
   };
+}
+
+// First SIGINT/SIGTERM asks the run to stop cleanly; a second one exits at once.
+function interruptSignal(): AbortSignal {
+  const ac = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (ac.signal.aborted) process.exit(130);
+    process.stderr.write(`\ncablequal: ${sig}: stopping the loads on every node (again to quit at once)\n`);
+    ac.abort(`interrupted by ${sig}`);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return ac.signal;
 }

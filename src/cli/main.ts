@@ -4,6 +4,9 @@ import { PARSERS } from '../probes/registry.js';
 import { EXIT } from './exit-codes.js';
 import { processIo, type CliIo } from './io.js';
 import { parseCommand } from './parse-command.js';
+import { runCommand } from './run-command.js';
+import { gradeCommand } from './grade-command.js';
+import { scenariosCommand } from './sim-command.js';
 
 // The composition root: the only place that wires real dependencies; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -24,6 +27,95 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       async (args) => {
         code = await parseCommand(args.kind, args.file, io);
       },
+    )
+    .command(
+      'run',
+      'qualify one cable: benchmarks and the burn-in on two nodes (or on the simulated lab with --sim)',
+      (y) =>
+        y
+          .option('sim', { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' })
+          .option('sim-fault', { type: 'string', array: true, describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s' })
+          .option('seed', { type: 'number', describe: 'simulator seed (same seed, same journal)' })
+          .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node)' })
+          .option('port', { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)', default: undefined })
+          .option('protocol', { type: 'string', describe: 'built-in protocol name (spark-burnin, quick) or a protocol file', default: 'spark-burnin' })
+          .option('label', { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' })
+          .option('out', { type: 'string', describe: 'reports directory', default: 'reports' })
+          .option('json', { type: 'boolean', describe: 'print one JSON object on stdout', default: false })
+          .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false }),
+      async (args) => {
+        code = await runCommand(
+          {
+            ...(args.sim !== undefined ? { sim: args.sim } : {}),
+            ...(args.simFault ? { simFault: args.simFault.map(String) } : {}),
+            ...(args.seed !== undefined ? { seed: args.seed } : {}),
+            ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
+            ...(args.port !== undefined ? { port: String(args.port) } : {}),
+            protocol: args.protocol,
+            ...(args.label !== undefined ? { label: args.label } : {}),
+            out: args.out,
+            json: args.json,
+            acceptNewHostKeys: args.acceptNewHostKeys,
+          },
+          io,
+          io.signal ?? new AbortController().signal,
+        );
+      },
+    )
+    .command(
+      'preflight',
+      'check both nodes are ready (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m) without loading anything',
+      (y) =>
+        y
+          .option('sim', { type: 'string', describe: 'check the simulated lab instead' })
+          .option('nodes', { type: 'string', describe: 'the two nodes: a,b or a:0,b:1' })
+          .option('port', { type: 'string', describe: 'cage: 0, 1 or auto' })
+          .option('protocol', { type: 'string', default: 'spark-burnin' })
+          .option('out', { type: 'string', default: 'reports' })
+          .option('json', { type: 'boolean', default: false })
+          .option('accept-new-host-keys', { type: 'boolean', default: false }),
+      async (args) => {
+        code = await runCommand(
+          {
+            ...(args.sim !== undefined ? { sim: args.sim } : {}),
+            ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
+            ...(args.port !== undefined ? { port: String(args.port) } : {}),
+            protocol: args.protocol,
+            label: 'preflight',
+            out: args.out,
+            json: args.json,
+            acceptNewHostKeys: args.acceptNewHostKeys,
+            preflightOnly: true,
+          },
+          io,
+          io.signal ?? new AbortController().signal,
+        );
+      },
+    )
+    .command(
+      'grade <runDir>',
+      'rebuild a run\'s record from its journal (a killed run becomes ABORTED; --protocol re-grades with other limits)',
+      (y) =>
+        y
+          .positional('runDir', { type: 'string', demandOption: true })
+          .option('protocol', { type: 'string', describe: 'grade with the limits of this protocol file instead of the recorded one' })
+          .option('json', { type: 'boolean', default: false }),
+      async (args) => {
+        code = await gradeCommand({ runDir: args.runDir, ...(args.protocol ? { protocol: args.protocol } : {}), json: args.json }, io);
+      },
+    )
+    .command('sim', 'the simulated lab', (y) =>
+      y
+        .command(
+          'scenarios',
+          'list the simulated lab\'s scenarios and their expected outcomes',
+          (yy) => yy,
+          async () => {
+            code = await scenariosCommand(io);
+          },
+        )
+        // SERVE-COMMAND
+        .demandCommand(1, 'name a sim command: scenarios or serve'),
     )
     .fail((msg, err) => {
       if (err && !(err instanceof UsageError)) throw err;

@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+import { UsageError } from '../domain/errors.js';
+import type { NodeSpec } from '../domain/node.js';
+import { parseProtocol } from '../protocol/index.js';
+import { runQualification, type RunResult } from '../run/qualify.js';
+import { persistentTickSource } from '../run/tick-source.js';
+import { VirtualClock } from '../sim/virtual-clock.js';
+import { createLab } from '../sim/lab.js';
+import type { CommandRunner } from '../transport/types.js';
+import { validate } from '../transport/commands.js';
+import { exitCodeFor, EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { formatStatus } from './status.js';
+import { makeRunners } from './transports.js';
+
+// The package root, to find the built-in protocols wherever cablequal is installed.
+export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export interface RunArgs {
+  sim?: string;
+  simFault?: string[];
+  seed?: number;
+  nodes?: string;
+  port?: string;
+  protocol?: string;
+  label?: string;
+  out: string;
+  json: boolean;
+  acceptNewHostKeys?: boolean;
+  preflightOnly?: boolean;
+}
+
+// Resolve `--protocol`: a built-in name (spark-burnin, quick) or a path.
+export function resolveProtocolPath(p: string | undefined, cwd: string): string {
+  const name = p ?? 'spark-burnin';
+  if (/^[a-z0-9-]+$/.test(name)) return join(PACKAGE_ROOT, 'protocols', `${name}.json`);
+  return resolve(cwd, name);
+}
+
+// `--nodes a,b` or `a:0,b:1`; `--port` applies to nodes without their own cage.
+export function parseNodes(spec: string, port: string | undefined): NodeSpec[] {
+  const defaultCage = parseCage(port ?? 'auto', '--port');
+  const nodes = spec.split(',').map((part) => {
+    const m = /^([^:@\s]+@)?([^:\s]+)(?::(\d|auto))?$/.exec(part.trim());
+    if (!m) throw new UsageError(`--nodes: cannot read "${part}": expected host or host:cage, e.g. spark-a:1,spark-b:1`);
+    const host = validate.host(m[2]!);
+    const user = m[1] ? m[1].slice(0, -1) : undefined;
+    return { name: host, host, ...(user ? { user } : {}), cage: m[3] ? parseCage(m[3], `--nodes ${part}`) : defaultCage } satisfies NodeSpec;
+  });
+  if (nodes.length !== 2) throw new UsageError(`--nodes: a cable joins two nodes, got ${nodes.length}`);
+  if (nodes[0]!.name === nodes[1]!.name) throw new UsageError('--nodes: the two nodes must differ');
+  return nodes;
+}
+
+function parseCage(v: string, where: string): number | 'auto' {
+  if (v === 'auto') return 'auto';
+  if (v === '0' || v === '1') return Number(v);
+  throw new UsageError(`${where}: cage must be 0, 1 or auto, got "${v}"`);
+}
+
+function newRunId(clock: Clock): string {
+  const t = new Date(clock.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${t}-${randomBytes(3).toString('hex')}`;
+}
+
+// `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
+export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  if (!args.sim === !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+  const protocolPath = resolveProtocolPath(args.protocol, io.cwd);
+  let protocolText: string;
+  try {
+    protocolText = readFileSync(protocolPath, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const protocol = parseProtocol(protocolText, args.protocol && !/^[a-z0-9-]+$/.test(args.protocol) ? args.protocol : `protocols/${args.protocol ?? 'spark-burnin'}.json`);
+  let clock: Clock;
+  let runners: Map<string, CommandRunner>;
+  let nodes: NodeSpec[];
+  if (args.sim) {
+    clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+    const lab = createLab({ scenario: args.sim, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
+    nodes = lab.nodes.map((name) => ({ name, host: name, cage: args.port ? parseCage(args.port, '--port') : 'auto' }));
+    runners = new Map(lab.nodes.map((n) => [n, lab.runner(n)]));
+  } else {
+    clock = systemClock;
+    nodes = parseNodes(args.nodes!, args.port);
+    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env });
+  }
+  const runId = newRunId(clock);
+  const outDir = resolve(io.cwd, args.out);
+  let lastProgress = Date.now();
+  const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
+    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${formatStatus(s)}`);
+    else if (Date.now() - lastProgress >= 30_000) {
+      lastProgress = Date.now();
+      io.stderr(`${formatStatus(s)}\n`);
+    }
+  };
+  let result: RunResult;
+  try {
+    result = await runQualification({
+      clock,
+      runners,
+      nodes,
+      protocol,
+      protocolText,
+      outDir,
+      label: args.label ?? null,
+      runId,
+      log: (runDir) => pino({ level: 'info', base: { runId } }, pino.destination({ dest: join(runDir, 'run.log'), sync: true })),
+      signal,
+      simulated: Boolean(args.sim),
+      ...(args.sim ? { scenario: args.sim } : {}),
+      makeTickSource: (ns) => persistentTickSource(ns, clock),
+      onStatus,
+      preflightOnly: Boolean(args.preflightOnly),
+    });
+  } finally {
+    await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
+  }
+  if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
+  const { record, runDir } = result;
+  const certificate = record.outcome === 'PASS' || record.outcome === 'MARGINAL' || record.outcome === 'FAIL' ? join(runDir, 'certificate.html') : null;
+  if (args.json) {
+    io.stdout(
+      `${JSON.stringify({
+        outcome: record.outcome,
+        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        runDir,
+        certificate,
+        cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
+        decidedAtS: record.decidedAtS,
+        simulated: record.simulated,
+        sampling: { ticks: record.sampling.ticks, intervalP50Ms: record.sampling.intervalP50Ms, intervalP99Ms: record.sampling.intervalP99Ms, skewP99Ms: record.sampling.skewP99Ms },
+      })}\n`,
+    );
+  } else {
+    io.stdout(`${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${record.cable.vendor ?? '?'} ${record.cable.partNumber ?? ''} serial ${record.cable.serial ?? '?'}\n`);
+    for (const r of record.reasons) io.stdout(`  - [${r.rule}] ${r.message}${r.advice ? `\n    what to do: ${r.advice}` : ''}\n`);
+    if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
+    io.stdout(`  run directory: ${runDir}\n`);
+  }
+  if (signal.aborted) return EXIT.interrupted;
+  return exitCodeFor(record.outcome);
+}

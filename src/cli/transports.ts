@@ -1,0 +1,32 @@
+import type { NodeSpec } from '../domain/node.js';
+import { LocalRunner } from '../transport/local-runner.js';
+import { SshRunner } from '../transport/ssh-runner.js';
+import type { CommandRunner } from '../transport/types.js';
+
+// `localhost`/`local` means the controller is itself one of the nodes: run commands directly, no SSH.
+const LOCAL = new Set(['local', 'localhost']);
+
+// One transport per node: OpenSSH-like SSH (config, agent, known_hosts), or local for the controller's own node.
+export async function makeRunners(
+  nodes: NodeSpec[],
+  opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv },
+): Promise<Map<string, CommandRunner>> {
+  const map = new Map<string, CommandRunner>();
+  for (const n of nodes) {
+    if (LOCAL.has(n.host)) {
+      map.set(n.name, new LocalRunner({ node: n.name }));
+      continue;
+    }
+    map.set(
+      n.name,
+      new SshRunner({
+        node: n.host,
+        ...(n.user ? { user: n.user } : {}),
+        ...(n.sshPort ? { port: n.sshPort } : {}),
+        acceptNewHostKeys: opts.acceptNewHostKeys,
+        ...(opts.env.SSH_AUTH_SOCK ? { agentSock: opts.env.SSH_AUTH_SOCK } : { agentSock: null }),
+      }),
+    );
+  }
+  return map;
+}

@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { NodeSpec } from '../domain/node.js';
+import type { Reason } from '../domain/outcome.js';
+import type { CableEndRecord, NodeRecord, PhaseRecord, BenchmarkRecord } from '../domain/record.js';
+import type { Protocol } from '../protocol/index.js';
+import type { CageLinks } from '../probes/ibdev2netdev.js';
+import type { CommandResult, CommandRunner, RemoteProcess } from '../transport/types.js';
+import { RemoteCommandError } from '../transport/types.js';
+import type { JournalWriter } from './journal.js';
+import { RunAborted } from './run-errors.js';
+
+// What the run knows about one node once preflight has looked at it.
+export interface NodeState {
+  spec: NodeSpec;
+  runner: CommandRunner;
+  cage: CageLinks | null;
+  railIps: [string | null, string | null];
+  record: NodeRecord;
+}
+
+// Live figures for the status line and progress output.
+export interface LiveStatus {
+  phase: string;
+  elapsedS: number;
+  remainingS: number | null;
+  laneRates: Record<string, number[]>; // node -> errors/s per lane, last tick
+  nicTempC: Record<string, number | null>;
+  gpuTempC: Record<string, number | null>;
+  gpuUtilPct: Record<string, number | null>;
+  throughputGbps: number | null;
+}
+
+// The mutable state of one run, shared by its steps (one per run, never global).
+export class RunContext {
+  readonly processes: RemoteProcess[] = [];
+  readonly phases: PhaseRecord[] = [];
+  readonly ends: CableEndRecord[] = [];
+  readonly errors: Reason[] = [];
+  benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
+  currentPhase = 'setup';
+  phaseEndsAtS: number | null = null;
+  lastThroughputGbps: number | null = null;
+  readonly startedMs: number;
+
+  constructor(
+    readonly runId: string,
+    readonly clock: Clock,
+    readonly protocol: Protocol,
+    readonly nodes: NodeState[],
+    readonly journal: JournalWriter,
+    readonly log: Logger,
+    readonly signal: AbortSignal,
+    readonly remoteRunDir: string,
+  ) {
+    this.startedMs = clock.now();
+  }
+
+  // Seconds since the run started, on the run's clock (virtual under the simulator).
+  get tS(): number {
+    return Math.round(this.clock.now() - this.startedMs) / 1000;
+  }
+
+  node(name: string): NodeState {
+    const n = this.nodes.find((x) => x.spec.name === name);
+    if (!n) throw new Error(`unknown node ${name}`);
+    return n;
+  }
+
+  checkAborted(): void {
+    if (this.signal.aborted) throw new RunAborted(String(this.signal.reason ?? 'interrupted'));
+  }
+
+  // Run a command and keep its full output in the journal (phase boundaries, identity, benchmarks).
+  async runLogged(node: NodeState, command: string, what: string, timeoutMs = 60_000): Promise<CommandResult> {
+    this.checkAborted();
+    const result = await node.runner.run(command, { timeoutMs, signal: this.signal });
+    this.journal.append({
+      type: 'raw',
+      tS: this.tS,
+      phase: this.currentPhase,
+      node: node.spec.name,
+      what,
+      command,
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+    });
+    return result;
+  }
+
+  // Like runLogged, but a non-zero exit is an error carrying the command's evidence.
+  async runChecked(node: NodeState, command: string, what: string, timeoutMs = 60_000): Promise<string> {
+    const r = await this.runLogged(node, command, what, timeoutMs);
+    if (r.exitCode !== 0) throw new RemoteCommandError(node.spec.name, r);
+    return r.stdout;
+  }
+
+  // Start a load process and remember it so that every exit path stops it.
+  async startProcess(node: NodeState, command: string, name: string): Promise<RemoteProcess> {
+    this.checkAborted();
+    const p = await node.runner.start(command, { runDir: this.remoteRunDir, name });
+    this.processes.push(p);
+    this.journal.append({ type: 'process-start', tS: this.tS, node: node.spec.name, name, command, pid: p.pid });
+    return p;
+  }
+
+  // Stop processes (all when none given), keeping their output in the journal.
+  async stopProcesses(which: RemoteProcess[] = [...this.processes]): Promise<void> {
+    await Promise.all(
+      which.map(async (p) => {
+        try {
+          await p.stop();
+        } catch (e) {
+          this.log.warn({ err: e, process: p.name }, 'stopping a remote process failed');
+        }
+        const i = this.processes.indexOf(p);
+        if (i >= 0) this.processes.splice(i, 1);
+      }),
+    );
+  }
+
+  // Sleep on the run's clock, cut short by Ctrl-C.
+  async sleep(ms: number): Promise<void> {
+    this.checkAborted();
+    try {
+      await this.clock.sleep(ms, this.signal);
+    } catch {
+      this.checkAborted();
+    }
+  }
+}

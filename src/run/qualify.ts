@@ -1,0 +1,230 @@
+import { mkdirSync, renameSync, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { NodeSpec } from '../domain/node.js';
+import type { RunRecord } from '../domain/record.js';
+import type { Protocol, Phase } from '../protocol/index.js';
+import { EarlyStopDetector } from '../analysis/early-stop.js';
+import type { CommandRunner } from '../transport/types.js';
+import { TransportError } from '../transport/types.js';
+import { UsageError } from '../domain/errors.js';
+import { RunContext, type LiveStatus, type NodeState } from './context.js';
+import { JournalWriter, readJournal } from './journal.js';
+import { buildRecord } from './record-builder.js';
+import { RunAborted, SetupError } from './run-errors.js';
+import { SamplingLoop, type TickSource } from './sampling-loop.js';
+import { preflight } from './steps/preflight.js';
+import { identity } from './steps/identity.js';
+import { loopback } from './steps/loopback.js';
+import { ibWriteBw, nccl } from './steps/benchmarks.js';
+import { soak } from './steps/soak.js';
+import { writeJsonAtomic } from './atomic.js';
+
+// Everything a run needs from outside, injected (zx/OpenHTF style) so the core runs in virtual time under the simulator.
+export interface RunDeps {
+  clock: Clock;
+  runners: Map<string, CommandRunner>;
+  nodes: NodeSpec[];
+  protocol: Protocol;
+  protocolText: string; // the protocol file's text, kept in the journal so that `grade` re-reads the same limits (same sha256)
+  outDir: string;
+  label: string | null;
+  runId: string;
+  log: Logger | ((runDir: string) => Logger);
+  signal: AbortSignal;
+  simulated: boolean;
+  scenario?: string;
+  wallNow?: () => number;
+  // Builds the per-tick sample source once the rails are known (the persistent sampler over each node's shell).
+  makeTickSource: (nodes: NodeState[]) => Promise<TickSource>;
+  onStatus?: (s: LiveStatus) => void;
+  // Stop loads only the way the protocol intends: maximum time without a sample before a node counts as lost.
+  maxGapS?: number;
+  preflightOnly?: boolean;
+}
+
+export interface RunResult {
+  record: RunRecord;
+  runDir: string;
+}
+
+function safeDirName(s: string): string {
+  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 64) || 'cable';
+}
+
+function gpuToolOf(protocol: Protocol): string | null {
+  return protocol.phases.some((p) => p.kind === 'soak' && p.gpuLoad) ? (protocol.commands.gpuLoad.split(/\s+/)[0] ?? null) : null;
+}
+
+// Run one qualification: the protocol's phases on both nodes, every sample in the journal, the verdict from the journal.
+export async function runQualification(deps: RunDeps): Promise<RunResult> {
+  const { clock, protocol } = deps;
+  if (deps.nodes.length !== 2) throw new UsageError(`a cable joins two nodes: got ${deps.nodes.length} (${deps.nodes.map((n) => n.name).join(', ')})`);
+  let runDir = join(deps.outDir, safeDirName(deps.label ?? 'unidentified'), deps.runId);
+  mkdirSync(runDir, { recursive: true });
+  const log = typeof deps.log === 'function' ? deps.log(runDir) : deps.log;
+  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now);
+  const nodes: NodeState[] = deps.nodes.map((spec) => {
+    const runner = deps.runners.get(spec.name);
+    if (!runner) throw new UsageError(`no transport for node ${spec.name}`);
+    return { spec, runner, cage: null, railIps: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
+  });
+  const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
+  journal.append({
+    type: 'run-start',
+    tS: 0,
+    runId: deps.runId,
+    startedAt: new Date(clock.now()).toISOString(),
+    label: deps.label,
+    simulated: deps.simulated,
+    scenario: deps.scenario ?? null,
+    protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
+    protocolText: deps.protocolText,
+    nodes: nodes.map((n) => n.record),
+  });
+  log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
+
+  let loop: SamplingLoop | null = null;
+  const statusTimer = deps.onStatus ? setInterval(() => deps.onStatus!(liveStatus(ctx, loop)), 1000) : null;
+  try {
+    for (const phase of protocol.phases) {
+      ctx.checkAborted();
+      ctx.currentPhase = phase.name;
+      journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
+      log.info({ phase: phase.name }, 'phase started');
+      const status = await runPhase(ctx, phase, loop, deps);
+      journal.append({ type: 'phase-end', tS: ctx.tS, phase: phase.name, status: status === 'decided' ? 'stopped-early' : 'done' });
+      if (phase.kind === 'preflight') {
+        for (const n of nodes) journal.append({ type: 'node-info', tS: ctx.tS, node: n.spec.name, record: n.record });
+        if (deps.preflightOnly) break;
+      }
+      if (phase.kind === 'identity') {
+        journal.append({ type: 'identity', tS: ctx.tS, ends: ctx.ends });
+        if (!deps.label) {
+          const serial = ctx.ends[0]?.identity?.vendorSn;
+          if (serial) runDir = moveRunDir(runDir, join(deps.outDir, safeDirName(serial), deps.runId));
+        }
+        // Sample from here on: counters through the benchmarks and soaks, on both nodes.
+        if (!loop) {
+          const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks });
+          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes), { push: (_phase, s) => toReason(detector.push(s), _phase) }, {
+            intervalMs: protocol.samplingIntervalS * 1000,
+            maxGapS: deps.maxGapS ?? 60,
+          });
+          loop.start();
+        }
+      }
+      if (status === 'decided') {
+        await ctx.sleep(protocol.earlyStop.keepSamplingS * 1000);
+        for (const rest of protocol.phases.slice(protocol.phases.indexOf(phase) + 1)) {
+          journal.append({ type: 'phase-start', tS: ctx.tS, phase: rest.name, kind: rest.kind });
+          journal.append({ type: 'phase-end', tS: ctx.tS, phase: rest.name, status: 'skipped', note: 'FAIL already decided' });
+        }
+        break;
+      }
+    }
+  } catch (e) {
+    if (e instanceof SetupError) {
+      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason: e.reason });
+      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: e.reason.rule });
+      log.error({ reason: e.reason }, 'run cannot judge the cable');
+    } else if (e instanceof RunAborted) {
+      journal.append({ type: 'aborted', tS: ctx.tS, phase: ctx.currentPhase, why: e.why });
+      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'aborted' });
+    } else if (e instanceof TransportError) {
+      const reason = { rule: 'transport', message: e.message, node: e.node, ...(e.advice ? { advice: e.advice } : {}) };
+      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
+      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: 'transport' });
+    } else {
+      const reason = { rule: 'harness', message: `harness error in ${ctx.currentPhase}: ${(e as Error).message}` };
+      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
+      log.error({ err: e }, 'harness error');
+    }
+  } finally {
+    if (statusTimer) clearInterval(statusTimer);
+    await ctx.stopProcesses();
+    if (loop) {
+      await loop.stop();
+      journal.append({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
+    }
+  }
+  if (!ctx.signal.aborted || journal.stats.lines > 0) {
+    journal.append({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+  }
+  journal.close();
+  const contents = readJournal(join(runDir, 'journal.jsonl'));
+  const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
+  writeJsonAtomic(join(runDir, 'record.json'), record);
+  log.info({ outcome: record.outcome, runDir }, 'run finished');
+  return { record, runDir };
+}
+
+function moveRunDir(from: string, to: string): string {
+  if (from === to || existsSync(to)) return from;
+  mkdirSync(join(to, '..'), { recursive: true });
+  renameSync(from, to); // open journal fd stays valid across the rename
+  return to;
+}
+
+function toReason(d: import('../analysis/early-stop.js').EarlyStopDecision | null, phase: string) {
+  if (!d) return null;
+  return {
+    rule: d.rule,
+    grade: 'FAIL' as const,
+    message: d.message,
+    node: d.node,
+    phase,
+    value: d.value,
+    ...(d.lane !== undefined ? { lane: d.lane } : {}),
+  };
+}
+
+async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
+  switch (phase.kind) {
+    case 'preflight':
+      await preflight(ctx, gpuToolOf(ctx.protocol));
+      return 'done';
+    case 'identity':
+      await identity(ctx);
+      return 'done';
+    case 'loopback':
+      await loopback(ctx, phase);
+      return 'done';
+    case 'ib_write_bw':
+      await ibWriteBw(ctx, phase);
+      return loop?.decision ? 'decided' : 'done';
+    case 'nccl':
+      await nccl(ctx, phase);
+      return loop?.decision ? 'decided' : 'done';
+    case 'soak':
+      if (!loop) throw new Error('soak before identity: the protocol must read the EEPROM first');
+      return soak(ctx, phase, loop);
+  }
+  void deps;
+}
+
+function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
+  const laneRates: LiveStatus['laneRates'] = {};
+  const nicTempC: LiveStatus['nicTempC'] = {};
+  const gpuTempC: LiveStatus['gpuTempC'] = {};
+  const gpuUtilPct: LiveStatus['gpuUtilPct'] = {};
+  for (const n of ctx.nodes) {
+    const name = n.spec.name;
+    laneRates[name] = loop?.laneRates.get(name) ?? [];
+    const s = loop?.last.get(name);
+    nicTempC[name] = s?.nicTempC ?? null;
+    gpuTempC[name] = s?.gpus[0]?.temperatureC ?? null;
+    gpuUtilPct[name] = s?.gpus[0]?.utilizationPct ?? null;
+  }
+  return {
+    phase: ctx.currentPhase,
+    elapsedS: ctx.tS,
+    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
+    laneRates,
+    nicTempC,
+    gpuTempC,
+    gpuUtilPct,
+    throughputGbps: ctx.lastThroughputGbps,
+  };
+}

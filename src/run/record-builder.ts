@@ -1,0 +1,144 @@
+import type { CableFamily } from '../domain/cable.js';
+import type { Outcome, Reason } from '../domain/outcome.js';
+import type { NodeSample } from '../domain/sample.js';
+import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+import { parseProtocol, type Protocol } from '../protocol/index.js';
+import { analyzeRun, type LabelledSample } from '../analysis/analyze.js';
+import { gradeRun } from '../grading/index.js';
+import { reviveSample } from './revive.js';
+import type { JournalContents, JournalLine } from './journal.js';
+
+// The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
+// so a re-grade of an untouched journal always gives the verdict the run gave.
+export interface BuildOptions {
+  protocol?: Protocol; // override the protocol recorded in the journal (grade with changed limits)
+  journalFile: string;
+  journalBytes: number;
+}
+
+function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[] {
+  return lines.filter((l) => l.type === type) as T[];
+}
+
+function familyOf(lanes: number | null): CableFamily {
+  return lanes === 4 ? 'QSFP56' : lanes === 2 ? 'QSFP112' : 'unknown';
+}
+
+// Rebuild phases from phase-start/phase-end lines; a phase without an end was cut off.
+function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
+  const out: PhaseRecord[] = [];
+  for (const l of lines) {
+    if (l.type === 'phase-start') out.push({ name: String(l.phase), kind: String(l.kind), startS: Number(l.tS), endS: null, status: aborted ? 'aborted' : 'error' });
+    if (l.type === 'phase-end') {
+      const p = [...out].reverse().find((x) => x.name === l.phase && x.endS === null);
+      if (p) {
+        p.endS = Number(l.tS);
+        p.status = l.status as PhaseRecord['status'];
+        if (l.note) p.note = String(l.note);
+      }
+    }
+  }
+  return out;
+}
+
+// Turn a run's journal into its record: outcome, reasons, analysis, measurements.
+export function buildRecord(contents: JournalContents, opts: BuildOptions): RunRecord {
+  const lines = contents.lines;
+  const start = lines.find((l) => l.type === 'run-start');
+  if (!start) throw new Error('journal has no run-start line: not a cablequal journal');
+  const protocol = opts.protocol ?? parseProtocol(String(start.protocolText), String((start.protocol as { file?: string })?.file ?? 'journal'));
+  const end = lines.find((l) => l.type === 'run-end');
+  const setupErrors = linesOf<JournalLine & { reason: Reason }>(lines, 'setup-error').map((l) => l.reason);
+  const abortedLine = lines.find((l) => l.type === 'aborted');
+  const decisionLine = lines.find((l) => l.type === 'decision') as (JournalLine & { reason: Reason }) | undefined;
+  const aborted = !end || abortedLine !== undefined;
+
+  const samples: LabelledSample[] = linesOf<JournalLine & { phase: string; sample: unknown }>(lines, 'sample').map((l) => ({
+    phase: l.phase,
+    sample: reviveSample(l.sample),
+  }));
+  const nodeInfo = linesOf<JournalLine & { record: NodeRecord }>(lines, 'node-info').map((l) => l.record);
+  const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) => nodeInfo.find((x) => x.name === n.name) ?? n);
+  const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
+  const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
+  for (const b of linesOf(lines, 'benchmark')) {
+    if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; gbps: number }[]).map((r) => ({ ...r, rail: 0 }));
+    if (b.kind === 'ib_write_bw') benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps) };
+    if (b.kind === 'nccl') benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[] };
+  }
+  const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
+  const analysis = samples.length ? analyzeRun({ samples, phases: protocol.phases, ...(lanes ? { lanes } : {}) }) : null;
+  const graded = analysis ? gradeRun(analysis, benchmarks, protocol) : null;
+
+  let outcome: Outcome;
+  let reasons: Reason[];
+  if (setupErrors.length) {
+    outcome = 'ERROR';
+    reasons = setupErrors;
+  } else if (aborted) {
+    outcome = 'ABORTED';
+    const lastTick = samples.length ? samples[samples.length - 1]!.sample.tick : null;
+    reasons = [
+      abortedLine
+        ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
+        : { rule: 'aborted', message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}` },
+    ];
+  } else if (graded) {
+    outcome = graded.outcome;
+    reasons = graded.reasons;
+    if (decisionLine && !reasons.some((r) => r.grade === 'FAIL')) {
+      outcome = 'FAIL';
+      reasons = [decisionLine.reason, ...reasons];
+    }
+  } else {
+    outcome = 'ERROR';
+    reasons = [{ rule: 'no-samples', message: 'the run ended without a single sample: nothing to judge' }];
+  }
+
+  const sampling = (lines.find((l) => l.type === 'sampling')?.stats as SamplingStats | undefined) ?? {
+    ticks: new Set(samples.map((s) => s.sample.tick)).size,
+    intervalP50Ms: null,
+    intervalP99Ms: null,
+    skewP99Ms: null,
+    gaps: [],
+  };
+  const id = ends.find((e) => e.identity)?.identity ?? null;
+  const lastLine = lines[lines.length - 1];
+  const startedAt = String(start.startedAt);
+  const endedAt = end ? String(end.endedAt) : lastLine?.tS !== undefined ? new Date(Date.parse(startedAt) + Number(lastLine.tS) * 1000).toISOString() : null;
+  return {
+    schema: 'cablequal.run/1',
+    runId: String(start.runId),
+    label: (start.label as string | null) ?? null,
+    outcome,
+    reasons,
+    decidedAtS: decisionLine && outcome === 'FAIL' ? Number(decisionLine.tS) : null,
+    simulated: Boolean(start.simulated),
+    ...(start.scenario ? { scenario: String(start.scenario) } : {}),
+    startedAt,
+    endedAt,
+    protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
+    nodes,
+    cable: {
+      family: familyOf(lanes),
+      lanes,
+      ends,
+      serial: id?.vendorSn ?? null,
+      vendor: id?.vendorName ?? null,
+      partNumber: id?.vendorPn ?? null,
+    },
+    phases: phasesOf(lines, aborted),
+    benchmarks,
+    analysis,
+    measurements: graded?.measurements ?? [],
+    sampling,
+    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
+  };
+}
+
+// Samples in journal order with phases (for time-series outputs).
+export function journalSamples(contents: JournalContents): LabelledSample[] {
+  return linesOf<JournalLine & { phase: string; sample: unknown }>(contents.lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
+}
+
+export type { NodeSample };

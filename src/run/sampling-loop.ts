@@ -1,0 +1,209 @@
+import { quantile } from 'simple-statistics';
+import type { NodeSample } from '../domain/sample.js';
+import type { Reason } from '../domain/outcome.js';
+import type { SamplingStats } from '../domain/record.js';
+import type { RunContext } from './context.js';
+
+// One node's answer to one tick: a sample, or why there is none (transport down, unreadable output).
+export interface TickResult {
+  node: string;
+  sample: NodeSample | null;
+  raw?: Record<string, string>;
+  error?: string;
+}
+
+// Whatever gives the run one sample set per node per tick (the persistent sampler, or a test double).
+export interface TickSource {
+  tick(tick: number): Promise<TickResult[]>;
+  close(): Promise<void>;
+}
+
+// Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a runaway lane).
+export interface EarlyStopDetector {
+  push(phase: string, sample: NodeSample): Reason | null;
+}
+
+// Counters that the analysis needs; the rest of `ethtool -S` (about a thousand lines on mlx5) stays out of the journal.
+export function keepCounter(name: string): boolean {
+  return name.endsWith('_phy');
+}
+
+function slimSample(s: NodeSample): NodeSample {
+  return {
+    ...s,
+    rails: s.rails.map((r) => ({
+      ...r,
+      counters: Object.fromEntries(Object.entries(r.counters).filter(([k]) => keepCounter(k))),
+    })),
+  };
+}
+
+// The run's background sampler: every interval, one tick on every node; journals it, watches for gaps,
+// resets and certain FAILs, and keeps the figures the live status shows.
+export class SamplingLoop {
+  readonly samples: { phase: string; sample: NodeSample }[] = [];
+  decision: Reason | null = null;
+  decidedAtS: number | null = null;
+  setupFault: Reason | null = null;
+  private tick = 0;
+  private stopped = false;
+  private done: Promise<void> | null = null;
+  private readonly intervals: number[] = [];
+  private readonly skews: number[] = [];
+  private lastTickMs: number | null = null;
+  private readonly gapStart = new Map<string, number>();
+  readonly gaps: SamplingStats['gaps'] = [];
+  private readonly lastBytes = new Map<string, bigint>();
+  readonly last = new Map<string, NodeSample>();
+  private readonly prevLanes = new Map<string, { tMs: number; lanes: bigint[] }>();
+  readonly laneRates = new Map<string, number[]>();
+
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly source: TickSource,
+    private readonly detector: EarlyStopDetector | null,
+    private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number },
+  ) {}
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.done;
+    await this.source.close();
+  }
+
+  // Samples of one node in one phase (for the GPU-load check).
+  recent(node: string, phase: string, sinceS: number): NodeSample[] {
+    const since = this.ctx.startedMs + sinceS * 1000;
+    return this.samples.filter((s) => s.phase === phase && s.sample.node === node && s.sample.controllerMs >= since).map((s) => s.sample);
+  }
+
+  stats(): SamplingStats {
+    const q = (xs: number[], p: number) => (xs.length ? Math.round(quantile(xs, p) * 10) / 10 : null);
+    return {
+      ticks: this.tick,
+      intervalP50Ms: q(this.intervals, 0.5),
+      intervalP99Ms: q(this.intervals, 0.99),
+      skewP99Ms: q(this.skews, 0.99),
+      gaps: this.gaps,
+    };
+  }
+
+  private async loop(): Promise<void> {
+    const start = this.ctx.clock.now();
+    let k = 0;
+    while (!this.stopped && !this.ctx.signal.aborted) {
+      await this.once();
+      k++;
+      const next = start + k * this.opts.intervalMs;
+      const now = this.ctx.clock.now();
+      if (next > now) {
+        try {
+          await this.ctx.clock.sleep(next - now, this.ctx.signal);
+        } catch {
+          return;
+        }
+      } else {
+        k = Math.ceil((now - start) / this.opts.intervalMs); // skip missed deadlines, never drift
+      }
+    }
+  }
+
+  private async once(): Promise<void> {
+    const ctx = this.ctx;
+    const tick = this.tick++;
+    const phase = ctx.currentPhase;
+    const results = await this.source.tick(tick);
+    const now = ctx.clock.now();
+    if (this.lastTickMs !== null) this.intervals.push(now - this.lastTickMs);
+    this.lastTickMs = now;
+    const tms = results.filter((r) => r.sample).map((r) => r.sample!.tMs);
+    if (tms.length > 1) this.skews.push(Math.max(...tms) - Math.min(...tms));
+    for (const r of results) {
+      if (!r.sample) {
+        this.onMissing(r, phase);
+        continue;
+      }
+      this.onRecovered(r.node);
+      const sample = slimSample(r.sample);
+      this.samples.push({ phase, sample });
+      this.last.set(r.node, sample);
+      ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample });
+      if (sample.errors.length && r.raw) {
+        ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });
+      }
+      this.updateLaneRates(sample);
+      this.checkReset(sample, phase);
+      if (this.detector && !this.decision) {
+        const reason = this.detector.push(phase, sample);
+        if (reason) {
+          this.decision = reason;
+          this.decidedAtS = ctx.tS;
+          ctx.journal.append({ type: 'decision', tS: ctx.tS, phase, outcome: 'FAIL', reason });
+          if (r.raw) ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'decision', raw: r.raw });
+          ctx.log.warn({ reason }, 'FAIL decided');
+        }
+      }
+    }
+  }
+
+  private onMissing(r: TickResult, phase: string): void {
+    const ctx = this.ctx;
+    if (!this.gapStart.has(r.node)) {
+      this.gapStart.set(r.node, ctx.tS);
+      ctx.journal.append({ type: 'gap-start', tS: ctx.tS, phase, node: r.node, error: r.error ?? 'no sample' });
+      ctx.log.warn({ node: r.node, error: r.error }, 'node sample missing');
+    }
+    const from = this.gapStart.get(r.node)!;
+    if (ctx.tS - from > this.opts.maxGapS && !this.setupFault) {
+      this.setupFault = {
+        rule: 'node-lost',
+        node: r.node,
+        message: `${r.node}: no sample for ${Math.round(ctx.tS - from)} s (${r.error ?? 'unknown'}), more than the ${this.opts.maxGapS} s tolerated`,
+        advice: 'check the node and its SSH path; the cable was not judged',
+      };
+    }
+  }
+
+  private onRecovered(node: string): void {
+    const from = this.gapStart.get(node);
+    if (from === undefined) return;
+    this.gapStart.delete(node);
+    const gap = { node, fromS: from, toS: this.ctx.tS, reason: 'no sample (transport)' };
+    this.gaps.push(gap);
+    this.ctx.journal.append({ type: 'gap-end', tS: this.ctx.tS, ...gap });
+  }
+
+  private updateLaneRates(s: NodeSample): void {
+    const rail = s.rails[0];
+    if (!rail) return;
+    const lanes = [0, 1, 2, 3].map((i) => rail.counters[`rx_err_lane_${i}_phy`]).filter((v): v is bigint => v !== undefined);
+    const prev = this.prevLanes.get(s.node);
+    if (prev && s.tMs > prev.tMs && prev.lanes.length === lanes.length) {
+      const dt = (s.tMs - prev.tMs) / 1000;
+      this.laneRates.set(s.node, lanes.map((v, i) => (v >= prev.lanes[i]! ? Number(v - prev.lanes[i]!) / dt : 0)));
+    }
+    this.prevLanes.set(s.node, { tMs: s.tMs, lanes });
+  }
+
+  // Falling traffic counters mean the node rebooted or its counters were cleared: the run cannot judge the cable.
+  private checkReset(s: NodeSample, phase: string): void {
+    const bytes = s.rails[0]?.counters['rx_bytes_phy'];
+    if (bytes === undefined) return;
+    const prev = this.lastBytes.get(s.node);
+    this.lastBytes.set(s.node, bytes);
+    if (prev !== undefined && bytes < prev && !this.setupFault) {
+      this.ctx.journal.append({ type: 'counter-reset', tS: this.ctx.tS, phase, node: s.node });
+      this.setupFault = {
+        rule: 'node-reset',
+        node: s.node,
+        phase,
+        message: `${s.node}: counters went backwards (rx_bytes_phy ${prev} -> ${bytes}): the node rebooted or its counters were cleared`,
+        advice: 'do not run mlxlink --pc during a burn-in; check uptime on the node and run again',
+      };
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { cmd, ipAddrCommand } from '../../transport/commands.js';
+import { cagesFromLinks, parseIbdev2netdev } from '../../probes/ibdev2netdev.js';
+import { parseEthtoolLink } from '../../probes/ethtool-link.js';
+import { parseEthtoolFec } from '../../probes/ethtool-fec.js';
+import { ParseError } from '../../domain/errors.js';
+import { parseIpAddr } from '../ip-addr.js';
+import type { NodeState, RunContext } from '../context.js';
+import { SetupError, setupReason } from '../run-errors.js';
+
+const REQUIRED_TOOLS = ['ethtool', 'ib_write_bw', 'ibdev2netdev', 'nvidia-smi', 'mpirun'];
+
+// The sudoers line an operator adds so that cablequal can read the module EEPROM (the only root command it needs).
+export function sudoersLine(user: string): string {
+  return `${user} ALL=(root) NOPASSWD: /usr/sbin/ethtool -m *`;
+}
+
+function fail(rule: string, node: NodeState, message: string, advice: string): never {
+  throw new SetupError(setupReason(rule, `${node.spec.name}: ${message}`, { node: node.spec.name, advice }));
+}
+
+async function checkTools(ctx: RunContext, node: NodeState, gpuTool: string | null): Promise<void> {
+  const tools = gpuTool ? [...REQUIRED_TOOLS, gpuTool] : REQUIRED_TOOLS;
+  const missing: string[] = [];
+  for (const t of tools) {
+    const r = await node.runner.run(cmd.which(t), { timeoutMs: 20_000 });
+    if (r.exitCode !== 0) missing.push(t);
+  }
+  if (missing.length) {
+    fail('preflight-tools', node, `missing ${missing.join(', ')}`, 'install perftest, nccl-tests with MPI and the GPU load on the node (see docs/operator-guide.md)');
+  }
+}
+
+// Find the cage the cable is in: the requested one, or with `auto` the one whose two rails are Up.
+async function discoverCage(ctx: RunContext, node: NodeState): Promise<void> {
+  const text = await ctx.runChecked(node, cmd.ibdev2netdev(), 'ibdev2netdev', 20_000);
+  let cages;
+  try {
+    cages = cagesFromLinks(parseIbdev2netdev(text).links);
+  } catch (e) {
+    if (e instanceof ParseError) fail('preflight-rails', node, `cannot read ibdev2netdev: ${e.message}`, 'check that the mlx5 driver is loaded and ibdev2netdev works');
+    throw e;
+  }
+  const want = node.spec.cage;
+  const cage = want === 'auto' ? cages.find((c) => c.up) : cages.find((c) => c.index === want);
+  if (!cage) {
+    const seen = cages.map((c) => `cage ${c.index}: ${c.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`).join('; ');
+    fail('preflight-rails', node, want === 'auto' ? `no cage has both rails Up (${seen || 'no cage found'})` : `cage ${want} not found (${seen})`, 'plug the cable in fully, check ibdev2netdev, or pass --port');
+  }
+  if (!cage.up) {
+    fail('preflight-rails', node, `cage ${cage.index} rails not both Up: ${cage.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`, 'a Spark cable carries 200G only over both PCIe rails; check the cable seating and the other end');
+  }
+  node.cage = cage;
+  node.record.cage = { index: cage.index, rails: [{ ...cage.rails[0] }, { ...cage.rails[1] }] };
+}
+
+// Both rails: link detected, 200000 Mb/s, 2 or 4 lanes, RS-FEC active; remember their IPv4 addresses.
+async function checkRails(ctx: RunContext, node: NodeState): Promise<void> {
+  const rails = node.cage!.rails;
+  for (const [i, rail] of rails.entries()) {
+    const link = parseEthtoolLink(await ctx.runChecked(node, cmd.ethtoolLink(rail.netdev), `ethtool-link:${rail.netdev}`, 20_000));
+    if (link.linkDetected !== true) fail('preflight-link', node, `${rail.netdev}: link not detected`, 'check the cable at both ends');
+    if (link.speedMbps !== 200000) fail('preflight-speed', node, `${rail.netdev}: speed ${link.speedMbps ?? 'unknown'} Mb/s, expected 200000`, 'a 200G cable should train at 200000 Mb/s; check the cable type and the peer port');
+    if (link.lanes !== null && link.lanes !== 2 && link.lanes !== 4) fail('preflight-lanes', node, `${rail.netdev}: ${link.lanes} lanes, expected 2 or 4`, 'check the cable family (QSFP56: 4 lanes, QSFP112: 2 lanes)');
+    if (i === 0) {
+      node.record.lanes = link.lanes;
+      node.record.speedMbps = link.speedMbps;
+    }
+    const fec = parseEthtoolFec(await ctx.runChecked(node, cmd.ethtoolFec(rail.netdev), `ethtool-fec:${rail.netdev}`, 20_000));
+    if (!/^RS/i.test(fec.active)) fail('preflight-fec', node, `${rail.netdev}: active FEC ${fec.active}, expected RS`, 'FEC None after a re-cable needs a reboot of both nodes with the cable attached');
+    if (i === 0) node.record.fecActive = fec.active;
+    const ip = parseIpAddr(await ctx.runChecked(node, ipAddrCommand(rail.netdev), `ip-addr:${rail.netdev}`, 20_000));
+    if (!ip) fail('preflight-address', node, `${rail.netdev} has no IPv4 address`, 'give each rail its own /24 (e.g. 192.168.100.x and 192.168.101.x) as in NVIDIA\'s connect-two-sparks playbook');
+    node.railIps[i] = ip;
+  }
+}
+
+async function checkSudo(ctx: RunContext, node: NodeState, user: string): Promise<void> {
+  const r = await ctx.runLogged(node, cmd.eepromLower(node.cage!.rails[0].netdev), 'sudo-check', 20_000);
+  if (r.exitCode !== 0 && /sudo:/.test(r.stderr)) {
+    fail('preflight-sudo', node, `sudo -n ethtool -m refused: ${r.stderr.trim().split('\n')[0]}`, `add this line with visudo on the node: ${sudoersLine(user)}`);
+  }
+}
+
+async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
+  const kernel = await node.runner.run(cmd.uname(), { timeoutMs: 10_000 });
+  if (kernel.exitCode === 0) node.record.kernel = kernel.stdout.trim();
+  const eth = await node.runner.run(cmd.ethtoolVersion(), { timeoutMs: 10_000 });
+  if (eth.exitCode === 0) node.record.ethtoolVersion = eth.stdout.trim().replace(/^ethtool version\s*/, '');
+}
+
+// Preflight on every node: each failure is an ERROR that says what to do, never a cable verdict.
+export async function preflight(ctx: RunContext, gpuTool: string | null): Promise<void> {
+  const users = await Promise.all(
+    ctx.nodes.map(async (n) => {
+      const r = await n.runner.run(cmd.whoami(), { timeoutMs: 20_000 });
+      if (r.exitCode !== 0) fail('preflight-ssh', n, `cannot run commands: ${r.stderr.trim()}`, 'check SSH access to the node');
+      return r.stdout.trim();
+    }),
+  );
+  if (new Set(users).size > 1) {
+    throw new SetupError(setupReason('preflight-user', `user names differ between nodes (${users.join(', ')})`, { advice: 'NVIDIA\'s procedure needs the same user on all nodes (MPI and NCCL assume it)' }));
+  }
+  await Promise.all(
+    ctx.nodes.map(async (n, i) => {
+      await checkTools(ctx, n, gpuTool);
+      await discoverCage(ctx, n);
+      await checkRails(ctx, n);
+      await checkSudo(ctx, n, users[i] ?? 'user');
+      await readVersions(ctx, n);
+    }),
+  );
+}

@@ -1,0 +1,80 @@
+import { mean } from 'simple-statistics';
+import type { SoakPhase } from '../../protocol/index.js';
+import { renderCommand } from '../../protocol/index.js';
+import type { RemoteProcess } from '../../transport/types.js';
+import type { RunContext } from '../context.js';
+import type { SamplingLoop } from '../sampling-loop.js';
+import { SetupError, setupReason } from '../run-errors.js';
+import { deadLoadProcesses, linkLoadRows, startLinkLoad, stopLinkLoad, type LinkLoad } from './link-load.js';
+
+const GPU_CHECK_AFTER_S = 60;
+const GPU_WINDOW_S = 30;
+
+function gpuUtilMean(loop: SamplingLoop, node: string, phase: string, sinceS: number): number | null {
+  const utils = loop
+    .recent(node, phase, sinceS)
+    .flatMap((s) => s.gpus.map((g) => g.utilizationPct))
+    .filter((u): u is number => u !== null);
+  return utils.length ? mean(utils) : null;
+}
+
+// Full link load on both rails for the whole phase, with the GPU load on both nodes when asked.
+// Ends early when the sampler has decided FAIL (loads stopped, sampling goes on for the record).
+export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop): Promise<'done' | 'decided'> {
+  const startS = ctx.tS;
+  const endS = startS + phase.durationS;
+  ctx.phaseEndsAtS = endS;
+  let load: LinkLoad | null = null;
+  const gpu: RemoteProcess[] = [];
+  try {
+    if (phase.linkLoad) load = await startLinkLoad(ctx, { msgSize: phase.msgSize, bidirectional: phase.bidirectional, tag: phase.name });
+    if (phase.gpuLoad) {
+      for (const n of ctx.nodes) {
+        gpu.push(await ctx.startProcess(n, renderCommand(ctx.protocol.commands.gpuLoad, { durationS: phase.durationS + 60 }), `${phase.name}-gpu`));
+      }
+    }
+    let gpuChecked = !phase.gpuLoad;
+    let deadSinceS: number | null = null;
+    const step = ctx.protocol.samplingIntervalS * 1000;
+    while (ctx.tS < endS) {
+      await ctx.sleep(Math.min(step, (endS - ctx.tS) * 1000));
+      if (loop.setupFault) throw new SetupError(loop.setupFault);
+      if (loop.decision) return 'decided';
+      if (load) {
+        const rows = await linkLoadRows(load);
+        const last = rows.map((r) => r.gbps[r.gbps.length - 1]).filter((x): x is number => x !== undefined);
+        if (last.length) ctx.lastThroughputGbps = last.reduce((a, b) => a + b, 0) / (phase.bidirectional ? 2 : 1);
+        const dead = await deadLoadProcesses(load);
+        if (dead.length && deadSinceS === null) deadSinceS = ctx.tS;
+        // Give the sampler a few ticks to see a link drop before calling it a harness problem.
+        if (deadSinceS !== null && ctx.tS - deadSinceS >= 5 * ctx.protocol.samplingIntervalS) {
+          throw new SetupError(setupReason('load-died', `link load stopped by itself (${dead.join(', ')}) without a link-down event`, { phase: phase.name, advice: 'check ib_write_bw on both nodes (out files under the run directory on the node)' }));
+        }
+      }
+      if (!gpuChecked && ctx.tS - startS >= GPU_CHECK_AFTER_S) {
+        gpuChecked = true;
+        const minPct = phase.gpuUtilMinPct ?? 90;
+        for (const n of ctx.nodes) {
+          const u = gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - GPU_WINDOW_S);
+          if (u === null || u < minPct) {
+            throw new SetupError(
+              setupReason('gpu-util-min', `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`, {
+                node: n.spec.name,
+                phase: phase.name,
+                value: u ?? 'unknown',
+                unit: '%',
+                limit: `>= ${minPct} %`,
+                advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
+              }),
+            );
+          }
+        }
+      }
+    }
+    return 'done';
+  } finally {
+    if (load) await stopLinkLoad(ctx, load);
+    if (gpu.length) await ctx.stopProcesses(gpu);
+    ctx.phaseEndsAtS = null;
+  }
+}
