@@ -17,7 +17,7 @@ export type ModuleLabelStyle = 'ethtool<=6.11' | 'ethtool>=6.14' | 'unknown';
 export interface ModuleText extends CableIdentity {
   labelStyle: ModuleLabelStyle;
   transceiverTypes: string[];
-  revisionCompliance: string | null;
+  revisionComplianceText: string | null; // as printed; the byte-1 code is EepromDecode.revisionCompliance
 }
 
 // Labels only one side of the 6.14 rework prints (CMIS shares `Length (SMF)` across versions, so it tells nothing there).
@@ -187,7 +187,7 @@ function fromFields(
     anomalies,
     labelStyle,
     transceiverTypes,
-    revisionCompliance: (one('Revision Compliance') ?? one('Revision compliance'))?.value ?? null,
+    revisionComplianceText: (one('Revision Compliance') ?? one('Revision compliance'))?.value ?? null,
   };
 }
 

@@ -65,7 +65,7 @@ describe('parseEthtoolModule on real decoded outputs', () => {
       anomalies: ['length-unit: "0.50km" is the pre-release ethtool unit bug; read as 0.5 m'],
       labelStyle: 'unknown',
       transceiverTypes: [],
-      revisionCompliance: 'Rev. 3.0',
+      revisionComplianceText: 'Rev. 3.0',
     });
   });
 
@@ -85,7 +85,7 @@ describe('parseEthtoolModule on real decoded outputs', () => {
       transmitterTechnology: '1310 nm EML',
       anomalies: [],
       labelStyle: 'ethtool<=6.11',
-      revisionCompliance: 'Rev. 4.0',
+      revisionComplianceText: 'Rev. 4.0',
     });
   });
 
@@ -127,7 +127,7 @@ describe('parseEthtoolModule on real decoded outputs', () => {
       attenuationDb: { '2.5GHz': 5, '5.0GHz': 7 },
       labelStyle: 'ethtool>=6.14',
       transceiverTypes: ['100G Ethernet: 100G Base-CR4 or 25G Base-CR CA-L'],
-      revisionCompliance: 'SFF-8636 Rev 2.5/2.6/2.7',
+      revisionComplianceText: 'SFF-8636 Rev 2.5/2.6/2.7',
     });
     expect(r.anomalies[0]).toBe(
       'attenuation-ethtool-bug: 7.0/12.9 GHz lines repeat the 2.5/5.0 GHz values (5/7 dB); ethtool >= 6.14 reads bytes 186/187 for them; dropped, read bytes 188/189 with hex on',
@@ -143,7 +143,7 @@ describe('parseEthtoolModule on real decoded outputs', () => {
       lengthM: 1,
       attenuationDb: { '25.8GHz': 7 },
       transceiverTypes: ['40G Ethernet: 40G Base-CR4'],
-      revisionCompliance: 'Unallocated',
+      revisionComplianceText: 'Unallocated',
       labelStyle: 'ethtool<=6.11',
     });
     expect(r.anomalies).toContain('om1-is-attenuation: "Length (OM1)" 7m on a copper cable is byte 145 = 7 dB at 25.78 GHz');
