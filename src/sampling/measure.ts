@@ -7,8 +7,10 @@ import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet } from
 import { Sampler, type NodeTick, type SamplerNode } from './sampler.js';
 import { estimateOffset, intervalsOf, percentile, tickSkew, type OffsetRound, type TickLogNode } from './stats.js';
 
+// Persistent = one batch per node per tick over a long-lived shell; naive = one fresh run() per command.
 export type SamplingMode = 'persistent' | 'naive';
 
+// What to measure: a strategy, the nodes, how many ticks and at which rate.
 export interface MeasureOptions {
   mode: SamplingMode;
   nodes: SamplerNode[];
@@ -20,6 +22,7 @@ export interface MeasureOptions {
   cpuUsage?: () => { user: number; system: number };
 }
 
+// The figures a benchmark compares between strategies (controller clock, milliseconds).
 export interface MeasureResult {
   mode: SamplingMode;
   ticks: number;

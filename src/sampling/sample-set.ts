@@ -36,6 +36,7 @@ export interface SampleParsers {
   gpu: (text: string) => NvidiaSmiResult;
 }
 
+// The probes' own parsers, nvidia-smi told the field order of the headerless query.
 export const defaultParsers: SampleParsers = {
   stats: parseEthtoolStats,
   link: parseEthtoolLink,
@@ -111,6 +112,7 @@ function gpuOf(g: Record<string, unknown>): GpuSample {
   };
 }
 
+// One node's batch answer for one tick, with the items that were asked.
 export interface AssembleInput {
   node: string;
   tick: number;

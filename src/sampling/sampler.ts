@@ -32,6 +32,7 @@ export interface SamplerNode {
   sampleSet: SampleSetConfig;
 }
 
+// Injected dependencies and bounds; the clock drives the schedule and every controller timestamp.
 export interface SamplerOptions {
   nodes: SamplerNode[];
   clock: Clock;
@@ -60,7 +61,8 @@ export interface TickResult {
   nodes: NodeTick[];
 }
 
-export interface RunOptions {
+// How long and how often run() samples; an error thrown by onTick ends run() with that error.
+export interface SamplerRunOptions {
   intervalMs: number;
   // Stop before the next tick when this returns true or the signal aborts (an abort also cuts the wait).
   until?: (() => boolean) | AbortSignal;
@@ -69,6 +71,7 @@ export interface RunOptions {
   onTick?: (t: TickResult) => void | Promise<void>;
 }
 
+// What one run() call achieved (the cumulative figures are in stats()).
 export interface RunSummary {
   ticks: number;
   missedDeadlines: number;
@@ -114,6 +117,16 @@ export class Sampler {
       }),
     );
     return failures.filter((f): f is { node: string; error: string } => f !== null);
+  }
+
+  // Re-estimate every reachable node's clock offset (clocks drift: unsynchronised ones by tens of ppm).
+  async recalibrate(): Promise<void> {
+    await Promise.all(
+      this.opts.nodes.map(async (n) => {
+        const shell = this.shells.get(n.name);
+        if (shell) await this.calibrate(n.name, shell).catch(() => this.dropShell(n.name));
+      }),
+    );
   }
 
   private async calibrate(node: string, shell: ShellSession): Promise<void> {
@@ -216,7 +229,7 @@ export class Sampler {
 
   // Fixed rate: tick k is due at start + k·interval. A tick that overruns skips (and counts) the deadlines it
   // passed, so the schedule never drifts and never bursts to catch up.
-  async run(opts: RunOptions): Promise<RunSummary> {
+  async run(opts: SamplerRunOptions): Promise<RunSummary> {
     const { intervalMs } = opts;
     if (!(intervalMs > 0)) throw new UsageError(`refusing sampling interval ${intervalMs} ms: expected > 0`);
     const signal = opts.signal ?? (opts.until instanceof AbortSignal ? opts.until : undefined);
@@ -252,8 +265,13 @@ export class Sampler {
     return { ticks, missedDeadlines: missed };
   }
 
-  // The figures for the run record: interval p50/p99 between tick starts, cross-node skew p99 (node times
-  // minus each node's estimated clock offset), gaps, missed deadlines and controller CPU per tick.
+  // The figures for the run record: interval p50/p99 between tick starts, cross-node skew p99, gaps, missed
+  // deadlines and controller CPU per tick. Skew method: at open() each node answers `calibrationRounds` lone
+  // `date +%s%N` round trips; its offset = node time − midpoint of the round trip with the shortest RTT (NTP's
+  // estimate; wrong by half the path asymmetry, at most RTT/2). A node unreachable then gets the offset of its
+  // first tick answer. Per tick, skew = max − min over nodes of (node time − offset): how far apart in real time
+  // the nodes read their clocks (the first batch item, just before the counters). Offsets are fixed until
+  // recalibrate(); drift between calibrations shows up as skew.
   stats(): SamplerStats {
     const intervals = intervalsOf(this.log.map((t) => t.startMs));
     return {

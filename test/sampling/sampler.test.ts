@@ -173,6 +173,29 @@ describe('Sampler.stats', () => {
     expect(sampler.stats().offsetsMs).toEqual({ 'spark-a': 5000, 'spark-b': -3000 });
   });
 
+  it('recalibrate() follows a node clock that drifted; skew stays the real spread', async () => {
+    const clock = new VirtualClock(T0);
+    const optsB: FakeNodeOptions = { node: 'spark-b', clock, answer: healthy, offsetMs: 3000 };
+    const a = new FakeRunner({ node: 'spark-a', clock, answer: healthy });
+    const sampleSet = { rails: [A], hwmon: false, gpu: false };
+    const sampler = new Sampler({
+      clock,
+      nodes: [
+        { name: 'spark-a', runner: a, sampleSet },
+        { name: 'spark-b', runner: new FakeRunner(optsB), sampleSet },
+      ],
+    });
+    await sampler.open();
+    optsB.offsetMs = 3040; // 40 ms of drift
+    await sampler.tick();
+    expect(sampler.stats().skewP99Ms).toBe(40);
+    await sampler.recalibrate();
+    await sampler.tick();
+    expect(sampler.stats().offsetsMs['spark-b']).toBe(3040);
+    // Skews are now [40, 0] (without recalibrate() they would be [40, 40], p99 40): p99 interpolates to 39.6.
+    expect(sampler.stats().skewP99Ms).toBeCloseTo(39.6, 9);
+  });
+
   it('controller CPU per tick comes from the injected counter', async () => {
     const clock = new VirtualClock(T0);
     let micros = 0;
