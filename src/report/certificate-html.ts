@@ -31,7 +31,7 @@ h2 { font-size: 9.5pt; margin: 2.5mm 0 1mm; border-bottom: 0.6pt solid #888; pad
 h3 { font-size: 8.5pt; margin: 1.5mm 0 0.5mm; }
 p { margin: 0.8mm 0; }
 table { width: 100%; border-collapse: collapse; table-layout: fixed; margin: 0.5mm 0 1mm; }
-th, td { border: 0.4pt solid #bbb; padding: 0.4mm 1mm; text-align: left; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
+th, td { border: 0.4pt solid #bbb; padding: 0.25mm 0.8mm; text-align: left; vertical-align: top; overflow-wrap: anywhere; word-break: break-word; }
 th { background: #eee; font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.lanes td.num { white-space: nowrap; font-size: 7pt; }
@@ -54,7 +54,6 @@ table.nodes td { font-size: 7pt; }
 .anomalies li { color: #8a3b00; }
 ul { margin: 0.5mm 0 1mm 5mm; padding: 0; }
 .chart { display: block; width: 100%; height: auto; margin: 1mm 0; break-inside: avoid; }
-.charts { break-inside: avoid; }
 section { break-inside: auto; }
 .muted { color: #555; }
 footer { margin-top: 2mm; border-top: 0.6pt solid #888; padding-top: 1mm; font-size: 7pt; color: #333; }
@@ -81,7 +80,7 @@ function reasonsTable(reasons: Reason[], graded: boolean): string {
         `<tr>${graded ? `<td class="grade-${e(r.grade ?? '')}">${e(r.grade ?? '')}</td>` : ''}<td>${e(r.rule)}</td><td>${e(where(r))}</td><td class="num">${e(fmtValue(r.value, r.unit))}</td><td>${e(r.limit ?? '')}</td><td>${e(r.message)}${r.advice ? `<br><span class="muted">${e(r.advice)}</span>` : ''}${r.atS !== undefined ? ` <span class="muted">(at ${e(fmtFixed(r.atS, 0))} s)</span>` : ''}</td></tr>`,
     )
     .join('');
-  return `<table class="reasons"><colgroup>${graded ? '<col style="width:9%">' : ''}<col style="width:12%"><col style="width:17%"><col style="width:12%"><col style="width:18%"><col></colgroup><thead><tr>${graded ? '<th>grade</th>' : ''}<th>rule</th><th>where</th><th class="num">value</th><th>limit</th><th>what was seen</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="reasons"><colgroup>${graded ? '<col style="width:11%">' : ''}<col style="width:12%"><col style="width:17%"><col style="width:12%"><col style="width:18%"><col></colgroup><thead><tr>${graded ? '<th>grade</th>' : ''}<th>rule</th><th>where</th><th class="num">value</th><th>limit</th><th>what was seen</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function cableTable(c: CertificateContent['cable']): string {
@@ -150,7 +149,10 @@ function laneTable(c: CertificateContent): string {
   if (per.length === 0) return '<p>No error-rate analysis (the run did not get that far).</p>';
   const maxLanes = Math.max(...per.map((p) => p.laneBer.length));
   const laneHead = [...Array(maxLanes).keys()].map((l) => `<th class="num">lane ${l} BER (ub95)</th>`).join('');
-  const rows = per
+  // Protocol order, then receiver, so a reader scans one phase at a time.
+  const order = new Map(c.phases.map((ph, i) => [ph.name, i]));
+  const rows = [...per]
+    .sort((a, b) => (order.get(a.phase) ?? 1e9) - (order.get(b.phase) ?? 1e9) || a.node.localeCompare(b.node))
     .map((p) => {
       const lanes = [...Array(maxLanes).keys()]
         .map((l) => {
@@ -170,12 +172,26 @@ function summaryLine(c: CertificateContent): string {
   return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${fmtRatio(s.maxLaneRatio)}×</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
 }
 
+const GRADE_ORDER = { PASS: 0, MARGINAL: 1, FAIL: 2 } as const;
+
+// One row per rule (count, value range, worst grade and where) keeps the page count fixed; certificate.json lists every check.
 function measurementsTable(c: CertificateContent, graded: boolean): string {
   if (c.measurements.length === 0) return '';
-  const rows = c.measurements
-    .map((m) => `<tr><td>${e(m.rule)}</td><td>${e(where(m))}</td><td class="num">${e(fmtValue(m.value, m.unit))}</td><td>${e(m.limitText)}</td>${graded ? `<td class="grade-${e(m.grade)}">${e(m.grade)}</td>` : ''}</tr>`)
+  const groups = new Map<string, CertificateContent['measurements']>();
+  for (const m of c.measurements) groups.set(m.rule, [...(groups.get(m.rule) ?? []), m]);
+  const rows = [...groups.entries()]
+    .map(([rule, ms]) => {
+      const worst = ms.reduce((w, m) => (GRADE_ORDER[m.grade] > GRADE_ORDER[w.grade] ? m : w), ms[0]!);
+      const values = ms.map((m) => m.value).filter((v) => Number.isFinite(v));
+      const lo = values.length ? Math.min(...values) : NaN;
+      const hi = values.length ? Math.max(...values) : NaN;
+      const range = ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
+      const limits = [...new Set(ms.map((m) => m.limitText))];
+      const whereText = ms.length === 1 ? where(worst) : graded && worst.grade !== 'PASS' ? `worst: ${where(worst)}` : `${ms.length} checks`;
+      return `<tr><td>${e(rule)}</td><td>${e(whereText)}</td><td class="num">${e(range)}</td><td>${e(limits.length === 1 ? limits[0]! : limits.join('; '))}</td>${graded ? `<td class="grade-${e(worst.grade)}">${e(worst.grade)}${ms.length > 1 ? ` <span class="muted">(${ms.filter((m) => m.grade === worst.grade).length}/${ms.length})</span>` : ''}</td>` : ''}</tr>`;
+    })
     .join('');
-  return `<h3>Checked against the protocol's limits</h3><table class="measurements"><colgroup><col style="width:18%"><col style="width:26%"><col style="width:16%"><col></colgroup><thead><tr><th>rule</th><th>where</th><th class="num">value</th><th>limit</th>${graded ? '<th>grade</th>' : ''}</tr></thead><tbody>${rows}</tbody></table>`;
+  return `<h3>Checked against the protocol's limits (one row per rule; every check is in the JSON)</h3><table class="measurements"><colgroup><col style="width:16%"><col style="width:26%"><col style="width:18%"><col></colgroup><thead><tr><th>rule</th><th>where</th><th class="num">value</th><th>limit</th>${graded ? '<th>grade</th>' : ''}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function charts(c: CertificateContent, ts: RunTimeseries): string {

@@ -16,7 +16,7 @@ export interface ChartBox {
   bottom: number;
 }
 
-const BOX: ChartBox = { width: 700, height: 200, left: 52, right: 44, top: 22, bottom: 26 };
+const BOX: ChartBox = { width: 700, height: 180, left: 52, right: 44, top: 22, bottom: 26 };
 
 // Long runs have thousands of ticks: keep at most this many points per series (each the max of its time bucket).
 export const MAX_POINTS_PER_SERIES = 200;
@@ -158,7 +158,7 @@ export interface ThroughputChartInput {
 
 // Gb/s per rail over time on a linear axis from zero, so a throttled rail (~13 Gb/s) stands out.
 export function throughputChart(input: ThroughputChartInput): string {
-  const b = { ...BOX, height: 160 };
+  const b = { ...BOX, height: 130 };
   const { points, phases } = input;
   if (points.length === 0) return noData(b, 'throughput-chart', input.title);
   const tMax = Math.max(input.tMax ?? 0, ...points.map((p) => p.tS), ...phases.map((p) => p.endS ?? p.startS), 1);

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderCertificateHtml } from '../../src/report/certificate-html.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium } from '../../scripts/chromium.js';
-import { errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
+import { crowdedFailRecord, errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
 import { tempRoot } from '../fixtures/records/run-dir.js';
 
 const have = chromiumAvailable();
@@ -18,11 +18,13 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     fail: join(dir, 'fail.html'),
     pass: join(dir, 'pass.html'),
     error: join(dir, 'error.html'),
+    crowded: join(dir, 'crowded.html'),
   };
   beforeAll(async () => {
     writeFileSync(files.fail, renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), { fingerprint: `sha256:${'ab'.repeat(32)}`, journalSha256: 'cd'.repeat(32) }));
     writeFileSync(files.pass, renderCertificateHtml(passRecord(), passTimeseries()));
     writeFileSync(files.error, renderCertificateHtml(errorRecord()));
+    writeFileSync(files.crowded, renderCertificateHtml(crowdedFailRecord(), failingCloneTimeseries()));
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -103,5 +105,6 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     expect(fail).toBeLessThanOrEqual(2);
     expect(await pdfPages(files.pass)).toBeLessThanOrEqual(2);
     expect(await pdfPages(files.error)).toBeLessThanOrEqual(2);
+    expect(await pdfPages(files.crowded)).toBeLessThanOrEqual(2);
   });
 });

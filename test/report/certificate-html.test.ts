@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeXml } from '../../src/report/escape.js';
 import { renderCertificateHtml, writeCertificateHtml } from '../../src/report/certificate-html.js';
-import { errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
+import { crowdedFailRecord, errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
 
 const sig = { fingerprint: `sha256:${'ab'.repeat(32)}`, journalSha256: 'cd'.repeat(32) };
@@ -58,5 +60,27 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
     const dir2 = makeRunDir(root, failingCloneRecord());
     const [p2] = await writeCertificateHtml(failingCloneRecord(), dir2, { timeseries: failingCloneTimeseries(), signature: sig });
     expect(p2!.endsWith('/certificate.html')).toBe(true);
+  });
+
+  it('groups the limit checks one row per rule with count and worst grade', () => {
+    const crowded = renderCertificateHtml(crowdedFailRecord(), failingCloneTimeseries());
+    // 16 generated lane-ber checks, all PASS at 1e-12
+    expect(crowded).toMatch(/<tr><td>lane-ber<\/td><td>16 checks<\/td><td class="num">1\.00e-12<\/td><td>x &lt;= Marginal:1e-8 &lt;= 1e-6<\/td><td class="grade-PASS">PASS <span class="muted">\(16\/16\)<\/span><\/td><\/tr>/);
+    expect(crowded).toMatch(/<tr><td>lane-ratio<\/td><td>spark-a · soak-loaded · lane 2<\/td>/);
+  });
+
+  it('no EEPROM string can open a tag or attribute, whatever its bytes', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (vendor) => {
+        const r = failingCloneRecord();
+        r.cable.vendor = vendor;
+        for (const end of r.cable.ends) end.identity!.vendorName = vendor;
+        const out = renderCertificateHtml(r);
+        const html = out.replace(/<style>[\s\S]*?<\/style>/, '');
+        expect(html.match(/<[a-zA-Z!/?]/g)?.length).toBe(renderCertificateHtml(failingCloneRecord()).replace(/<style>[\s\S]*?<\/style>/, '').match(/<[a-zA-Z!/?]/g)?.length);
+      }),
+      { numRuns: 50 },
+    );
+    expect(escapeXml('a\u0000b\u001f<')).toBe('a\\x00b\\x1f&lt;');
   });
 });
