@@ -183,7 +183,9 @@ describe('parseEthtoolModule refuses what it cannot read', () => {
   ])('%s', (_name, input, line, reason) => throwsParse(() => parseEthtoolModule(input), line, reason));
 
   it('survives fuzzing with nothing but ParseError', () => {
-    fuzzParser(parseEthtoolModule, [outputOnly(sample(CMIS_COPPER)), unwrapped(sample(CMIS_OPTICAL)), outputOnly(sample(ICE_OLD)), sample(OEM_BUG), sample(SPARK)]);
+    const hexFallback = sample('ethtool-module-hex/qsfp28-dac-ice-unpatched-lower-page-hex-fallback-and-offset-reads.txt').split('\n').slice(12).join('\n');
+    expect(hexFallback.startsWith('Offset')).toBe(true);
+    fuzzParser(parseEthtoolModule, [outputOnly(sample(CMIS_COPPER)), unwrapped(sample(CMIS_OPTICAL)), outputOnly(sample(ICE_OLD)), sample(OEM_BUG), sample(SPARK), hexFallback]);
   });
 });
 
