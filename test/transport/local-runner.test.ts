@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LocalRunner, processGroupMembers } from '../../src/transport/local-runner.js';
+import { cleanupStale, findStale } from '../../src/transport/remote-process.js';
 import { TransportError } from '../../src/transport/types.js';
 
 let dir: string;
@@ -99,6 +100,16 @@ describe('LocalRunner.start', () => {
     await p.stop(200);
     expect(await processGroupMembers(p.pid!)).toEqual([]);
     expect((await p.done).signal).toBe('SIGKILL');
+  });
+
+  it('leaves the same pid file and CABLEQUAL_RUN marker as the remote wrapper, so stale cleanup finds it', async () => {
+    const p = await runner.start('sleep 300', { runDir: `${dir}/run-7`, name: 'load-a' });
+    await until(async () => (await processGroupMembers(p.pid!)).length >= 1);
+    expect(await findStale(runner, { root: dir })).toEqual([{ runId: 'run-7', name: 'load-a', pid: p.pid, runDir: `${dir}/run-7` }]);
+    expect(await findStale(runner, { root: dir, exceptRunId: 'run-7' })).toEqual([]);
+    const cleaned = await cleanupStale(runner, { root: dir, graceMs: 500 });
+    expect(cleaned.map((c) => c.outcome)).toEqual(['terminated']);
+    expect((await p.done).signal).toBe('SIGTERM');
   });
 
   it('refuses names and directories that could carry shell syntax', async () => {
