@@ -86,6 +86,8 @@ function reasonsTable(reasons: Reason[], graded: boolean): string {
 function cableTable(c: CertificateContent['cable']): string {
   const ends = c.ends;
   if (ends.length === 0) return '<p>No EEPROM was read.</p>';
+  if (ends.every((x) => x.vendorPn === null && x.vendorName === null))
+    return `<p>No EEPROM identity was read: ${ends.map((x) => `${e(x.node)} ${e(x.netdev)}: ${e(x.error ?? 'not read')}`).join('; ')}. Family ${e(c.family)}, lanes as trained: ${e(c.lanesTrained ?? '—')}.</p>`;
   const row = (label: string, f: (x: (typeof ends)[number]) => string) => `<tr><th>${e(label)}</th>${ends.map((x) => `<td>${e(f(x))}</td>`).join('')}</tr>`;
   const atten = (x: (typeof ends)[number]) =>
     Object.entries(x.attenuationDb)

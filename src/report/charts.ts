@@ -77,8 +77,10 @@ function svgOpen(b: ChartBox, cls: string, label: string): string {
   return `<svg class="chart ${cls}" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${b.width} ${b.height}" width="100%" role="img" aria-label="${escapeXml(label)}" font-family="sans-serif">`;
 }
 
+// A short strip, not an empty full-height frame: the page budget is two A4 sheets.
 function noData(b: ChartBox, cls: string, title: string): string {
-  return `${svgOpen(b, cls, title)}<text x="${b.width / 2}" y="${b.height / 2}" text-anchor="middle" font-size="12">${escapeXml(title)}: no data</text></svg>`;
+  const s = { ...b, height: 28 };
+  return `${svgOpen(s, `${cls} no-data`, title)}<rect x="${s.left}" y="2" width="${s.width - s.left - s.right}" height="24" fill="#f6f6f6" stroke="#ccc"/><text x="${s.width / 2}" y="18" text-anchor="middle" font-size="10">${escapeXml(title)}: no data</text></svg>`;
 }
 
 export interface LaneChartInput {

@@ -49,6 +49,8 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
     expect(text).toContain('spark-b: ssh session closed (ECONNRESET) during soak-idle');
     expect(text).not.toMatch(/\b(PASS|FAIL|MARGINAL|passed|failed)\b/i);
     expect(text).not.toMatch(/Cable qualification certificate/);
+    expect(text).toContain('No EEPROM identity was read: spark-a enp1s0f1np1: ethtool -m: Operation not permitted; spark-b enp1s0f1np1: not read.');
+    expect(text).toContain('Per-lane pre-FEC error rate, receiver spark-a: no data');
   });
 
   it('writes certificate.html / run-report.html atomically into the run dir', async () => {
