@@ -217,9 +217,15 @@ export class SshRunner implements CommandRunner {
         authHandler: methods.length ? [...methods] : undefined,
       };
       if (prefer.length) cfg.algorithms = { serverHostKey: { remove: prefer, prepend: prefer } as never };
+      let ready = false;
       c.once('ready', () => {
+        ready = true;
         c.setNoDelay(true);
         resolve(c);
+      });
+      // Closed before the handshake finished, without an error event: still a failed attempt.
+      c.once('close', () => {
+        if (!ready) reject(refusal ?? new TransportError(this.node, `cannot connect to ${t.host}:${t.port}: connection closed during the handshake`));
       });
       c.once('error', (e: Error & { level?: string }) => {
         if (refusal) return reject(refusal);
@@ -370,12 +376,16 @@ export class SshRunner implements CommandRunner {
     return this.connecting;
   }
 
-  private openChannel(kind: 'exec' | 'shell', command?: string): Promise<ClientChannel> {
+  // `onOpen` runs synchronously in ssh2's callback: a fast server's exit-status can arrive in the same read.
+  private openChannel(kind: 'exec' | 'shell', command?: string, onOpen?: (ch: ClientChannel) => void): Promise<ClientChannel> {
     return this.getClient().then(
       (c) =>
         new Promise<ClientChannel>((resolve, reject) => {
-          const cb = (err: Error | undefined, ch: ClientChannel) =>
-            err ? reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}`, undefined, { cause: err })) : resolve(ch);
+          const cb = (err: Error | undefined, ch: ClientChannel) => {
+            if (err) return reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}`, undefined, { cause: err }));
+            onOpen?.(ch);
+            resolve(ch);
+          };
           if (kind === 'exec') c.exec(command!, cb);
           else c.shell(false, cb);
         }),
@@ -385,13 +395,19 @@ export class SshRunner implements CommandRunner {
   // One command on its own channel: stdout, stderr, exit code or signal; on timeout the channel is signalled and closed.
   async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
     const t0 = this.clock.now();
-    const ch = await this.openChannel('exec', command);
+    let exitCode: number | null = null;
+    let signal: string | null = null;
+    let exited = false;
+    const ch = await this.openChannel('exec', command, (c) =>
+      c.on('exit', (code: number | null, sig?: string) => {
+        exited = true;
+        exitCode = typeof code === 'number' ? code : null;
+        signal = sig ? (sig.startsWith('SIG') ? sig : `SIG${sig}`) : null;
+      }),
+    );
     return new Promise<CommandResult>((resolve, reject) => {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
-      let exitCode: number | null = null;
-      let signal: string | null = null;
-      let exited = false;
       let timedOut = false;
       let aborted = false;
       const kill = () => {
@@ -417,11 +433,6 @@ export class SshRunner implements CommandRunner {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       ch.on('data', (d: Buffer) => out.push(d));
       ch.stderr.on('data', (d: Buffer) => err.push(d));
-      ch.on('exit', (code: number | null, sig?: string) => {
-        exited = true;
-        exitCode = typeof code === 'number' ? code : null;
-        signal = sig ? (sig.startsWith('SIG') ? sig : `SIG${sig}`) : null;
-      });
       let finished = false;
       const finish = () => {
         if (finished) return;

@@ -20,6 +20,7 @@ import {
 } from './remote-process.js';
 import { formatShellFrame, parseShellFrame } from './ssh-runner.js';
 import type { CommandRunner, RemoteProcess } from './types.js';
+import { TransportError } from './types.js';
 
 export interface ServeOptions {
   runner: CommandRunner;
@@ -135,10 +136,25 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
     return { stdout: '', stderr: `cablequal sim: ${e instanceof Error ? e.message : String(e)}\n`, exitCode: 255 };
   }
 
-  function serveExec(ch: ServerChannel, command: string, abort: AbortController): void {
+  // The runner says the node is unreachable (a simulated ssh-drop): cut the connection like a dead link would,
+  // and turn new connections away for a moment so the client's reconnect sees the outage too.
+  let unreachableUntil = 0;
+  function failOrDrop(conn: Connection) {
+    return (e: unknown): Reply | null => {
+      if (e instanceof TransportError) {
+        unreachableUntil = Date.now() + 1000;
+        conn.end();
+        return null;
+      }
+      return replyError(e);
+    };
+  }
+
+  function serveExec(conn: Connection, ch: ServerChannel, command: string, abort: AbortController): void {
     handle(command, abort.signal)
-      .catch(replyError)
+      .catch(failOrDrop(conn))
       .then((r) => {
+        if (!r) return;
         if (r.stdout) ch.write(r.stdout);
         if (r.stderr) ch.stderr.write(r.stderr);
         if (r.exitCode === null && r.signal) ch.exit(r.signal.replace(/^SIG/, ''), false, '');
@@ -148,7 +164,7 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
   }
 
   // Line-oriented shell: each line runs to completion before the next one is read.
-  function serveShell(ch: ServerChannel): void {
+  function serveShell(conn: Connection, ch: ServerChannel): void {
     let buf = '';
     let busy = Promise.resolve();
     ch.on('data', (d: Buffer) => {
@@ -168,7 +184,8 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
         return;
       }
       const frame = parseShellFrame(line);
-      const r = await handle(frame ? frame.command : line).catch(replyError);
+      const r = await handle(frame ? frame.command : line).catch(failOrDrop(conn));
+      if (!r) return;
       const o = frame ? formatShellFrame(frame.marker, r) : r;
       if (o.stdout) ch.write(o.stdout);
       if (o.stderr) ch.stderr.write(o.stderr);
@@ -176,6 +193,11 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
   }
 
   const server = new Server({ hostKeys: [hostKey] }, (client: Connection) => {
+    if (Date.now() < unreachableUntil) {
+      client.on('error', () => undefined);
+      client.end();
+      return;
+    }
     conns.add(client);
     (client as unknown as { setNoDelay(v: boolean): void }).setNoDelay(true);
     client.on('close', () => conns.delete(client));
@@ -203,8 +225,8 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
           accept?.();
           abort.abort(new Error('signalled by client'));
         });
-        session.on('exec', (accept, _reject, info) => serveExec(accept(), info.command, abort));
-        session.on('shell', (accept) => serveShell(accept()));
+        session.on('exec', (accept, _reject, info) => serveExec(client, accept(), info.command, abort));
+        session.on('shell', (accept) => serveShell(client, accept()));
       });
     });
   });
