@@ -100,13 +100,16 @@ function resultOf(
 // A command started in the background: its own process group, pid/out/err/rc files under runDir.
 class LocalProcess implements RemoteProcess {
   private stopping: Promise<void> | null = null;
+  private exited = false;
 
   constructor(
     readonly name: string,
     readonly pid: number,
     readonly done: Promise<CommandResult>,
     private readonly base: string,
-  ) {}
+  ) {
+    void done.then(() => (this.exited = true));
+  }
 
   async output(): Promise<{ stdout: string; stderr: string }> {
     const read = (f: string) => readFile(f, 'utf8').catch(() => '');
@@ -116,6 +119,8 @@ class LocalProcess implements RemoteProcess {
   // Idempotent: a second call waits for the first.
   stop(graceMs = 3000): Promise<void> {
     this.stopping ??= (async () => {
+      // Once the leader and every member are gone the pid may be reused: signal nothing then.
+      if (this.exited && (await processGroupMembers(this.pid)).length === 0) return;
       await terminateGroup(this.pid, graceMs);
       await this.done;
     })();

@@ -94,6 +94,15 @@ describe('LocalRunner.start', () => {
     expect(res.exitCode).toBeNull();
   });
 
+  it('stop() after the leader exited still kills what it left in the group, then is a no-op', async () => {
+    const p = await runner.start('sleep 300 >/dev/null 2>&1 & exit 0', { runDir: dir, name: 'leaver' });
+    expect((await p.done).exitCode).toBe(0);
+    expect((await processGroupMembers(p.pid!)).length).toBe(1); // the orphaned sleep
+    await p.stop(1000);
+    expect(await processGroupMembers(p.pid!)).toEqual([]);
+    await p.stop(1000);
+  });
+
   it('escalates to SIGKILL when TERM is ignored', async () => {
     const p = await runner.start("trap '' TERM; echo ready; while :; do sleep 1; done", { runDir: dir, name: 'stubborn' });
     await until(async () => (await p.output()).stdout === 'ready\n');
