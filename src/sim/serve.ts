@@ -21,11 +21,12 @@ export interface SimServeOptions {
   dir: string;
   // Port of the first node (the next node gets basePort + 1, ...); 0 or absent = free ports.
   basePort?: number;
+  // Login user for every node (default: each node's user in the scenario).
   user?: string;
 }
 
 export interface SimServe {
-  nodes: Array<{ name: string; port: number }>;
+  nodes: Array<{ name: string; port: number; user: string }>;
   keyDir: string;
   user: string;
   files: { privateKey: string; publicKey: string; authorizedKeys: string; knownHosts: string; config: string };
@@ -36,9 +37,9 @@ export interface SimServe {
 // Start the lab and one SSH server per node; returns where to connect and the files a client needs.
 export async function serveSimLab(opts: SimServeOptions): Promise<SimServe> {
   const speed = opts.speed ?? 1;
-  const user = opts.user ?? 'cablequal';
   const clock = new ScaledClock(speed);
   const lab = createLab({ scenario: opts.scenario, faults: opts.faults ?? [], clock, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+  const userOf = (name: string) => opts.user ?? lab.scenario.nodes.find((n) => n.name === name)?.user ?? 'cablequal';
   mkdirSync(opts.dir, { recursive: true });
   const client = utils.generateKeyPairSync('ed25519', { comment: 'cablequal-sim-client' });
   const files = {
@@ -53,16 +54,16 @@ export async function serveSimLab(opts: SimServeOptions): Promise<SimServe> {
   writeFileSync(files.publicKey, `${client.public}\n`);
   writeFileSync(files.authorizedKeys, `${client.public}\n`, { mode: 0o600 });
 
-  const served: Array<{ name: string; server: ServedRunner }> = [];
+  const served: Array<{ name: string; user: string; server: ServedRunner }> = [];
   try {
     for (const [i, name] of lab.nodes.entries()) {
       const server = await serveRunnerOverSsh({
         runner: lab.runner(name),
         port: opts.basePort ? opts.basePort + i : 0,
         authorizedKeys: client.public,
-        user,
+        user: userOf(name),
       });
-      served.push({ name, server });
+      served.push({ name, user: userOf(name), server });
     }
   } catch (e) {
     for (const s of served) await s.server.close();
@@ -78,7 +79,7 @@ export async function serveSimLab(opts: SimServeOptions): Promise<SimServe> {
           `Host ${s.name}`,
           '  HostName 127.0.0.1',
           `  Port ${s.server.port}`,
-          `  User ${user}`,
+          `  User ${s.user}`,
           `  IdentityFile ${files.privateKey}`,
           `  UserKnownHostsFile ${files.knownHosts}`,
           '  StrictHostKeyChecking yes',
@@ -88,9 +89,9 @@ export async function serveSimLab(opts: SimServeOptions): Promise<SimServe> {
       .join('\n\n')}\n`,
   );
   return {
-    nodes: served.map((s) => ({ name: s.name, port: s.server.port })),
+    nodes: served.map((s) => ({ name: s.name, port: s.server.port, user: s.user })),
     keyDir: opts.dir,
-    user,
+    user: served[0]?.user ?? 'cablequal',
     files,
     lab,
     async close() {
