@@ -59,7 +59,7 @@ export interface StatsView {
 }
 
 // `ethtool -S <if>` of mlx5: `NIC statistics:` then `     name: value` lines, *_phy counters from the shared port.
-export function formatEthtoolStats(v: StatsView): string {
+export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   const p = v.port;
   const sw = new Map<string, number>();
   const hp = Math.floor(v.hostPackets);
@@ -68,7 +68,21 @@ export function formatEthtoolStats(v: StatsView): string {
   sw.set('ch_events', Math.floor(hp * 1.1)).set('ch_poll', Math.floor(hp * 1.2)).set('ch_arm', Math.floor(hp * 1.1));
   sw.set('tx_cqes', Math.floor(hp * 0.8));
   const lines: string[] = ['NIC statistics:'];
-  const put = (name: string, value: number) => lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
+  // A pipe into grep drops most lines: skip building them (the sampler reads only *_phy every tick).
+  // Whether a counter's line survives the grep depends on its name only (the value is digits), so it is cached.
+  const kept = keep ? keptNames(keep) : null;
+  const put = kept
+    ? (name: string, value: number) => {
+        let k = kept.get(name);
+        if (k === undefined) {
+          k = keep!.test(`     ${name}: 0`);
+          kept.set(name, k);
+        }
+        if (k) lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
+      }
+    : (name: string, value: number) => lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
+  if (keep && !keep.test(lines[0]!)) lines.pop();
+  const channels = !kept || [...CH.map((n) => `ch0_${n}`), ...RXQ.map((n) => `rx0_${n}`), ...TXQ.map((n) => `tx0_${n}`)].some((n) => keep!.test(`     ${n}: 0`) || /\d/.test(keep!.source));
   for (const n of SW_HEAD) put(n, sw.get(n) ?? 0);
   for (const dir of ['rx', 'tx']) {
     for (const kind of VPORT) {
@@ -123,10 +137,20 @@ export function formatEthtoolStats(v: StatsView): string {
   put('tx_pause_storm_error_events', 0);
   for (const n of ['module_unplug', 'module_bus_stuck', 'module_high_temp', 'module_bad_shorted']) put(n, 0);
   const share = (total: number, i: number) => Math.floor(total / CHANNELS) + (i < total % CHANNELS ? 1 : 0);
-  for (let i = 0; i < CHANNELS; i++) for (const n of CH) put(`ch${i}_${n}`, share(sw.get(`ch_${n}`) ?? 0, i));
-  for (let i = 0; i < CHANNELS; i++) for (const n of RXQ) put(`rx${i}_${n}`, share(sw.get(`rx_${n}`) ?? 0, i));
-  for (let i = 0; i < CHANNELS; i++) for (const n of TXQ) put(`tx${i}_${n}`, share(sw.get(`tx_${n}`) ?? 0, i));
+  // Per-channel counters (~1,300 lines): skipped as a block when the filter can match none of them.
+  if (channels) {
+    for (let i = 0; i < CHANNELS; i++) for (const n of CH) put(`ch${i}_${n}`, share(sw.get(`ch_${n}`) ?? 0, i));
+    for (let i = 0; i < CHANNELS; i++) for (const n of RXQ) put(`rx${i}_${n}`, share(sw.get(`rx_${n}`) ?? 0, i));
+    for (let i = 0; i < CHANNELS; i++) for (const n of TXQ) put(`tx${i}_${n}`, share(sw.get(`tx_${n}`) ?? 0, i));
+  }
   return `${lines.join('\n')}\n`;
+}
+
+const keptCache = new Map<string, Map<string, boolean>>();
+function keptNames(re: RegExp): Map<string, boolean> {
+  let m = keptCache.get(re.source);
+  if (!m) keptCache.set(re.source, (m = new Map()));
+  return m;
 }
 
 // One malformed `ethtool -S` answer (garbage-output fault): cut short mid-line with binary noise, as a broken pipe gives.

@@ -36,7 +36,7 @@ export function eepromBytes(core: LabCore, node: string): Uint8Array {
 }
 
 // `ethtool ...` in its forms used by the harness.
-export function ethtool(core: LabCore, node: string, argv: string[], sudo: boolean): Answer {
+export function ethtool(core: LabCore, node: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
   const a = argv.slice(1);
   if (a[0] === '--version') return ok('ethtool version 6.7\n');
   const t = core.now();
@@ -54,7 +54,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   }
   if (flag === '-S' || flag === '--statistics') {
     const hostPackets = (c.baseline / 1000) * (loc.rail === 0 ? 1 : 0.3) + 40 * t;
-    let text = formatEthtoolStats({ cabled, port, rail: cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 }, hostPackets, portHostPackets: c.baseline / 1000 + 52 * t, uncorrectableAsCrc: true });
+    let text = formatEthtoolStats({ cabled, port, rail: cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 }, hostPackets, portHostPackets: c.baseline / 1000 + 52 * t, uncorrectableAsCrc: true }, keep);
     const g = core.faults.find((f) => f.kind === 'garbage-output' && !core.garbageFired.has(f) && t >= f.atS && (f.node === null || f.node === node));
     if (g) {
       core.garbageFired.add(g);

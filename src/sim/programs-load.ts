@@ -82,6 +82,8 @@ function header(core: LabCore, s: Session, side: 'client' | 'server', device: st
   };
 }
 
+const rowCache = new WeakMap<Session, { count: number; out: string }>();
+
 const ROW_S = 5; // perftest --run_infinitely reports every 5 s (the playbook rows: 882805 iterations at 0.1766 Mpps)
 
 // Rows printed by lab time tS: one per 5 s interval for --run_infinitely, one final row for -D or -n runs.
@@ -90,6 +92,17 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
   const gbps = s.gbpsPerDir * (s.bidir ? 2 : 1);
   const noise = (i: number) => gbps * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
   if (a.infinite) {
+    // Row i depends only on the session and i: keep the rows printed so far instead of re-rendering them on
+    // every poll (a 60-minute soak prints 720 rows per client and is polled every tick).
+    let c = rowCache.get(s);
+    if (!c) rowCache.set(s, (c = { count: 0, out: '' }));
+    for (let i = c.count + 1; s.startS + i * ROW_S <= end; i++) {
+      const bw = noise(i);
+      c.out += formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
+      c.count = i;
+    }
+    if (s.startS + c.count * ROW_S <= end) return c.out;
+    // Asked about an earlier time than already rendered (never in a forward-running lab): render afresh.
     let out = '';
     for (let i = 1; s.startS + i * ROW_S <= end; i++) {
       const bw = noise(i);

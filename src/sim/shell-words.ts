@@ -40,6 +40,41 @@ export function splitWords(line: string): string[] | null {
   return words;
 }
 
+// Split a pipeline on top-level `|` (not inside quotes, not `||`); null when quotes are unbalanced.
+export function splitPipeline(line: string): string[] | null {
+  const parts: string[] = [];
+  let cur = '';
+  let q: '"' | "'" | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (q) {
+      if (c === q) q = null;
+      cur += c;
+    } else if (c === "'" || c === '"') {
+      q = c;
+      cur += c;
+    } else if (c === '|' && line[i + 1] !== '|' && line[i - 1] !== '|') {
+      parts.push(cur.trim());
+      cur = '';
+    } else cur += c;
+  }
+  if (q) return null;
+  parts.push(cur.trim());
+  return parts;
+}
+
+// `grep [-E] <pattern>` as a line filter (the only pipe stage the harness uses); null for anything else.
+export function grepFilter(argv: string[]): RegExp | null {
+  if (argv[0] !== 'grep') return null;
+  const args = argv.slice(1).filter((a) => a !== '-E');
+  if (args.length !== 1 || args[0]!.startsWith('-')) return null;
+  try {
+    return new RegExp(args[0]!);
+  } catch {
+    return null;
+  }
+}
+
 // Words of one simple command, with sudo/stdbuf/nohup/env prefixes and redirections taken off.
 export function parseCommand(line: string): ParsedCommand | null {
   const words = splitWords(line.trim());

@@ -6,7 +6,7 @@ import { TransportError } from '../transport/types.js';
 import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
-import { parseCommand } from './shell-words.js';
+import { grepFilter, parseCommand, splitPipeline } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
 
 const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
@@ -42,7 +42,17 @@ export class SimRunner implements CommandRunner {
   }
 
   // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile).
-  private async exec(command: string, opts: RunOptions): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+  private async exec(command: string, opts: RunOptions, keep?: RegExp): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+    const stages = splitPipeline(command);
+    if (stages && stages.length === 2) {
+      const filter = grepFilter(parseCommand(stages[1]!)?.argv ?? []);
+      if (!filter) return { stdout: '', stderr: `sh: 1: ${stages[1]!.split(/\s+/)[0]}: not found\n`, exitCode: 127, signal: null };
+      const left = await this.exec(stages[0]!, opts, filter);
+      const lines = left.stdout.split('\n').filter((l) => l !== '' && filter.test(l));
+      // A pipeline's status is its last stage's: grep exits 1 when nothing matched.
+      return { stdout: lines.length ? `${lines.join('\n')}\n` : '', stderr: left.stderr, exitCode: lines.length ? 0 : 1, signal: null };
+    }
+    if (stages && stages.length > 2) return { stdout: '', stderr: 'sh: 1: pipelines of more than two stages are not simulated\n', exitCode: 127, signal: null };
     const p = parseCommand(command);
     if (!p || p.argv.length === 0) return { stdout: '', stderr: `sh: 1: Syntax error: Unterminated quoted string\n`, exitCode: 2, signal: null };
     const prog = p.argv[0]!.split('/').pop()!;
@@ -77,14 +87,14 @@ export class SimRunner implements CommandRunner {
       await this.core.clock.sleep(Number(p.argv[1] ?? 0) * 1000, opts.signal);
       return shape({ stdout: '', stderr: '', exitCode: 0 });
     }
-    return shape(this.answer(prog, p.argv, p.sudo));
+    return shape(this.answer(prog, p.argv, p.sudo, keep));
   }
 
-  private answer(prog: string, argv: string[], sudo: boolean): Answer {
+  private answer(prog: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
     const core = this.core;
     switch (prog) {
       case 'ethtool':
-        return ethtool(core, this.node, argv, sudo);
+        return ethtool(core, this.node, argv, sudo, keep);
       case 'ibdev2netdev':
         return ibdev2netdev(core);
       case 'ip':

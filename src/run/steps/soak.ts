@@ -9,6 +9,7 @@ import { deadLoadProcesses, linkLoadRows, startLinkLoad, stopLinkLoad, type Link
 
 const GPU_CHECK_AFTER_S = 60;
 const GPU_WINDOW_S = 30;
+const THROUGHPUT_EVERY_S = 30;
 
 function gpuUtilMean(loop: SamplingLoop, node: string, phase: string, sinceS: number): number | null {
   const utils = loop
@@ -34,6 +35,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       }
     }
     let gpuChecked = !phase.gpuLoad;
+    let rowsReadS = startS;
     let deadSinceS: number | null = null;
     const step = ctx.protocol.samplingIntervalS * 1000;
     while (ctx.tS < endS) {
@@ -41,9 +43,13 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       if (loop.setupFault) throw new SetupError(loop.setupFault);
       if (loop.decision) return 'decided';
       if (load) {
-        const rows = await linkLoadRows(load);
-        const last = rows.map((r) => r.gbps[r.gbps.length - 1]).filter((x): x is number => x !== undefined);
-        if (last.length) ctx.lastThroughputGbps = last.reduce((a, b) => a + b, 0) / (phase.bidirectional ? 2 : 1);
+        // The clients' output grows all phase long: read the throughput rows now and then, not every tick.
+        if (ctx.tS - rowsReadS >= THROUGHPUT_EVERY_S) {
+          rowsReadS = ctx.tS;
+          const rows = await linkLoadRows(load);
+          const last = rows.map((r) => r.gbps[r.gbps.length - 1]).filter((x): x is number => x !== undefined);
+          if (last.length) ctx.lastThroughputGbps = last.reduce((a, b) => a + b, 0) / (phase.bidirectional ? 2 : 1);
+        }
         const dead = await deadLoadProcesses(load);
         if (dead.length && deadSinceS === null) deadSinceS = ctx.tS;
         // Give the sampler a few ticks to see a link drop before calling it a harness problem.
@@ -73,7 +79,11 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     }
     return 'done';
   } finally {
-    if (load) await stopLinkLoad(ctx, load);
+    if (load) {
+      const rows = await linkLoadRows(load);
+      ctx.journal.append({ type: 'throughput', tS: ctx.tS, phase: phase.name, startS, bidirectional: phase.bidirectional, rails: rows });
+      await stopLinkLoad(ctx, load);
+    }
     if (gpu.length) await ctx.stopProcesses(gpu);
     ctx.phaseEndsAtS = null;
   }
