@@ -107,7 +107,7 @@ export class FakeRunner implements CommandRunner {
 
 // The batch item id the sampler gives a single command, so one answer function serves both strategies.
 function idOf(command: string): string {
-  const m = /^ethtool (-S |-I --show-fec )?(\S+)$/.exec(command);
+  const m = /^ethtool (-S |-I --show-fec )?(\S+)(?: \| grep .*)?$/.exec(command);
   if (m) return `${m[1] === '-S ' ? 'stats' : m[1] ? 'fec' : 'link'}:${m[2]}`;
   return command.startsWith('nvidia-smi') ? 'gpu' : command.startsWith('grep -H') ? 'hwmon' : command;
 }

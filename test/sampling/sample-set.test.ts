@@ -35,9 +35,10 @@ describe('sampleSetItems', () => {
     const items = sampleSetItems({ rails: [A], hwmon: false, gpu: false, fecEveryTicks: 0 }, 0);
     expect(items).toEqual([
       { id: 'time', command: 'date +%s%N' },
-      { id: `stats:${A}`, command: `ethtool -S ${A}` },
+      { id: `stats:${A}`, command: `ethtool -S ${A} | grep -E '^NIC statistics:|_phy: '` }, // only *_phy lines travel
       { id: `link:${A}`, command: `ethtool ${A}` },
     ]);
+    expect(sampleSetItems({ rails: [A], fullStats: true }, 1)[1]).toEqual({ id: `stats:${A}`, command: `ethtool -S ${A}` });
     // One script, one line: what the shell gets in one round trip.
     expect(buildBatch(sampleSetItems(config, 0)).includes('\n')).toBe(false);
   });
