@@ -9,7 +9,8 @@ import type { Gap, SshRunnerOptions } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
-import { sshdAvailable, startSshd } from '../helpers/sshd.js';
+import { freePort, sshdAvailable, startSshd } from '../helpers/sshd.js';
+import { serveRunnerOverSsh } from '../../src/transport/ssh-server.js';
 
 // Alive = exists and is not an unreaped zombie (this container's PID 1 does not reap orphans, so a killed
 // process can linger as a zombie that `kill -0` still reports).
@@ -194,6 +195,57 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     }
     await expect(r.start('true', { runDir: `${sshd.dir}/runs/r;id`, name: 'ok' })).rejects.toThrow(UsageError);
     expect(existsSync(runDir)).toBe(false);
+  });
+
+  it('ProxyJump: through sshd (forwardOut) to an ssh2 server behind it', async () => {
+    const behindRunner = {
+      node: 'behind',
+      simulated: true,
+      run: async (command: string) => ({ command, stdout: `behind answered ${command}\n`, stderr: '', exitCode: 0, signal: null, durationMs: 0 }),
+      start: () => Promise.reject(new Error('unused')),
+      openShell: () => Promise.reject(new Error('unused')),
+      close: async () => undefined,
+    };
+    const behind = await serveRunnerOverSsh({ runner: behindRunner, authorizedKeys: readFileSync(`${sshd.clientKey}.pub`, 'utf8') });
+    try {
+      const khj = join(sshd.dir, 'kh-jump');
+      writeFileSync(khj, `${sshd.knownHostsLine}\n[127.0.0.1]:${behind.port} ${behind.hostPublicKey}\n`);
+      const cfg = join(sshd.dir, 'config-jump');
+      const closed = await freePort();
+      writeFileSync(
+        cfg,
+        [
+          'Host jumpbox',
+          '  HostName 127.0.0.1',
+          `  Port ${sshd.port}`,
+          `  User ${sshd.user}`,
+          'Host deadjump',
+          '  HostName 127.0.0.1',
+          `  Port ${closed}`,
+          'Host behind',
+          '  ProxyJump jumpbox',
+          'Host behind-dead',
+          '  ProxyJump deadjump',
+          'Host behind*',
+          '  HostName 127.0.0.1',
+          `  Port ${behind.port}`,
+          '  User cablequal',
+          'Host *',
+          `  IdentityFile ${sshd.clientKey}`,
+        ].join('\n'),
+      );
+      const base = { configPath: cfg, homeDir: sshd.dir, knownHostsPath: khj, agentSock: null };
+      const r = new SshRunner({ node: 'behind', ...base });
+      runners.push(r);
+      expect(r.resolved.proxyJump).toEqual(['jumpbox']);
+      expect((await r.run('hostname')).stdout).toBe('behind answered hostname\n');
+      // the same target with a dead jump host fails at the jump: the hop is really used
+      const d = new SshRunner({ node: 'behind-dead', ...base });
+      runners.push(d);
+      await expect(d.run('hostname')).rejects.toThrow(`cannot connect to 127.0.0.1:${closed}`);
+    } finally {
+      await behind.close();
+    }
   });
 
   it('connection dropped server-side: reconnects and reports the gap', async () => {
