@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { hashHost } from '../../src/transport/known-hosts.js';
+import { acquireLock } from '../../src/transport/node-lock.js';
+import { cleanupStale } from '../../src/transport/remote-process.js';
 import { buildBatch, splitBatchOutput } from '../../src/transport/batch.js';
 import type { Gap, SshRunnerOptions } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
@@ -246,6 +248,19 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     } finally {
       await behind.close();
     }
+  });
+
+  it('over SSH: lock contention between two controllers, and stale processes of an old run cleaned up', async () => {
+    const root = `${sshd.dir}/cq`;
+    const a = make({ pollMs: 500 });
+    const b = make();
+    const lock = await acquireLock(a, { runId: 'run-old', label: 'first', root, controllerHost: 'ctl-a' });
+    await expect(acquireLock(b, { runId: 'run-new', label: 'second', root })).rejects.toThrow(/node is locked by run run-old "first" from ctl-a/);
+    const p = await a.start('sleep 300', { runDir: `${root}/run-old`, name: 'gen' });
+    await lock.release();
+    const cleaned = await cleanupStale(b, { root, exceptRunId: 'run-new', graceMs: 1000 });
+    expect(cleaned).toEqual([{ runId: 'run-old', name: 'gen', pid: p.pid, runDir: `${root}/run-old`, outcome: 'terminated' }]);
+    expect(isAlive(p.pid!)).toBe(false);
   });
 
   it('connection dropped server-side: reconnects and reports the gap', async () => {
