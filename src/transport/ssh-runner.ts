@@ -464,6 +464,8 @@ export class SshRunner implements CommandRunner {
   }
 
   // A persistent shell: one round trip per command, stdout and stderr framed separately by unique markers.
+  // Commands run in the shell itself (`{ cmd ; }`, stdin from /dev/null): `cd` and variables persist, `exit` ends
+  // the shell (the call then fails with TransportError and the next call opens a new shell). One line per call.
   async openShell(): Promise<ShellSession> {
     let ch: ClientChannel | null = null;
     let out = '';

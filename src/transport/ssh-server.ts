@@ -2,6 +2,7 @@
 // real nodes: same SshRunner, same OpenSSH client, same host-key and key checks. exec requests run through the
 // runner; a shell request is a line-oriented shell (one line = one runner.run, with SshRunner's framing understood);
 // the remote-process wrappers of remote-process.ts are mapped onto the runner's native start()/stop().
+// Limits: stdin sent on an exec channel is not passed to the runner; no port forwarding, sftp or pty semantics.
 import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import ssh2 from 'ssh2';

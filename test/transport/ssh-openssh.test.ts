@@ -1,4 +1,5 @@
 // SshRunner against a real OpenSSH sshd started by the fixture (temp dir, loopback, random port).
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +150,21 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     const w = new SshRunner({ node: 'lab-wrongkey', ...base, localUser: sshd.user });
     runners.push(w);
     await expect(w.run('true')).rejects.toThrow(new RegExp(`authentication as ${sshd.user}@127.0.0.1:${sshd.port} failed \\(tried ${sshd.dir}/host_ed25519\\)`));
+  });
+
+  it.skipIf(!existsSync('/usr/bin/ssh-agent'))('authenticates through ssh-agent (SSH_AUTH_SOCK) with no identity file', async () => {
+    const sock = join(sshd.dir, 'agent.sock');
+    const agent = spawn('/usr/bin/ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+    try {
+      for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((res) => setTimeout(res, 20));
+      execFileSync('/usr/bin/ssh-add', ['-q', sshd.clientKey], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
+      const r = make({ agentSock: sock, identityFiles: [] });
+      expect((await r.run('echo via-agent')).stdout).toBe('via-agent\n');
+      const none = make({ agentSock: null, identityFiles: [] });
+      await expect(none.run('true')).rejects.toThrow(/failed \(tried no identity files\)/);
+    } finally {
+      agent.kill('SIGTERM');
+    }
   });
 
   it('openShell: one shell, framed stdout/stderr/exit code per command, stdin cannot eat the next command', async () => {
