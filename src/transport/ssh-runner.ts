@@ -506,7 +506,8 @@ export class SshRunner implements CommandRunner {
               notify = null;
               c.close();
               if (ch === c) ch = null;
-              resolve({ command, stdout: out, stderr: err, exitCode: null, signal: null, durationMs: this.clock.now() - t0, timedOut: true });
+              const after = (text: string) => (text.includes(`${marker}-b\n`) ? text.slice(text.indexOf(`${marker}-b\n`) + marker.length + 3) : '');
+              resolve({ command, stdout: after(out), stderr: after(err), exitCode: null, signal: null, durationMs: this.clock.now() - t0, timedOut: true });
             }, opts.timeoutMs)
           : null;
         notify = () => {

@@ -138,6 +138,14 @@ describe('serveRunnerOverSsh with a fake runner', () => {
     await sh.close();
   });
 
+  it('persistent shell: a timed-out command closes that shell, the next call opens a fresh one', async () => {
+    const sh = await connect().openShell();
+    const t = await sh.run('wait-for-signal', { timeoutMs: 200 });
+    expect(t).toMatchObject({ timedOut: true, exitCode: null, stdout: '', stderr: '' });
+    expect(await sh.run('hostname')).toMatchObject({ stdout: 'fake-a\n', exitCode: 0 });
+    await sh.close();
+  });
+
   it('remote-process wrappers map onto the runner native start()/stop()', async () => {
     const r = connect();
     const p = await r.start('ib_write_bw -d rocep1s0f1 --report_gbits', { runDir: '/tmp/cablequal/run-7', name: 'bw-server' });
