@@ -118,7 +118,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
       signal,
       simulated: Boolean(args.sim),
       ...(args.sim ? { scenario: args.sim } : {}),
-      makeTickSource: (ns) => persistentTickSource(ns, clock),
+      makeTickSource: (ns) => persistentTickSource(ns, clock, { measureCpu: !args.sim }),
       onStatus,
       preflightOnly: Boolean(args.preflightOnly),
     });

@@ -20,6 +20,7 @@ import { loopback } from './steps/loopback.js';
 import { ibWriteBw, nccl } from './steps/benchmarks.js';
 import { soak } from './steps/soak.js';
 import { writeJsonAtomic } from './atomic.js';
+import { cmd } from '../transport/commands.js';
 
 // Everything a run needs from outside, injected (zx/OpenHTF style) so the core runs in virtual time under the simulator.
 export interface RunDeps {
@@ -93,6 +94,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       ctx.currentPhase = phase.name;
       journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
       log.info({ phase: phase.name }, 'phase started');
+      if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
       const status = await runPhase(ctx, phase, loop, deps);
       journal.append({ type: 'phase-end', tS: ctx.tS, phase: phase.name, status: status === 'decided' ? 'stopped-early' : 'done' });
       if (phase.kind === 'preflight') {
@@ -107,7 +109,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         }
         // Sample from here on: counters through the benchmarks and soaks, on both nodes.
         if (!loop) {
-          const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks });
+          const lanes = nodes.find((n) => n.record.lanes)?.record.lanes;
+          // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
+          const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
           loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes), { push: (_phase, s) => toReason(detector.push(s), _phase) }, {
             intervalMs: protocol.samplingIntervalS * 1000,
             maxGapS: deps.maxGapS ?? 60,
@@ -143,6 +147,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     }
   } finally {
     if (statusTimer) clearInterval(statusTimer);
+    if (loop && !ctx.signal.aborted) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
     await ctx.stopProcesses();
     if (loop) {
       await loop.stop();
@@ -158,6 +163,23 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   writeJsonAtomic(join(runDir, 'record.json'), record);
   log.info({ outcome: record.outcome, runDir }, 'run finished');
   return { record, runDir };
+}
+
+// The full `ethtool -S` of both rails on both nodes, kept raw in the journal at every phase boundary
+// (the sampler itself reads only the *_phy lines).
+async function snapshotCounters(ctx: RunContext, what: string): Promise<void> {
+  await Promise.all(
+    ctx.nodes.map(async (n) => {
+      for (const rail of n.cage?.rails ?? []) {
+        try {
+          await ctx.runLogged(n, cmd.ethtoolStats(rail.netdev), `${what}:ethtool-stats:${rail.netdev}`, 30_000);
+        } catch (e) {
+          if (e instanceof TransportError) return; // the sampler reports lost nodes
+          throw e;
+        }
+      }
+    }),
+  );
 }
 
 function moveRunDir(from: string, to: string): string {

@@ -24,8 +24,20 @@ export interface EarlyStopDetector {
 }
 
 // Counters that the analysis needs; the rest of `ethtool -S` (about a thousand lines on mlx5) stays out of the journal.
+const KEPT = new Set([
+  'rx_crc_errors_phy',
+  'rx_symbol_err_phy',
+  'rx_pcs_symbol_err_phy',
+  'rx_corrected_bits_phy',
+  'rx_bits_phy',
+  'link_down_events_phy',
+  'rx_bytes_phy',
+  'tx_bytes_phy',
+  'rx_packets_phy',
+  'rx_discards_phy',
+]);
 export function keepCounter(name: string): boolean {
-  return name.endsWith('_phy');
+  return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
 }
 
 function slimSample(s: NodeSample): NodeSample {

@@ -59,7 +59,7 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
   const missing = hcas.filter((h) => !parsed.netDevices.includes(h));
   if (missing.length) {
     throw new SetupError(
-      setupReason('nccl-rails', `NCCL used ${parsed.netDevices.join(', ') || 'no device'} only (busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s); ${missing.join(', ')} unused: one rail`, {
+      setupReason('nccl-rails', `NCCL used one rail only (${parsed.netDevices.join(', ') || 'no device'}, busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s; ${missing.join(', ')} unused): set NCCL_IB_HCA=${hcas.join(',')}`, {
         advice: `set NCCL_IB_HCA=${hcas.join(',')} (both devices of the cabled port) and check both names appear in NCCL_DEBUG=INFO output`,
       }),
     );

@@ -36,7 +36,7 @@ export async function loopback(ctx: RunContext, phase: LoopbackPhase): Promise<v
   const slow = results.filter((r) => r.gbps < phase.floorGbps);
   if (slow.length) {
     throw new SetupError(
-      setupReason('loopback-floor', `NIC throttled: loopback ib_write_bw ${slow.map((s) => `${s.node.spec.name} ${s.gbps.toFixed(1)} Gb/s`).join(', ')} < ${phase.floorGbps} Gb/s floor`, {
+      setupReason('loopback-floor', `NIC throttled: reboot both nodes; if it persists, power off 60 s (loopback ib_write_bw ${slow.map((s) => `${s.node.spec.name} ${s.gbps.toFixed(1)} Gb/s`).join(', ')} < ${phase.floorGbps} Gb/s floor; the cable is not judged)`, {
         node: slow[0]!.node.spec.name,
         value: slow[0]!.gbps,
         unit: 'Gb/s',
