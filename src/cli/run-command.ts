@@ -18,6 +18,7 @@ import { exitCodeFor, EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
+import { writeReports } from './reports.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -127,7 +128,8 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   }
   if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
   const { record, runDir } = result;
-  const certificate = record.outcome === 'PASS' || record.outcome === 'MARGINAL' || record.outcome === 'FAIL' ? join(runDir, 'certificate.html') : null;
+  const written = await writeReports(record, runDir, io);
+  const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
   if (args.json) {
     io.stdout(
       `${JSON.stringify({

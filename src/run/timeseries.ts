@@ -1,0 +1,67 @@
+import type { JournalContents, JournalLine } from './journal.js';
+import { reviveSample } from './revive.js';
+
+// Series for the charts and timeseries.csv (the report writers' RunTimeseries shape), derived from the journal.
+export interface LanePoint {
+  node: string;
+  tS: number;
+  phase: string;
+  laneRates: number[];
+  nicTempC: number | null;
+}
+
+export interface RailThroughputPoint {
+  rail: number;
+  tS: number;
+  gbps: number;
+}
+
+// Per-lane error rates between consecutive samples of each node (a counter decrease is a reset: no point),
+// and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
+export function buildTimeseries(contents: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
+  const points: LanePoint[] = [];
+  const prev = new Map<string, { tMs: number; lanes: bigint[] }>();
+  for (const l of contents.lines) {
+    if (l.type !== 'sample') continue;
+    const s = reviveSample(l.sample);
+    const rail = s.rails[0];
+    if (!rail || !Number.isFinite(s.tMs)) continue;
+    const lanes: bigint[] = [];
+    for (let i = 0; ; i++) {
+      const v = rail.counters[`rx_err_lane_${i}_phy`];
+      if (v === undefined) break;
+      lanes.push(v);
+    }
+    const p = prev.get(s.node);
+    prev.set(s.node, { tMs: s.tMs, lanes });
+    if (!p || s.tMs <= p.tMs || p.lanes.length !== lanes.length || lanes.some((v, i) => v < p.lanes[i]!)) continue;
+    const dt = (s.tMs - p.tMs) / 1000;
+    points.push({
+      node: s.node,
+      tS: Number(l.tS),
+      phase: String(l.phase),
+      laneRates: lanes.map((v, i) => Number(v - p.lanes[i]!) / dt),
+      nicTempC: s.nicTempC,
+    });
+  }
+  const throughput: RailThroughputPoint[] = [];
+  const spread = (line: JournalLine, fromS: number, toS: number, rails: { rail: number; gbps: number[] }[], perDirection: number) => {
+    for (const r of rails) {
+      const n = r.gbps.length;
+      r.gbps.forEach((g, i) => throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / perDirection }));
+    }
+    void line;
+  };
+  let phaseStart = 0;
+  for (const l of contents.lines) {
+    if (l.type === 'phase-start') phaseStart = Number(l.tS);
+    if (l.type === 'benchmark' && l.kind === 'ib_write_bw' && Array.isArray(l.rows)) {
+      spread(l, phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+    }
+    if (l.type === 'throughput' && Array.isArray(l.rails)) {
+      spread(l, Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+    }
+  }
+  throughput.sort((a, b) => a.tS - b.tS || a.rail - b.rail);
+  return { points, throughput };
+}
