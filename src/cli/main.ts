@@ -7,6 +7,7 @@ import { parseCommand } from './parse-command.js';
 import { runCommand } from './run-command.js';
 import { gradeCommand } from './grade-command.js';
 import { scenariosCommand } from './sim-command.js';
+import { compareCommand, keygenCommand, regressCommand, reportCommand, verifyCommand } from './report-commands.js';
 
 // The composition root: the only place that wires real dependencies; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -104,6 +105,52 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         code = await gradeCommand({ runDir: args.runDir, ...(args.protocol ? { protocol: args.protocol } : {}), json: args.json }, io);
       },
     )
+    .command(
+      'report <runDir>',
+      're-render the certificate (or run report) and CSVs of a run from its journal',
+      (y) => y.positional('runDir', { type: 'string', demandOption: true }).option('protocol', { type: 'string', describe: 'grade with the limits of this protocol file' }),
+      async (args) => {
+        code = await reportCommand({ runDir: args.runDir, ...(args.protocol ? { protocol: args.protocol } : {}) }, io);
+      },
+    )
+    .command(
+      'keygen [dir]',
+      'create the lab\'s Ed25519 key that signs certificates (default ~/.config/cablequal/lab-key.pem or $CABLEQUAL_LAB_KEY)',
+      (y) => y.positional('dir', { type: 'string' }),
+      async (args) => {
+        code = await keygenCommand({ ...(args.dir ? { dir: args.dir } : {}) }, io);
+      },
+    )
+    .command(
+      'verify <certificate>',
+      'check a certificate.json: signature, journal hash, and the verdict re-graded from the journal',
+      (y) => y.positional('certificate', { type: 'string', demandOption: true }).option('public-key', { type: 'string', describe: 'trusted lab public key (PEM) to pin the signer' }),
+      async (args) => {
+        code = await verifyCommand({ certificate: args.certificate, ...(args.publicKey ? { publicKey: args.publicKey } : {}) }, io);
+      },
+    )
+    .command(
+      'compare <runs..>',
+      'one CSV row per run (and a per part-number summary) for run directories or reports/*/*',
+      (y) => y.positional('runs', { type: 'string', array: true, demandOption: true }).option('out', { type: 'string', default: 'compare.csv' }),
+      async (args) => {
+        code = await compareCommand({ runs: args.runs.map(String), out: args.out }, io);
+      },
+    )
+    .command(
+      'regress <runs..>',
+      'compare runs of a reference cable with its baseline run; non-zero exit on a regression',
+      (y) =>
+        y
+          .positional('runs', { type: 'string', array: true, demandOption: true })
+          .option('baseline', { type: 'string', demandOption: true })
+          .option('junit', { type: 'string', describe: 'write JUnit XML here (one test case per metric)' })
+          .option('protocol', { type: 'string', describe: 'take the regression tolerances from this protocol file' }),
+      async (args) => {
+        code = await regressCommand({ baseline: args.baseline, runs: args.runs.map(String), ...(args.junit ? { junit: args.junit } : {}), ...(args.protocol ? { protocol: args.protocol } : {}) }, io);
+      },
+    )
+    // BATCH-COMMAND (cablequal batch registers here)
     .command('sim', 'the simulated lab', (y) =>
       y
         .command(

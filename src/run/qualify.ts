@@ -21,6 +21,8 @@ import { ibWriteBw, nccl } from './steps/benchmarks.js';
 import { soak } from './steps/soak.js';
 import { writeJsonAtomic } from './atomic.js';
 import { cmd } from '../transport/commands.js';
+import { acquireLock, type NodeLock } from '../transport/node-lock.js';
+import { cleanupStale } from '../transport/remote-process.js';
 
 // Everything a run needs from outside, injected (zx/OpenHTF style) so the core runs in virtual time under the simulator.
 export interface RunDeps {
@@ -43,6 +45,8 @@ export interface RunDeps {
   // Stop loads only the way the protocol intends: maximum time without a sample before a node counts as lost.
   maxGapS?: number;
   preflightOnly?: boolean;
+  // Take over a stale node lock (`--break-lock`); a live lock is never broken.
+  breakLock?: boolean;
 }
 
 export interface RunResult {
@@ -87,8 +91,10 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
 
   let loop: SamplingLoop | null = null;
+  const locks: NodeLock[] = [];
   const statusTimer = deps.onStatus ? setInterval(() => deps.onStatus!(liveStatus(ctx, loop)), 1000) : null;
   try {
+    await takeNodes(ctx, locks, deps);
     for (const phase of protocol.phases) {
       ctx.checkAborted();
       ctx.currentPhase = phase.name;
@@ -149,6 +155,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     if (statusTimer) clearInterval(statusTimer);
     if (loop && !ctx.signal.aborted) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
     await ctx.stopProcesses();
+    await Promise.all(locks.map((l) => l.release().catch((e: unknown) => log.warn({ err: e, node: l.node }, 'releasing the node lock failed'))));
     if (loop) {
       await loop.stop();
       journal.append({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
@@ -163,6 +170,20 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   writeJsonAtomic(join(runDir, 'record.json'), record);
   log.info({ outcome: record.outcome, runDir }, 'run finished');
   return { record, runDir };
+}
+
+// Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead
+// earlier run left behind (found by their pid files and run marker, never by process name).
+async function takeNodes(ctx: RunContext, locks: NodeLock[], deps: RunDeps): Promise<void> {
+  for (const n of ctx.nodes) {
+    if (n.runner.simulated) continue;
+    locks.push(await acquireLock(n.runner, { runId: ctx.runId, label: deps.label ?? 'cablequal run', ...(deps.breakLock ? { breakLock: true } : {}) }));
+    const stale = await cleanupStale(n.runner, { exceptRunId: ctx.runId });
+    for (const p of stale) {
+      ctx.journal.append({ type: 'stale-process', tS: ctx.tS, node: n.spec.name, run: p.runId, name: p.name, pid: p.pid, outcome: p.outcome });
+      ctx.log.warn({ node: n.spec.name, stale: p }, 'stopped a load process left by an earlier run');
+    }
+  }
 }
 
 // The full `ethtool -S` of both rails on both nodes, kept raw in the journal at every phase boundary
