@@ -315,6 +315,10 @@ export class SshRunner implements CommandRunner {
       if (this.closed) throw new TransportError(this.node, 'runner closed');
       try {
         const c = await this.connectChain();
+        if (this.closed) {
+          c.end();
+          throw new TransportError(this.node, 'runner closed');
+        }
         const gap = { node: this.node, fromMs: this.down!.fromMs, toMs: this.clock.now(), reason: this.down!.reason };
         this.down = null;
         this.connecting = null;
@@ -323,6 +327,7 @@ export class SshRunner implements CommandRunner {
         return c;
       } catch (e) {
         // A changed host key or refused credentials will not heal by retrying: stop and report it.
+        if (this.closed) throw e;
         if (e instanceof TransportError && !/cannot connect|timed out|ProxyJump/i.test(e.message)) {
           this.fatal = e;
           this.connecting = null;
