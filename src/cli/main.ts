@@ -7,6 +7,7 @@ import { parseCommand } from './parse-command.js';
 import { runCommand } from './run-command.js';
 import { gradeCommand } from './grade-command.js';
 import { scenariosCommand } from './sim-command.js';
+import { simServeCommand } from './sim-serve-command.js';
 import { compareCommand, keygenCommand, regressCommand, reportCommand, verifyCommand } from './report-commands.js';
 
 // The composition root: the only place that wires real dependencies; returns the exit code.
@@ -43,10 +44,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('label', { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' })
           .option('out', { type: 'string', describe: 'reports directory', default: 'reports' })
           .option('json', { type: 'boolean', describe: 'print one JSON object on stdout', default: false })
-          .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false }),
+          .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
+          .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
+          .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
+            breakLock: args.breakLock,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.simFault ? { simFault: args.simFault.map(String) } : {}),
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
@@ -74,10 +79,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('protocol', { type: 'string', default: 'spark-burnin' })
           .option('out', { type: 'string', default: 'reports' })
           .option('json', { type: 'boolean', default: false })
-          .option('accept-new-host-keys', { type: 'boolean', default: false }),
+          .option('accept-new-host-keys', { type: 'boolean', default: false })
+          .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config' }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
             ...(args.port !== undefined ? { port: String(args.port) } : {}),
@@ -161,7 +168,23 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             code = await scenariosCommand(io);
           },
         )
-        // SERVE-COMMAND
+        .command(
+          'serve',
+          'serve both simulated nodes over real SSH on 127.0.0.1, in real time (optionally sped up)',
+          (yy) =>
+            yy
+              .option('scenario', { type: 'string', demandOption: true })
+              .option('sim-fault', { type: 'string', array: true })
+              .option('port', { type: 'number', describe: 'first SSH port (0 = random)', default: 0 })
+              .option('speed', { type: 'number', describe: 'speed-up factor of simulated time', default: 1 })
+              .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
+          async (args) => {
+            code = await simServeCommand(
+              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port, speed: args.speed, dir: args.dir },
+              io,
+            );
+          },
+        )
         .demandCommand(1, 'name a sim command: scenarios or serve'),
     )
     .fail((msg, err) => {

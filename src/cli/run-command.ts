@@ -34,6 +34,8 @@ export interface RunArgs {
   out: string;
   json: boolean;
   acceptNewHostKeys?: boolean;
+  sshConfig?: string;
+  breakLock?: boolean;
   preflightOnly?: boolean;
 }
 
@@ -92,7 +94,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   } else {
     clock = systemClock;
     nodes = parseNodes(args.nodes!, args.port);
-    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env });
+    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
   }
   const runId = newRunId(clock);
   const outDir = resolve(io.cwd, args.out);
@@ -122,6 +124,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
       makeTickSource: (ns) => persistentTickSource(ns, clock, { measureCpu: !args.sim }),
       onStatus,
       preflightOnly: Boolean(args.preflightOnly),
+      breakLock: Boolean(args.breakLock),
     });
   } finally {
     await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));

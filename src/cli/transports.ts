@@ -9,7 +9,7 @@ const LOCAL = new Set(['local', 'localhost']);
 // One transport per node: OpenSSH-like SSH (config, agent, known_hosts), or local for the controller's own node.
 export async function makeRunners(
   nodes: NodeSpec[],
-  opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv },
+  opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv; sshConfig?: string },
 ): Promise<Map<string, CommandRunner>> {
   const map = new Map<string, CommandRunner>();
   for (const n of nodes) {
@@ -24,6 +24,7 @@ export async function makeRunners(
         ...(n.user ? { user: n.user } : {}),
         ...(n.sshPort ? { port: n.sshPort } : {}),
         acceptNewHostKeys: opts.acceptNewHostKeys,
+        ...(opts.sshConfig ? { configPath: opts.sshConfig } : {}),
         ...(opts.env.SSH_AUTH_SOCK ? { agentSock: opts.env.SSH_AUTH_SOCK } : { agentSock: null }),
       }),
     );

@@ -11,8 +11,8 @@ export async function simServeCommand(
   const dir = resolve(io.cwd, args.dir);
   const lab = await serveSimLab({ scenario: args.scenario, faults: args.faults, speed: args.speed, dir, basePort: args.port });
   io.stdout(`simulated lab "${args.scenario}" (generated outputs, not recordings), speed x${args.speed}\n`);
-  for (const n of lab.nodes) io.stdout(`  ${n.name}: ssh -p ${n.port} -i ${lab.keyDir}/id_ed25519 -o UserKnownHostsFile=${lab.keyDir}/known_hosts ${lab.user ?? 'cablequal'}@127.0.0.1\n`);
-  io.stdout(`  ssh config with both nodes: ${lab.keyDir}/config  (cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} with HOME or -F set accordingly)\n`);
+  for (const n of lab.nodes) io.stdout(`  ${n.name}: ssh -p ${n.port} -i ${lab.files.privateKey} -o UserKnownHostsFile=${lab.files.knownHosts} ${n.user}@127.0.0.1\n`);
+  io.stdout(`  both nodes: cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} --ssh-config ${lab.files.config}\n`);
   io.stdout('Ctrl-C to stop.\n');
   await new Promise<void>((done) => {
     if (!io.signal) return done();
