@@ -36,7 +36,7 @@ export interface Listener {
 }
 
 export class LabCore {
-  readonly model: LabModel;
+  model: LabModel; // replaced by plug(): a new cable model over the same nodes
   readonly t0: number;
   readonly procs: SimProcess[] = [];
   readonly listeners: Listener[] = [];
@@ -44,7 +44,7 @@ export class LabCore {
   readonly garbageFired = new Set<Fault>();
 
   constructor(
-    readonly spec: ScenarioSpec,
+    public spec: ScenarioSpec, // the cable part changes on plug()
     readonly seed: number,
     readonly faults: Fault[],
     readonly clock: Clock,
@@ -94,6 +94,19 @@ export class LabCore {
   running(node: string): SimProcess[] {
     this.reap();
     return this.procs.filter((p) => p.node === node && !p.finished);
+  }
+
+  // Pull the cable out of the cage (a batch operator swapping cables).
+  unplug(): void {
+    this.model.unplug(this.now());
+  }
+
+  // Put another scenario's cable in: same nodes and addresses, that scenario's cable, link and load figures.
+  plug(cable: ScenarioSpec): void {
+    const t = this.now();
+    if (this.model.plugged) this.model.unplug(t);
+    this.spec = { ...cable, nodes: this.spec.nodes };
+    this.model = new LabModel(this.spec, this.seed, this.faults, { from: this.model, atS: t });
   }
 
   // Why a node cannot be reached right now (ssh drop or reboot), or null.

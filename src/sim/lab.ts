@@ -25,6 +25,12 @@ export interface SimLab {
   state(node: string): NodeState;
   // Seconds since the lab was created.
   timeS(): number;
+  // Cable swaps (a batch campaign's operator): pull the cable, then plug another scenario's cable into the
+  // same nodes; `serial` overrides the simulated EEPROM serial (generated, not a recording).
+  unplug(): void;
+  plug(scenario: string, opts?: { serial?: string }): void;
+  // The cable's scenario now (changes with plug()).
+  readonly cable: ScenarioSpec;
 }
 
 export interface CreateLabOptions {
@@ -32,11 +38,24 @@ export interface CreateLabOptions {
   seed?: number;
   faults?: string[];
   clock: Clock;
+  // Rename the two simulated nodes (several simulated pairs in one process).
+  nodeNames?: [string, string];
+  // Override the simulated EEPROM serial of the first cable.
+  serial?: string;
+}
+
+function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpec {
+  if (serial === undefined) return spec;
+  return { ...spec, cable: { ...spec.cable, eeprom: { ...spec.cable.eeprom, vendorSn: serial } } };
 }
 
 // Build a lab from a scenario; the same scenario, seed and command sequence always give the same outputs.
 export function createLab(opts: CreateLabOptions): SimLab {
-  const spec = loadScenario(opts.scenario);
+  let spec = withSerial(loadScenario(opts.scenario), opts.serial);
+  if (opts.nodeNames) {
+    const names = opts.nodeNames;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], name: names[0] }, { ...spec.nodes[1], name: names[1] }] };
+  }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);
   const core = new LabCore(spec, seed, faults, opts.clock);
@@ -67,5 +86,10 @@ export function createLab(opts: CreateLabOptions): SimLab {
       return core.model.state(node, core.now());
     },
     timeS: () => core.now(),
+    unplug: () => core.unplug(),
+    plug: (scenario, o = {}) => core.plug(withSerial(loadScenario(scenario), o.serial)),
+    get cable() {
+      return core.spec;
+    },
   };
 }

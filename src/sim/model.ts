@@ -120,6 +120,7 @@ export class LabModel {
     readonly spec: ScenarioSpec,
     readonly seed: number,
     readonly faults: Fault[],
+    replug?: { from: LabModel; atS: number },
   ) {
     this.laneCount = spec.cable.family === 'QSFP56' ? 4 : 2;
     this.laneLimitPerS = FEC_BER_LIMIT * laneBitRate(spec.cable.family);
@@ -134,6 +135,36 @@ export class LabModel {
       bootCount: 0,
       bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
     }));
+    if (replug) this.takeOver(replug.from, replug.atS);
+  }
+
+  // A cable is in the cage (false between unplug() and the next plug: no link, no EEPROM).
+  plugged = true;
+
+  // Pull the cable: the link goes down and stays down; the EEPROM can no longer be read.
+  unplug(tS: number): void {
+    this.advance(tS);
+    if (!this.plugged) return;
+    if (this.linkUp) this.dropLink(tS, 'cable unplugged', Infinity);
+    else this.downUntil = Infinity;
+    this.plugged = false;
+    this.events.push({ tS, kind: 'cable-unplugged' });
+  }
+
+  // A new cable in the same nodes: node state (temperatures, boots, per-function traffic) carries over, the
+  // port's PPCNT counters restart from zero as on a re-plugged Spark, and the link trains for linkRecoverS.
+  private takeOver(old: LabModel, tS: number): void {
+    old.advance(tS);
+    this.events.push(...old.events);
+    this.k = old.k;
+    for (const n of this.nodes) {
+      const o = old.nodes.find((x) => x.name === n.name);
+      if (!o) continue;
+      Object.assign(n, { temp: o.temp, gpuTemp: o.gpuTemp, rails: o.rails, baseline: o.baseline, bootCount: o.bootCount, bootS: o.bootS });
+    }
+    this.linkUp = false;
+    this.downUntil = Math.ceil(tS + this.spec.linkRecoverS);
+    this.events.push({ tS, kind: 'cable-plugged', detail: `${this.spec.name} serial ${this.spec.cable.eeprom.vendorSn}` });
   }
 
   get nodeNames(): string[] {

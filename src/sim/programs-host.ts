@@ -65,7 +65,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (a.includes('--show-fec')) return ok(formatEthtoolFec(iface, { cabled, port }));
   if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
     if (!sudo) return err('netlink error: Operation not permitted\n');
-    if (!cabled) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
+    if (!cabled || !core.model.plugged) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
     const img = eepromBytes(core, node);
     if (a.includes('hex') || a.includes('raw')) {
       const num = (k: string, d: number) => {
