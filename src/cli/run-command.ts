@@ -7,8 +7,8 @@ import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
-import { parseProtocol } from '../protocol/index.js';
-import { runQualification, type RunResult } from '../run/qualify.js';
+import { parseProtocol, type Protocol } from '../protocol/index.js';
+import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import { createLab } from '../sim/lab.js';
@@ -67,7 +67,52 @@ function parseCage(v: string, where: string): number | 'auto' {
   throw new UsageError(`${where}: cage must be 0, 1 or auto, got "${v}"`);
 }
 
-function newRunId(clock: Clock): string {
+// `--protocol` read and validated (shared by run and batch).
+export function loadProtocolArg(p: string | undefined, cwd: string): { protocol: Protocol; protocolText: string } {
+  const protocolPath = resolveProtocolPath(p, cwd);
+  let protocolText: string;
+  try {
+    protocolText = readFileSync(protocolPath, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const protocol = parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`);
+  return { protocol, protocolText };
+}
+
+// The RunDeps the CLI hands to runQualification, in one place so that a batch cable runs exactly like `cablequal run`.
+export function cliRunDeps(o: {
+  clock: Clock;
+  runners: Map<string, CommandRunner>;
+  nodes: NodeSpec[];
+  protocol: Protocol;
+  protocolText: string;
+  outDir: string;
+  label: string | null;
+  signal: AbortSignal;
+  sim?: string;
+  onStatus?: RunDeps['onStatus'];
+}): RunDeps {
+  const runId = newRunId(o.clock);
+  return {
+    clock: o.clock,
+    runners: o.runners,
+    nodes: o.nodes,
+    protocol: o.protocol,
+    protocolText: o.protocolText,
+    outDir: o.outDir,
+    label: o.label,
+    runId,
+    log: (runDir) => pino({ level: 'info', base: { runId } }, pino.destination({ dest: join(runDir, 'run.log'), sync: true })),
+    signal: o.signal,
+    simulated: Boolean(o.sim),
+    ...(o.sim ? { scenario: o.sim } : {}),
+    makeTickSource: (ns) => persistentTickSource(ns, o.clock, { measureCpu: !o.sim }),
+    ...(o.onStatus ? { onStatus: o.onStatus } : {}),
+  };
+}
+
+export function newRunId(clock: Clock): string {
   const t = new Date(clock.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
@@ -75,14 +120,7 @@ function newRunId(clock: Clock): string {
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   if (!args.sim === !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
-  const protocolPath = resolveProtocolPath(args.protocol, io.cwd);
-  let protocolText: string;
-  try {
-    protocolText = readFileSync(protocolPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const protocol = parseProtocol(protocolText, args.protocol && !/^[a-z0-9-]+$/.test(args.protocol) ? args.protocol : `protocols/${args.protocol ?? 'spark-burnin'}.json`);
+  const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -96,7 +134,6 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     nodes = parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
   }
-  const runId = newRunId(clock);
   const outDir = resolve(io.cwd, args.out);
   let lastProgress = Date.now();
   const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
@@ -109,20 +146,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   let result: RunResult;
   try {
     result = await runQualification({
-      clock,
-      runners,
-      nodes,
-      protocol,
-      protocolText,
-      outDir,
-      label: args.label ?? null,
-      runId,
-      log: (runDir) => pino({ level: 'info', base: { runId } }, pino.destination({ dest: join(runDir, 'run.log'), sync: true })),
-      signal,
-      simulated: Boolean(args.sim),
-      ...(args.sim ? { scenario: args.sim } : {}),
-      makeTickSource: (ns) => persistentTickSource(ns, clock, { measureCpu: !args.sim }),
-      onStatus,
+      ...cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus }),
       preflightOnly: Boolean(args.preflightOnly),
       breakLock: Boolean(args.breakLock),
     });

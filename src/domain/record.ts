@@ -129,4 +129,7 @@ export interface RunRecord {
   measurements: Measurement[];
   sampling: SamplingStats;
   journal: { file: string; lines: number; bytes: number };
+  // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
+  // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
+  sharedNodes?: string[];
 }

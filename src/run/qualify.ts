@@ -10,7 +10,7 @@ import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
-import { JournalWriter, readJournal } from './journal.js';
+import { JournalWriteError, JournalWriter, readJournal, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
 import { SamplingLoop, type TickSource } from './sampling-loop.js';
@@ -47,6 +47,12 @@ export interface RunDeps {
   preflightOnly?: boolean;
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
+  // Batch with a node in two pairs: the nodes shared with another cable under test (recorded), and a gate the
+  // benchmark phases (loopback, ib_write_bw, nccl) hold so that two cables never benchmark a node at once.
+  sharedNodes?: string[];
+  benchmarkGate?: (phase: Phase) => Promise<() => void>;
+  // The journal's file calls (tests inject a disk that fills up).
+  journalIo?: JournalIo;
 }
 
 export interface RunResult {
@@ -69,7 +75,15 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   let runDir = join(deps.outDir, safeDirName(deps.label ?? 'unidentified'), deps.runId);
   mkdirSync(runDir, { recursive: true });
   const log = typeof deps.log === 'function' ? deps.log(runDir) : deps.log;
-  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now);
+  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo);
+  // Error paths must not fail again on a broken journal: the failure is kept in journal.failure.
+  const tryAppend = (line: JournalLine): void => {
+    try {
+      journal.append(line);
+    } catch (e) {
+      if (!(e instanceof JournalWriteError)) throw e;
+    }
+  };
   const nodes: NodeState[] = deps.nodes.map((spec) => {
     const runner = deps.runners.get(spec.name);
     if (!runner) throw new UsageError(`no transport for node ${spec.name}`);
@@ -87,6 +101,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     protocolText: deps.protocolText,
     nodes: nodes.map((n) => n.record),
+    ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
   });
   log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
 
@@ -101,7 +116,14 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
       log.info({ phase: phase.name }, 'phase started');
       if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
-      const status = await runPhase(ctx, phase, loop, deps);
+      const gated = deps.benchmarkGate && ['loopback', 'ib_write_bw', 'nccl'].includes(phase.kind);
+      const release = gated ? await deps.benchmarkGate!(phase) : null;
+      let status: 'done' | 'decided';
+      try {
+        status = await runPhase(ctx, phase, loop, deps);
+      } finally {
+        release?.();
+      }
       journal.append({ type: 'phase-end', tS: ctx.tS, phase: phase.name, status: status === 'decided' ? 'stopped-early' : 'done' });
       if (phase.kind === 'preflight') {
         for (const n of nodes) journal.append({ type: 'node-info', tS: ctx.tS, node: n.spec.name, record: n.record });
@@ -135,40 +157,72 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       }
     }
   } catch (e) {
-    if (e instanceof SetupError) {
-      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason: e.reason });
-      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: e.reason.rule });
+    if (e instanceof JournalWriteError || journal.failure) {
+      log.error({ err: journal.failure ?? e }, 'journal write failed: stopping the run');
+    } else if (e instanceof SetupError) {
+      tryAppend({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason: e.reason });
+      tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: e.reason.rule });
       log.error({ reason: e.reason }, 'run cannot judge the cable');
     } else if (e instanceof RunAborted) {
-      journal.append({ type: 'aborted', tS: ctx.tS, phase: ctx.currentPhase, why: e.why });
-      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'aborted' });
+      tryAppend({ type: 'aborted', tS: ctx.tS, phase: ctx.currentPhase, why: e.why });
+      tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'aborted' });
     } else if (e instanceof TransportError) {
       const reason = { rule: 'transport', message: e.message, node: e.node, ...(e.advice ? { advice: e.advice } : {}) };
-      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
-      journal.append({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: 'transport' });
+      tryAppend({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
+      tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: 'transport' });
     } else {
       const reason = { rule: 'harness', message: `harness error in ${ctx.currentPhase}: ${(e as Error).message}` };
-      journal.append({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
+      tryAppend({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
       log.error({ err: e }, 'harness error');
     }
   } finally {
     if (statusTimer) clearInterval(statusTimer);
-    if (loop && !ctx.signal.aborted) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
+    if (loop && !ctx.signal.aborted && !journal.failure) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
+    // Loads stop on every path, a broken journal included (stopping journals nothing).
     await ctx.stopProcesses();
     await Promise.all(locks.map((l) => l.release().catch((e: unknown) => log.warn({ err: e, node: l.node }, 'releasing the node lock failed'))));
     if (loop) {
       await loop.stop();
-      journal.append({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
+      tryAppend({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
     }
   }
+  if (journal.failure) return journalFailed(journal, runDir, log);
   if (!ctx.signal.aborted || journal.stats.lines > 0) {
-    journal.append({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+    tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+    if (journal.failure) return journalFailed(journal, runDir, log);
   }
   journal.close();
   const contents = readJournal(join(runDir, 'journal.jsonl'));
   const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
   writeJsonAtomic(join(runDir, 'record.json'), record);
   log.info({ outcome: record.outcome, runDir }, 'run finished');
+  return { record, runDir };
+}
+
+// The journal broke (disk full): the verdict is ERROR whatever the samples said, never a PASS/FAIL from half a journal.
+// record.json is written only if it can be written whole (atomic rename); else nothing claims to be final.
+function journalFailed(journal: JournalWriter, runDir: string, log: Logger): RunResult {
+  const failure = journal.failure!;
+  try {
+    journal.close();
+  } catch {
+    // already failed: the fd is closed by close() either way
+  }
+  let built: RunRecord;
+  try {
+    const path = join(runDir, 'journal.jsonl');
+    built = buildRecord(readJournal(path), { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
+  } catch {
+    throw failure; // not even the run-start line: nothing to report but the error
+  }
+  const reason = { rule: 'journal-write', message: failure.message, value: failure.errno, advice: 'free space on the controller (or choose another --out) and run again' };
+  const record: RunRecord = { ...built, outcome: 'ERROR', reasons: [reason], decidedAtS: null };
+  try {
+    writeJsonAtomic(join(runDir, 'record.json'), record);
+  } catch (e) {
+    log.error({ err: e }, 'record.json not written');
+  }
+  log.error({ reason }, 'run ended ERROR: journal not writable');
   return { record, runDir };
 }
 

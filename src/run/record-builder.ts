@@ -133,6 +133,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     measurements: graded?.measurements ?? [],
     sampling,
     journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
+    ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }
 
