@@ -1,6 +1,25 @@
 import { closeSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { bigintReplacer } from '../domain/u64.js';
 
+// The file calls the journal makes, injectable so tests can make the disk fill up mid-run.
+export interface JournalIo {
+  writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
+  fsyncSync(fd: number): void;
+}
+const nodeIo: JournalIo = { writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len), fsyncSync };
+
+// The journal could not be written (disk full, quota, I/O error): the run can no longer prove anything.
+export class JournalWriteError extends Error {
+  override readonly name = 'JournalWriteError';
+  constructor(
+    readonly path: string,
+    readonly errno: string,
+    detail: string,
+  ) {
+    super(`cannot write the journal ${path}: ${errno} (${detail})`);
+  }
+}
+
 // Every line of journal.jsonl has a type; readers skip types they do not know (forward compatible).
 export type JournalLine = { type: string; tS?: number } & Record<string, unknown>;
 
@@ -12,11 +31,14 @@ export class JournalWriter {
   private lines = 0;
   private bytes = 0;
   private closed = false;
+  // Set by the first failed write or fsync; every later append fails the same way.
+  failure: JournalWriteError | null = null;
 
   constructor(
     readonly path: string,
     private readonly wallNow: () => number = Date.now,
     private readonly fsyncEveryMs = 5000,
+    private readonly io: JournalIo = nodeIo,
   ) {
     this.fd = openSync(path, 'a', 0o644);
     this.lastSync = wallNow();
@@ -30,10 +52,15 @@ export class JournalWriter {
   // Write one line; bigints become numbers or decimal strings (u64 exact).
   append(line: JournalLine): void {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
+    if (this.failure) throw this.failure;
     const text = `${JSON.stringify(line, bigintReplacer)}\n`;
     const buf = Buffer.from(text, 'utf8');
     let off = 0;
-    while (off < buf.length) off += writeSync(this.fd, buf, off, buf.length - off);
+    try {
+      while (off < buf.length) off += this.io.writeSync(this.fd, buf, off, buf.length - off);
+    } catch (e) {
+      throw this.fail(e);
+    }
     this.lines++;
     this.bytes += buf.length;
     const now = this.wallNow();
@@ -41,9 +68,19 @@ export class JournalWriter {
   }
 
   sync(): void {
-    if (this.closed) return;
-    fsyncSync(this.fd);
+    if (this.closed || this.failure) return;
+    try {
+      this.io.fsyncSync(this.fd);
+    } catch (e) {
+      throw this.fail(e);
+    }
     this.lastSync = this.wallNow();
+  }
+
+  private fail(e: unknown): JournalWriteError {
+    const err = e as NodeJS.ErrnoException;
+    this.failure = new JournalWriteError(this.path, err.code ?? 'EIO', err.message ?? String(e));
+    return this.failure;
   }
 
   get stats(): { lines: number; bytes: number } {
@@ -52,9 +89,12 @@ export class JournalWriter {
 
   close(): void {
     if (this.closed) return;
-    this.sync();
-    closeSync(this.fd);
-    this.closed = true;
+    try {
+      this.sync();
+    } finally {
+      closeSync(this.fd);
+      this.closed = true;
+    }
   }
 }
 

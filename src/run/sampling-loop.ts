@@ -3,6 +3,7 @@ import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
 import type { RunContext } from './context.js';
+import { JournalWriteError } from './journal.js';
 
 // One node's answer to one tick: a sample, or why there is none (transport down, unreadable output).
 export interface TickResult {
@@ -57,6 +58,8 @@ export class SamplingLoop {
   decision: Reason | null = null;
   decidedAtS: number | null = null;
   setupFault: Reason | null = null;
+  // A FAIL seen while another node was unreachable: a peer's reboot also drops the link, so wait for the peer.
+  private pending: { reason: Reason; tS: number; phase: string; node: string; raw?: Record<string, string> } | null = null;
   private tick = 0;
   private stopped = false;
   private done: Promise<void> | null = null;
@@ -87,6 +90,11 @@ export class SamplingLoop {
     await this.source.close();
   }
 
+  // Nodes without a sample right now (a gap is open): the load processes there cannot be judged either.
+  get nodesInGap(): string[] {
+    return [...this.gapStart.keys()];
+  }
+
   // Samples of one node in one phase (for the GPU-load check).
   recent(node: string, phase: string, sinceS: number): NodeSample[] {
     const since = this.ctx.startedMs + sinceS * 1000;
@@ -108,7 +116,16 @@ export class SamplingLoop {
     const start = this.ctx.clock.now();
     let k = 0;
     while (!this.stopped && !this.ctx.signal.aborted) {
-      await this.once();
+      try {
+        await this.once();
+      } catch (e) {
+        // A tick that cannot be recorded ends the sampling; the phase sees setupFault and the run ends ERROR.
+        this.setupFault ??=
+          e instanceof JournalWriteError
+            ? { rule: 'journal-write', message: e.message, advice: 'free space on the controller (or choose another --out) and run again' }
+            : { rule: 'harness', message: `sampler stopped: ${(e as Error).message}` };
+        return;
+      }
       k++;
       const next = start + k * this.opts.intervalMs;
       const now = this.ctx.clock.now();
@@ -141,6 +158,15 @@ export class SamplingLoop {
       }
       this.onRecovered(r.node);
       const sample = slimSample(r.sample);
+      const lost = sample.errors.length ? this.lostCounters(sample) : [];
+      if (lost.length) {
+        // Unreadable output for a counter the analysis uses: the tick is kept as evidence but skipped, so the
+        // next interval spans it (errors in between are counted, never dropped with a half-read tick).
+        ctx.journal.append({ type: 'sample-skipped', tS: ctx.tS, tick, phase, node: r.node, missing: lost, sample });
+        ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw ?? {} });
+        ctx.log.warn({ node: r.node, errors: sample.errors }, 'unreadable tick skipped');
+        continue;
+      }
       this.samples.push({ phase, sample });
       this.last.set(r.node, sample);
       ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample });
@@ -151,15 +177,28 @@ export class SamplingLoop {
       this.checkReset(sample, phase);
       if (this.detector && !this.decision) {
         const reason = this.detector.push(phase, sample);
-        if (reason) {
-          this.decision = reason;
-          this.decidedAtS = ctx.tS;
-          ctx.journal.append({ type: 'decision', tS: ctx.tS, phase, outcome: 'FAIL', reason });
-          if (r.raw) ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'decision', raw: r.raw });
-          ctx.log.warn({ reason }, 'FAIL decided');
-        }
+        if (reason && !this.pending) this.pending = { reason, tS: ctx.tS, phase, node: r.node, ...(r.raw ? { raw: r.raw } : {}) };
       }
     }
+    this.settlePending();
+  }
+
+  // Commit a pending FAIL once every node answers again and none was reset or lost; a host change makes it ERROR instead.
+  private settlePending(): void {
+    const p = this.pending;
+    if (!p || this.decision) return;
+    if (this.setupFault) {
+      this.pending = null;
+      return;
+    }
+    if (this.gapStart.size > 0) return;
+    const ctx = this.ctx;
+    this.pending = null;
+    this.decision = p.reason;
+    this.decidedAtS = p.tS;
+    ctx.journal.append({ type: 'decision', tS: p.tS, phase: p.phase, outcome: 'FAIL', reason: p.reason });
+    if (p.raw) ctx.journal.append({ type: 'raw', tS: p.tS, phase: p.phase, node: p.node, what: 'decision', raw: p.raw });
+    ctx.log.warn({ reason: p.reason }, 'FAIL decided');
   }
 
   private onMissing(r: TickResult, phase: string): void {
@@ -187,6 +226,18 @@ export class SamplingLoop {
     const gap = { node, fromS: from, toS: this.ctx.tS, reason: 'no sample (transport)' };
     this.gaps.push(gap);
     this.ctx.journal.append({ type: 'gap-end', tS: this.ctx.tS, ...gap });
+  }
+
+  // Counters the node's last good sample had and this one lacks (a garbled line drops its counter).
+  private lostCounters(s: NodeSample): string[] {
+    const prev = this.last.get(s.node);
+    if (!prev) return [];
+    const lost: string[] = [];
+    for (const pr of prev.rails) {
+      const cur = s.rails.find((r) => r.netdev === pr.netdev);
+      for (const name of Object.keys(pr.counters)) if (!cur || !(name in cur.counters)) lost.push(`${pr.netdev}:${name}`);
+    }
+    return lost;
   }
 
   private updateLaneRates(s: NodeSample): void {

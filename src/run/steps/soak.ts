@@ -1,7 +1,7 @@
 import { mean } from 'simple-statistics';
 import type { SoakPhase } from '../../protocol/index.js';
 import { renderCommand } from '../../protocol/index.js';
-import type { RemoteProcess } from '../../transport/types.js';
+import { TransportError, type RemoteProcess } from '../../transport/types.js';
 import type { RunContext } from '../context.js';
 import type { SamplingLoop } from '../sampling-loop.js';
 import { SetupError, setupReason } from '../run-errors.js';
@@ -42,11 +42,18 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       await ctx.sleep(Math.min(step, (endS - ctx.tS) * 1000));
       if (loop.setupFault) throw new SetupError(loop.setupFault);
       if (loop.decision) return 'decided';
-      if (load) {
+      if (load && loop.nodesInGap.length > 0) {
+        // A node does not answer: its loads cannot be read or judged. The sampler's gap tolerance decides
+        // (node-lost ERROR, or the node answers again and the loads are checked afresh; a drop does not stop them).
+        deadSinceS = null;
+      } else if (load) {
         // The clients' output grows all phase long: read the throughput rows now and then, not every tick.
         if (ctx.tS - rowsReadS >= THROUGHPUT_EVERY_S) {
           rowsReadS = ctx.tS;
-          const rows = await linkLoadRows(load);
+          const rows = await linkLoadRows(load).catch((e: unknown) => {
+            if (e instanceof TransportError) return []; // the sampler records the gap
+            throw e;
+          });
           const last = rows.map((r) => r.gbps[r.gbps.length - 1]).filter((x): x is number => x !== undefined);
           if (last.length) ctx.lastThroughputGbps = last.reduce((a, b) => a + b, 0) / (phase.bidirectional ? 2 : 1);
         }
@@ -80,7 +87,10 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     return 'done';
   } finally {
     if (load) {
-      const rows = await linkLoadRows(load);
+      const rows = await linkLoadRows(load).catch((e: unknown) => {
+        if (e instanceof TransportError) return []; // node unreachable at the end: stop what can be stopped
+        throw e;
+      });
       ctx.journal.append({ type: 'throughput', tS: ctx.tS, phase: phase.name, startS, bidirectional: phase.bidirectional, rails: rows });
       await stopLinkLoad(ctx, load);
     }
