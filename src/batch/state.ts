@@ -1,0 +1,59 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../domain/errors.js';
+import type { Outcome } from '../domain/outcome.js';
+import { writeJsonAtomic } from '../run/atomic.js';
+
+export const STATE_FILE = 'batch-state.json';
+
+// pending: not started; running: started, not finished (re-run from the start on --resume);
+// done: a run finished (any outcome); refused: serial already tested in this batch; skipped: the operator said `s`.
+export type CableStatus = 'pending' | 'running' | 'done' | 'refused' | 'skipped';
+
+export interface CableState {
+  label: string;
+  golden?: 'first' | 'last';
+  pair: number; // index of the pair (queue) it belongs to
+  status: CableStatus;
+  serial: string | null;
+  outcome: Outcome | null;
+  runDir: string | null; // relative to the batch directory
+  report: string | null; // certificate.html or run-report.html, relative to the batch directory
+  reason: string | null; // main reason (refusal, skip, or the run's first reason)
+  warnings: string[];
+  attempts: number; // runs started (an interrupted one counts)
+}
+
+// The batch's memory across interruptions: written atomically after every change.
+export interface BatchState {
+  schema: 'cablequal.batch/1';
+  manifest: string;
+  labels: string[]; // manifest order, to refuse a resume with another manifest
+  pairs: string[];
+  protocol: string;
+  golden: string | null;
+  cables: CableState[];
+  goldenDrift: { ok: boolean; detail: string } | null;
+}
+
+export function statePath(dir: string): string {
+  return join(dir, STATE_FILE);
+}
+
+export function saveState(dir: string, s: BatchState): void {
+  writeJsonAtomic(statePath(dir), s);
+}
+
+// Read the state of an earlier batch in `dir`, or null when none was started there.
+export function loadState(dir: string): BatchState | null {
+  const p = statePath(dir);
+  if (!existsSync(p)) return null;
+  let s: BatchState;
+  try {
+    s = JSON.parse(readFileSync(p, 'utf8')) as BatchState;
+  } catch (e) {
+    throw new UsageError(`${p}: not valid JSON (${(e as Error).message})`);
+  }
+  if (s.schema !== 'cablequal.batch/1' || !Array.isArray(s.cables)) throw new UsageError(`${p}: not a cablequal batch state file`);
+  return s;
+}
