@@ -9,6 +9,7 @@ import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
+import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import { createLab } from '../sim/lab.js';
@@ -150,11 +151,22 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
       preflightOnly: Boolean(args.preflightOnly),
       breakLock: Boolean(args.breakLock),
     });
+  } catch (e) {
+    // The journal could not even be started (disk full, read-only --out): one line, exit 3.
+    if (!(e instanceof JournalWriteError)) throw e;
+    io.stderr(`cablequal: ERROR: ${e.message}\n`);
+    return EXIT.error;
   } finally {
     await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
   }
   if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
   const { record, runDir } = result;
+  // The journal broke mid-run: no report is rendered on a full disk, only the one-line ERROR (record.json if it fitted).
+  const journalWrite = record.reasons.find((r) => r.rule === 'journal-write');
+  if (journalWrite) {
+    io.stderr(`cablequal: ERROR: ${journalWrite.message}; loads stopped; run directory ${runDir}\n`);
+    return EXIT.error;
+  }
   const written = await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
   if (args.json) {
