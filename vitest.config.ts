@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Builds dist/ once for the tests that spawn bin/cablequal.js (SIGKILL/SIGINT proofs).
+    globalSetup: ['test/faults/global-setup.ts'],
   },
 });

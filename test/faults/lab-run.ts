@@ -17,18 +17,20 @@ export async function labRun(opts: {
   faults?: string[];
   abortAtS?: number;
   journalIo?: JournalIo;
-}): Promise<RunResult & { lab: SimLab; journal: JournalLine[]; abortedAtS: number | null }> {
+}): Promise<RunResult & { lab: SimLab; journal: JournalLine[]; abortedAtS: number | null; runningAtAbort: Record<string, string[]> }> {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));
   const lab = createLab({ scenario: opts.scenario, seed: 7, faults: opts.faults ?? [], clock });
   const path = join(process.cwd(), 'protocols', `${opts.protocol ?? 'quick'}.json`);
   const protocol = loadProtocol(path);
   const ac = new AbortController();
   let abortedAtS: number | null = null;
+  const runningAtAbort: Record<string, string[]> = {};
   if (opts.abortAtS !== undefined) {
     const t0 = clock.now();
     // A timer on the virtual clock: fires at exactly that simulated second, like an operator's Ctrl-C.
     void clock.sleep(opts.abortAtS * 1000).then(() => {
       abortedAtS = (clock.now() - t0) / 1000;
+      for (const n of lab.nodes) runningAtAbort[n] = lab.processes(n).map((p) => p.name);
       ac.abort('interrupted by SIGINT (test)');
     });
   }
@@ -58,7 +60,7 @@ export async function labRun(opts: {
         return []; // a torn last line (disk full mid-write) is checked by the tests that make one
       }
     });
-  return { ...result, lab, journal, abortedAtS };
+  return { ...result, lab, journal, abortedAtS, runningAtAbort };
 }
 
 // Every number under a JSON value with its path (to look for negative counts and rates).
