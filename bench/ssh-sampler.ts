@@ -1,0 +1,111 @@
+// Section 1: the persistent sampler against the naive way (a fresh SSH exec per command per node), both over
+// SshRunner to two real OpenSSH sshd "nodes" on loopback (see ssh-nodes.ts for the nodes and the rc chosen).
+import { execFileSync } from 'node:child_process';
+import { measureSampling, type MeasureResult, type SamplingMode } from '../src/sampling/measure.js';
+import type { SampleSetConfig } from '../src/sampling/sample-set.js';
+import { RAILS, rcStartupMs, simulatedToolOutputs, startBenchNode, type BenchNode } from './ssh-nodes.js';
+import { summarizeFields, type Summary } from './stats.js';
+
+// The sample set of a real run (src/run/tick-source.ts): both rails' *_phy counters, FEC every tick, link every 10.
+export const BENCH_SAMPLE_SET: SampleSetConfig = { rails: RAILS, fecNetdev: RAILS[0]!, linkEveryTicks: 10, fecEveryTicks: 1 };
+
+// How many ticks and repetitions of each variant.
+export interface SshBenchPlan {
+  reps: number;
+  persistentTicks: number;
+  naiveTicks: number;
+  fixedRateTicks: number;
+  fixedRateIntervalMs: number;
+}
+
+const FIELDS = ['ticksPerS', 'intervalP50Ms', 'intervalP99Ms', 'skewP99Ms', 'tickDurationP50Ms', 'tickDurationP99Ms', 'cpuPerTickMs', 'missingSamples', 'itemErrors'] as const;
+
+// Every variant's repetitions and their summaries, plus the rc start-up cost.
+export interface SshBenchResult {
+  rcStartupMs: Summary | null;
+  variants: { name: string; mode: SamplingMode; intervalMs: number; ticks: number; runs: MeasureResult[]; summary: Record<string, Summary | null> }[];
+  ratio: Summary | null; // persistent max-rate ticks/s over naive ticks/s, per repetition pair
+  // Round trip of the shell builtin `:` (no fork on the node): over the open shell vs a fresh exec, ms.
+  emptyRoundTripMs: { persistent: Summary | null; freshExec: Summary | null };
+  // This machine's cost of one fork+exec of /bin/true, ms (what each tick item pays on the node side).
+  forkExecMs: Summary | null;
+}
+
+async function emptyRoundTrips(node: BenchNode, n: number): Promise<{ persistent: number[]; freshExec: number[] }> {
+  const r = node.runner();
+  try {
+    await r.run('true');
+    const shell = await r.openShell();
+    await shell.run(':');
+    const persistent: number[] = [];
+    const freshExec: number[] = [];
+    for (let i = 0; i < n; i++) {
+      let t0 = performance.now();
+      await shell.run(':');
+      persistent.push(performance.now() - t0);
+      t0 = performance.now();
+      await r.run(':');
+      freshExec.push(performance.now() - t0);
+    }
+    await shell.close();
+    return { persistent, freshExec };
+  } finally {
+    await r.close();
+  }
+}
+
+function forkExecMs(n: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    execFileSync('/bin/true');
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+async function once(nodes: BenchNode[], mode: SamplingMode, ticks: number, intervalMs: number): Promise<MeasureResult> {
+  const runners = nodes.map((n) => n.runner());
+  try {
+    // Connect first so that the handshake is not counted in either strategy.
+    await Promise.all(runners.map((r) => r.run('true')));
+    return await measureSampling({ mode, ticks, intervalMs, nodes: runners.map((runner, i) => ({ name: nodes[i]!.name, runner, sampleSet: BENCH_SAMPLE_SET })) });
+  } finally {
+    await Promise.all(runners.map((r) => r.close()));
+  }
+}
+
+// Start both nodes, run the variants interleaved (so that load from other users hits them alike), stop the nodes.
+export async function benchSsh(plan: SshBenchPlan, log: (s: string) => void): Promise<SshBenchResult> {
+  const nodes: BenchNode[] = [];
+  try {
+    nodes.push(await startBenchNode('bench-a', await simulatedToolOutputs('spark-a')));
+    nodes.push(await startBenchNode('bench-b', await simulatedToolOutputs('spark-b')));
+    const rc = rcStartupMs(`${nodes[0]!.dir}/home`, 10);
+    const variants = [
+      { name: 'persistent, back to back', mode: 'persistent' as const, ticks: plan.persistentTicks, intervalMs: 0 },
+      { name: 'naive, back to back', mode: 'naive' as const, ticks: plan.naiveTicks, intervalMs: 0 },
+      { name: `persistent, fixed ${1000 / plan.fixedRateIntervalMs} Hz`, mode: 'persistent' as const, ticks: plan.fixedRateTicks, intervalMs: plan.fixedRateIntervalMs },
+    ];
+    const runs: MeasureResult[][] = variants.map(() => []);
+    for (let rep = 0; rep < plan.reps; rep++) {
+      for (const [i, v] of variants.entries()) {
+        const r = await once(nodes, v.mode, v.ticks, v.intervalMs);
+        runs[i]!.push(r);
+        log(`  ssh ${v.name} rep ${rep + 1}/${plan.reps}: ${r.ticksPerS.toFixed(1)} ticks/s, skew p99 ${r.skewP99Ms?.toFixed(2)} ms, missing ${r.missingSamples}, item errors ${r.itemErrors}`);
+      }
+    }
+    const rt = await emptyRoundTrips(nodes[0]!, 20);
+    const one = (xs: number[]) => summarizeFields(xs.map((x) => ({ x })), ['x'])['x'] ?? null;
+    const ratios = runs[0]!.map((p, i) => p.ticksPerS / runs[1]![i]!.ticksPerS);
+    return {
+      rcStartupMs: one(rc),
+      variants: variants.map((v, i) => ({ ...v, runs: runs[i]!, summary: summarizeFields(runs[i]!, FIELDS) })),
+      ratio: one(ratios),
+      emptyRoundTripMs: { persistent: one(rt.persistent), freshExec: one(rt.freshExec) },
+      forkExecMs: one(forkExecMs(20)),
+    };
+  } finally {
+    for (const n of nodes) await n.stop();
+  }
+}
