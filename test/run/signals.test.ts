@@ -18,7 +18,7 @@ function journalPathIn(out: string): string | null {
   return runs[0] ? join(label, runs[0], 'journal.jsonl') : null;
 }
 
-// Start the real CLI on the simulated lab and resolve once its journal shows the idle soak has begun.
+// Start the real CLI on the simulated lab and resolve once its journal shows the idle soak under way.
 async function spawnUntilSoak(out: string): Promise<{ child: ChildProcess; journal: string; exit: Promise<number | null>; stderr: () => string }> {
   const child = spawn(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'sig', '--out', out, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
@@ -28,7 +28,8 @@ async function spawnUntilSoak(out: string): Promise<{ child: ChildProcess; journ
   const deadline = Date.now() + 20_000;
   for (;;) {
     const p = journalPathIn(out);
-    if (p && existsSync(p) && readFileSync(p, 'utf8').includes('"phase":"soak-idle","kind":"soak"')) {
+    // At least ten idle-soak samples (five ticks on both nodes), so the soak has figures to keep.
+    if (p && existsSync(p) && (readFileSync(p, 'utf8').match(/"type":"sample","tS":[\d.]+,"tick":\d+,"phase":"soak-idle"/g)?.length ?? 0) >= 10) {
       return { child, journal: p, exit, stderr: () => err };
     }
     if (Date.now() > deadline || child.exitCode !== null) {
