@@ -118,6 +118,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       c.status = 'running';
       c.attempts += 1;
       save();
+      deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${got.serial}): qualifying${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`);
       const res = await deps.runCable({
         pair,
         label: c.label,

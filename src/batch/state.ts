@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { Outcome } from '../domain/outcome.js';
@@ -41,6 +41,7 @@ export function statePath(dir: string): string {
 }
 
 export function saveState(dir: string, s: BatchState): void {
+  mkdirSync(dir, { recursive: true });
   writeJsonAtomic(statePath(dir), s);
 }
 

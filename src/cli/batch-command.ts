@@ -1,0 +1,175 @@
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { Clock } from '../domain/clock.js';
+import { systemClock } from '../domain/clock.js';
+import { UsageError } from '../domain/errors.js';
+import type { NodeSpec } from '../domain/node.js';
+import { runQualification } from '../run/qualify.js';
+import { createLab, type SimLab } from '../sim/lab.js';
+import { VirtualClock } from '../sim/virtual-clock.js';
+import type { CommandRunner } from '../transport/types.js';
+import { parseManifest, simCableOf, type ManifestCable } from '../batch/manifest.js';
+import { initialState, runBatch, type Bench } from '../batch/campaign.js';
+import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
+import { loadState } from '../batch/state.js';
+import { writeBatchSummary } from '../batch/summary.js';
+import { EXIT } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
+import { makeRunners } from './transports.js';
+import { writeReports } from './reports.js';
+
+export interface BatchArgs {
+  manifest: string;
+  nodes?: string;
+  pair?: string[];
+  port?: string;
+  protocol?: string;
+  goldenProtocol?: string;
+  golden?: string;
+  autoDetect: boolean;
+  resume: boolean;
+  sim?: string;
+  seed?: number;
+  out?: string;
+  acceptNewHostKeys?: boolean;
+  operator?: Operator; // tests inject a scripted operator
+}
+
+// `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
+export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  const manifestPath = resolve(io.cwd, args.manifest);
+  let text: string;
+  try {
+    text = readFileSync(manifestPath, 'utf8');
+  } catch (e) {
+    throw new UsageError(`${args.manifest}: cannot read manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const manifest = parseManifest(text, args.manifest);
+  const pairSpecs = args.pair?.length ? args.pair : args.nodes ? [args.nodes] : args.sim ? ['spark-a,spark-b'] : [];
+  if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
+  if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
+  const pairNodes = pairSpecs.map((p) => parseNodes(p, args.port) as [NodeSpec, NodeSpec]);
+  const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
+  const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
+
+  let state = loadState(dir);
+  if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
+  if (!state && args.resume) throw new UsageError(`--resume: no batch state in ${dir}`);
+  if (state && state.labels.join('\n') !== manifest.map((c) => c.label).join('\n')) throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
+  if (state && state.pairs.length !== pairSpecs.length) throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
+  state ??= initialState({ manifestFile: basename(args.manifest), manifest, pairs: pairSpecs, protocol: protocol.name, golden: args.golden ?? null });
+
+  // The simulated box: cable i is the i-th entry of --sim (a comma list or a file of lines), or the manifest's scenario column.
+  let box: string[] | null = null;
+  let clock: Clock = systemClock;
+  const labs: SimLab[] = [];
+  const benches: Bench[] = [];
+  if (args.sim !== undefined) {
+    box = simBox(args.sim, manifest, io.cwd);
+    if (args.golden) throw new UsageError('batch --sim: the golden cable is not simulated; use it on real nodes');
+    const vclock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+    clock = vclock;
+    pairNodes.forEach((nodes, p) => {
+      const first = state!.cables.find((c) => c.pair === p && (c.status === 'pending' || c.status === 'running'));
+      const entry = simCableOf(box![first ? manifest.findIndex((m) => m.label === first.label) : 0] ?? box![0]!);
+      const lab = createLab({ scenario: entry.scenario, clock, nodeNames: [nodes[0].name, nodes[1].name], ...(entry.serial ? { serial: entry.serial } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+      labs.push(lab);
+      // The simulated cable is in cage 1 of each simulated Spark.
+      benches.push({ nodes: [{ ...nodes[0], cage: 1 }, { ...nodes[1], cage: 1 }], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
+    });
+  } else {
+    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env }) as Map<string, CommandRunner> });
+  }
+  const autoDetect = args.autoDetect || args.sim !== undefined;
+  const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
+  const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
+  let lastPhase = new Map<number, string>();
+  try {
+    state = await runBatch({
+      dir,
+      clock,
+      signal,
+      state,
+      manifest,
+      benches,
+      protocol,
+      autoDetect,
+      operator,
+      runCable: async (req) => {
+        const bench = benches[req.pair]!;
+        const proto = req.golden ? goldenProto : { protocol, protocolText };
+        const simEntry = box ? simCableOf(box[manifest.findIndex((m) => m.label === req.label)] ?? '') : null;
+        const { record, runDir } = await runQualification({
+          ...cliRunDeps({
+            clock,
+            runners: bench.runners,
+            nodes: bench.nodes,
+            ...proto,
+            outDir: req.outDir,
+            label: req.label,
+            signal,
+            ...(simEntry ? { sim: simEntry.scenario } : {}),
+            onStatus: (st) => {
+              if (lastPhase.get(req.pair) !== st.phase) {
+                lastPhase.set(req.pair, st.phase);
+                operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
+              }
+            },
+          }),
+          sharedNodes: req.sharedNodes,
+          ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
+        });
+        const written = await writeReports(record, runDir, io);
+        const report = written.find((p) => p.endsWith('.html')) ?? null;
+        return { record, runDir, report };
+      },
+      ...(box
+        ? {
+            onPlugRequest: (pair, cable) => {
+              const lab = labs[pair]!;
+              const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
+              const serial = entry.serial ?? undefined;
+              const inPlace = lab.cable.name === entry.scenario && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
+              if (inPlace) return;
+              // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
+              void (async () => {
+                await clock.sleep(20_000);
+                lab.unplug();
+                await clock.sleep(40_000);
+                lab.plug(entry.scenario, serial ? { serial } : {});
+              })();
+            },
+          }
+        : {}),
+    });
+  } finally {
+    stdinOp?.close();
+    lastPhase = new Map();
+    for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
+  }
+  const { csv, html, rows } = await writeBatchSummary(dir, state);
+  for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
+  io.stdout(`batch summary: ${csv}\n               ${html}\n`);
+  if (signal.aborted) return EXIT.interrupted;
+  if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
+  if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
+  if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
+  return EXIT.ok;
+}
+
+function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
+  let entries: string[];
+  if (sim === '' || sim === 'manifest') {
+    entries = manifest.map((m) => m.scenario ?? '');
+    const missing = manifest.find((m) => !m.scenario);
+    if (missing) throw new UsageError(`batch --sim: manifest line ${missing.line} has no scenario`);
+  } else if (sim.includes(',') || !/[/.]/.test(sim)) {
+    entries = sim.split(',').map((x) => x.trim());
+  } else {
+    entries = readFileSync(resolve(cwd, sim), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  }
+  if (entries.length !== manifest.length) throw new UsageError(`batch --sim: ${entries.length} simulated cable(s) for ${manifest.length} manifest cable(s)`);
+  return entries;
+}

@@ -1,0 +1,78 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseManifest } from '../../src/batch/manifest.js';
+import { Mutex, NodeMutexes } from '../../src/batch/mutex.js';
+import { initialState, sharedNodesOf, type Bench } from '../../src/batch/campaign.js';
+import { batchCsv, summaryRows } from '../../src/batch/summary.js';
+import { UsageError } from '../../src/domain/errors.js';
+
+describe('manifest', () => {
+  it('reads labels, part numbers and serials', () => {
+    expect(parseManifest('# box 7\nlabel,pn,serial\nA1,NJAAKK0006,\nA2,,APF24150032K7N\n', 'm.csv')).toEqual([
+      { label: 'A1', line: 3, expectedPn: 'NJAAKK0006' },
+      { label: 'A2', line: 4, expectedSerial: 'APF24150032K7N' },
+    ]);
+  });
+  it.each([
+    ['label,pn\nA1,X,Y\n', 'm.csv:2: expected 2 fields (label,pn), got 3'],
+    ['label,colour\nA1,red\n', 'm.csv:1: unknown column "colour"'],
+    ['pn\nX\n', 'm.csv:1: the header has no "label" column'],
+    ['label\nA 1\n', 'm.csv:2: field "label": "A 1" must be'],
+    ['label\nA1\nA1\n', 'm.csv:3: field "label": "A1" already used on line 2'],
+    ['label,serial\nA1,"x"\n', 'm.csv:2: quoted fields are not supported'],
+    ['label\n', 'm.csv:1: the manifest lists no cable'],
+  ])('refuses %j with one line naming file, line and field', (text, msg) => {
+    let e: unknown;
+    try {
+      parseManifest(text, 'm.csv');
+    } catch (x) {
+      e = x;
+    }
+    expect(e).toBeInstanceOf(UsageError);
+    expect((e as Error).message.startsWith(msg)).toBe(true);
+    expect((e as Error).message).not.toContain('\n');
+  });
+});
+
+describe('node sharing', () => {
+  it('finds the node two benches share and serialises its holders in order', async () => {
+    const b = (x: string, y: string): Bench => ({ nodes: [{ name: x, host: x, cage: 0 }, { name: y, host: y, cage: 1 }], runners: new Map() });
+    const benches = [b('a', 'b'), b('b', 'c'), b('d', 'e')];
+    expect(sharedNodesOf(benches, 0)).toEqual(['b']);
+    expect(sharedNodesOf(benches, 1)).toEqual(['b']);
+    expect(sharedNodesOf(benches, 2)).toEqual([]);
+    const m = new NodeMutexes();
+    const order: string[] = [];
+    const r1 = await m.lockAll(['b']);
+    const second = m.lockAll(['b']).then((r) => (order.push('second'), r));
+    await new Promise((r) => setImmediate(r));
+    order.push('first-releases');
+    r1();
+    (await second)();
+    expect(order).toEqual(['first-releases', 'second']);
+    const mu = new Mutex();
+    (await mu.lock())();
+    (await mu.lock())(); // free again after release
+  });
+});
+
+describe('golden drift', () => {
+  it('marks every verdict of the batch ERROR and says why', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cq-gold-'));
+    const s = initialState({ manifestFile: 'm.csv', manifest: parseManifest('label\nA1\nA2\n', 'm.csv'), pairs: ['a,b'], protocol: 'quick', golden: 'G1' });
+    expect(s.cables.map((c) => c.label)).toEqual(['golden-first', 'A1', 'A2', 'golden-last']);
+    // A1 refused, A2 untested; the drift override applies to records, refusals stay ERROR.
+    s.cables[1]!.status = 'refused';
+    s.cables[1]!.serial = 'X';
+    s.cables[1]!.reason = 'repeated serial';
+    s.goldenDrift = { ok: false, detail: 'ib_write_bw_sum_gbps out-of-tolerance' };
+    const rows = await summaryRows(dir, s);
+    expect(rows.map((r) => [r.cable.label, r.outcome, r.reason])).toEqual([
+      ['A1', 'ERROR', 'refused: repeated serial'],
+      ['A2', '', 'not tested yet'],
+    ]);
+    expect(batchCsv(rows).split('\n')[1]).toContain('A1');
+  });
+});
