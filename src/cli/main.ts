@@ -158,6 +158,47 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       },
     )
     // BATCH-COMMAND (cablequal batch registers here)
+    .command(
+      'batch',
+      'qualify a box of cables one after another (one queue per node pair); resumable; batch.csv and batch.html',
+      (y) =>
+        y
+          .option('manifest', { type: 'string', demandOption: true, describe: 'CSV: label[,pn][,serial][,scenario]' })
+          .option('nodes', { type: 'string', describe: 'the two nodes of the bench: a,b or a:0,b:1' })
+          .option('pair', { type: 'string', array: true, describe: 'one bench per --pair (a:0,b:1); several run concurrently' })
+          .option('port', { type: 'string', describe: 'cage: 0, 1 or auto' })
+          .option('protocol', { type: 'string', default: 'spark-burnin' })
+          .option('golden', { type: 'string', describe: 'EEPROM serial of the reference cable: runs first and last; drift marks the batch ERROR' })
+          .option('golden-protocol', { type: 'string', describe: 'protocol of the golden runs (e.g. quick)' })
+          .option('auto-detect', { type: 'boolean', default: false, describe: 'unattended: poll for the cable swap, no keyboard' })
+          .option('resume', { type: 'boolean', default: false, describe: 'continue the batch in --out with the next untested cable' })
+          .option('sim', { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' })
+          .option('seed', { type: 'number' })
+          .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
+          .option('accept-new-host-keys', { type: 'boolean', default: false }),
+      async (args) => {
+        const { batchCommand } = await import('./batch-command.js');
+        code = await batchCommand(
+          {
+            manifest: args.manifest,
+            ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
+            ...(args.pair ? { pair: args.pair.map(String) } : {}),
+            ...(args.port !== undefined ? { port: String(args.port) } : {}),
+            protocol: args.protocol,
+            ...(args.goldenProtocol ? { goldenProtocol: args.goldenProtocol } : {}),
+            ...(args.golden ? { golden: args.golden } : {}),
+            autoDetect: args.autoDetect,
+            resume: args.resume,
+            ...(args.sim !== undefined ? { sim: args.sim } : {}),
+            ...(args.seed !== undefined ? { seed: args.seed } : {}),
+            ...(args.out ? { out: args.out } : {}),
+            acceptNewHostKeys: args.acceptNewHostKeys,
+          },
+          io,
+          io.signal ?? new AbortController().signal,
+        );
+      },
+    )
     .command('sim', 'the simulated lab', (y) =>
       y
         .command(
