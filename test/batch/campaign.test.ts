@@ -60,7 +60,7 @@ describe('cablequal batch on the simulated lab', () => {
       ['c2', 'ONT2403150117', 'FAIL'],
       ['c3', 'LX24301188', 'PASS'],
       ['c4', 'SIMBOX01', 'ERROR'],
-      ['c5', 'LX24301577', expect.stringMatching(/^(PASS|MARGINAL)$/)],
+      ['c5', 'LX24301577', 'MARGINAL'], // marginal-qsfp112 stays MARGINAL even on the quick protocol (seed 1)
     ]);
     expect(state.cables[3]!.reason).toBe('repeated serial: SIMBOX01 was already tested in this batch as "c1"');
     expect(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')).toContain('"refused: repeated serial: SIMBOX01 was already tested in this batch as ""c1"""');
