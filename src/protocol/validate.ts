@@ -54,7 +54,9 @@ class Checker {
   constructor(readonly file: string) {}
 
   fail(path: string, expected: string, got?: Json, hasGot = true): never {
-    throw new UsageError(`${this.file}: ${path}: expected ${expected}${hasGot ? `, got ${describe(got)}` : ''}`);
+    // A key may hold a newline or other control character: escape it so the message stays one line.
+    const shown = /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path).slice(1, -1) : path;
+    throw new UsageError(`${this.file}: ${shown}: expected ${expected}${hasGot ? `, got ${describe(got)}` : ''}`);
   }
 
   object(v: Json, path: string): Obj {

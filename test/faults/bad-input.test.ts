@@ -86,6 +86,12 @@ describe('protocol loader under bad input (fast-check)', { timeout: 60_000 }, ()
     );
   });
 
+  it('a key holding a newline (found by the splice property) is escaped: still one line', () => {
+    const text = REAL[1]!.replace('"marginal": 100', '"ma\\nal": 100');
+    expect(text).not.toBe(REAL[1]);
+    expect(onlyUsageErrors(text)).toBe('bad.json: limits[4].ma\\nal: expected no such key (known: rule, direction, fail, unit, marginal, description)');
+  });
+
   it('a mistake a user makes gives the exact message', () => {
     const doc = JSON.parse(REAL[0]!) as { phases: { durationS?: unknown }[] };
     doc.phases[5]!.durationS = '60m';
