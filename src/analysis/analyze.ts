@@ -66,6 +66,13 @@ export function fecMarginOf(s: NodePhaseStats): { decades: number; lane: number 
   return worst > 0 ? { decades: Math.log10(FEC_LIMIT_BER / worst), lane } : null;
 }
 
+// Math.max(...xs) passes every element as an argument: a 10 Hz soak has tens of thousands.
+function maxOf(xs: readonly number[]): number {
+  let m = -Infinity;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePhaseStats {
   const laneBitRate = SERIAL_RATE_BPS / lanes;
   const floorRate = 1 / a.seconds; // one error per phase: zero lanes give a finite ratio
@@ -102,10 +109,10 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     counterResets: a.counterResets,
     worstLane,
     worstLaneRatio: ratio,
-    nicTempMaxC: a.temps.length ? Math.max(...a.temps) : null,
+    nicTempMaxC: a.temps.length ? maxOf(a.temps) : null,
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
-    gpuTempMaxC: a.gpuTemps.length ? Math.max(...a.gpuTemps) : null,
+    gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
   };
 }
 
@@ -120,67 +127,104 @@ export function analyzeRun(input: AnalysisInput): AnalysisRecord {
     list.push(s);
     byNode.set(s.sample.node, list);
   }
-  const phaseOrder = new Map((input.phases ?? []).map((p, i) => [p.name, i]));
-  const perNodePhase: NodePhaseStats[] = [];
-  const slopes: number[] = [];
-  const soakPhases = new Set((input.phases ?? []).filter((p) => p.kind === 'soak').map((p) => p.name));
-
+  const analyzer = new RunAnalyzer(input.phases ?? []);
   for (const [node, list] of byNode) {
     list.sort((a, b) => a.sample.tMs - b.sample.tMs);
     const first = list.find((l) => l.sample.rails.length > 0);
     const netdev = first?.sample.rails[0]?.netdev;
     const lanes = list.map((l) => canonicalRail(l.sample, netdev)?.lanes).find((x) => x != null) ?? input.lanes ?? null;
-    const accs = new Map<string, Acc>();
-    const points: TempPoint[] = [];
-    let prev: { rail: RailSample; tMs: number } | null = null;
-    for (const { phase, sample } of list) {
-      const acc = accs.get(phase) ?? newAcc();
-      accs.set(phase, acc);
-      if (sample.nicTempC !== null) acc.temps.push(sample.nicTempC);
+    analyzer.node(node, netdev, lanes);
+    for (const { phase, sample } of list) analyzer.push(phase, sample);
+  }
+  return analyzer.finish();
+}
+
+interface NodeAcc {
+  netdev: string | undefined;
+  lanes: number | null;
+  accs: Map<string, Acc>;
+  points: TempPoint[];
+  prev: { rail: RailSample; tMs: number } | null;
+}
+
+// The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
+// in time order, after node() told its canonical netdev and lane count (analyzeRun does both for unsorted input).
+export class RunAnalyzer {
+  private readonly nodes = new Map<string, NodeAcc>();
+  private readonly soakPhases: Set<string>;
+
+  constructor(private readonly phases: readonly AnalysisPhase[]) {
+    this.soakPhases = new Set(phases.filter((p) => p.kind === 'soak').map((p) => p.name));
+  }
+
+  node(node: string, netdev: string | undefined, lanes: number | null): void {
+    this.nodes.set(node, { netdev, lanes, accs: new Map(), points: [], prev: null });
+  }
+
+  push(phase: string, sample: NodeSample): void {
+    const n = this.nodes.get(sample.node);
+    if (!n) throw new Error(`analysis: node ${sample.node} was not announced`);
+    let acc = n.accs.get(phase);
+    if (!acc) n.accs.set(phase, (acc = newAcc()));
+    if (sample.nicTempC !== null) acc.temps.push(sample.nicTempC);
+    if (sample.gpus.length) {
       const utils = sample.gpus.map((g) => g.utilizationPct).filter((x): x is number => x !== null);
       if (utils.length) acc.gpuUtil.push(mean(utils));
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
-      const rail = canonicalRail(sample, netdev);
-      if (!rail) continue;
-      if (prev) {
-        const dt = (sample.tMs - prev.tMs) / 1000;
-        const d = dt > 0 ? intervalDelta(prev.rail, rail, lanes) : null;
-        if (d === 'reset') acc.counterResets++;
-        else if (d) {
-          acc.seconds += dt;
-          d.laneErrors.forEach((e, i) => (acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + e));
-          if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
-          acc.postFecErrors += d.postFecErrors;
-          acc.crcErrors += d.crcErrors;
-          acc.symbolErrors += d.symbolErrors;
-          acc.linkDownEvents += d.linkDownEvents;
-          const errs = d.laneErrors.length ? d.laneErrors.reduce((x, y) => x + y, 0) : (d.correctedBits ?? 0);
-          const inScope = soakPhases.size === 0 || soakPhases.has(phase);
-          if (inScope && errs > 0 && sample.nicTempC !== null) points.push([sample.nicTempC, Math.log10(errs / dt)]);
+    }
+    const rail = canonicalRail(sample, n.netdev);
+    if (!rail) return;
+    const prev = n.prev;
+    if (prev) {
+      const dt = (sample.tMs - prev.tMs) / 1000;
+      const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
+      if (d === 'reset') acc.counterResets++;
+      else if (d) {
+        acc.seconds += dt;
+        let errs = 0;
+        for (let i = 0; i < d.laneErrors.length; i++) {
+          const e = d.laneErrors[i]!;
+          acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + e;
+          errs += e;
         }
+        if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
+        acc.postFecErrors += d.postFecErrors;
+        acc.crcErrors += d.crcErrors;
+        acc.symbolErrors += d.symbolErrors;
+        acc.linkDownEvents += d.linkDownEvents;
+        if (!d.laneErrors.length) errs = d.correctedBits ?? 0;
+        const inScope = this.soakPhases.size === 0 || this.soakPhases.has(phase);
+        if (inScope && errs > 0 && sample.nicTempC !== null) n.points.push([sample.nicTempC, Math.log10(errs / dt)]);
       }
-      prev = { rail, tMs: sample.tMs };
     }
-    const laneCount = lanes ?? Math.max(0, ...[...accs.values()].map((a) => a.laneErrors.length));
-    for (const [phase, acc] of accs) {
-      if (acc.seconds > 0) perNodePhase.push(phaseStats(node, phase, acc, laneCount || 4));
-    }
-    const temps = new Set(points.map((p) => p[0]));
-    if (points.length >= 3 && temps.size >= 2) slopes.push(linearRegression(points).m);
+    n.prev = { rail, tMs: sample.tMs };
   }
-  perNodePhase.sort(
-    (a, b) => (phaseOrder.get(a.phase) ?? 1e9) - (phaseOrder.get(b.phase) ?? 1e9) || a.phase.localeCompare(b.phase) || a.node.localeCompare(b.node),
-  );
 
-  const margins = perNodePhase.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
-  const withLanes = perNodePhase.filter((s) => s.laneStats.length >= 2);
-  return {
-    perNodePhase,
-    fecMarginDecades: margins.length ? Math.min(...margins.map((m) => m.decades)) : null,
-    maxLaneRatio: withLanes.length ? Math.max(...withLanes.map((s) => s.worstLaneRatio)) : null,
-    loadedVsIdleRatio: loadedVsIdle(perNodePhase, input.phases ?? []),
-    logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
-  };
+  finish(): AnalysisRecord {
+    const phaseOrder = new Map(this.phases.map((p, i) => [p.name, i]));
+    const perNodePhase: NodePhaseStats[] = [];
+    const slopes: number[] = [];
+    for (const [node, n] of this.nodes) {
+      const laneCount = n.lanes ?? Math.max(0, ...[...n.accs.values()].map((a) => a.laneErrors.length));
+      for (const [phase, acc] of n.accs) {
+        if (acc.seconds > 0) perNodePhase.push(phaseStats(node, phase, acc, laneCount || 4));
+      }
+      const temps = new Set(n.points.map((p) => p[0]));
+      if (n.points.length >= 3 && temps.size >= 2) slopes.push(linearRegression(n.points).m);
+    }
+    perNodePhase.sort(
+      (a, b) => (phaseOrder.get(a.phase) ?? 1e9) - (phaseOrder.get(b.phase) ?? 1e9) || a.phase.localeCompare(b.phase) || a.node.localeCompare(b.node),
+    );
+    const margins = perNodePhase.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
+    const withLanes = perNodePhase.filter((s) => s.laneStats.length >= 2);
+    return {
+      perNodePhase,
+      fecMarginDecades: margins.length ? Math.min(...margins.map((m) => m.decades)) : null,
+      maxLaneRatio: withLanes.length ? Math.max(...withLanes.map((s) => s.worstLaneRatio)) : null,
+      loadedVsIdleRatio: loadedVsIdle(perNodePhase, this.phases),
+      logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
+    };
+  }
 }
 
 // How much worse the worst lane of the GPU-loaded soak is than the same lane with idle GPUs (the failing clone's signature).

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { bigintReplacer } from '../domain/u64.js';
 
 // The file calls the journal makes, injectable so tests can make the disk fill up mid-run.
@@ -49,11 +49,12 @@ export class JournalWriter {
     }
   }
 
-  // Write one line; bigints become numbers or decimal strings (u64 exact).
-  append(line: JournalLine): void {
+  // Write one line; bigints become numbers or decimal strings (u64 exact). `plain`: the caller already made the
+  // line JSON-safe (no bigint anywhere), so the per-key replacer, most of a sample line's cost, is skipped.
+  append(line: JournalLine, opts?: { plain?: boolean }): void {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
     if (this.failure) throw this.failure;
-    const text = `${JSON.stringify(line, bigintReplacer)}\n`;
+    const text = `${opts?.plain ? JSON.stringify(line) : JSON.stringify(line, bigintReplacer)}\n`;
     const buf = Buffer.from(text, 'utf8');
     let off = 0;
     try {
@@ -107,21 +108,56 @@ export interface JournalContents {
 
 // Read a journal written by JournalWriter; a torn last line (SIGKILL mid-write) is dropped and reported, not fatal.
 export function readJournal(path: string): JournalContents {
-  const text = readFileSync(path, 'utf8');
-  const raw = text.split('\n');
   const lines: JournalLine[] = [];
+  const { truncatedTail, badLines } = forEachJournalLine(path, (l) => void lines.push(l));
+  return { lines, truncatedTail, badLines };
+}
+
+// Stream a journal line by line (never the whole file in one string: a 10 Hz run's journal is ~100 MB);
+// same tolerance as readJournal: a torn last line is reported, a bad line elsewhere is listed by number.
+export function forEachJournalLine(path: string, visit: (line: JournalLine, lineNo: number) => void): { truncatedTail: boolean; badLines: number[] } {
   const badLines: number[] = [];
   let truncatedTail = false;
-  raw.forEach((l, i) => {
-    if (l === '') return;
+  let lineNo = 0;
+  const take = (text: string, last: boolean) => {
+    lineNo++;
+    if (text === '') return;
+    let v: unknown;
     try {
-      const v = JSON.parse(l) as unknown;
-      if (v && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string') lines.push(v as JournalLine);
-      else badLines.push(i + 1);
+      v = JSON.parse(text);
     } catch {
-      if (i === raw.length - 1) truncatedTail = true;
-      else badLines.push(i + 1);
+      if (last) truncatedTail = true;
+      else badLines.push(lineNo);
+      return;
     }
-  });
-  return { lines, truncatedTail, badLines };
+    if (v && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string') visit(v as JournalLine, lineNo);
+    else badLines.push(lineNo);
+  };
+  const fd = openSync(path, 'r');
+  try {
+    let buf = Buffer.allocUnsafe(1 << 22);
+    let filled = 0; // bytes in buf; [0, filled) holds the start of a line not yet complete
+    for (;;) {
+      if (filled === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2); // one line longer than the buffer
+        buf.copy(bigger, 0, 0, filled);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      if (n === 0) break;
+      const end = filled + n;
+      let start = 0;
+      for (let nl = buf.indexOf(10, filled); nl !== -1 && nl < end; nl = buf.indexOf(10, start)) {
+        take(buf.toString('utf8', start, nl), false);
+        start = nl + 1;
+        if (start >= end) break;
+      }
+      filled = end - start;
+      if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
+    }
+    take(buf.toString('utf8', 0, filled), true); // the text after the last newline ('' when the file ends with one)
+  } finally {
+    closeSync(fd);
+  }
+  return { truncatedTail, badLines };
 }

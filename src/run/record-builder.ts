@@ -3,7 +3,7 @@ import type { Outcome, Reason } from '../domain/outcome.js';
 import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
-import { analyzeRun, type LabelledSample } from '../analysis/analyze.js';
+import { analyzeRun, RunAnalyzer, type LabelledSample } from '../analysis/analyze.js';
 import { gradeRun } from '../grading/index.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
@@ -53,10 +53,6 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   const decisionLine = lines.find((l) => l.type === 'decision') as (JournalLine & { reason: Reason }) | undefined;
   const aborted = !end || abortedLine !== undefined;
 
-  const samples: LabelledSample[] = linesOf<JournalLine & { phase: string; sample: unknown }>(lines, 'sample').map((l) => ({
-    phase: l.phase,
-    sample: reviveSample(l.sample),
-  }));
   const nodeInfo = linesOf<JournalLine & { record: NodeRecord }>(lines, 'node-info').map((l) => l.record);
   const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) => nodeInfo.find((x) => x.name === n.name) ?? n);
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
@@ -67,7 +63,8 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     if (b.kind === 'nccl') benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[] };
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
-  const analysis = samples.length ? analyzeRun({ samples, phases: protocol.phases, ...(lanes ? { lanes } : {}) }) : null;
+  const scan = scanSamples(lines);
+  const analysis = scan.count ? analyzeSamples(lines, scan, protocol.phases, lanes) : null;
   const graded = analysis ? gradeRun(analysis, benchmarks, protocol) : null;
 
   let outcome: Outcome;
@@ -77,12 +74,16 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     reasons = setupErrors;
   } else if (aborted) {
     outcome = 'ABORTED';
-    const lastTick = samples.length ? samples[samples.length - 1]!.sample.tick : null;
+    const lastTick = scan.lastTick;
     reasons = [
       abortedLine
         ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
         : { rule: 'aborted', message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}` },
     ];
+  } else if (start.preflightOnly === true) {
+    // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
+    outcome = 'PASS';
+    reasons = [{ rule: 'preflight', message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged' }];
   } else if (graded) {
     outcome = graded.outcome;
     reasons = graded.reasons;
@@ -96,7 +97,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   }
 
   const sampling = (lines.find((l) => l.type === 'sampling')?.stats as SamplingStats | undefined) ?? {
-    ticks: new Set(samples.map((s) => s.sample.tick)).size,
+    ticks: scan.ticks.size,
     intervalP50Ms: null,
     intervalP99Ms: null,
     skewP99Ms: null,
@@ -135,6 +136,55 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
+}
+
+type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[] } };
+
+// What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
+// its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time order.
+interface SampleScan {
+  count: number;
+  lastTick: number | null;
+  ticks: Set<number>;
+  nodes: Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>;
+}
+
+function scanSamples(lines: JournalLine[]): SampleScan {
+  const scan: SampleScan = { count: 0, lastTick: null, ticks: new Set(), nodes: new Map() };
+  for (const l of lines) {
+    if (l.type !== 'sample') continue;
+    const s = (l as RawSampleLine).sample;
+    scan.count++;
+    scan.lastTick = s.tick;
+    scan.ticks.add(s.tick);
+    let n = scan.nodes.get(s.node);
+    if (!n) scan.nodes.set(s.node, (n = { netdev: undefined, lanes: null, lastTMs: -Infinity, ordered: true }));
+    if (n.netdev === undefined && s.rails.length > 0) n.netdev = s.rails[0]!.netdev;
+    if (n.lanes === null && n.netdev !== undefined) {
+      const lanes = s.rails.find((r) => r.netdev === n!.netdev)?.lanes;
+      if (lanes != null) n.lanes = lanes;
+    }
+    if (!(s.tMs >= n.lastTMs)) n.ordered = false; // out of order, or NaN: leave it to the sorting path
+    else n.lastTMs = s.tMs;
+  }
+  return scan;
+}
+
+// Analyse the journal's samples: streamed one by one (only the canonical rail revived) when every node's samples
+// are in time order, as the sampler writes them; otherwise all revived and sorted by analyzeRun.
+function analyzeSamples(lines: JournalLine[], scan: SampleScan, phases: Protocol['phases'], lanes: number | null) {
+  if ([...scan.nodes.values()].some((n) => !n.ordered)) {
+    const samples: LabelledSample[] = linesOf<RawSampleLine>(lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
+    return analyzeRun({ samples, phases, ...(lanes ? { lanes } : {}) });
+  }
+  const analyzer = new RunAnalyzer(phases);
+  for (const [node, n] of scan.nodes) analyzer.node(node, n.netdev, n.lanes ?? lanes ?? null);
+  for (const l of lines) {
+    if (l.type !== 'sample') continue;
+    const raw = (l as RawSampleLine).sample;
+    analyzer.push((l as RawSampleLine).phase, reviveSample(raw, scan.nodes.get(raw.node)!.netdev));
+  }
+  return analyzer.finish();
 }
 
 // Samples in journal order with phases (for time-series outputs).

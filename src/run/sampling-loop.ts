@@ -3,6 +3,7 @@ import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
 import type { RunContext } from './context.js';
+import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
 
 // One node's answer to one tick: a sample, or why there is none (transport down, unreadable output).
@@ -49,6 +50,43 @@ function slimSample(s: NodeSample): NodeSample {
       counters: Object.fromEntries(Object.entries(r.counters).filter(([k]) => keepCounter(k))),
     })),
   };
+}
+
+function jsonCounters(c: Record<string, bigint>): Record<string, number | string> {
+  const out: Record<string, number | string> = {};
+  for (const k in c) if (Object.hasOwn(c, k)) out[k] = u64ToJson(c[k]!);
+  return out;
+}
+
+// A sample as its journal line holds it: JSON-safe (u64 as number or decimal string) and compact. The netdevs of
+// one cage read the same *_phy counters, so a later rail whose counters include every one of the first rail's
+// is written as `countersFrom: <first netdev>` plus only the counters that differ (revive.ts restores them).
+export function journalSample(s: NodeSample): Record<string, unknown> {
+  const first = s.rails[0];
+  const rails = s.rails.map((r, i) => {
+    const { counters, fec, ...rest } = r;
+    const jfec = fec
+      ? {
+          active: fec.active,
+          ...(fec.correctedBlocks !== undefined ? { correctedBlocks: u64ToJson(fec.correctedBlocks) } : {}),
+          ...(fec.uncorrectableBlocks !== undefined ? { uncorrectableBlocks: u64ToJson(fec.uncorrectableBlocks) } : {}),
+          ...(fec.correctedBits !== undefined ? { correctedBits: u64ToJson(fec.correctedBits) } : {}),
+        }
+      : undefined;
+    const tail = jfec ? { fec: jfec } : {};
+    if (i > 0 && first && first.netdev !== r.netdev && Object.keys(first.counters).length > 0 && Object.keys(first.counters).every((k) => k in counters)) {
+      const diff: Record<string, bigint> = {};
+      for (const k in counters) if (Object.hasOwn(counters, k) && counters[k] !== first.counters[k]) diff[k] = counters[k]!;
+      return { netdev: r.netdev, countersFrom: first.netdev, counters: jsonCounters(diff), ...withoutNetdev(rest), ...tail };
+    }
+    return { netdev: r.netdev, counters: jsonCounters(counters), ...withoutNetdev(rest), ...tail };
+  });
+  return { ...s, rails };
+}
+
+function withoutNetdev<T extends { netdev: string }>(r: T): Omit<T, 'netdev'> {
+  const { netdev: _n, ...rest } = r;
+  return rest;
 }
 
 // The run's background sampler: every interval, one tick on every node; journals it, watches for gaps,
@@ -169,7 +207,7 @@ export class SamplingLoop {
       }
       this.samples.push({ phase, sample });
       this.last.set(r.node, sample);
-      ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample });
+      ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample: journalSample(sample) }, { plain: true });
       if (sample.errors.length && r.raw) {
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });
       }
