@@ -101,6 +101,7 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     'AllowTcpForwarding yes',
     'PrintMotd no',
     'LogLevel ERROR',
+    'MaxStartups 100', // a loaded CI box may have many handshakes in flight; never drop them at random
     ...extraConfig,
   ];
   writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);

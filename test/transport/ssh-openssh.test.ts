@@ -2,7 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { hashHost } from '../../src/transport/known-hosts.js';
 import { acquireLock } from '../../src/transport/node-lock.js';
@@ -57,8 +57,10 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     kh = join(sshd.dir, 'known_hosts');
     writeFileSync(kh, `${sshd.knownHostsLine}\n`);
   });
+  afterEach(async () => {
+    for (const r of runners.splice(0)) await r.close();
+  });
   afterAll(async () => {
-    for (const r of runners) await r.close();
     await sshd?.stop();
   });
 
@@ -279,9 +281,28 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect(isAlive(p.pid!)).toBe(false);
   });
 
+});
+
+describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout: 120_000 }, () => {
   it('connection dropped server-side: reconnects and reports the gap', async () => {
+    const sshd = await startSshd(); // its own server: dropping sessions must not disturb other tests
+    const kh = join(sshd.dir, 'known_hosts');
+    writeFileSync(kh, `${sshd.knownHostsLine}\n`);
     const gaps: Gap[] = [];
-    const r = make({ reconnect: { initialDelayMs: 50, maxDelayMs: 400, maxWaitMs: 10_000 }, onGap: (g) => gaps.push(g), keepaliveIntervalMs: 1000 });
+    const r = new SshRunner({
+      node: 'test-node',
+      host: '127.0.0.1',
+      port: sshd.port,
+      user: sshd.user,
+      configPath: null,
+      knownHostsPath: kh,
+      agentSock: null,
+      identityFiles: [sshd.clientKey],
+      reconnect: { initialDelayMs: 50, maxDelayMs: 400, maxWaitMs: 30_000 },
+      onGap: (g) => gaps.push(g),
+      keepaliveIntervalMs: 1000,
+    });
+    try {
     expect((await r.run('echo before')).stdout).toBe('before\n');
     sshd.dropSessions();
     await new Promise((res) => setTimeout(res, 150));
@@ -290,10 +311,12 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect(gaps[0]!.node).toBe('test-node');
     expect(gaps[0]!.toMs).toBeGreaterThanOrEqual(gaps[0]!.fromMs);
     expect(typeof gaps[0]!.reason).toBe('string');
+    } finally {
+      await r.close();
+      await sshd.stop();
+    }
   });
-});
 
-describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout: 120_000 }, () => {
   it('a run during the outage waits up to the bound, then TransportError', async () => {
     const sshd = await startSshd();
     const kh = join(sshd.dir, 'known_hosts');
