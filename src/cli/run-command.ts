@@ -167,7 +167,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     io.stderr(`cablequal: ERROR: ${journalWrite.message}; loads stopped; run directory ${runDir}\n`);
     return EXIT.error;
   }
-  const written = await writeReports(record, runDir, io);
+  const written = args.preflightOnly ? [] : await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
   if (args.json) {
     io.stdout(

@@ -100,6 +100,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     scenario: deps.scenario ?? null,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     protocolText: deps.protocolText,
+    ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
   });

@@ -44,6 +44,29 @@ export function buildAcquire(root: string, owner: LockOwner): string {
   ].join('; ');
 }
 
+// Recognise the lock scripts (the SSH server of the simulated lab keeps its lock in memory instead of a directory).
+export function parseLockScript(
+  script: string,
+): { op: 'acquire'; root: string; owner: Partial<LockOwner> } | { op: 'release' | 'heartbeat'; root: string; run: string } | null {
+  const acq = /^mkdir -p (\S+) \|\| exit 1; if mkdir \1\/lock 2>\/dev\/null; then printf '%s\\n' (.*?) > \1\/lock\/owner && echo 'cq-lock acquired';/.exec(script);
+  if (acq) {
+    const owner: Partial<LockOwner> = {};
+    // The printf arguments are shellQuote()d words: plain, or '...' with '\'' for a quote.
+    for (const w of acq[2]!.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)) {
+      const word = w[1] !== undefined ? w[1].replaceAll(`'\\''`, "'") : w[2]!;
+      const eq = word.indexOf('=');
+      const k = word.slice(0, eq);
+      const v = word.slice(eq + 1);
+      if (k === 'pid') owner.pid = Number(v);
+      else if (k === 'run' || k === 'label' || k === 'host' || k === 'started') owner[k] = v;
+    }
+    return { op: 'acquire', root: acq[1]!, owner };
+  }
+  const m = /^if grep -qx '?run=([A-Za-z0-9_.:-]+)'? (\S+)\/lock\/owner 2>\/dev\/null; then (rm -rf|touch) /.exec(script);
+  if (!m) return null;
+  return { op: m[3] === 'rm -rf' ? 'release' : 'heartbeat', root: m[2]!, run: m[1]! };
+}
+
 // Pure reading of buildAcquire's output.
 export function parseAcquireReply(stdout: string): LockReply | null {
   if (/^cq-lock acquired$/m.test(stdout)) return { state: 'acquired' };

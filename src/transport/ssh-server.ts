@@ -20,6 +20,7 @@ import {
   parseStop,
 } from './remote-process.js';
 import { formatShellFrame, parseShellFrame } from './ssh-runner.js';
+import { parseLockScript, type LockOwner } from './node-lock.js';
 import type { CommandRunner, RemoteProcess } from './types.js';
 import { TransportError } from './types.js';
 
@@ -82,6 +83,8 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
   const runner = opts.runner;
   const procs = new Map<string, Tracked>();
   const conns = new Set<Connection>();
+  // The node lock of src/transport/node-lock.ts, kept in memory: owner fields and last heartbeat (ms).
+  const locks = new Map<string, { owner: Partial<LockOwner>; beatMs: number }>();
 
   async function handle(command: string, signal?: AbortSignal): Promise<Reply> {
     const start = parseStart(command);
@@ -121,6 +124,24 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
       const t = procs.get(`${read.runDir}/${read.name}`);
       const o = t ? await t.proc.output() : { stdout: '', stderr: '' };
       return { ...o, exitCode: 0 };
+    }
+    const lock = parseLockScript(command);
+    if (lock) {
+      const held = locks.get(lock.root);
+      if (lock.op === 'acquire') {
+        if (!held) {
+          locks.set(lock.root, { owner: lock.owner, beatMs: Date.now() });
+          return { stdout: 'cq-lock acquired\n', stderr: '', exitCode: 0 };
+        }
+        const o = held.owner;
+        const live = [...procs.values()].filter((t) => !t.ended && t.runId === o.run).length;
+        const fields = (['run', 'label', 'host', 'pid', 'started'] as const).map((k) => `${k}=${o[k] ?? ''}\n`).join('');
+        return { stdout: `cq-lock held\n${fields}cq-lock-age ${Math.round((Date.now() - held.beatMs) / 1000)}\ncq-lock-live ${live}\n`, stderr: '', exitCode: 0 };
+      }
+      if (!held || held.owner.run !== lock.run) return { stdout: lock.op === 'release' ? 'cq-unlock not-owner\n' : 'cq-lock-beat lost\n', stderr: '', exitCode: 0 };
+      if (lock.op === 'release') locks.delete(lock.root);
+      else held.beatMs = Date.now();
+      return { stdout: lock.op === 'release' ? 'cq-unlock released\n' : 'cq-lock-beat ok\n', stderr: '', exitCode: 0 };
     }
     const stale = parseFindStale(command);
     if (stale) {

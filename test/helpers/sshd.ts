@@ -102,6 +102,9 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     'PrintMotd no',
     'LogLevel ERROR',
     'MaxStartups 100', // a loaded CI box may have many handshakes in flight; never drop them at random
+    // Sessions run the login user's real shell rc; on this image root's .bashrc runs `pyenv rehash`, which waits 60 s
+    // on a lock left by a shell killed mid-rehash (the drop test kills sessions). Bound that wait for our sessions only.
+    'SetEnv PYENV_REHASH_TIMEOUT=1',
     ...extraConfig,
   ];
   writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);

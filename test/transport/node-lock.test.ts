@@ -115,3 +115,14 @@ describe('per-node lock', { timeout: 60_000 }, () => {
     expect(buildAcquire('/tmp/cablequal', { run: 'r', label: 'l', host: 'h', pid: 1, started: '2026-01-01T00:00:00.000Z' })).toContain('mkdir /tmp/cablequal/lock');
   });
 });
+
+describe('parseLockScript (the simulated SSH server keeps the lock in memory)', () => {
+  it('recognises acquire, release and heartbeat scripts with their owner fields', async () => {
+    const { buildAcquire, buildRelease, buildHeartbeat, parseLockScript } = await import('../../src/transport/node-lock.js');
+    const owner = { run: '20261130T034850Z-567aa4', label: 'box 2 cable 3', host: 'ctl', pid: 42, started: '2026-11-30T03:48:50.000Z' };
+    expect(parseLockScript(buildAcquire('/tmp/cablequal', owner))).toEqual({ op: 'acquire', root: '/tmp/cablequal', owner });
+    expect(parseLockScript(buildRelease('/tmp/cablequal', owner.run))).toEqual({ op: 'release', root: '/tmp/cablequal', run: owner.run });
+    expect(parseLockScript(buildHeartbeat('/tmp/cablequal', owner.run))).toEqual({ op: 'heartbeat', root: '/tmp/cablequal', run: owner.run });
+    expect(parseLockScript('mkdir -p /tmp/x; rm -rf /')).toBeNull();
+  });
+});

@@ -7,6 +7,7 @@ import type { SamplingLoop } from '../sampling-loop.js';
 import { SetupError, setupReason } from '../run-errors.js';
 import { deadLoadProcesses, linkLoadRows, startLinkLoad, stopLinkLoad, type LinkLoad } from './link-load.js';
 
+// GPUs get a minute to ramp up (half the phase when it is shorter) before utilisation is checked.
 const GPU_CHECK_AFTER_S = 60;
 const GPU_WINDOW_S = 30;
 const THROUGHPUT_EVERY_S = 30;
@@ -35,6 +36,8 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       }
     }
     let gpuChecked = !phase.gpuLoad;
+    const gpuCheckAfterS = Math.min(GPU_CHECK_AFTER_S, phase.durationS / 2);
+    const gpuWindowS = Math.min(GPU_WINDOW_S, gpuCheckAfterS / 2);
     let rowsReadS = startS;
     let deadSinceS: number | null = null;
     const step = ctx.protocol.samplingIntervalS * 1000;
@@ -64,11 +67,11 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
           throw new SetupError(setupReason('load-died', `link load stopped by itself (${dead.join(', ')}) without a link-down event`, { phase: phase.name, advice: 'check ib_write_bw on both nodes (out files under the run directory on the node)' }));
         }
       }
-      if (!gpuChecked && ctx.tS - startS >= GPU_CHECK_AFTER_S) {
+      if (!gpuChecked && ctx.tS - startS >= gpuCheckAfterS) {
         gpuChecked = true;
         const minPct = phase.gpuUtilMinPct ?? 90;
         for (const n of ctx.nodes) {
-          const u = gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - GPU_WINDOW_S);
+          const u = gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - gpuWindowS);
           if (u === null || u < minPct) {
             throw new SetupError(
               setupReason('gpu-util-min', `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`, {
