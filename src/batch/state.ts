@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { Outcome } from '../domain/outcome.js';
-import { writeJsonAtomic } from '../run/atomic.js';
+import { writeJsonAtomic } from '../io/atomic-write.js';
 
 export const STATE_FILE = 'batch-state.json';
 

@@ -5,7 +5,7 @@ import type { RunRecord } from '../domain/record.js';
 import { parseProtocol } from '../protocol/index.js';
 import { readJournal } from '../run/journal.js';
 import { buildRecord } from '../run/record-builder.js';
-import { writeJsonAtomic } from '../run/atomic.js';
+import { writeJsonAtomic } from '../io/atomic-write.js';
 import { exitCodeFor } from './exit-codes.js';
 import type { CliIo } from './io.js';
 

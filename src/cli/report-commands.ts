@@ -7,7 +7,7 @@ import { EXIT } from './exit-codes.js';
 import { gradeRunDir } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
-import { writeJsonAtomic } from '../run/atomic.js';
+import { writeJsonAtomic } from '../io/atomic-write.js';
 
 // Run directories among the given paths: a run dir has a journal.jsonl; a directory without one is searched one level down.
 export function expandRunDirs(paths: string[], cwd: string): string[] {

@@ -19,7 +19,7 @@ import { identity } from './steps/identity.js';
 import { loopback } from './steps/loopback.js';
 import { ibWriteBw, nccl } from './steps/benchmarks.js';
 import { soak } from './steps/soak.js';
-import { writeJsonAtomic } from './atomic.js';
+import { writeJsonAtomic } from '../io/atomic-write.js';
 import { cmd } from '../transport/commands.js';
 import { acquireLock, type NodeLock } from '../transport/node-lock.js';
 import { cleanupStale } from '../transport/remote-process.js';
