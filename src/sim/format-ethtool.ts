@@ -60,6 +60,16 @@ export interface StatsView {
 
 // `ethtool -S <if>` of mlx5: `NIC statistics:` then `     name: value` lines, *_phy counters from the shared port.
 export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
+  // The sampler's per-tick `| grep -E PHY_LINES` keeps the header and the *_phy block only: once a whole dump
+  // has shown that for this filter, build just those (~40 of ~1,700 lines; same text as filtering the whole dump).
+  const entry = keep ? keptEntry(keep) : null;
+  if (keep && entry?.phyOnly) {
+    const lines: string[] = keep.test('NIC statistics:') ? ['NIC statistics:'] : [];
+    putPhy(v, (name, value) => {
+      if (entry.names.get(name)) lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
+    });
+    return `${lines.join('\n')}\n`;
+  }
   const p = v.port;
   const sw = new Map<string, number>();
   const hp = Math.floor(v.hostPackets);
@@ -97,6 +107,43 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   put('tx_vport_rdma_unicast_packets', r.txPackets);
   put('tx_vport_rdma_unicast_bytes', r.txBytes);
   for (const n of ['rx_vport_rdma_multicast_packets', 'rx_vport_rdma_multicast_bytes', 'tx_vport_rdma_multicast_packets', 'tx_vport_rdma_multicast_bytes']) put(n, 0);
+  putPhy(v, put);
+  for (const n of ['rx_pci_signal_integrity', 'tx_pci_signal_integrity', 'outbound_pci_stalled_rd', 'outbound_pci_stalled_wr', 'outbound_pci_stalled_rd_events', 'outbound_pci_stalled_wr_events']) put(n, 0);
+  for (let prio = 0; prio < 8; prio++) {
+    put(`rx_prio${prio}_bytes`, prio === 0 ? p.rxBytes : 0);
+    put(`rx_prio${prio}_packets`, prio === 0 ? p.rxPackets : 0);
+    put(`rx_prio${prio}_discards`, 0);
+    put(`tx_prio${prio}_bytes`, prio === 0 ? p.txBytes : 0);
+    put(`tx_prio${prio}_packets`, prio === 0 ? p.txPackets : 0);
+  }
+  put('tx_pause_storm_warning_events', 0);
+  put('tx_pause_storm_error_events', 0);
+  for (const n of ['module_unplug', 'module_bus_stuck', 'module_high_temp', 'module_bad_shorted']) put(n, 0);
+  const share = (total: number, i: number) => Math.floor(total / CHANNELS) + (i < total % CHANNELS ? 1 : 0);
+  // Per-channel counters (~1,300 lines): skipped as a block when the filter can match none of them.
+  if (channels) {
+    for (let i = 0; i < CHANNELS; i++) for (const n of CH) put(`ch${i}_${n}`, share(sw.get(`ch_${n}`) ?? 0, i));
+    for (let i = 0; i < CHANNELS; i++) for (const n of RXQ) put(`rx${i}_${n}`, share(sw.get(`rx_${n}`) ?? 0, i));
+    for (let i = 0; i < CHANNELS; i++) for (const n of TXQ) put(`tx${i}_${n}`, share(sw.get(`tx_${n}`) ?? 0, i));
+  }
+  if (entry && kept) entry.phyOnly = [...kept].every(([name, k]) => !k || name.endsWith('_phy'));
+  return `${lines.join('\n')}\n`;
+}
+
+// Per filter: which counter names survive it, and (once one whole dump was filtered) whether only *_phy ones do.
+const keptCache = new Map<string, { names: Map<string, boolean>; phyOnly?: boolean }>();
+function keptNames(re: RegExp): Map<string, boolean> {
+  return keptEntry(re).names;
+}
+function keptEntry(re: RegExp): { names: Map<string, boolean>; phyOnly?: boolean } {
+  let m = keptCache.get(re.source);
+  if (!m) keptCache.set(re.source, (m = { names: new Map() }));
+  return m;
+}
+
+// The physical-port (*_phy) block, in the driver's order.
+function putPhy(v: StatsView, put: (name: string, value: number) => void): void {
+  const p = v.port;
   const crc = v.uncorrectableAsCrc ? p.uncorrectable : 0;
   put('tx_packets_phy', p.txPackets);
   put('rx_packets_phy', p.rxPackets);
@@ -125,32 +172,6 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   put('rx_corrected_bits_phy', p.correctedBits);
   for (let l = 0; l < 4; l++) put(`rx_err_lane_${l}_phy`, p.lanes[l]!);
   put('rx_buffer_passed_thres_phy', 0);
-  for (const n of ['rx_pci_signal_integrity', 'tx_pci_signal_integrity', 'outbound_pci_stalled_rd', 'outbound_pci_stalled_wr', 'outbound_pci_stalled_rd_events', 'outbound_pci_stalled_wr_events']) put(n, 0);
-  for (let prio = 0; prio < 8; prio++) {
-    put(`rx_prio${prio}_bytes`, prio === 0 ? p.rxBytes : 0);
-    put(`rx_prio${prio}_packets`, prio === 0 ? p.rxPackets : 0);
-    put(`rx_prio${prio}_discards`, 0);
-    put(`tx_prio${prio}_bytes`, prio === 0 ? p.txBytes : 0);
-    put(`tx_prio${prio}_packets`, prio === 0 ? p.txPackets : 0);
-  }
-  put('tx_pause_storm_warning_events', 0);
-  put('tx_pause_storm_error_events', 0);
-  for (const n of ['module_unplug', 'module_bus_stuck', 'module_high_temp', 'module_bad_shorted']) put(n, 0);
-  const share = (total: number, i: number) => Math.floor(total / CHANNELS) + (i < total % CHANNELS ? 1 : 0);
-  // Per-channel counters (~1,300 lines): skipped as a block when the filter can match none of them.
-  if (channels) {
-    for (let i = 0; i < CHANNELS; i++) for (const n of CH) put(`ch${i}_${n}`, share(sw.get(`ch_${n}`) ?? 0, i));
-    for (let i = 0; i < CHANNELS; i++) for (const n of RXQ) put(`rx${i}_${n}`, share(sw.get(`rx_${n}`) ?? 0, i));
-    for (let i = 0; i < CHANNELS; i++) for (const n of TXQ) put(`tx${i}_${n}`, share(sw.get(`tx_${n}`) ?? 0, i));
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-const keptCache = new Map<string, Map<string, boolean>>();
-function keptNames(re: RegExp): Map<string, boolean> {
-  let m = keptCache.get(re.source);
-  if (!m) keptCache.set(re.source, (m = new Map()));
-  return m;
 }
 
 // One malformed `ethtool -S` answer (garbage-output fault): cut short mid-line with binary noise, as a broken pipe gives.
