@@ -13,6 +13,10 @@ export interface BenchResults {
   grade: ReturnType<typeof benchGrade> & { journal: Omit<Awaited<ReturnType<typeof makeTenHzJournal>>, 'runDir'> & { runDir?: undefined } };
   full: Awaited<ReturnType<typeof benchFullProcedure>>;
   clone: Awaited<ReturnType<typeof benchFailingClone>>;
+  // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
+  reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
+  // The previous figures of the re-run sections, kept so the file shows before and after side by side.
+  before?: { date: string; gradeWallMs?: Summary | null; gradeMaxRssMB?: Summary | null; gradeJournalBytes?: number; fullWallMs?: Summary | null };
 }
 
 const verdict = (met: boolean | null, target: string, because: string) =>
@@ -103,5 +107,25 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(verdict(gradeRss === null ? null : gradeRss <= 300, 'grading peak RSS <= 300 MB', `peak RSS was ${fmt(gradeRss, 0)} MB, of which ${fmt(med(r.grade.baselineRssMB), 0)} MB before reading the journal.`));
   out.push(verdict(fullMs === null ? null : fullMs <= 5000, 'full simulated procedure <= 5 s', `it took ${fmt(fullMs === null ? null : fullMs / 1000, 2)} s (median).`));
   out.push('');
+  if (r.reruns?.length) {
+    out.push('## Re-runs of single sections (`npm run bench -- --only <sections>`)', '');
+    for (const x of r.reruns) out.push(`- ${x.date}: ${x.sections.join(', ')} (load average ${x.loadAvgAtStart.map((v) => v.toFixed(1)).join(' / ')} at start, ${x.loadAvgAtEnd.map((v) => v.toFixed(1)).join(' / ')} at end)${x.note ? `. ${x.note}` : ''}`);
+    out.push('');
+  }
+  const b = r.before;
+  if (b) {
+    out.push(`## Before / after (before = figures of ${b.date})`, '');
+    out.push('| figure | before | after |', '|---|---|---|');
+    if (b.gradeWallMs) out.push(`| grading the 10 Hz journal, wall ms | ${fmtSummary(b.gradeWallMs, 0)} | ${fmtSummary(r.grade.wallMs, 0)} |`);
+    if (b.gradeMaxRssMB) out.push(`| grading peak RSS, MB | ${fmtSummary(b.gradeMaxRssMB, 0)} | ${fmtSummary(r.grade.maxRssMB, 0)} |`);
+    if (b.gradeJournalBytes) out.push(`| 10 Hz journal size, MB | ${(b.gradeJournalBytes / 1e6).toFixed(1)} | ${(r.grade.journal.bytes / 1e6).toFixed(1)} |`);
+    if (b.fullWallMs) out.push(`| full simulated procedure, wall s | ${fmtSummary(scale(b.fullWallMs, 1e-3), 2)} | ${fmtSummary(scale(r.full.wallMs, 1e-3), 2)} |`);
+    out.push('');
+  }
   return `${out.join('\n')}\n`;
+}
+
+function scale(x: Summary | null, k: number): Summary | null {
+  if (!x) return null;
+  return { ...x, median: x.median * k, min: x.min * k, max: x.max * k, values: x.values.map((v) => v * k) };
 }
