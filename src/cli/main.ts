@@ -27,7 +27,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .positional('kind', { type: 'string', choices: Object.keys(PARSERS), demandOption: true })
           .positional('file', { type: 'string', describe: 'file, or - for stdin', demandOption: true }),
       async (args) => {
-        code = await parseCommand(args.kind, args.file, io);
+        // yargs hands a lone `-` positional over as '' : both mean standard input.
+        code = await parseCommand(args.kind, args.file === '' ? '-' : args.file, io);
       },
     )
     .command(
