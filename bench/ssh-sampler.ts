@@ -1,5 +1,6 @@
 // Section 1: the persistent sampler against the naive way (a fresh SSH exec per command per node), both over
 // SshRunner to two real OpenSSH sshd "nodes" on loopback (see ssh-nodes.ts for the nodes and the rc chosen).
+import { runSampleSet } from '../src/run/tick-source.js';
 import { execFileSync } from 'node:child_process';
 import { measureSampling, type MeasureResult, type SamplingMode } from '../src/sampling/measure.js';
 import type { SampleSetConfig } from '../src/sampling/sample-set.js';
@@ -7,7 +8,8 @@ import { RAILS, rcStartupMs, simulatedToolOutputs, startBenchNode, type BenchNod
 import { summarizeFields, type Summary } from './stats.js';
 
 // The sample set of a real run (src/run/tick-source.ts): both rails' *_phy counters, FEC every tick, link every 10.
-export const BENCH_SAMPLE_SET: SampleSetConfig = { rails: RAILS, fecNetdev: RAILS[0]!, linkEveryTicks: 10, fecEveryTicks: 1 };
+// The run's own per-tick sample set, so the figures are what a run costs.
+export const BENCH_SAMPLE_SET: SampleSetConfig = runSampleSet(RAILS);
 
 // How many ticks and repetitions of each variant.
 export interface SshBenchPlan {

@@ -310,10 +310,10 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
   for (const n of ctx.nodes) {
     const name = n.spec.name;
     laneRates[name] = loop?.laneRates.get(name) ?? [];
-    const s = loop?.last.get(name);
-    nicTempC[name] = s?.nicTempC ?? null;
-    gpuTempC[name] = s?.gpus[0]?.temperatureC ?? null;
-    gpuUtilPct[name] = s?.gpus[0]?.utilizationPct ?? null;
+    const g = loop?.gauges.get(name);
+    nicTempC[name] = g?.nicTempC ?? null;
+    gpuTempC[name] = g?.gpu?.temperatureC ?? null;
+    gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
   }
   return {
     phase: ctx.currentPhase,

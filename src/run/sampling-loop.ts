@@ -108,6 +108,8 @@ export class SamplingLoop {
   readonly gaps: SamplingStats['gaps'] = [];
   private readonly lastBytes = new Map<string, bigint>();
   readonly last = new Map<string, NodeSample>();
+  // Latest gauges per node (temperatures and GPU telemetry are read every few ticks, not every tick).
+  readonly gauges = new Map<string, { nicTempC: number | null; gpu: NodeSample['gpus'][number] | null }>();
   private readonly prevLanes = new Map<string, { tMs: number; lanes: bigint[] }>();
   readonly laneRates = new Map<string, number[]>();
 
@@ -207,6 +209,8 @@ export class SamplingLoop {
       }
       this.samples.push({ phase, sample });
       this.last.set(r.node, sample);
+      const g = this.gauges.get(r.node) ?? { nicTempC: null, gpu: null };
+      this.gauges.set(r.node, { nicTempC: sample.nicTempC ?? g.nicTempC, gpu: sample.gpus[0] ?? g.gpu });
       ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample: journalSample(sample) }, { plain: true });
       if (sample.errors.length && r.raw) {
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });

@@ -1,10 +1,17 @@
 import type { Clock } from '../domain/clock.js';
 import { Sampler, asTickSource } from '../sampling/sampler.js';
+import type { SampleSetConfig } from '../sampling/sample-set.js';
 import type { NodeState } from './context.js';
 import type { TickSource } from './sampling-loop.js';
 
-// The persistent sampler over each node's shell: both rails' *_phy counters, FEC and temperatures every tick;
-// link settings every 10 ticks (link drops show at once in link_down_events_phy).
+// What the run reads per tick: both rails' *_phy counters and the FEC block counters every tick (counters: a skipped
+// tick would lose its deltas); link settings every 10 ticks (a drop shows at once in link_down_events_phy); NIC and
+// GPU temperatures and GPU load every 5 ticks (gauges that move over minutes; nvidia-smi alone costs tens of ms).
+export function runSampleSet(rails: string[]): SampleSetConfig {
+  return { rails, fecNetdev: rails[0]!, linkEveryTicks: 10, fecEveryTicks: 1, hwmonEveryTicks: 5, gpuEveryTicks: 5 };
+}
+
+// The persistent sampler over each node's shell, reading runSampleSet() every tick.
 export async function persistentTickSource(nodes: NodeState[], clock: Clock, opts: { measureCpu: boolean }): Promise<TickSource> {
   const sampler = new Sampler({
     clock,
@@ -13,7 +20,7 @@ export async function persistentTickSource(nodes: NodeState[], clock: Clock, opt
     nodes: nodes.map((n) => ({
       name: n.spec.name,
       runner: n.runner,
-      sampleSet: { rails: n.cage!.rails.map((r) => r.netdev), fecNetdev: n.cage!.rails[0].netdev, linkEveryTicks: 10, fecEveryTicks: 1 },
+      sampleSet: runSampleSet(n.cage!.rails.map((r) => r.netdev)),
     })),
   });
   await sampler.open();

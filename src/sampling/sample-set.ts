@@ -27,6 +27,9 @@ export interface SampleSetConfig {
   fullStats?: boolean;
   hwmon?: boolean; // NIC temperature from hwmon; default true
   gpu?: boolean; // nvidia-smi telemetry; default true
+  // Temperatures and GPU telemetry are gauges that move over minutes: read them on ticks where tick % N === 0 (default 1).
+  hwmonEveryTicks?: number;
+  gpuEveryTicks?: number;
 }
 
 // The parsers a sample set goes through (injectable so the simulator can swap one; defaults are the probes').
@@ -69,6 +72,8 @@ export function validateSampleSet(config: SampleSetConfig): void {
   }
   every(config.linkEveryTicks, 0);
   every(config.fecEveryTicks, 0);
+  every(config.hwmonEveryTicks, 0);
+  every(config.gpuEveryTicks, 0);
   config.rails.forEach((r) => cmd.ethtoolStats(r));
 }
 
@@ -81,8 +86,8 @@ export function sampleSetItems(config: SampleSetConfig, tick: number): BatchItem
   }
   const fec = config.fecNetdev === undefined ? config.rails[0] : config.fecNetdev;
   if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `fec:${fec}`, command: cmd.ethtoolFec(fec) });
-  if (config.hwmon ?? true) items.push({ id: 'hwmon', command: cmd.hwmon() });
-  if (config.gpu ?? true) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
+  if ((config.hwmon ?? true) && every(config.hwmonEveryTicks, tick)) items.push({ id: 'hwmon', command: cmd.hwmon() });
+  if ((config.gpu ?? true) && every(config.gpuEveryTicks, tick)) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
   return items;
 }
 

@@ -68,21 +68,25 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
         }
       }
       if (!gpuChecked && ctx.tS - startS >= gpuCheckAfterS) {
-        gpuChecked = true;
         const minPct = phase.gpuUtilMinPct ?? 90;
-        for (const n of ctx.nodes) {
-          const u = gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - gpuWindowS);
-          if (u === null || u < minPct) {
-            throw new SetupError(
-              setupReason('gpu-util-min', `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`, {
-                node: n.spec.name,
-                phase: phase.name,
-                value: u ?? 'unknown',
-                unit: '%',
-                limit: `>= ${minPct} %`,
-                advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
-              }),
-            );
+        const utils = ctx.nodes.map((n) => ({ n, u: gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - gpuWindowS) }));
+        // GPU telemetry is read every few ticks: wait for a reading in the window, up to the end of the phase.
+        const lastChance = ctx.tS >= endS - ctx.protocol.samplingIntervalS;
+        if (utils.every((x) => x.u !== null) || lastChance) {
+          gpuChecked = true;
+          for (const { n, u } of utils) {
+            if (u === null || u < minPct) {
+              throw new SetupError(
+                setupReason('gpu-util-min', `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`, {
+                  node: n.spec.name,
+                  phase: phase.name,
+                  value: u ?? 'unknown',
+                  unit: '%',
+                  limit: `>= ${minPct} %`,
+                  advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
+                }),
+              );
+            }
           }
         }
       }
