@@ -48,7 +48,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('Two "nodes" = two real OpenSSH sshd on 127.0.0.1 (own keys/config in a temp dir, random ports), each in a private mount');
   out.push('namespace with GENERATED stand-ins rendered by the simulated lab (good-qsfp56): `ethtool` (`-S` = the 1,681-line mlx5');
   out.push('dump, link settings, FEC), `nvidia-smi`, and a 6-device `/sys/class/hwmon` tree bind-mounted over /sys/class. Client: SshRunner');
-  out.push('+ src/sampling (measureSampling), the sample set of a real run (both rails\' *_phy counters and FEC every tick, link every 10th).');
+  out.push('+ src/sampling (measureSampling), the sample set of a real run (src/run/tick-source.ts runSampleSet: both rails\' *_phy counters and FEC every tick, link every 10th, NIC/GPU gauges every 5th).');
   out.push('The naive way = the same items, each a fresh `runner.run()` (a new SSH exec channel, so sshd starts a new shell that reads the rc).', '');
   out.push(`**Login shell chosen**: bash with a ~/.bashrc (no interactive guard, as in rcs where tool inits were appended on top) sourcing`);
   out.push('four files: PATH, 20 aliases, `eval "$(dircolors -b)"`, and a tool init with three command substitutions (uname, hostname, tput);');
