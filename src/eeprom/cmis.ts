@@ -1,6 +1,7 @@
-import { checksumNote, dropPlaceholderAttenuation, nonPrintableNote } from './anomalies.js';
-import { TRANSMITTER_TECHNOLOGY, asciiField, hasRange, hex2, isCopperTechnology, ouiField, sum8, type EepromImage } from './bytes.js';
+import { checksumNote, dropPlaceholderAttenuation } from './anomalies.js';
+import { TRANSMITTER_TECHNOLOGY, hasRange, isCopperTechnology, sum8, type EepromImage } from './bytes.js';
 import type { EepromDecode } from './decoded.js';
+import { readIdentityFields } from './identity-fields.js';
 
 // CMIS lower page and page 00h offsets (absolute), per CMIS 5.2 and ethtool cmis.h.
 export const CMIS = {
@@ -29,29 +30,7 @@ export function cmisLengthM(b: number): number {
 export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
   const anomalies: string[] = [];
   const at = (i: number): number | null => img[i] ?? null;
-  const identifier = at(0) ?? at(128) ?? 0;
-  if (at(0) === null && at(128) !== null) anomalies.push('missing-bytes: lower page (0-127) not read; identifier taken from byte 128');
-  const upperRead = img.slice(128, 256).filter((b) => b !== undefined).length;
-  if (upperRead < 128) anomalies.push(`missing-bytes: page 00h read ${upperRead} of 128 bytes; fields whose bytes are missing are left empty`);
-  const b0 = at(0);
-  const b128 = at(128);
-  if (b0 !== null && b128 !== null && b0 !== b128) anomalies.push(`identifier-mismatch: byte 0 is ${hex2(b0)} but byte 128 is ${hex2(b128)}`);
-
-  const text = (label: string, [from, to]: readonly [number, number], vendor = true): string => {
-    let end = to;
-    while (end >= from && img[end] === undefined) end--;
-    if (end < from || !hasRange(img, from, end)) return '';
-    if (end < to) anomalies.push(`missing-bytes: ${label} only bytes ${from}-${end} of ${from}-${to} read; value may be cut short`);
-    const f = asciiField(img, from, end);
-    if (vendor && f.nonPrintable.length) anomalies.push(nonPrintableNote(label, f.nonPrintable));
-    return f.text;
-  };
-  const vendorName = text('Vendor name', CMIS.vendorName);
-  const vendorPn = text('Vendor PN', CMIS.vendorPn);
-  const vendorRev = text('Vendor rev', CMIS.vendorRev);
-  const vendorSn = text('Vendor SN', CMIS.vendorSn);
-  const dateCode = text('Date code', CMIS.dateCode, false);
-  const vendorOui = hasRange(img, 145, 147) ? ouiField(img, 145) : '';
+  const { identifier, vendorName, vendorPn, vendorRev, vendorSn, dateCode, vendorOui } = readIdentityFields(img, { ...CMIS, upperPageLabel: 'page 00h' }, anomalies);
 
   const transmitterCode = at(CMIS.mediaTech);
   const copper = transmitterCode !== null && isCopperTechnology(transmitterCode);

@@ -1,17 +1,16 @@
-import { checksumNote, dropPlaceholderAttenuation, lengthResolutionNote, nonPrintableNote } from './anomalies.js';
+import { checksumNote, dropPlaceholderAttenuation, lengthResolutionNote } from './anomalies.js';
 import {
   EXTENDED_COMPLIANCE,
   TRANSMITTER_TECHNOLOGY,
-  asciiField,
   hasRange,
   hex2,
   isCopperTechnology,
-  ouiField,
   partNumberSaysHalfMetre,
   sum8,
   type EepromImage,
 } from './bytes.js';
 import type { EepromDecode } from './decoded.js';
+import { readIdentityFields } from './identity-fields.js';
 
 // SFF-8636 upper page 00h offsets (absolute), per SFF-8636 2.11 and ethtool qsfp.h.
 export const SFF8636 = {
@@ -42,29 +41,7 @@ export const SFF8636 = {
 export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode {
   const anomalies: string[] = [];
   const at = (i: number): number | null => img[i] ?? null;
-  const identifier = at(0) ?? at(128) ?? 0;
-  if (at(0) === null && at(128) !== null) anomalies.push('missing-bytes: lower page (0-127) not read; identifier taken from byte 128');
-  const upperRead = img.slice(128, 256).filter((b) => b !== undefined).length;
-  if (upperRead < 128) anomalies.push(`missing-bytes: upper page 00h read ${upperRead} of 128 bytes; fields whose bytes are missing are left empty`);
-  const b0 = at(0);
-  const b128 = at(128);
-  if (b0 !== null && b128 !== null && b0 !== b128) anomalies.push(`identifier-mismatch: byte 0 is ${hex2(b0)} but byte 128 is ${hex2(b128)}`);
-
-  const text = (label: string, [from, to]: readonly [number, number], vendor = true): string => {
-    let end = to;
-    while (end >= from && img[end] === undefined) end--;
-    if (end < from || !hasRange(img, from, end)) return '';
-    if (end < to) anomalies.push(`missing-bytes: ${label} only bytes ${from}-${end} of ${from}-${to} read; value may be cut short`);
-    const f = asciiField(img, from, end);
-    if (vendor && f.nonPrintable.length) anomalies.push(nonPrintableNote(label, f.nonPrintable));
-    return f.text;
-  };
-  const vendorName = text('Vendor name', SFF8636.vendorName);
-  const vendorPn = text('Vendor PN', SFF8636.vendorPn);
-  const vendorRev = text('Vendor rev', SFF8636.vendorRev);
-  const vendorSn = text('Vendor SN', SFF8636.vendorSn);
-  const dateCode = text('Date code', SFF8636.dateCode, false);
-  const vendorOui = hasRange(img, 165, 167) ? ouiField(img, 165) : '';
+  const { identifier, vendorName, vendorPn, vendorRev, vendorSn, dateCode, vendorOui } = readIdentityFields(img, { ...SFF8636, upperPageLabel: 'upper page 00h' }, anomalies);
 
   const tech = at(SFF8636.deviceTech);
   const transmitterCode = tech === null ? null : tech >> 4;

@@ -9,7 +9,7 @@ import { ParseError } from '../domain/errors.js';
 import { parseU64, type U64 } from '../domain/u64.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner } from '../transport/types.js';
-import { RemoteCommandError } from '../transport/types.js';
+import { clip, readParsed } from './read.js';
 
 const KIND = 'ethtool-fec';
 const HEADER = /^FEC parameters for (\S+):$/;
@@ -168,14 +168,8 @@ function u64(raw: string, what: string, lineNo: number): U64 {
   return v;
 }
 
-function clip(s: string): string {
-  const t = s.trim();
-  return JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t);
-}
 
 // The sampler's one call: run `ethtool -I --show-fec <iface>` and parse it (non-zero exit = RemoteCommandError).
 export async function readEthtoolFec(runner: CommandRunner, iface: string): Promise<EthtoolFec> {
-  const result = await runner.run(cmd.ethtoolFec(iface));
-  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
-  return parseEthtoolFec(result.stdout);
+  return readParsed(runner, cmd.ethtoolFec(iface), parseEthtoolFec);
 }

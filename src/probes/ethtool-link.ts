@@ -8,7 +8,7 @@
 import { ParseError } from '../domain/errors.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner } from '../transport/types.js';
-import { RemoteCommandError } from '../transport/types.js';
+import { clip, readParsed } from './read.js';
 
 const KIND = 'ethtool-link';
 const HEADER = /^Settings for (\S+):$/;
@@ -154,14 +154,8 @@ function indentColumns(line: string): number {
   return col;
 }
 
-function clip(s: string): string {
-  const t = s.trim();
-  return JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t);
-}
 
 // The sampler's one call: run `ethtool <iface>` and parse stdout (stderr notices are benign; exit != 0 is not).
 export async function readEthtoolLink(runner: CommandRunner, iface: string): Promise<EthtoolLink> {
-  const result = await runner.run(cmd.ethtoolLink(iface));
-  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
-  return parseEthtoolLink(result.stdout);
+  return readParsed(runner, cmd.ethtoolLink(iface), parseEthtoolLink);
 }

@@ -7,7 +7,7 @@
 import { ParseError } from '../domain/errors.js';
 import { parseU64, type U64 } from '../domain/u64.js';
 import type { CommandRunner } from '../transport/types.js';
-import { RemoteCommandError } from '../transport/types.js';
+import { clip, readParsed } from './read.js';
 import { cmd } from '../transport/commands.js';
 
 const KIND = 'ethtool-stats';
@@ -92,14 +92,8 @@ function laneCounters(seen: Map<string, { value: U64; line: number }>): U64[] {
   return lanes;
 }
 
-function clip(s: string): string {
-  const t = s.trim();
-  return JSON.stringify(t.length > 60 ? `${t.slice(0, 57)}...` : t);
-}
 
 // The sampler's one call: run `ethtool -S <iface>` on the node and parse it (non-zero exit = RemoteCommandError).
 export async function readEthtoolStats(runner: CommandRunner, iface: string): Promise<EthtoolStats> {
-  const result = await runner.run(cmd.ethtoolStats(iface));
-  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
-  return parseEthtoolStats(result.stdout);
+  return readParsed(runner, cmd.ethtoolStats(iface), parseEthtoolStats);
 }
