@@ -68,6 +68,8 @@ export interface CertificateContent {
   endedAt: string | null;
   protocol: { name: string; sha256: string };
   nodes: NodeRecord[];
+  // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
+  sharedNodes: string[];
   cable: {
     family: CableFamily;
     lanesTrained: number | null;
@@ -173,6 +175,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     endedAt: record.endedAt,
     protocol: { name: record.protocol.name, sha256: record.protocol.sha256 },
     nodes: record.nodes,
+    sharedNodes: record.sharedNodes ?? [],
     cable: {
       family: record.cable.family,
       lanesTrained: record.cable.lanes,

@@ -121,7 +121,11 @@ function conditions(c: CertificateContent): string {
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
 <tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span></td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
-<tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>
+<tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>${
+    c.sharedNodes.length
+      ? `<tr><th>shared nodes</th><td>${e(c.sharedNodes.join(', '))} carried another cable under test at the same time: their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped (lane errors do not depend on payload)</td></tr>`
+      : ''
+  }
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
 <tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
 </tbody></table>`;
@@ -135,7 +139,7 @@ function throughput(c: CertificateContent): string {
       .map((r) => `<tr><td>rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`)
       .join('');
     parts.push(
-      `<table class="throughput"><thead><tr><th>ib_write_bw</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${rows}<tr><th colspan="3">both rails summed (medians)</th><td class="num"><b>${fmtFixed(b.ibWriteBw.sumMedianGbps, 2)}</b></td><td colspan="2"></td></tr></tbody></table>`,
+      `<table class="throughput"><thead><tr><th>ib_write_bw (per direction)</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${rows}<tr><th colspan="3">both rails summed (medians)</th><td class="num"><b>${fmtFixed(b.ibWriteBw.sumMedianGbps, 2)}</b></td><td colspan="2"></td></tr></tbody></table>`,
     );
   } else parts.push('<p>ib_write_bw: not run.</p>');
   const nccl = b.nccl;

@@ -17,15 +17,17 @@ export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise
   } finally {
     await stopLinkLoad(ctx, load);
   }
+  // With -b perftest prints both directions added up; every figure kept is per direction, like the limits
+  // (170/180 Gb/s) and NVIDIA's published 92.57 + 97.28 = 189.85 Gb/s.
+  const perDirection = phase.bidirectional ? 2 : 1;
   const perRail = rows.map((r) => {
     if (r.gbps.length === 0) {
       throw new SetupError(setupReason('ib-write-bw-failed', `ib_write_bw on rail ${r.rail} (${r.device}) gave no result: ${r.error ?? 'no rows'}`, { rail: r.rail, advice: 'check the rail addresses, the RoCE GID index and that perftest runs on both nodes' }));
     }
-    return { rail: r.rail, device: r.device, minGbps: min(r.gbps), medianGbps: median(r.gbps), maxGbps: max(r.gbps), samples: r.gbps.length };
+    const g = r.gbps.map((x) => x / perDirection);
+    return { rail: r.rail, device: r.device, minGbps: min(g), medianGbps: median(g), maxGbps: max(g), samples: g.length };
   });
-  // With -b perftest prints both directions added up; the limits (170/180 Gb/s, NVIDIA's 189.85) are per direction.
-  const perDirection = phase.bidirectional ? 2 : 1;
-  const sumMedianGbps = perRail.reduce((s, r) => s + r.medianGbps, 0) / perDirection;
+  const sumMedianGbps = perRail.reduce((s, r) => s + r.medianGbps, 0);
   ctx.benchmarks.ibWriteBw = { perRail, sumMedianGbps };
   ctx.lastThroughputGbps = sumMedianGbps;
   ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'ib_write_bw', perRail, sumMedianGbps, bidirectional: phase.bidirectional, rows });
