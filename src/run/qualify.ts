@@ -5,7 +5,9 @@ import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
-import { EarlyStopDetector } from '../analysis/early-stop.js';
+import { EarlyStopDetector, type EarlyStopDecision } from '../analysis/early-stop.js';
+import { formatLimit } from '../grading/index.js';
+import type { Reason } from '../domain/outcome.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
@@ -141,7 +143,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           const lanes = nodes.find((n) => n.record.lanes)?.record.lanes;
           // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
           const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
-          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes), { push: (_phase, s) => toReason(detector.push(s), _phase) }, {
+          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
             intervalMs: protocol.samplingIntervalS * 1000,
             maxGapS: deps.maxGapS ?? 60,
           });
@@ -265,15 +267,18 @@ function moveRunDir(from: string, to: string): string {
   return to;
 }
 
-function toReason(d: import('../analysis/early-stop.js').EarlyStopDecision | null, phase: string) {
+// The detector's decision as a FAIL reason, with the limit text the certificate prints beside the value.
+function toReason(d: EarlyStopDecision | null, phase: string, protocol: Protocol): Reason | null {
   if (!d) return null;
+  const limit = protocol.limits.find((l) => l.rule === d.rule);
   return {
     rule: d.rule,
-    grade: 'FAIL' as const,
+    grade: 'FAIL',
     message: d.message,
     node: d.node,
     phase,
     value: d.value,
+    ...(limit ? { unit: limit.unit, limit: formatLimit(limit) } : {}),
     ...(d.lane !== undefined ? { lane: d.lane } : {}),
   };
 }
