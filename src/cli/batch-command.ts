@@ -50,6 +50,13 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
   const pairNodes = pairSpecs.map((p) => parseNodes(p, args.port) as [NodeSpec, NodeSpec]);
+  if (args.sim !== undefined) {
+    // Each simulated pair is a lab of its own: a node named in two pairs would be two unrelated simulated Sparks,
+    // and that run was seen to stall its peer and exhaust memory. Refuse it rather than pretend.
+    const names = pairNodes.flat().map((n) => n.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) throw new UsageError(`batch --sim: node ${twice} is in two pairs; pairs sharing a node are not simulated (use separate nodes per simulated pair; real nodes may share one)`);
+  }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
   const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);

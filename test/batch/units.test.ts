@@ -76,3 +76,18 @@ describe('golden drift', () => {
     expect(batchCsv(rows).split('\n')[1]).toContain('A1');
   });
 });
+
+describe('batch --sim with a node in two pairs', () => {
+  it('is refused in one line (each simulated pair is its own lab), exit 2', async () => {
+    const { runCli } = await import('../helpers/cli.js');
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'cq-batch-shared-'));
+    writeFileSync(join(dir, 'm.csv'), 'label\nc1\nc2\n');
+    const r = await runCli(['batch', '--manifest', join(dir, 'm.csv'), '--sim', 'good-qsfp56=S1,good-qsfp56=S2', '--pair', 'a:0,b:1', '--pair', 'b:0,c:1', '--protocol', 'quick', '--out', join(dir, 'out')]);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err).toMatch(/node b is in two pairs/);
+  });
+});
