@@ -28,7 +28,8 @@ export class VirtualClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
-      const timer: Timer = { at: this.t + Math.max(0, ms), seq: this.seq++, resolve, reject };
+      // Wake-ups land on whole milliseconds, so that a stream of sub-millisecond sleeps still moves time forward.
+      const timer: Timer = { at: this.t + Math.max(0, Math.ceil(Number.isFinite(ms) ? ms : 0)), seq: this.seq++, resolve, reject };
       if (signal) {
         timer.signal = signal;
         timer.onAbort = () => {

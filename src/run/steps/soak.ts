@@ -42,7 +42,10 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     let deadSinceS: number | null = null;
     const step = ctx.protocol.samplingIntervalS * 1000;
     while (ctx.tS < endS) {
-      await ctx.sleep(Math.min(step, (endS - ctx.tS) * 1000));
+      // Whole milliseconds: a fractional remainder (float error in endS - tS) would sleep ~0 ms forever.
+      const remainingMs = Math.round((endS - ctx.tS) * 1000);
+      if (remainingMs <= 0) break;
+      await ctx.sleep(Math.min(step, remainingMs));
       if (loop.setupFault) throw new SetupError(loop.setupFault);
       if (loop.decision) return 'decided';
       if (load && loop.nodesInGap.length > 0) {
