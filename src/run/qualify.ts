@@ -116,13 +116,15 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     for (const phase of protocol.phases) {
       ctx.checkAborted();
       ctx.currentPhase = phase.name;
-      journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
-      log.info({ phase: phase.name }, 'phase started');
-      if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
+      // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs).
       const gated = deps.benchmarkGate && ['loopback', 'ib_write_bw', 'nccl'].includes(phase.kind);
+      if (gated) journal.append({ type: 'gate-wait', tS: ctx.tS, phase: phase.name, sharedNodes: deps.sharedNodes ?? [] });
       const release = gated ? await deps.benchmarkGate!(phase) : null;
       let status: 'done' | 'decided';
       try {
+        journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
+        log.info({ phase: phase.name }, 'phase started');
+        if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
         status = await runPhase(ctx, phase, loop, deps);
       } finally {
         release?.();

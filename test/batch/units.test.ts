@@ -78,16 +78,34 @@ describe('golden drift', () => {
 });
 
 describe('batch --sim with a node in two pairs', () => {
-  it('is refused in one line (each simulated pair is its own lab), exit 2', async () => {
+  it('runs both queues, benchmarks of the shared node take turns, and every record names the shared node', async () => {
     const { runCli } = await import('../helpers/cli.js');
-    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { mkdtempSync, writeFileSync, readFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'cq-batch-shared-'));
     writeFileSync(join(dir, 'm.csv'), 'label\nc1\nc2\n');
     const r = await runCli(['batch', '--manifest', join(dir, 'm.csv'), '--sim', 'good-qsfp56=S1,good-qsfp56=S2', '--pair', 'a:0,b:1', '--pair', 'b:0,c:1', '--protocol', 'quick', '--out', join(dir, 'out')]);
-    expect(r.code).toBe(2);
-    expect(r.err.trim().split('\n')).toHaveLength(1);
-    expect(r.err).toMatch(/node b is in two pairs/);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/b in two pairs: benchmarks take turns/);
+    const state = JSON.parse(readFileSync(join(dir, 'out', 'batch-state.json'), 'utf8')) as { cables: { runDir: string; outcome: string }[] };
+    expect(state.cables.map((c) => c.outcome)).toEqual(['PASS', 'PASS']);
+    const journals = state.cables.map((c) => readFileSync(join(dir, 'out', c.runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    for (const [i, c] of state.cables.entries()) {
+      expect(JSON.parse(readFileSync(join(dir, 'out', c.runDir, 'record.json'), 'utf8')).sharedNodes).toEqual(['b']);
+      expect(readFileSync(join(dir, 'out', c.runDir, 'certificate.html'), 'utf8')).toContain('shared nodes');
+      void i;
+    }
+    // Each benchmark phase (loopback, ib_write_bw, nccl) of one cable never overlaps one of the other's.
+    const spans = (j: { type: string; phase?: string; tS: number; startedAt?: string }[]) => {
+      const t0 = Date.parse(j[0]!.startedAt!);
+      return ['loopback', 'ib-write-bw', 'nccl'].map((ph) => [
+        t0 + j.find((l) => l.type === 'phase-start' && l.phase === ph)!.tS * 1000,
+        t0 + j.find((l) => l.type === 'phase-end' && l.phase === ph)!.tS * 1000,
+      ]);
+    };
+    const [a, b] = journals.map((j) => spans(j as never));
+    for (const [s1, e1] of a!) for (const [s2, e2] of b!) expect(e1! <= s2! || e2! <= s1!, `${s1}-${e1} vs ${s2}-${e2}`).toBe(true);
+    expect(journals.some((j) => (j as { type: string }[]).some((l) => l.type === 'gate-wait'))).toBe(true);
   });
 });
