@@ -30,7 +30,7 @@ export function cmisLengthM(b: number): number {
 export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
   const anomalies: string[] = [];
   const at = (i: number): number | null => img[i] ?? null;
-  const { identifier, vendorName, vendorPn, vendorRev, vendorSn, dateCode, vendorOui } = readIdentityFields(img, { ...CMIS, upperPageLabel: 'page 00h' }, anomalies);
+  const id = readIdentityFields(img, { ...CMIS, upperPageLabel: 'page 00h' }, anomalies);
 
   const transmitterCode = at(CMIS.mediaTech);
   const copper = transmitterCode !== null && isCopperTechnology(transmitterCode);
@@ -57,13 +57,7 @@ export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
 
   return {
     standard: 'CMIS',
-    identifier,
-    vendorName,
-    vendorOui,
-    vendorPn,
-    vendorRev,
-    vendorSn,
-    dateCode,
+    ...id,
     lengthM,
     attenuationDb,
     ...(transmitterCode !== null && transmitterCode < 16 ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[transmitterCode]! } : {}),

@@ -41,7 +41,7 @@ export const SFF8636 = {
 export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode {
   const anomalies: string[] = [];
   const at = (i: number): number | null => img[i] ?? null;
-  const { identifier, vendorName, vendorPn, vendorRev, vendorSn, dateCode, vendorOui } = readIdentityFields(img, { ...SFF8636, upperPageLabel: 'upper page 00h' }, anomalies);
+  const id = readIdentityFields(img, { ...SFF8636, upperPageLabel: 'upper page 00h' }, anomalies);
 
   const tech = at(SFF8636.deviceTech);
   const transmitterCode = tech === null ? null : tech >> 4;
@@ -84,18 +84,12 @@ export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode
   const baud = at(SFF8636.extBaud);
   const nominalRateGBd = br === null ? null : br !== 0xff ? br / 10 : baud === null ? null : baud / 4;
 
-  const note = lengthResolutionNote(lengthM, vendorPn, partNumberSaysHalfMetre(vendorPn));
+  const note = lengthResolutionNote(lengthM, id.vendorPn, partNumberSaysHalfMetre(id.vendorPn));
   if (note) anomalies.push(note);
 
   return {
     standard: 'SFF-8636',
-    identifier,
-    vendorName,
-    vendorOui,
-    vendorPn,
-    vendorRev,
-    vendorSn,
-    dateCode,
+    ...id,
     lengthM,
     attenuationDb,
     ...(transmitterCode !== null ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[transmitterCode]! } : {}),
