@@ -5,6 +5,7 @@ import { parseEthtoolFec, readEthtoolFec } from '../../src/probes/ethtool-fec.js
 import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
 // The pastes carry shell prompt lines (` # ethtool ...`, `user@host:~$ ...`) around the output: drop them,
 // and keep only what followed the last `--show-fec` command (the set-fec paste runs `--set-fec` first).
@@ -23,15 +24,7 @@ const HIST_619 = 'ethtool-fec/ethtool-6.19-patch-example-fec-histogram-not-mlx5.
 const SPARK_RS = 'ethtool-fec/spark-fb97-set-fec-rs-then-show.txt';
 const SPARK_NONE = 'ethtool-fec/spark-fb97-show-fec-auto-none-direct-dac.txt';
 
-function parseErr(text: string): ParseError {
-  try {
-    parseEthtoolFec(text);
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseErr = (text: string) => parseErrorOf(() => parseEthtoolFec(text));
 
 describe('parseEthtoolFec on real samples', () => {
   it('every sample in samples/ethtool-fec keeps its # source line and is tested here', () => {

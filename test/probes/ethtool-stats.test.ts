@@ -7,6 +7,7 @@ import { parseCommand } from '../../src/cli/parse-command.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
 // `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
 async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
@@ -43,15 +44,7 @@ function annotated100g(): string {
 
 const gx10 = () => sample('ethtool-stats/gx10-blog-lane-errors-partial.txt');
 
-function parseErr(text: string): ParseError {
-  try {
-    parseEthtoolStats(text);
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseErr = (text: string) => parseErrorOf(() => parseEthtoolStats(text));
 
 describe('parseEthtoolStats on real samples', () => {
   it('every sample in samples/ethtool-stats keeps its # source line and is tested here', () => {

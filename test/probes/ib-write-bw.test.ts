@@ -3,19 +3,12 @@ import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
 // Drop the first n lines of a paste (shell prompt + command line the harness never sees).
 const dropLines = (text: string, n: number): string => text.split('\n').slice(n).join('\n');
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 const spark1 = () => dropLines(sample('ib_write_bw/dgx-spark-playbooks-client1-rocep1s0f0-run-infinitely.txt'), 1);
 const spark2 = () => dropLines(sample('ib_write_bw/dgx-spark-playbooks-client2-roceP2p1s0f0-run-infinitely.txt'), 1);

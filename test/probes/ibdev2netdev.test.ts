@@ -3,16 +3,9 @@ import { cagesFromLinks, parseIbdev2netdev } from '../../src/probes/ibdev2netdev
 import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 // Every Spark paste starts with the shell prompt and the command.
 const output = (file: string): string => sample(`ibdev2netdev/${file}`).split('\n').slice(1).join('\n');

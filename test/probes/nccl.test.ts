@@ -3,16 +3,9 @@ import { parseNccl } from '../../src/probes/nccl.js';
 import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 // The spark-fb97 pastes start with the author's prompt and the multi-line mpirun command, and end with a prompt.
 function withoutCommand(text: string): string {

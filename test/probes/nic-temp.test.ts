@@ -3,16 +3,9 @@ import { parseHwmon, parseMgetTemp, parseSensors } from '../../src/probes/nic-te
 import { ParseError } from '../../src/domain/errors.js';
 import { sample } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 // The v1-patch mail quotes the grep output with ">>> " between reviewer comments: keep the sysfs lines only.
 const sysfsQuote = () =>

@@ -3,16 +3,9 @@ import { parseNvidiaSmi } from '../../src/probes/nvidia-smi.js';
 import { ParseError } from '../../src/domain/errors.js';
 import { sample } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 const HARNESS_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
 

@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { parseRdmaLink } from '../../src/probes/rdma-link.js';
 import { ParseError } from '../../src/domain/errors.js';
 import { fuzzParser } from '../helpers/fuzz.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
-function parseError(f: () => unknown): ParseError {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof ParseError) return e;
-    throw e;
-  }
-  throw new Error('expected a ParseError');
-}
+const parseError = parseErrorOf;
 
 // No recorded `rdma link` output is in samples-real/. These are NOT recordings from a Spark:
 // the first line is the documented example of FORMATS.md section 7; the Down and IB lines are
