@@ -2,7 +2,7 @@
 // own mount namespace, with GENERATED stand-ins for ethtool, nvidia-smi and /sys/class/hwmon whose outputs are
 // rendered by the simulated lab (mlx5 size), and a user start-up (rc files) costing what a typical user's does.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -10,7 +10,7 @@ import { createLab } from '../src/sim/lab.js';
 import { VirtualClock } from '../src/sim/virtual-clock.js';
 import { cmd } from '../src/transport/commands.js';
 import { SshRunner } from '../src/transport/ssh-runner.js';
-import { freePort } from '../test/helpers/sshd.js';
+import { descendants, prepareSshdDir } from '../test/helpers/sshd.js';
 
 export const SSHD = '/usr/sbin/sshd';
 // The cabled cage's two netdevs, as the simulated lab names them.
@@ -110,20 +110,6 @@ async function waitListening(port: number, exited: () => string | null): Promise
   throw new Error(`bench sshd did not listen on ${port}`);
 }
 
-function descendants(pid: number): number[] {
-  const kids: number[] = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) kids.push(Number(d));
-    } catch {
-      // ended while we looked
-    }
-  }
-  return kids.flatMap((k) => [k, ...descendants(k)]);
-}
-
 // Start one node: temp dir with keys, home (rc files), fake bin, and a hwmon tree bind-mounted over /sys/class
 // inside a private mount namespace (so only this sshd and its sessions see it).
 export async function startBenchNode(name: string, tools: ToolOutputs): Promise<BenchNode> {
@@ -145,24 +131,9 @@ export async function startBenchNode(name: string, tools: ToolOutputs): Promise<
     const m = /^\/sys\/class\/(hwmon\/hwmon\d+\/\w+):(.*)$/.exec(line);
     if (m) write(join(sysClass, m[1]!), `${m[2]!}\n`);
   }
-  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cablequal-bench', '-f', file]);
-  keygen(join(dir, 'host_ed25519'));
-  keygen(join(dir, 'client_ed25519'));
-  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_ed25519.pub')), { mode: 0o600 });
-  if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
-  const port = await freePort();
+  const { port, baseConfig } = await prepareSshdDir(dir, 'cablequal-bench');
   const config = [
-    `Port ${port}`,
-    'ListenAddress 127.0.0.1',
-    `HostKey ${join(dir, 'host_ed25519')}`,
-    `PidFile ${join(dir, 'sshd.pid')}`,
-    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
-    'StrictModes no',
-    'UsePAM no',
-    'PasswordAuthentication no',
-    'KbdInteractiveAuthentication no',
-    'PubkeyAuthentication yes',
-    'PermitRootLogin prohibit-password',
+    ...baseConfig,
     'PrintMotd no',
     'PrintLastLog no',
     'LogLevel ERROR',

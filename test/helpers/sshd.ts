@@ -55,7 +55,8 @@ function childrenOf(pid: number): number[] {
   return out;
 }
 
-function descendants(pid: number): number[] {
+// Every process below pid (sshd's sessions and their shells), from /proc.
+export function descendants(pid: number): number[] {
   const kids = childrenOf(pid);
   return kids.flatMap((k) => [k, ...descendants(k)]);
 }
@@ -78,15 +79,16 @@ async function waitListening(port: number, child: ChildProcess, stderr: () => st
 }
 
 // Start sshd; `extraConfig` lines are appended to its sshd_config.
-export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
-  const dir = mkdtempSync(join(tmpdir(), 'cq-sshd-'));
-  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'cablequal-test', '-f', file]);
+// A private sshd's directory: host and client ed25519 keys, authorized_keys, a free loopback port, and the config
+// lines every private sshd of the tests and the bench shares (its own keys and files only; no password, no PAM).
+export async function prepareSshdDir(dir: string, comment: string): Promise<{ port: number; baseConfig: string[] }> {
+  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', comment, '-f', file]);
   keygen(join(dir, 'host_ed25519'));
   keygen(join(dir, 'client_ed25519'));
   writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_ed25519.pub')), { mode: 0o600 });
   if (!existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
   const port = await freePort();
-  const config = [
+  const baseConfig = [
     `Port ${port}`,
     'ListenAddress 127.0.0.1',
     `HostKey ${join(dir, 'host_ed25519')}`,
@@ -98,6 +100,15 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     'KbdInteractiveAuthentication no',
     'PubkeyAuthentication yes',
     'PermitRootLogin prohibit-password',
+  ];
+  return { port, baseConfig };
+}
+
+export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
+  const dir = mkdtempSync(join(tmpdir(), 'cq-sshd-'));
+  const { port, baseConfig } = await prepareSshdDir(dir, 'cablequal-test');
+  const config = [
+    ...baseConfig,
     'AllowTcpForwarding yes',
     'PrintMotd no',
     'LogLevel ERROR',
