@@ -2,7 +2,7 @@
 import { linearRegression, mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, intervalDelta, laneRatio } from './counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, carryForward, intervalDelta, laneRatio } from './counters.js';
 import { poissonUpperBound } from './poisson.js';
 
 // One journal entry: a node's sample tagged with the phase it was taken in.
@@ -172,9 +172,10 @@ export class RunAnalyzer {
       if (utils.length) acc.gpuUtil.push(mean(utils));
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
     }
-    const rail = canonicalRail(sample, n.netdev);
-    if (!rail) return;
+    const read = canonicalRail(sample, n.netdev);
+    if (!read) return;
     const prev = n.prev;
+    const rail = carryForward(prev?.rail, read);
     if (prev) {
       const dt = (sample.tMs - prev.tMs) / 1000;
       const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;

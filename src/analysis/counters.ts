@@ -15,6 +15,23 @@ export function counterDelta(prev: U64 | undefined, cur: U64 | undefined): { del
   return { delta: Number(cur - prev), reset: false };
 }
 
+// Link state and FEC are read only every few ticks: an unread value is the last one read, so each delta spans the
+// whole stretch between two readings (nothing is lost) and a link that stays down is seen going down only once.
+export function carryForward(prev: RailSample | undefined, cur: RailSample): RailSample {
+  if (!prev) return cur;
+  const out: RailSample = { ...cur };
+  if (cur.linkUp === undefined && prev.linkUp !== undefined) out.linkUp = prev.linkUp;
+  if (cur.speedMbps === undefined && prev.speedMbps !== undefined) out.speedMbps = prev.speedMbps;
+  if (cur.lanes === undefined && prev.lanes !== undefined) out.lanes = prev.lanes;
+  if (cur.fec === undefined && prev.fec !== undefined) out.fec = prev.fec;
+  // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
+  // counter has counted it, so the next reading of "down" must not count it again.
+  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'])?.delta ?? 0) > 0) {
+    out.linkUp = false;
+  }
+  return out;
+}
+
 // What happened on one receiver between two ticks.
 export interface IntervalDelta {
   laneErrors: number[]; // pre-FEC raw errors per lane (rx_err_lane_N_phy); empty when the NIC lacks the counters

@@ -2,7 +2,7 @@
 import type { Limit } from '../domain/limit.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
 import { median } from 'simple-statistics';
-import { intervalDelta } from './counters.js';
+import { carryForward, intervalDelta } from './counters.js';
 import { poissonUpperBound } from './poisson.js';
 import { canonicalRail } from './analyze.js';
 
@@ -64,9 +64,10 @@ export class EarlyStopDetector {
       this.nodes.set(sample.node, st);
     }
     st.netdev ??= sample.rails[0]?.netdev;
-    const rail = canonicalRail(sample, st.netdev);
-    if (!rail) return null; // no data this tick: neither counts nor breaks a streak
+    const read = canonicalRail(sample, st.netdev);
+    if (!read) return null; // no data this tick: neither counts nor breaks a streak
     const prev = st.prev;
+    const rail = carryForward(prev?.rail, read);
     st.prev = { rail, tMs: sample.tMs };
     if (!prev) return null;
     const dt = (sample.tMs - prev.tMs) / 1000;

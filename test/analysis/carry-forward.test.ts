@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { RunAnalyzer } from '../../src/analysis/analyze.js';
+import { carryForward } from '../../src/analysis/counters.js';
+import { EarlyStopDetector } from '../../src/analysis/early-stop.js';
+import type { Limit } from '../../src/domain/limit.js';
+import type { NodeSample, RailSample } from '../../src/domain/sample.js';
+
+// GENERATED samples of a sampler that reads `ethtool -S` every tick but the link and FEC items only every N ticks:
+// on other ticks the rail has no linkUp/speedMbps/lanes/fec at all, as sample-set.ts leaves it.
+interface Truth {
+  uncorrectable?: number; // cumulative FEC uncorrectable blocks
+  fecBits?: number; // cumulative FEC corrected bits (for a NIC without rx_corrected_bits_phy)
+  linkUp?: boolean;
+  linkDown?: number; // cumulative link_down_events_phy; undefined = the NIC lacks the counter
+  lanes?: number[]; // cumulative rx_err_lane_N_phy
+  linkLanes?: number; // what `ethtool <if>` says
+}
+
+function tick(t: number, x: Truth, read: { link: boolean; fec: boolean }): NodeSample {
+  const counters: Record<string, bigint> = { rx_crc_errors_phy: 0n, rx_pcs_symbol_err_phy: 0n, rx_symbol_err_phy: 0n };
+  if (x.linkDown !== undefined) counters['link_down_events_phy'] = BigInt(x.linkDown);
+  (x.lanes ?? []).forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
+  const rail: RailSample = { netdev: 'enp1s0f1np1', counters };
+  if (read.link) Object.assign(rail, { linkUp: x.linkUp ?? true, speedMbps: 200000, lanes: x.linkLanes ?? 4 });
+  if (read.fec) {
+    rail.fec = { active: 'RS' };
+    if (x.uncorrectable !== undefined) rail.fec.uncorrectableBlocks = BigInt(x.uncorrectable);
+    if (x.fecBits !== undefined) rail.fec.correctedBits = BigInt(x.fecBits);
+  }
+  const tMs = 1_700_000_000_000 + t * 1000;
+  return { node: 'b', tick: t, tMs, controllerMs: tMs, rails: [rail], nicTempC: 60, gpus: [], errors: [] };
+}
+
+// Ticks 0..n at 1 Hz, link read when t % linkEvery === 0, FEC when t % fecEvery === 0.
+const stream = (n: number, truth: (t: number) => Truth, linkEvery: number, fecEvery: number): NodeSample[] =>
+  Array.from({ length: n + 1 }, (_, t) => tick(t, truth(t), { link: t % linkEvery === 0, fec: t % fecEvery === 0 }));
+
+function analyze(xs: NodeSample[]) {
+  const a = new RunAnalyzer([]);
+  a.node('b', 'enp1s0f1np1', 4);
+  for (const s of xs) a.push('soak', s);
+  const stats = a.finish().perNodePhase;
+  expect(stats).toHaveLength(1);
+  return stats[0]!;
+}
+
+const limits = (fail: Partial<Record<'crc-errors' | 'post-fec-errors' | 'link-down-events' | 'lane-ratio', number>>): Limit[] => [
+  { rule: 'crc-errors', direction: 'max', fail: fail['crc-errors'] ?? 1, unit: 'errors' },
+  { rule: 'post-fec-errors', direction: 'max', fail: fail['post-fec-errors'] ?? 1, unit: 'errors' },
+  { rule: 'link-down-events', direction: 'max', fail: fail['link-down-events'] ?? 1, unit: 'events' },
+  { rule: 'lane-ratio', direction: 'max', fail: fail['lane-ratio'] ?? 1000, unit: 'x' },
+];
+function earlyStop(xs: NodeSample[], fail: Parameters<typeof limits>[0], lanes?: number) {
+  const d = new EarlyStopDetector({ limits: limits(fail), laneRatioConsecutiveTicks: 5, ...(lanes !== undefined ? { lanes } : {}) });
+  for (const s of xs) if (d.push(s)) break;
+  return d.decision;
+}
+
+describe('FEC block counters read every 5th tick', () => {
+  // True cumulative uncorrectable blocks: +2 at t=3, +1 at t=7, +4 at t=12, +3 at t=18 (10 in all); read at 0, 5, 10, 15, 20.
+  const steps: [number, number][] = [[3, 2], [7, 1], [12, 4], [18, 3]];
+  const upTo = (t: number) => steps.filter(([at]) => at <= t).reduce((a, [, n]) => a + n, 0);
+  const xs = stream(20, (t) => ({ uncorrectable: upTo(t), fecBits: 1000 * t }), 1, 5);
+
+  it('RunAnalyzer totals are the true totals (post-FEC errors, and FEC corrected bits without rx_corrected_bits_phy)', () => {
+    const s = analyze(xs);
+    expect(s.seconds).toBe(20);
+    expect(s.postFecErrors).toBe(10);
+    expect(s.correctedBits).toBe(20_000);
+    expect(s.counterResets).toBe(0);
+  });
+
+  it('EarlyStopDetector decides post-fec-errors FAIL at the tick that read the blocks', () => {
+    expect(earlyStop(xs, { 'post-fec-errors': 1 })).toMatchObject({ rule: 'post-fec-errors', tick: 5, value: 2 });
+    expect(earlyStop(xs, { 'post-fec-errors': 7 })).toMatchObject({ rule: 'post-fec-errors', tick: 15, value: 7 });
+    expect(earlyStop(xs, { 'post-fec-errors': 10 })).toMatchObject({ rule: 'post-fec-errors', tick: 20, value: 10 });
+    expect(earlyStop(xs, { 'post-fec-errors': 11 })).toBeNull();
+  });
+});
+
+describe('link state read every 10th tick', () => {
+  // The link goes down at t=15 and stays down for 60 ticks (up again at t=75); reads at 20..70 see it down.
+  const down = (t: number) => t >= 15 && t < 75;
+
+  it('one outage with link_down_events_phy moving once counts 1 link-down event', () => {
+    const xs = stream(100, (t) => ({ linkUp: !down(t), linkDown: t >= 15 ? 1 : 0 }), 10, 1);
+    expect(analyze(xs).linkDownEvents).toBe(1);
+    expect(earlyStop(xs, { 'link-down-events': 1 })).toMatchObject({ rule: 'link-down-events', tick: 15, value: 1 });
+    expect(earlyStop(xs, { 'link-down-events': 2 })).toBeNull();
+  });
+
+  it('one outage on a NIC without link_down_events_phy counts 1 link-down event, at the first read that sees it', () => {
+    const xs = stream(100, (t) => ({ linkUp: !down(t) }), 10, 1);
+    expect(analyze(xs).linkDownEvents).toBe(1);
+    expect(earlyStop(xs, { 'link-down-events': 1 })).toMatchObject({ rule: 'link-down-events', tick: 20, value: 1 });
+    expect(earlyStop(xs, { 'link-down-events': 2 })).toBeNull();
+  });
+
+  it('two outages seen by separate reads count 2, with or without the counter', () => {
+    // down 15..34, up 35..54 (read up at 40, 50), down again 55..74
+    const twice = (t: number) => (t >= 15 && t < 35) || (t >= 55 && t < 75);
+    const counter = (t: number) => (t >= 55 ? 2 : t >= 15 ? 1 : 0);
+    expect(analyze(stream(100, (t) => ({ linkUp: !twice(t) }), 10, 1)).linkDownEvents).toBe(2);
+    expect(analyze(stream(100, (t) => ({ linkUp: !twice(t), linkDown: counter(t) }), 10, 1)).linkDownEvents).toBe(2);
+  });
+
+  it('a short flap between two reads is counted by the counter alone', () => {
+    const xs = stream(30, (t) => ({ linkUp: true, linkDown: t >= 13 ? 1 : 0 }), 10, 1);
+    expect(analyze(xs).linkDownEvents).toBe(1);
+  });
+
+  it('early stop counts lanes with the lane count of the last link read', () => {
+    // GENERATED 2-lane link on a NIC exposing 4 lane counters (2 and 3 idle at 0): lane 1 at 50000/tick, lane 0 at 100/tick.
+    // Over the 2 trained lanes that is 50000 / bound(100) ~ 420x, never certainly 1000x; read as 4 lanes, the
+    // others' median would be 0 (bound 3) and the detector would stop on a healthy-enough link.
+    const xs = stream(30, (t) => ({ lanes: [100 * t, 50_000 * t, 0, 0], linkLanes: 2 }), 10, 1);
+    expect(earlyStop(xs, {})).toBeNull();
+  });
+});
+
+describe('carryForward', () => {
+  const prev: RailSample = {
+    netdev: 'x',
+    counters: { link_down_events_phy: 3n },
+    linkUp: false,
+    speedMbps: 200000,
+    lanes: 4,
+    fec: { active: 'RS', uncorrectableBlocks: 7n, correctedBits: 900n },
+  };
+
+  it('fills the readings the tick did not take from the last merged reading', () => {
+    const cur: RailSample = { netdev: 'x', counters: { link_down_events_phy: 3n } };
+    expect(carryForward(prev, cur)).toEqual({ ...prev, counters: { link_down_events_phy: 3n } });
+  });
+
+  it("never overrides the tick's own readings, null ones included, and never takes counters from prev", () => {
+    const cur: RailSample = {
+      netdev: 'x',
+      counters: { rx_crc_errors_phy: 1n },
+      linkUp: true,
+      speedMbps: null,
+      lanes: null,
+      fec: { active: 'Off' },
+    };
+    expect(carryForward(prev, cur)).toEqual(cur);
+    expect(carryForward(prev, { ...cur, fec: null }).fec).toBeNull();
+  });
+
+  it('does not mutate its inputs', () => {
+    const cur: RailSample = { netdev: 'x', counters: { link_down_events_phy: 4n } };
+    const [p0, c0] = [structuredClone(prev), structuredClone(cur)];
+    const out = carryForward(prev, cur);
+    expect(out).not.toBe(cur);
+    expect(prev).toEqual(p0);
+    expect(cur).toEqual(c0);
+    expect(cur).not.toHaveProperty('linkUp');
+    expect(cur).not.toHaveProperty('fec');
+  });
+
+  it('with no previous reading returns the tick as it is', () => {
+    const cur: RailSample = { netdev: 'x', counters: { a: 1n }, fec: { active: 'RS' } };
+    expect(carryForward(undefined, cur)).toBe(cur);
+    expect(carryForward(undefined, { netdev: 'x', counters: {} })).toEqual({ netdev: 'x', counters: {} });
+  });
+
+  it('marks the link down when link_down_events_phy moved on a tick that did not read the link', () => {
+    const up: RailSample = { ...prev, linkUp: true };
+    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 4n } }).linkUp).toBe(false);
+    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 3n } }).linkUp).toBe(true);
+    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 4n }, linkUp: true }).linkUp).toBe(true);
+    // a counter reset (driver reload) is not an event
+    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 0n } }).linkUp).toBe(true);
+  });
+});
