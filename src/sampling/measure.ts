@@ -49,7 +49,7 @@ interface Tick {
 async function naiveTick(nodes: SamplerNode[], k: number, clock: Clock): Promise<NodeTick[]> {
   return Promise.all(
     nodes.map(async (n): Promise<NodeTick> => {
-      const items = sampleSetItems(n.sampleSet, k);
+      const items = sampleSetItems(n.sampleSet, k, { oneShot: true });
       const outputs: BatchOutput[] = [];
       try {
         for (const it of items) {

@@ -77,10 +77,12 @@ export function validateSampleSet(config: SampleSetConfig): void {
   config.rails.forEach((r) => cmd.ethtoolStats(r));
 }
 
-// The batch items of one tick; node time first so it is read as close to the request as possible.
-export function sampleSetItems(config: SampleSetConfig, tick: number): BatchItem[] {
+// The batch items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
+// item runs in a shell of its own (the naive way), where the persistent *_phy filter would start and die per item.
+export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): BatchItem[] {
   const items: BatchItem[] = [{ id: 'time', command: cmd.nodeTime() }];
-  for (const r of config.rails) items.push({ id: `stats:${r}`, command: config.fullStats ? cmd.ethtoolStats(r) : cmd.ethtoolStatsPhy(r) });
+  const phy = opts.oneShot ? cmd.ethtoolStatsPhyGrep : cmd.ethtoolStatsPhy;
+  for (const r of config.rails) items.push({ id: `stats:${r}`, command: config.fullStats ? cmd.ethtoolStats(r) : phy(r) });
   if (every(config.linkEveryTicks, tick)) {
     for (const r of config.rails) items.push({ id: `link:${r}`, command: cmd.ethtoolLink(r) });
   }
@@ -91,11 +93,14 @@ export function sampleSetItems(config: SampleSetConfig, tick: number): BatchItem
   return items;
 }
 
-// `date +%s%N` → epoch milliseconds with microsecond resolution (the ns count exceeds 2^53, so via bigint).
+// Node time → epoch milliseconds with microsecond resolution: `1764480000.123456` from bash's $EPOCHREALTIME (a
+// comma in locales that write one), `1764480000.123456789` from `date +%s.%N`, or the nanoseconds of `date +%s%N`.
 export function parseNodeTime(text: string): number {
-  const m = /^(\d{16,20})\n?$/.exec(text);
-  if (!m) throw new Error(`node time: expected nanoseconds from date +%s%N, got ${JSON.stringify(text.slice(0, 40))}`);
-  return Number(BigInt(m[1]!) / 1000n) / 1000;
+  const frac = /^(\d{9,11})[.,](\d{1,9})\n?$/.exec(text);
+  if (frac) return (Number(frac[1]) * 1e6 + Number(frac[2]!.padEnd(9, '0').slice(0, 6))) / 1000;
+  const ns = /^(\d{16,20})\n?$/.exec(text);
+  if (ns) return Number(BigInt(ns[1]!) / 1000n) / 1000;
+  throw new Error(`node time: expected epoch seconds.fraction ($EPOCHREALTIME or date +%s.%N), got ${JSON.stringify(text.slice(0, 40))}`);
 }
 
 function numberOrNull(v: unknown): number | null {

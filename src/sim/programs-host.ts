@@ -226,6 +226,7 @@ export function hostFact(core: LabCore, node: string, argv: string[]): Answer | 
     case 'date':
       if (argv[1] === '+%s%N') return ok(`${BigInt(Math.round(core.clock.now())) * 1_000_000n}\n`);
       if (argv[1] === '+%s') return ok(`${Math.floor(core.clock.now() / 1000)}\n`);
+      if (argv[1] === '+%s.%N') return ok(`${(core.clock.now() / 1000).toFixed(9)}\n`);
       return ok(`${new Date(core.clock.now()).toUTCString()}\n`);
     case 'uname':
       return ok(argv[1] === '-r' ? '6.17.0-1032-nvidia\n' : argv[1] === '-a' ? `Linux ${n.hostname ?? node} 6.17.0-1032-nvidia #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n` : 'Linux\n');

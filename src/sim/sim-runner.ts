@@ -3,6 +3,7 @@
 import { formatBatchOutput, parseBatch } from '../transport/batch.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
+import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
@@ -43,6 +44,11 @@ export class SimRunner implements CommandRunner {
 
   // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile).
   private async exec(command: string, opts: RunOptions, keep?: RegExp): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+    // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
+    // (the same lines as its grep form, which the simulator renders without the full dump).
+    if (command === cmd.nodeTime()) return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
+    const phyNetdev = matchEthtoolStatsPhy(command);
+    if (phyNetdev !== null) return this.exec(cmd.ethtoolStatsPhyGrep(phyNetdev), opts);
     const stages = splitPipeline(command);
     if (stages && stages.length === 2) {
       const filter = grepFilter(parseCommand(stages[1]!)?.argv ?? []);

@@ -37,12 +37,36 @@ export function shellQuote(s: string): string {
 // Lines of `ethtool -S` the sampler keeps: the header and the physical-port counters.
 export const PHY_LINES = '^NIC statistics:|_phy: ';
 
+// The line that asks the node's *_phy filter to flush and answer (a line `ethtool -S` never prints).
+const PHY_SYNC = 'cq-phy-sync';
+// A filter that keeps PHY_LINES, started once per sampling shell so that a tick forks one process per rail
+// (`ethtool`) instead of two (`ethtool | grep`): fork+exec is most of a tick's cost on the node. perl (perl-base
+// is Essential on Debian and Ubuntu) reads whatever the pipe holds (mawk would wait for a full buffer). It prints
+// to the shell's stdout and answers each sync line on a second fifo only after flushing, so its lines land inside
+// the item's frame; it exits at EOF when the shell goes. The fifo it answers on is opened by its own forked shell
+// before perl starts, so a perl that is missing or dies at start is an EOF, never a hang: __cq_phy then stays the
+// grep pipeline. If the filter dies later, the shell's next write to it kills the shell (SIGPIPE) and the next
+// tick's shell sets up a new one.
+const PHY_FILTER =
+  `perl -e 'open(my $s, ">&=9") or exit 1; $s->autoflush(1); print $s "ready\\n"; ` +
+  `while (<STDIN>) { if ($_ eq "${PHY_SYNC}\\n") { STDOUT->flush(); print $s "done\\n"; next } print if /${PHY_LINES}/; }'`;
+const PHY_SETUP =
+  `__cq_phy() { ethtool -S "$1" | grep -E '${PHY_LINES}'; }; ` +
+  `command -v perl >/dev/null 2>&1 && __cqd=$(mktemp -d 2>/dev/null) && mkfifo "$__cqd/i" "$__cqd/s" && exec 5<>"$__cqd/i" && ` +
+  `{ ${PHY_FILTER} <"$__cqd/i" 9>"$__cqd/s" 5>&- 2>/dev/null & } && exec 8<"$__cqd/s" && read -r __cqx <&8 && ` +
+  `exec 7>"$__cqd/i" && ` +
+  `__cq_phy() { ethtool -S "$1" >&7; __cqr=$?; printf '\\n%s\\n' ${PHY_SYNC} >&7; read -r __cqx <&8 || return 125; return $__cqr; }; ` +
+  `exec 5>&-; [ -z "$__cqd" ] || rm -rf "$__cqd"; __cqd=`;
+
 // Read-only probes. `sudo -n` only where the kernel requires root (module EEPROM).
 export const cmd = {
   ethtoolStats: (iface: string) => `ethtool -S ${validate.iface(iface)}`,
-  // The sampler's per-tick read: only the header and the *_phy counters travel (about 30 of ~1,500 lines on mlx5);
-  // the full dump is journaled at phase boundaries.
-  ethtoolStatsPhy: (iface: string) => `ethtool -S ${validate.iface(iface)} | grep -E '${PHY_LINES}'`,
+  // The sampler's per-tick read: only the header and the *_phy counters travel (about 30 of ~1,500 lines on mlx5),
+  // through the shell's persistent filter (set up by the first call in a shell); the full dump is journaled at
+  // phase boundaries. Its output is exactly ethtoolStatsPhyGrep's.
+  ethtoolStatsPhy: (iface: string) => `command -v __cq_phy >/dev/null 2>&1 || { ${PHY_SETUP}; }; __cq_phy ${validate.iface(iface)}`,
+  // The same lines with one grep per call (two processes per rail per tick): what the filter falls back to.
+  ethtoolStatsPhyGrep: (iface: string) => `ethtool -S ${validate.iface(iface)} | grep -E '${PHY_LINES}'`,
   ethtoolLink: (iface: string) => `ethtool ${validate.iface(iface)}`,
   ethtoolFec: (iface: string) => `ethtool -I --show-fec ${validate.iface(iface)}`,
   ethtoolModule: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)}`,
@@ -57,7 +81,8 @@ export const cmd = {
   // All hwmon names, labels and temperature inputs in one read: `<path>:<value>` lines.
   hwmon: () =>
     'grep -H . /sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_label /sys/class/hwmon/hwmon*/temp*_input 2>/dev/null',
-  nodeTime: () => 'date +%s%N',
+  // Epoch seconds with a fraction: bash's $EPOCHREALTIME costs no fork; other shells run date.
+  nodeTime: () => 'echo "${EPOCHREALTIME:-$(date +%s.%N)}"',
   uname: () => 'uname -r',
   hostname: () => 'hostname',
   whoami: () => 'whoami',
@@ -65,6 +90,17 @@ export const cmd = {
 };
 
 export type CommandBuilders = typeof cmd;
+
+// The netdev of a command built by cmd.ethtoolStatsPhy (exactly), so the simulated lab can answer it; else null.
+export function matchEthtoolStatsPhy(command: string): string | null {
+  const m = / __cq_phy (\S+)$/.exec(command);
+  if (!m) return null;
+  try {
+    return cmd.ethtoolStatsPhy(m[1]!) === command ? m[1]! : null;
+  } catch {
+    return null;
+  }
+}
 
 // Addresses of a rail's netdev, to aim ib_write_bw and NCCL at the peer over that rail.
 export const ipAddrCommand = (iface: string) => `ip -o -4 addr show dev ${validate.iface(iface)}`;

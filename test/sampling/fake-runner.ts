@@ -2,6 +2,7 @@
 // GENERATES (not recorded output), in the virtual time of a VirtualClock.
 import type { Clock } from '../../src/domain/clock.js';
 import { formatBatchOutput, parseBatch, type BatchItem } from '../../src/transport/batch.js';
+import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import {
   TransportError,
   type CommandResult,
@@ -29,8 +30,8 @@ export interface FakeNodeOptions {
   dropOn?: (call: number) => boolean;
 }
 
-// Node time as `date +%s%N` prints it, from the virtual clock plus the node's offset.
-export const dateNs = (ms: number) => `${BigInt(Math.round(ms * 1000)) * 1000n}\n`;
+// Node time as cmd.nodeTime() prints it in bash ($EPOCHREALTIME), from the virtual clock plus the node's offset.
+export const nodeTimeText = (ms: number) => `${(Math.round(ms * 1000) / 1e6).toFixed(6)}\n`;
 
 export class FakeRunner implements CommandRunner {
   readonly node: string;
@@ -88,7 +89,7 @@ export class FakeRunner implements CommandRunner {
     const batch = parseBatch(script);
     const items = batch ?? [{ id: 'single', command: script }];
     const outputs = items.flatMap((it) => {
-      if (it.command === 'date +%s%N') return [{ id: it.id, stdout: dateNs(nodeMs), exitCode: 0 }];
+      if (it.command === cmd.nodeTime()) return [{ id: it.id, stdout: nodeTimeText(nodeMs), exitCode: 0 }];
       const a = this.o.answer(batch ? it : { id: idOf(script), command: script }, call);
       return a ? [{ id: it.id, ...a }] : [];
     });
@@ -107,6 +108,8 @@ export class FakeRunner implements CommandRunner {
 
 // The batch item id the sampler gives a single command, so one answer function serves both strategies.
 function idOf(command: string): string {
+  const phy = matchEthtoolStatsPhy(command);
+  if (phy !== null) return `stats:${phy}`;
   const m = /^ethtool (-S |-I --show-fec )?(\S+)(?: \| grep .*)?$/.exec(command);
   if (m) return `${m[1] === '-S ' ? 'stats' : m[1] ? 'fec' : 'link'}:${m[2]}`;
   return command.startsWith('nvidia-smi') ? 'gpu' : command.startsWith('grep -H') ? 'hwmon' : command;

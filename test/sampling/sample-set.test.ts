@@ -8,6 +8,7 @@ import {
   type SampleSetConfig,
 } from '../../src/sampling/sample-set.js';
 import { buildBatch, formatBatchOutput, splitBatchOutput, type BatchOutput } from '../../src/transport/batch.js';
+import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
 import { genFec, genGpu, genHwmon, genLink, genStats } from './generated.js';
 
@@ -34,10 +35,12 @@ describe('sampleSetItems', () => {
     expect(sampleSetItems(config, 3).some((i) => i.id === `link:${B}`)).toBe(true);
     const items = sampleSetItems({ rails: [A], hwmon: false, gpu: false, fecEveryTicks: 0 }, 0);
     expect(items).toEqual([
-      { id: 'time', command: 'date +%s%N' },
-      { id: `stats:${A}`, command: `ethtool -S ${A} | grep -E '^NIC statistics:|_phy: '` }, // only *_phy lines travel
+      { id: 'time', command: 'echo "${EPOCHREALTIME:-$(date +%s.%N)}"' }, // no fork in bash
+      { id: `stats:${A}`, command: cmd.ethtoolStatsPhy(A) }, // only *_phy lines travel, through the shell's filter
       { id: `link:${A}`, command: `ethtool ${A}` },
     ]);
+    expect(matchEthtoolStatsPhy(items[1]!.command)).toBe(A);
+    expect(items[1]!.command.endsWith(`; __cq_phy ${A}`)).toBe(true);
     expect(sampleSetItems({ rails: [A], fullStats: true }, 1)[1]).toEqual({ id: `stats:${A}`, command: `ethtool -S ${A}` });
     // One script, one line: what the shell gets in one round trip.
     expect(buildBatch(sampleSetItems(config, 0)).includes('\n')).toBe(false);
@@ -55,7 +58,16 @@ describe('sampleSetItems', () => {
 describe('parseNodeTime', () => {
   it('keeps microseconds of a nanosecond epoch count beyond 2^53', () => {
     expect(parseNodeTime('1767225600123456789\n')).toBe(1767225600123.456);
-    expect(() => parseNodeTime('1767225600N\n')).toThrow(/expected nanoseconds/); // busybox date without %N
+    expect(() => parseNodeTime('1767225600N\n')).toThrow(/expected epoch seconds.fraction/); // busybox date without %N
+  });
+
+  it('reads $EPOCHREALTIME (either decimal mark) and date +%s.%N to the microsecond', () => {
+    expect(parseNodeTime('1767225600.123456\n')).toBe(1767225600123.456);
+    expect(parseNodeTime('1767225600,123456\n')).toBe(1767225600123.456); // bash in a locale with a decimal comma
+    expect(parseNodeTime('1767225600.123456789\n')).toBe(1767225600123.456);
+    expect(parseNodeTime('1767225600.5')).toBe(1767225600500);
+    expect(() => parseNodeTime('1767225600.N\n')).toThrow(/expected epoch seconds.fraction/);
+    expect(() => parseNodeTime('\n')).toThrow(/got "\\n"/);
   });
 });
 
@@ -146,7 +158,7 @@ describe('assembleSample', () => {
     });
     // Parser wording belongs to the probes; the item prefix, the cause and the exit code are ours.
     expect(s.errors).toEqual([
-      'time: node time: expected nanoseconds from date +%s%N, got "1767225600N\\n"',
+      'time: node time: expected epoch seconds.fraction ($EPOCHREALTIME or date +%s.%N), got "1767225600N\\n"',
       expect.stringMatching(new RegExp(`^fec:${A}: ethtool-fec: line 1: .*ethtool: not found.* \\(exit 127\\)$`)),
       expect.stringMatching(new RegExp(`^stats:${B}: ethtool-stats: line 2: counter rx_err_lane_0_phy: .*-1.* not an unsigned 64-bit`)),
       'hwmon: no output for this item',

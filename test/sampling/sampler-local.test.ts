@@ -137,9 +137,9 @@ describe('Sampler over LocalRunner (real /bin/sh framing)', () => {
     const ticks = [await sampler.tick(), await sampler.tick(), await sampler.tick()];
     const bTicks = ticks.map((t) => t.nodes[1]!);
     expect(bTicks[0]!.sample!.errors).toEqual([
-      // The per-tick read is `ethtool -S | grep` (only *_phy lines travel): the status is grep's (1, nothing
-      // matched) as dash has no pipefail; ethtool's own message is what the error line quotes.
-      expect.stringMatching(/^stats:eth9: ethtool-stats: line 1: .*Cannot get stats strings information: No such device.*\(exit 1\)$/),
+      // The per-tick read goes through the shell's *_phy filter: the status is ethtool's own (71), and its message
+      // (stderr, not filtered) is what the error line quotes.
+      expect.stringMatching(/^stats:eth9: ethtool-stats: line 1: .*Cannot get stats strings information: No such device.*\(exit 71\)$/),
     ]);
     expect(bTicks[0]!.raw['stats:eth9']).toBe('Cannot get stats strings information: No such device\n');
     expect(bTicks[1]!.sample).toBeNull();

@@ -48,7 +48,7 @@ describe('Sampler.tick', () => {
     // Tick 0 reads link state (every 5 ticks), tick 1 does not.
     expect(a.scripts[3]).toContain(`{ ethtool ${B} ; }`);
     expect(a.scripts[4]).not.toContain(`{ ethtool ${B} ; }`);
-    expect(a.scripts[4]).toContain(`ethtool -S ${B}`);
+    expect(a.scripts[4]).toContain(`; __cq_phy ${B} ; }`);
 
     const s = t0.nodes[0]!.sample!;
     expect(t0.nodes.map((n) => n.node)).toEqual(['spark-a', 'spark-b']);

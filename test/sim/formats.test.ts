@@ -131,7 +131,8 @@ describe('simulated outputs, read by the real parsers', () => {
     expect(hw.devices.filter((d) => d.name === 'mlx5')).toHaveLength(4);
     expect(hw.nicMaxC).toBeCloseTo(lab.state('spark-b').nicTempC, 0);
     expect(parseRdmaLink((await r.run('rdma link show')).stdout).links.filter((l) => l.state === 'ACTIVE')).toHaveLength(2);
-    expect((await r.run(cmd.nodeTime())).stdout).toBe(`${BigInt(clock.now()) * 1_000_000n}\n`);
+    expect((await r.run(cmd.nodeTime())).stdout).toBe(`${clock.now() / 1000}.000000\n`); // as bash's $EPOCHREALTIME
+    expect((await r.run('date +%s%N')).stdout).toBe(`${BigInt(clock.now()) * 1_000_000n}\n`);
     for (const p of g) await p.stop();
   });
 
