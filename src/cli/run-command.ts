@@ -108,7 +108,7 @@ export function cliRunDeps(o: {
     signal: o.signal,
     simulated: Boolean(o.sim),
     ...(o.sim ? { scenario: o.sim } : {}),
-    makeTickSource: (ns) => persistentTickSource(ns, o.clock, { measureCpu: !o.sim }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { measureCpu: !o.sim, intervalS }),
     ...(o.onStatus ? { onStatus: o.onStatus } : {}),
   };
 }

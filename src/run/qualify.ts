@@ -42,7 +42,7 @@ export interface RunDeps {
   scenario?: string;
   wallNow?: () => number;
   // Builds the per-tick sample source once the rails are known (the persistent sampler over each node's shell).
-  makeTickSource: (nodes: NodeState[]) => Promise<TickSource>;
+  makeTickSource: (nodes: NodeState[], intervalS: number) => Promise<TickSource>;
   onStatus?: (s: LiveStatus) => void;
   // Stop loads only the way the protocol intends: maximum time without a sample before a node counts as lost.
   maxGapS?: number;
@@ -145,7 +145,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           const lanes = nodes.find((n) => n.record.lanes)?.record.lanes;
           // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
           const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
-          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
+          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
             intervalMs: protocol.samplingIntervalS * 1000,
             maxGapS: deps.maxGapS ?? 60,
           });

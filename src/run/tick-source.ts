@@ -4,15 +4,19 @@ import type { SampleSetConfig } from '../sampling/sample-set.js';
 import type { NodeState } from './context.js';
 import type { TickSource } from './sampling-loop.js';
 
-// What the run reads per tick: both rails' *_phy counters and the FEC block counters every tick (counters: a skipped
-// tick would lose its deltas); link settings every 10 ticks (a drop shows at once in link_down_events_phy); NIC and
-// GPU temperatures and GPU load every 5 ticks (gauges that move over minutes; nvidia-smi alone costs tens of ms).
-export function runSampleSet(rails: string[]): SampleSetConfig {
-  return { rails, fecNetdev: rails[0]!, linkEveryTicks: 10, fecEveryTicks: 1, hwmonEveryTicks: 5, gpuEveryTicks: 5 };
+// What the run reads, with periods in seconds turned into ticks of the protocol's interval: both rails' *_phy
+// counters every tick (per-lane pre-FEC errors, corrected bits, CRC, link-down events: the grading's rates); the
+// FEC block counters every second (cumulative: a skipped tick loses no count, the analysis carries the last
+// reading); link settings every 10 s (a drop shows at once in link_down_events_phy); NIC and GPU temperatures and
+// GPU load every 5 s (gauges that move over minutes; nvidia-smi alone costs tens of ms). At the default 1 s
+// interval that is every tick, 1, 10 and 5 ticks; at 20 Hz only the counters are read every tick.
+export function runSampleSet(rails: string[], intervalS = 1): SampleSetConfig {
+  const ticks = (periodS: number) => Math.max(1, Math.round(periodS / intervalS));
+  return { rails, fecNetdev: rails[0]!, linkEveryTicks: ticks(10), fecEveryTicks: ticks(1), hwmonEveryTicks: ticks(5), gpuEveryTicks: ticks(5) };
 }
 
 // The persistent sampler over each node's shell, reading runSampleSet() every tick.
-export async function persistentTickSource(nodes: NodeState[], clock: Clock, opts: { measureCpu: boolean }): Promise<TickSource> {
+export async function persistentTickSource(nodes: NodeState[], clock: Clock, opts: { measureCpu: boolean; intervalS: number }): Promise<TickSource> {
   const sampler = new Sampler({
     clock,
     // Controller CPU per tick means nothing in virtual time, and getrusage twice a tick is a fifth of a simulated run.
@@ -20,7 +24,7 @@ export async function persistentTickSource(nodes: NodeState[], clock: Clock, opt
     nodes: nodes.map((n) => ({
       name: n.spec.name,
       runner: n.runner,
-      sampleSet: runSampleSet(n.cage!.rails.map((r) => r.netdev)),
+      sampleSet: runSampleSet(n.cage!.rails.map((r) => r.netdev), opts.intervalS),
     })),
   });
   await sampler.open();

@@ -47,7 +47,7 @@ export async function labRun(opts: {
     signal: ac.signal,
     simulated: true,
     scenario: opts.scenario,
-    makeTickSource: (ns) => persistentTickSource(ns, clock, { measureCpu: false }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
     ...(opts.journalIo ? { journalIo: opts.journalIo } : {}),
   });
   const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
