@@ -51,7 +51,7 @@ if (only) {
     if (only.includes('clone')) next.clone = await benchFailingClone(reps, work, log);
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
-      next.ssh = await benchSsh({ reps, persistentTicks: 30, naiveTicks: 4, fixedRateTicks: 30, fixedRateIntervalMs: 50 }, log);
+      next.ssh = await benchSsh({ reps, persistentTicks: 100, naiveTicks: 6, fixedRateTicks: 100, fixedRateIntervalMs: 50 }, log);
     }
     if (only.includes('grade')) {
       log('grading: generating the 10 Hz journal');
@@ -74,7 +74,7 @@ if (only) {
 }
 try {
   log('1/5 sampler over SSH (real sshd on loopback, two nodes)');
-  const ssh = await benchSsh({ reps, persistentTicks: 30, naiveTicks: 4, fixedRateTicks: 30, fixedRateIntervalMs: 50 }, log);
+  const ssh = await benchSsh({ reps, persistentTicks: 100, naiveTicks: 6, fixedRateTicks: 100, fixedRateIntervalMs: 50 }, log);
   log('2/5 parse cost');
   const parse = await benchParse(5, 200);
   log('4/5 full default procedure, simulated');

@@ -19,6 +19,7 @@ export const RAILS = ['enp1s0f1np1', 'enP2p1s0f1np1'];
 // One node: where it listens and how to reach it with SshRunner.
 export interface BenchNode {
   name: string;
+  standIns: StandInKind;
   dir: string;
   port: number;
   pid: number;
@@ -66,7 +67,12 @@ const RC_FILES: Record<string, string> = {
   '.bashrc.d/40-tools.sh': 'export CQ_ARCH="$(uname -m)"\nexport CQ_HOST="$(hostname)"\nexport CQ_COLORS="$(tput -T xterm colors 2>/dev/null)"\n',
 };
 
-// The fake tools: shell scripts that print the simulated outputs (one `cat` each, like a fast real tool).
+// The fake tools print the simulated outputs. Real ethtool and nvidia-smi are one exec of a C program each; a
+// `#!/bin/sh` + `cat` stand-in costs two execs and a shell start, which on a machine where fork+exec is slow would
+// be charged to the sampler. So when a C compiler is present the stand-ins are one small C program (below,
+// compiled at bench start, dispatching on its name and arguments); otherwise the shell scripts, and the report says which.
+export type StandInKind = 'c' | 'sh';
+
 function fakeEthtool(dataDir: string): string {
   return `#!/bin/sh
 # GENERATED bench stand-in for ethtool: prints outputs rendered by the simulated lab (not recorded output)
@@ -84,6 +90,48 @@ function fakeNvidiaSmi(dataDir: string): string {
 # GENERATED bench stand-in for nvidia-smi --query-gpu (simulated lab output, not recorded)
 exec cat '${dataDir}/nvidia-smi.txt'
 `;
+}
+
+// The same two stand-ins as one C program: argv[0] ethtool (-S X | -I --show-fec X | X) or nvidia-smi.
+const STAND_IN_C = `/* GENERATED bench stand-in for ethtool and nvidia-smi: prints outputs rendered by the simulated lab. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+  char path[4096];
+  const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+  if (!strcmp(self, "nvidia-smi")) snprintf(path, sizeof path, "%s/nvidia-smi.txt", DATA_DIR);
+  else if (argc >= 3 && !strcmp(argv[1], "-S")) snprintf(path, sizeof path, "%s/stats-%s.txt", DATA_DIR, argv[2]);
+  else if (argc >= 4 && !strcmp(argv[1], "-I")) snprintf(path, sizeof path, "%s/fec-%s.txt", DATA_DIR, argv[3]);
+  else if (argc >= 2) snprintf(path, sizeof path, "%s/link-%s.txt", DATA_DIR, argv[1]);
+  else return 1;
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) { perror(path); return 1; }
+  char buf[65536];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t o = 0; o < n;) { ssize_t w = write(1, buf + o, (size_t)(n - o)); if (w <= 0) return 1; o += w; }
+  return 0;
+}
+`;
+
+// Install the stand-ins into bin: the C program when asked for and `cc` builds it, else the shell scripts.
+function installStandIns(bin: string, data: string, want: StandInKind): StandInKind {
+  if (want === 'c') {
+    const src = join(bin, 'stand-in.c');
+    writeFileSync(src, STAND_IN_C);
+    try {
+      execFileSync('cc', ['-O2', `-DDATA_DIR="${data}"`, '-o', join(bin, 'ethtool'), src], { stdio: 'ignore' });
+      execFileSync('ln', ['-sf', 'ethtool', join(bin, 'nvidia-smi')]);
+      return 'c';
+    } catch {
+      // no compiler: the shell scripts below
+    }
+  }
+  write(join(bin, 'ethtool'), fakeEthtool(data), 0o755);
+  write(join(bin, 'nvidia-smi'), fakeNvidiaSmi(data), 0o755);
+  return 'sh';
 }
 
 function write(path: string, text: string, mode = 0o644): void {
@@ -112,7 +160,7 @@ async function waitListening(port: number, exited: () => string | null): Promise
 
 // Start one node: temp dir with keys, home (rc files), fake bin, and a hwmon tree bind-mounted over /sys/class
 // inside a private mount namespace (so only this sshd and its sessions see it).
-export async function startBenchNode(name: string, tools: ToolOutputs): Promise<BenchNode> {
+export async function startBenchNode(name: string, tools: ToolOutputs, want: StandInKind = 'c'): Promise<BenchNode> {
   const dir = mkdtempSync(join(tmpdir(), `cq-bench-${name}-`));
   const home = join(dir, 'home');
   const bin = join(dir, 'bin');
@@ -124,8 +172,8 @@ export async function startBenchNode(name: string, tools: ToolOutputs): Promise<
     write(join(data, `fec-${rail}.txt`), tools.fec[rail]!);
   }
   write(join(data, 'nvidia-smi.txt'), tools.nvidiaSmi);
-  write(join(bin, 'ethtool'), fakeEthtool(data), 0o755);
-  write(join(bin, 'nvidia-smi'), fakeNvidiaSmi(data), 0o755);
+  mkdirSync(bin, { recursive: true });
+  const standIns = installStandIns(bin, data, want);
   const sysClass = join(dir, 'sys-class');
   for (const line of tools.hwmon.split('\n')) {
     const m = /^\/sys\/class\/(hwmon\/hwmon\d+\/\w+):(.*)$/.exec(line);
@@ -154,6 +202,7 @@ export async function startBenchNode(name: string, tools: ToolOutputs): Promise<
   const pid = child.pid!;
   return {
     name,
+    standIns,
     dir,
     port,
     pid,
