@@ -24,12 +24,20 @@ export function carryForward(prev: RailSample | undefined, cur: RailSample): Rai
   if (cur.speedMbps === undefined && prev.speedMbps !== undefined) out.speedMbps = prev.speedMbps;
   if (cur.lanes === undefined && prev.lanes !== undefined) out.lanes = prev.lanes;
   if (cur.fec === undefined && prev.fec !== undefined) out.fec = prev.fec;
+  // A tick whose `ethtool -S` failed has no counters at all: holding the last ones makes its interval zero and the
+  // next good read's interval carry the whole change, so no error between the two is lost.
+  if (isEmpty(cur.counters) && !isEmpty(prev.counters)) out.counters = prev.counters;
   // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
   // counter has counted it, so the next reading of "down" must not count it again.
   if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'])?.delta ?? 0) > 0) {
     out.linkUp = false;
   }
   return out;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
 }
 
 // What happened on one receiver between two ticks.

@@ -118,6 +118,33 @@ describe('link state read every 10th tick', () => {
   });
 });
 
+describe('a tick whose `ethtool -S` read failed (counters {})', () => {
+  // True cumulative CRC errors: +1 at t=5 and +2 at t=6; the reads at t=5 and t=6 fail (no counters), t=7 reads 3.
+  const truth = (t: number): Truth => ({ lanes: [t, t, t, t] });
+  const xs = stream(10, truth, 1, 1).map((s) => {
+    const crc = s.tick >= 6 ? 3n : s.tick >= 5 ? 1n : 0n;
+    const rail = s.rails[0]!;
+    return { ...s, rails: [{ ...rail, counters: s.tick === 5 || s.tick === 6 ? {} : { ...rail.counters, rx_crc_errors_phy: crc } }] };
+  });
+
+  it('RunAnalyzer keeps the errors of the intervals around it and the phase time', () => {
+    const st = analyze(xs);
+    expect(st.crcErrors).toBe(3);
+    expect(st.laneStats.map((l) => l.errors)).toEqual([10, 10, 10, 10]);
+    expect(st.seconds).toBe(10);
+  });
+
+  it('EarlyStopDetector decides crc-errors at the next good read', () => {
+    expect(earlyStop(xs, { 'crc-errors': 1 })).toMatchObject({ rule: 'crc-errors', tick: 7, value: 3 });
+  });
+
+  it('carryForward holds the last counters only when the tick has none', () => {
+    const prev: RailSample = { netdev: 'x', counters: { rx_crc_errors_phy: 2n } };
+    expect(carryForward(prev, { netdev: 'x', counters: {} }).counters).toEqual({ rx_crc_errors_phy: 2n });
+    expect(carryForward(prev, { netdev: 'x', counters: { rx_symbol_err_phy: 0n } }).counters).toEqual({ rx_symbol_err_phy: 0n });
+  });
+});
+
 describe('carryForward', () => {
   const prev: RailSample = {
     netdev: 'x',
@@ -133,7 +160,7 @@ describe('carryForward', () => {
     expect(carryForward(prev, cur)).toEqual({ ...prev, counters: { link_down_events_phy: 3n } });
   });
 
-  it("never overrides the tick's own readings, null ones included, and never takes counters from prev", () => {
+  it("never overrides the tick's own readings, null ones included, and never mixes prev's counters into the tick's", () => {
     const cur: RailSample = {
       netdev: 'x',
       counters: { rx_crc_errors_phy: 1n },
