@@ -115,8 +115,9 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
     'MaxStartups 100', // a loaded CI box may have many handshakes in flight; never drop them at random
     // Sessions run the login user's real shell rc; on this image root's .bashrc runs `pyenv rehash`, which waits 60 s
     // on a lock left by a shell killed mid-rehash (the drop test kills sessions). Bound that wait for our sessions only.
-    'SetEnv PYENV_REHASH_TIMEOUT=1',
-    ...extraConfig,
+    // sshd takes the first SetEnv line only: a caller's SetEnv values join this one.
+    ['SetEnv PYENV_REHASH_TIMEOUT=1', ...extraConfig.filter((l) => l.startsWith('SetEnv ')).map((l) => l.slice('SetEnv '.length))].join(' '),
+    ...extraConfig.filter((l) => !l.startsWith('SetEnv ')),
   ];
   writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);
   const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
