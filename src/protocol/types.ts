@@ -103,6 +103,9 @@ export interface Protocol {
   name: string;
   description: string;
   samplingIntervalS: number;
+  // How long a node may give no sample before the run ends ERROR node-lost: a lab decision (flaky management
+  // Wi-Fi wants more, a quick set-up check less), so it is procedure data like the interval.
+  maxSampleGapS: number;
   phases: Phase[];
   commands: ProtocolCommands;
   limits: Limit[];

@@ -18,7 +18,7 @@ type Obj = Record<string, Json>;
 
 // Keys the loader requires at the top level (the published JSON Schema must require exactly these).
 export const REQUIRED_TOP_KEYS = ['name', 'description', 'phases', 'commands', 'limits', 'earlyStop', 'regression'] as const;
-export const OPTIONAL_TOP_KEYS = ['$schema', 'samplingIntervalS'] as const;
+export const OPTIONAL_TOP_KEYS = ['$schema', 'samplingIntervalS', 'maxSampleGapS'] as const;
 
 // Which side of each rule is good: a limit file cannot turn "max CRC errors" into a minimum.
 export const RULE_DIRECTION: Record<LimitRule, 'min' | 'max'> = {
@@ -43,6 +43,8 @@ export const PHASE_KEYS: Record<PhaseKind, { required: readonly string[]; option
 };
 
 const DEFAULT_MSG_SIZE = 65536;
+// The node-loss tolerance a protocol gets when it names none (what runs used before it was protocol data).
+export const DEFAULT_MAX_SAMPLE_GAP_S = 60;
 
 function describe(v: Json): string {
   if (v === undefined) return 'nothing';
@@ -181,6 +183,16 @@ function limit(c: Checker, v: Json, path: string): Limit {
   return out;
 }
 
+// A tolerance under two intervals would call a node lost for one late tick. Left out, it is the default stretched to
+// two intervals rather than refused: journals from before the field existed keep their protocol text and must re-grade.
+function sampleGap(c: Checker, v: Json, intervalS: number): number {
+  const min = 2 * intervalS;
+  if (v === undefined) return Math.max(DEFAULT_MAX_SAMPLE_GAP_S, min);
+  const n = c.positive(v, 'maxSampleGapS');
+  if (n < min) c.fail('maxSampleGapS', `a number of seconds >= 2 x samplingIntervalS (${min})`, n);
+  return n;
+}
+
 function commands(c: Checker, v: Json): ProtocolCommands {
   const o = c.object(v, 'commands');
   const names = Object.keys(COMMAND_PLACEHOLDERS) as (keyof ProtocolCommands)[];
@@ -208,6 +220,7 @@ export function validateProtocol(json: Json, file: string) {
   const name = c.name(o['name'], 'name');
   const description = c.string(o['description'], 'description');
   const samplingIntervalS = o['samplingIntervalS'] === undefined ? 1 : c.positive(o['samplingIntervalS'], 'samplingIntervalS');
+  const maxSampleGapS = sampleGap(c, o['maxSampleGapS'], samplingIntervalS);
 
   if (!Array.isArray(o['limits'])) c.fail('limits', 'an array', o['limits']);
   const limits = (o['limits'] as Json[]).map((l, i) => limit(c, l, `limits[${i}]`));
@@ -236,5 +249,5 @@ export function validateProtocol(json: Json, file: string) {
   c.keys(rg, 'regression', rkeys, []);
   const regression = Object.fromEntries(rkeys.map((k) => [k, c.nonNegative(rg[k], `regression.${k}`)])) as unknown as RegressionTolerances;
 
-  return { name, description, samplingIntervalS, phases, commands: commands(c, o['commands']), limits, earlyStop, regression };
+  return { name, description, samplingIntervalS, maxSampleGapS, phases, commands: commands(c, o['commands']), limits, earlyStop, regression };
 }

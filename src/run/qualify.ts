@@ -44,8 +44,6 @@ export interface RunDeps {
   // Builds the per-tick sample source once the rails are known (the persistent sampler over each node's shell).
   makeTickSource: (nodes: NodeState[], intervalS: number) => Promise<TickSource>;
   onStatus?: (s: LiveStatus) => void;
-  // Stop loads only the way the protocol intends: maximum time without a sample before a node counts as lost.
-  maxGapS?: number;
   preflightOnly?: boolean;
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
@@ -147,7 +145,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
           loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
             intervalMs: protocol.samplingIntervalS * 1000,
-            maxGapS: deps.maxGapS ?? 60,
+            maxGapS: protocol.maxSampleGapS,
           });
           loop.start();
         }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { loadProtocol } from '../../src/protocol/index.js';
+import { parseProtocol } from '../../src/protocol/index.js';
 import { runQualification, type RunResult } from '../../src/run/qualify.js';
 import type { JournalIo, JournalLine } from '../../src/run/journal.js';
 import { persistentTickSource } from '../../src/run/tick-source.js';
@@ -14,6 +14,8 @@ import { VirtualClock } from '../../src/sim/virtual-clock.js';
 export async function labRun(opts: {
   scenario: string;
   protocol?: 'quick' | 'spark-burnin';
+  // Edits a copy of the protocol's JSON before the run (the journal keeps the edited text, as a lab's own copy would be).
+  editProtocol?: (p: Record<string, unknown>) => void;
   faults?: string[];
   abortAtS?: number;
   journalIo?: JournalIo;
@@ -21,7 +23,13 @@ export async function labRun(opts: {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));
   const lab = createLab({ scenario: opts.scenario, seed: 7, faults: opts.faults ?? [], clock });
   const path = join(process.cwd(), 'protocols', `${opts.protocol ?? 'quick'}.json`);
-  const protocol = loadProtocol(path);
+  let protocolText = readFileSync(path, 'utf8');
+  if (opts.editProtocol) {
+    const json = JSON.parse(protocolText) as Record<string, unknown>;
+    opts.editProtocol(json);
+    protocolText = JSON.stringify(json, null, 2);
+  }
+  const protocol = parseProtocol(protocolText, path);
   const ac = new AbortController();
   let abortedAtS: number | null = null;
   const runningAtAbort: Record<string, string[]> = {};
@@ -39,7 +47,7 @@ export async function labRun(opts: {
     runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])),
     nodes: lab.nodes.map((name) => ({ name, host: name, cage: 'auto' as const })),
     protocol,
-    protocolText: readFileSync(path, 'utf8'),
+    protocolText,
     outDir: mkdtempSync(join(tmpdir(), 'cq-faults-')),
     label: 'fault-test',
     runId: 'run1',

@@ -101,6 +101,13 @@ describe('protocol validation messages', () => {
     ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a percentage in (0, 100], got 190'],
     ['zero ticks', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0), 'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a positive integer, got 0'],
     ['empty phases', (p) => (p.phases = []), 'protocols/x.json: phases: expected a non-empty array, got []'],
+    ['zero gap tolerance', (p) => (p.maxSampleGapS = 0), 'protocols/x.json: maxSampleGapS: expected a positive number, got 0'],
+    ['string gap tolerance', (p) => (p.maxSampleGapS = '90'), 'protocols/x.json: maxSampleGapS: expected a positive number, got "90"'],
+    [
+      'gap tolerance under two intervals',
+      (p) => ((p.samplingIntervalS = 5), (p.maxSampleGapS = 9.5)),
+      'protocols/x.json: maxSampleGapS: expected a number of seconds >= 2 x samplingIntervalS (10), got 9.5',
+    ],
   ];
   for (const [what, edit, message] of cases) {
     it(`${what}: one line naming file, path and expectation`, () => {
@@ -130,8 +137,33 @@ describe('protocol validation messages', () => {
     p.limits[7].fail = 80; // gpu-util-min
     const q = parseProtocol(JSON.stringify(p), 'x');
     expect(q.samplingIntervalS).toBe(1);
+    expect(q.maxSampleGapS).toBe(60);
     expect(q.phases[2]).toMatchObject({ msgSize: 65536, floorGbps: 95 });
     expect(q.phases[6]).toMatchObject({ gpuUtilMinPct: 80 });
+  });
+});
+
+describe('maxSampleGapS (node-loss tolerance)', () => {
+  it('the shipped protocols leave it at the default 60 s', () => {
+    expect(loadProtocol(FULL).maxSampleGapS).toBe(60);
+    expect(loadProtocol(QUICK).maxSampleGapS).toBe(60);
+  });
+
+  it('keeps a value set in the file, down to exactly two sampling intervals', () => {
+    const p = JSON.parse(readFileSync(QUICK, 'utf8'));
+    p.maxSampleGapS = 120;
+    expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(120);
+    p.samplingIntervalS = 0.5;
+    p.maxSampleGapS = 1;
+    expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(1);
+  });
+
+  it('left out under a slow interval, it stretches to two intervals instead of refusing an older protocol', () => {
+    const p = JSON.parse(readFileSync(QUICK, 'utf8'));
+    p.samplingIntervalS = 45;
+    expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(90);
+    p.samplingIntervalS = 30;
+    expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(60);
   });
 });
 

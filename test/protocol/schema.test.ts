@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OPTIONAL_TOP_KEYS, PHASE_KEYS, REQUIRED_TOP_KEYS, RULE_DIRECTION } from '../../src/protocol/validate.js';
+import { DEFAULT_MAX_SAMPLE_GAP_S, OPTIONAL_TOP_KEYS, PHASE_KEYS, REQUIRED_TOP_KEYS, RULE_DIRECTION } from '../../src/protocol/validate.js';
 import { COMMAND_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'protocols');
@@ -20,6 +20,10 @@ describe('protocol.schema.json', () => {
     expect(sorted(schema.required)).toEqual(sorted(REQUIRED_TOP_KEYS));
     expect(sorted(Object.keys(schema.properties))).toEqual(sorted([...REQUIRED_TOP_KEYS, ...OPTIONAL_TOP_KEYS]));
     expect(schema.additionalProperties).toBe(false);
+  });
+
+  it('documents the loader`s default node-loss tolerance', () => {
+    expect(schema.properties.maxSampleGapS.default).toBe(DEFAULT_MAX_SAMPLE_GAP_S);
   });
 
   it('describes each phase kind with the loader`s required and optional keys', () => {
