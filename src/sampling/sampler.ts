@@ -39,6 +39,9 @@ export interface SamplerOptions {
   parsers?: Partial<SampleParsers>;
   // Bound on one node's round trip; past it the shell is dropped and reopened on the next tick.
   roundTripTimeoutMs?: number;
+  // How long a tick waits for a node's shell to (re)open, default 1000 ms: a node that is reconnecting is missing
+  // from that tick while its opening goes on in the background, so the other nodes are still sampled on time.
+  shellWaitMs?: number;
   // `date +%s%N` round trips per node at open() to estimate its clock offset (for the skew figure).
   calibrationRounds?: number;
   // Controller CPU counter (microseconds); injectable so tests see exact figures.
@@ -83,6 +86,8 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 export class Sampler {
   private readonly clock: Clock;
   private readonly shells = new Map<string, ShellSession>();
+  private readonly opening = new Map<string, Promise<ShellSession>>();
+  private closed = false;
   private readonly offsets = new Map<string, number>();
   private readonly log: TickLog[] = [];
   private readonly skews: number[] = [];
@@ -146,12 +151,40 @@ export class Sampler {
     if (est) this.offsets.set(node, est.offsetMs);
   }
 
-  private async shellFor(n: SamplerNode): Promise<ShellSession> {
+  // The node's shell; one opening at a time per node, waited for at most waitMs (it goes on after that).
+  private async shellFor(n: SamplerNode, waitMs = Infinity): Promise<ShellSession> {
     const open = this.shells.get(n.name);
     if (open) return open;
-    const shell = await n.runner.openShell();
-    this.shells.set(n.name, shell);
-    return shell;
+    let opening = this.opening.get(n.name);
+    if (!opening) {
+      opening = n.runner.openShell().then(
+        (shell) => {
+          this.opening.delete(n.name);
+          if (this.closed) void shell.close().catch(() => undefined);
+          else this.shells.set(n.name, shell);
+          return shell;
+        },
+        (e: unknown) => {
+          this.opening.delete(n.name);
+          throw e;
+        },
+      );
+      opening.catch(() => undefined); // a failure nobody waits for any more is seen by the next tick's opening
+      this.opening.set(n.name, opening);
+    }
+    if (!Number.isFinite(waitMs)) return opening;
+    const ac = new AbortController();
+    const late = this.clock.sleep(waitMs, ac.signal).then(
+      () => {
+        throw new Error(`${n.name}: shell not open after ${waitMs} ms (reconnecting); missing from this tick`);
+      },
+      () => undefined as never,
+    );
+    try {
+      return await Promise.race([opening, late]);
+    } finally {
+      ac.abort();
+    }
   }
 
   private dropShell(node: string): void {
@@ -163,7 +196,7 @@ export class Sampler {
   private async sampleNode(n: SamplerNode, tick: number): Promise<NodeTick> {
     const items = sampleSetItems(n.sampleSet, tick);
     try {
-      const shell = await this.shellFor(n);
+      const shell = await this.shellFor(n, this.opts.shellWaitMs ?? 1000);
       const res = await shell.run(buildBatch(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
       const controllerMs = this.clock.now();
       if (res.timedOut || res.exitCode === null) {
@@ -290,6 +323,7 @@ export class Sampler {
 
   // Close the shells (not the runners).
   async close(): Promise<void> {
+    this.closed = true; // a shell still opening is closed as soon as it opens
     const shells = [...this.shells.values()];
     this.shells.clear();
     await Promise.allSettled(shells.map((s) => s.close()));

@@ -28,6 +28,8 @@ export interface FakeNodeOptions {
   answer: (item: BatchItem, call: number) => FakeAnswer | undefined;
   // Throw a TransportError on this round trip (a dropped session).
   dropOn?: (call: number) => boolean;
+  // Virtual time the n-th openShell() takes (n = 0, 1, ...): a node that is reconnecting.
+  openDelayMs?: (n: number) => number;
 }
 
 // Node time as cmd.nodeTime() prints it in bash ($EPOCHREALTIME), from the virtual clock plus the node's offset.
@@ -38,6 +40,7 @@ export class FakeRunner implements CommandRunner {
   readonly simulated = true;
   calls = 0; // round trips, shell or run()
   opened = 0; // shells opened
+  closedShells = 0; // shells closed by their user (not counting ones that died)
   scripts: string[] = [];
 
   constructor(private readonly o: FakeNodeOptions) {
@@ -57,7 +60,9 @@ export class FakeRunner implements CommandRunner {
   }
 
   async openShell(): Promise<ShellSession> {
+    const delay = this.o.openDelayMs?.(this.opened) ?? 0;
     this.opened++;
+    if (delay > 0) await this.o.clock.sleep(delay);
     let closed = false;
     return {
       run: async (script: string, _opts?: RunOptions): Promise<CommandResult> => {
@@ -71,6 +76,7 @@ export class FakeRunner implements CommandRunner {
         }
       },
       close: async () => {
+        if (!closed) this.closedShells++;
         closed = true;
       },
     };

@@ -98,6 +98,46 @@ describe('Sampler.tick', () => {
     expect(ticks.gaps).toEqual([{ node: 'spark-b', fromS: 1, toS: 2, reason: 'spark-b: connection lost' }]);
   });
 
+  it('a node whose shell takes 5 s to reopen does not hold the others back: they keep their 1 s schedule', async () => {
+    const clock = new VirtualClock(T0);
+    // spark-b: calls 0-2 calibrate, 3 = tick 0, 4 = tick 1 drops; its second shell takes 5 s to open (a reconnect).
+    const { a, b, sampler } = lab(clock, { b: { dropOn: (call) => call === 4, openDelayMs: (n) => (n === 1 ? 5000 : 0) } });
+    await sampler.open();
+    const seen: TickResult[] = [];
+    await sampler.run({ intervalMs: 1000, until: () => seen.length >= 9, onTick: (t) => void seen.push(t) });
+    // spark-a answered every tick, each on its 1 s deadline (no tick waited for spark-b's shell).
+    expect(seen.map((t) => t.startMs - T0 - (seen[0]!.startMs - T0))).toEqual([0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000]);
+    expect(seen.every((t) => t.nodes[0]!.sample !== null)).toBe(true);
+    expect(sampler.stats().missedDeadlines).toBe(0);
+    // spark-b: dropped at tick 1; ticks 2-5 find its shell still opening (1 s wait each); back from tick 6 on.
+    expect(seen.map((t) => (t.nodes[1]!.sample ? 'ok' : t.nodes[1]!.error))).toEqual([
+      'ok',
+      'spark-b: connection lost',
+      'spark-b: shell not open after 1000 ms (reconnecting); missing from this tick',
+      'spark-b: shell not open after 1000 ms (reconnecting); missing from this tick',
+      'spark-b: shell not open after 1000 ms (reconnecting); missing from this tick',
+      'spark-b: shell not open after 1000 ms (reconnecting); missing from this tick',
+      'ok',
+      'ok',
+      'ok',
+    ]);
+    expect(b.opened).toBe(2); // one reopening, not one per tick
+    expect(a.opened).toBe(1);
+    await sampler.close();
+  });
+
+  it('a shell that opens after close() is closed at once, never kept', async () => {
+    const clock = new VirtualClock(T0);
+    const { b, sampler } = lab(clock, { b: { dropOn: (call) => call === 3, openDelayMs: (n) => (n === 1 ? 5000 : 0) } });
+    await sampler.open();
+    await sampler.tick(0); // spark-b drops
+    await sampler.tick(1); // spark-b's reopening starts and outlives the tick
+    await sampler.close();
+    await clock.sleep(6000);
+    expect(b.opened).toBe(2);
+    expect(b.closedShells).toBe(1); // the late one (the first died with its session)
+  });
+
   it('run() hands every tick to onTick with the missing node and its error', async () => {
     const clock = new VirtualClock(T0);
     const { sampler } = lab(clock, { b: { dropOn: (call) => call >= 4 } }); // never comes back: reopened shells fail too
