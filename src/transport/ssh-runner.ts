@@ -15,12 +15,13 @@ import type { ClientChannel, ConnectConfig } from 'ssh2';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
-import { UsageError } from '../domain/errors.js';
+import { ParseError, UsageError } from '../domain/errors.js';
 import { checkHostKey, keyTypeOf, knownHostLine, knownKeyTypes, mismatchMessage } from './known-hosts.js';
 import { startWrapped } from './remote-process.js';
 import { authMethods, planAuth } from './ssh-auth.js';
 import type { ResolvedHost, SshConfig } from './ssh-config.js';
-import { parseJumpHop, parseSshConfig, resolveHost } from './ssh-config.js';
+import { loadSshConfig } from './ssh-config-files.js';
+import { parseJumpHop, resolveHost } from './ssh-config.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from './types.js';
 import { TransportError } from './types.js';
 
@@ -148,8 +149,14 @@ export class SshRunner implements CommandRunner {
     this.clock = opts.clock ?? systemClock;
     const home = opts.homeDir ?? homedir();
     const configPath = opts.configPath === undefined ? `${home}/.ssh/config` : opts.configPath;
-    this.config = configPath && existsSync(configPath) ? parseSshConfig(readFileSync(configPath, 'utf8')) : { blocks: [], ignored: [] };
-    this.resolved = resolveHost(this.config, opts.node, { homeDir: home, localUser: opts.localUser ?? userInfo().username });
+    // A config cablequal cannot read is bad input: one line naming the file and line, not a stack trace.
+    try {
+      this.config = configPath && existsSync(configPath) ? loadSshConfig(configPath, home) : { blocks: [], ignored: [] };
+      this.resolved = resolveHost(this.config, opts.node, { homeDir: home, localUser: opts.localUser ?? userInfo().username, ...(opts.user ? { user: opts.user } : {}) });
+    } catch (e) {
+      if (e instanceof ParseError) throw new UsageError(`${e.message} (ssh config for node ${opts.node}; fix it or pass --ssh-config)`);
+      throw e;
+    }
     this.knownHostsPath = opts.knownHostsPath ?? this.resolved.userKnownHostsFile ?? `${home}/.ssh/known_hosts`;
   }
 
@@ -164,7 +171,7 @@ export class SshRunner implements CommandRunner {
 
   private hopTarget(hop: string): Target {
     const h = parseJumpHop(hop);
-    const r = resolveHost(this.config, h.host, { homeDir: this.o.homeDir ?? homedir(), localUser: this.o.localUser ?? userInfo().username });
+    const r = resolveHost(this.config, h.host, { homeDir: this.o.homeDir ?? homedir(), localUser: this.o.localUser ?? userInfo().username, ...(h.user ? { user: h.user } : {}) });
     return { host: r.hostName, port: h.port ?? r.port, user: h.user ?? r.user, identityFiles: this.o.identityFiles ?? r.identityFiles };
   }
 
