@@ -33,7 +33,7 @@ export interface BatchArgs {
   seed?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
-  operator?: Operator; // tests inject a scripted operator
+  operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
 // `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
@@ -89,7 +89,9 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   } else {
     for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env }) as Map<string, CommandRunner> });
   }
-  const autoDetect = args.autoDetect || args.sim !== undefined;
+  // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
+  // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
+  const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
   let lastPhase = new Map<number, string>();
