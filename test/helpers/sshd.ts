@@ -107,18 +107,21 @@ export async function prepareSshdDir(dir: string, comment: string): Promise<{ po
 export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'cq-sshd-'));
   const { port, baseConfig } = await prepareSshdDir(dir, 'cablequal-test');
+  const callerEnv = extraConfig.filter((l) => l.startsWith('SetEnv ')).flatMap((l) => l.slice('SetEnv '.length).trim().split(/\s+/));
   const config = [
     ...baseConfig,
     'AllowTcpForwarding yes',
     'PrintMotd no',
     'LogLevel ERROR',
     'MaxStartups 100', // a loaded CI box may have many handshakes in flight; never drop them at random
-    // Sessions run the login user's real shell rc; on this image root's .bashrc runs `pyenv rehash`, which waits 60 s
-    // on a lock left by a shell killed mid-rehash (the drop test kills sessions). Bound that wait for our sessions only.
-    // sshd takes the first SetEnv line only: a caller's SetEnv values join this one.
-    ['SetEnv PYENV_REHASH_TIMEOUT=1', ...extraConfig.filter((l) => l.startsWith('SetEnv ')).map((l) => l.slice('SetEnv '.length))].join(' '),
+    // Sessions get an empty HOME of their own unless the caller sets one: the machine user's shell rc is not under
+    // test, and on this image root's .bashrc runs a pyenv init (~1 s a session, and stderr noise when its rehash lock
+    // is stale). PYENV_REHASH_TIMEOUT bounds that wait for a caller who points HOME at such an rc.
+    // sshd takes the first SetEnv line only, and the first value of a name: a caller's SetEnv values come first.
+    ['SetEnv', ...callerEnv, ...(callerEnv.some((e) => e.startsWith('HOME=')) ? [] : [`HOME=${join(dir, 'home')}`]), 'PYENV_REHASH_TIMEOUT=1'].join(' '),
     ...extraConfig.filter((l) => !l.startsWith('SetEnv ')),
   ];
+  mkdirSync(join(dir, 'home'));
   writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);
   const child = spawn(SSHD, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
