@@ -52,6 +52,9 @@ export interface SshRunnerOptions {
   keepaliveIntervalMs?: number;
   keepaliveCountMax?: number;
   connectTimeoutMs?: number;
+  // Opens the TCP connection (default: net.connect with TCP_NODELAY); injectable so a host that never answers a SYN
+  // can be tested on a network that answers everything.
+  openSocket?: (host: string, port: number) => Duplex;
   reconnect?: { enabled?: boolean; initialDelayMs?: number; maxDelayMs?: number; maxWaitMs?: number };
   onGap?: (gap: Gap) => void;
   // Status polling of processes started with start().
@@ -191,7 +194,7 @@ export class SshRunner implements CommandRunner {
       const cfg: ConnectConfig = {
         sock: sock as ConnectConfig['sock'],
         username: t.user,
-        readyTimeout: this.o.connectTimeoutMs ?? (this.resolved.connectTimeoutS ? this.resolved.connectTimeoutS * 1000 : 20_000),
+        readyTimeout: this.connectTimeoutMs(),
         keepaliveInterval: this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000),
         keepaliveCountMax: this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax,
         hostVerifier: (blob: Buffer) => {
@@ -252,12 +255,29 @@ export class SshRunner implements CommandRunner {
     });
   }
 
+  // ConnectTimeout bounds both the TCP connect and the SSH handshake, as in OpenSSH.
+  private connectTimeoutMs(): number {
+    return this.o.connectTimeoutMs ?? (this.resolved.connectTimeoutS ? this.resolved.connectTimeoutS * 1000 : 20_000);
+  }
+
+  // A TCP connection, or a TransportError once ConnectTimeout passes (a silent host would otherwise hold a reconnect
+  // attempt until the kernel gives up on its SYNs, about two minutes).
   private tcp(host: string, port: number): Promise<Duplex> {
     return new Promise((resolve, reject) => {
-      const s = netConnect({ host, port });
-      s.setNoDelay(true);
-      s.once('connect', () => resolve(s));
-      s.once('error', (e) => reject(new TransportError(this.node, `cannot connect to ${host}:${port}: ${e.message}`, undefined, { cause: e })));
+      const s = this.o.openSocket ? this.o.openSocket(host, port) : netConnect({ host, port }).setNoDelay(true);
+      const ms = this.connectTimeoutMs();
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new TransportError(this.node, `cannot connect to ${host}:${port}: no answer within ${ms} ms (ConnectTimeout); check the host is up and reachable`));
+      }, ms);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(s);
+      });
+      s.once('error', (e: Error) => {
+        clearTimeout(timer);
+        reject(new TransportError(this.node, `cannot connect to ${host}:${port}: ${e.message}`, undefined, { cause: e }));
+      });
     });
   }
 
