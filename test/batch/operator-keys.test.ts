@@ -11,6 +11,7 @@ import { streamOperator } from '../../src/batch/operator.js';
 import type { BatchState } from '../../src/batch/state.js';
 import { batchCommand } from '../../src/cli/batch-command.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { csvObjects } from '../helpers/csv.js';
 
 const PROMPT = 'cable in? [Enter = continue, s = skip, q = stop] ';
 const BOX = 'good-qsfp56=SIMKEY01,good-qsfp112=SIMKEY02,good-qsfp56=SIMKEY03,good-qsfp112=SIMKEY04';
@@ -19,28 +20,8 @@ function quietIo(cwd: string): CliIo {
   return { stdout: () => undefined, stderr: () => undefined, readStdin: async () => '', isTTY: false, cwd, env: {} };
 }
 
-// batch.csv as records (RFC 4180: quoted cells may hold commas and doubled quotes).
-function csvRows(path: string): Record<string, string>[] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const text = readFileSync(path, 'utf8');
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\n') row.push(cell), rows.push(row), (row = []), (cell = '');
-    else if (ch !== '\r') cell += ch;
-  }
-  if (cell || row.length) row.push(cell), rows.push(row);
-  const [head, ...body] = rows;
-  return body.map((r) => Object.fromEntries(head!.map((n, i) => [n, r[i] ?? ''])));
-}
+// batch.csv as records.
+const csvRows = (path: string) => csvObjects(readFileSync(path, 'utf8'));
 
 // A keyboard that answers each prompt with the key planned for the cable just asked for (as many times as the
 // prompt comes back, up to 3 times: the link may still be training), and types `q` while the cables in `quitWhileRunning` run.

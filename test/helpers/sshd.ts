@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createServer, connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { SshRunner, type SshRunnerOptions } from '../../src/transport/ssh-runner.js';
 
 export const SSHD = '/usr/sbin/sshd';
 export const sshdAvailable = existsSync(SSHD);
@@ -156,4 +157,22 @@ export async function startSshd(extraConfig: string[] = []): Promise<Sshd> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+// An SshRunner to this sshd as its key's user, trusting its host key (known_hosts in its dir), no config file and
+// no agent; `o` adds to or overrides that (keepalives, reconnect, node name...).
+export function sshdRunner(sshd: Sshd, o: Partial<SshRunnerOptions> = {}): SshRunner {
+  const knownHostsPath = join(sshd.dir, 'known_hosts');
+  if (!existsSync(knownHostsPath)) writeFileSync(knownHostsPath, `${sshd.knownHostsLine}\n`);
+  return new SshRunner({
+    node: 'test-node',
+    host: '127.0.0.1',
+    port: sshd.port,
+    user: sshd.user,
+    configPath: null,
+    knownHostsPath,
+    agentSock: null,
+    identityFiles: [sshd.clientKey],
+    ...o,
+  });
 }

@@ -6,31 +6,9 @@ import { CSV_COLUMNS } from '../../src/report/csv-columns.js';
 import { toCsv, writeRunCsvs } from '../../src/report/csv.js';
 import { errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
+import { csvObjects, parseCsv } from '../helpers/csv.js';
 
-// Minimal RFC 4180 reader for the assertions (quoted fields, doubled quotes, CRLF).
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += ch;
-  }
-  return rows;
-}
-
-const asObjects = (text: string) => {
-  const [h, ...rows] = parseCsv(text);
-  return rows.map((r) => Object.fromEntries(h!.map((k, i) => [k, r[i]])));
-};
+const asObjects = csvObjects;
 
 describe('toCsv', () => {
   it('quotes commas, quotes and newlines; empties null; CRLF records', () => {

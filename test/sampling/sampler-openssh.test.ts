@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/domain/clock.js';
 import { Sampler } from '../../src/sampling/sampler.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
-import { descendants, sshdAvailable, startSshd, type Sshd } from '../helpers/sshd.js';
+import { descendants, sshdAvailable, sshdRunner, startSshd, type Sshd } from '../helpers/sshd.js';
 
 const A = 'enp1s0f1np1';
 const B = 'enP2p1s0f1np1';
@@ -43,19 +43,7 @@ describe.skipIf(!sshdAvailable)('Sampler over OpenSSH with a bash login shell', 
     // The sessions get this home (its .bash_profile), never the machine user's own.
     sshd = await startSshd([`SetEnv HOME=${home}`]);
     homeDir = home;
-    const kh = join(sshd.dir, 'known_hosts');
-    writeFileSync(kh, `${sshd.knownHostsLine}\n`);
-    runner = new SshRunner({
-      node: 'node-a',
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      homeDir: sshd.dir,
-      configPath: null,
-      knownHostsPath: kh,
-      agentSock: null,
-      identityFiles: [sshd.clientKey],
-    });
+    runner = sshdRunner(sshd, { node: 'node-a', homeDir: sshd.dir });
   });
   afterAll(async () => {
     await runner?.close();

@@ -1,14 +1,14 @@
 // A silent drop: the TCP connection stays open but the node stops answering (hung node, cable pulled on a switch).
 // No 'close' ever arrives, so only the keepalives can notice. The server side of the connection is frozen with
 // SIGSTOP on a private OpenSSH sshd; the runner must fail what is pending and reconnect, never hang.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Gap } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
-import { descendants, sshdAvailable, startSshd } from '../helpers/sshd.js';
+import { descendants, sshdAvailable, sshdRunner, startSshd } from '../helpers/sshd.js';
 
 const INTERVAL_MS = 200;
 const COUNT_MAX = 3;
@@ -81,19 +81,10 @@ describe.skipIf(!sshdAvailable)('SshRunner on a silent drop (server frozen with 
   beforeEach(async () => {
     sshd = await startSshd(); // its own server: freezing its sessions must not disturb other tests
     listenerPid = Number(readFileSync(join(sshd.dir, 'sshd.pid'), 'utf8').trim());
-    const kh = join(sshd.dir, 'known_hosts');
-    writeFileSync(kh, `${sshd.knownHostsLine}\n`);
     gaps = [];
     frozen = [];
-    runner = new SshRunner({
+    runner = sshdRunner(sshd, {
       node: 'frozen-node',
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      configPath: null,
-      knownHostsPath: kh,
-      agentSock: null,
-      identityFiles: [sshd.clientKey],
       keepaliveIntervalMs: INTERVAL_MS,
       keepaliveCountMax: COUNT_MAX,
       reconnect: { initialDelayMs: 50, maxDelayMs: 400, maxWaitMs: 10_000 },

@@ -12,7 +12,7 @@ import type { Gap, SshRunnerOptions } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
-import { freePort, sshdAvailable, startSshd } from '../helpers/sshd.js';
+import { freePort, sshdAvailable, sshdRunner, startSshd } from '../helpers/sshd.js';
 import { serveRunnerOverSsh } from '../../src/transport/ssh-server.js';
 
 // Alive = exists and is not an unreaped zombie (this container's PID 1 does not reap orphans, so a killed
@@ -36,18 +36,7 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
   let kh: string;
   const runners: SshRunner[] = [];
   const make = (o: Partial<SshRunnerOptions> = {}) => {
-    const r = new SshRunner({
-      node: 'test-node',
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      homeDir: sshd.dir,
-      configPath: null,
-      knownHostsPath: kh,
-      agentSock: null,
-      identityFiles: [sshd.clientKey],
-      ...o,
-    });
+    const r = sshdRunner(sshd, { homeDir: sshd.dir, knownHostsPath: kh, ...o });
     runners.push(r);
     return r;
   };
@@ -286,18 +275,8 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
 describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout: 120_000 }, () => {
   it('connection dropped server-side: reconnects and reports the gap', async () => {
     const sshd = await startSshd(); // its own server: dropping sessions must not disturb other tests
-    const kh = join(sshd.dir, 'known_hosts');
-    writeFileSync(kh, `${sshd.knownHostsLine}\n`);
     const gaps: Gap[] = [];
-    const r = new SshRunner({
-      node: 'test-node',
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      configPath: null,
-      knownHostsPath: kh,
-      agentSock: null,
-      identityFiles: [sshd.clientKey],
+    const r = sshdRunner(sshd, {
       reconnect: { initialDelayMs: 50, maxDelayMs: 400, maxWaitMs: 30_000 },
       onGap: (g) => gaps.push(g),
       keepaliveIntervalMs: 1000,
@@ -319,18 +298,9 @@ describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout:
 
   it('a run during the outage waits up to the bound, then TransportError', async () => {
     const sshd = await startSshd();
-    const kh = join(sshd.dir, 'known_hosts');
-    writeFileSync(kh, `${sshd.knownHostsLine}\n`);
     const gaps: Gap[] = [];
-    const r = new SshRunner({
+    const r = sshdRunner(sshd, {
       node: 'gone-node',
-      host: '127.0.0.1',
-      port: sshd.port,
-      user: sshd.user,
-      configPath: null,
-      knownHostsPath: kh,
-      agentSock: null,
-      identityFiles: [sshd.clientKey],
       reconnect: { initialDelayMs: 50, maxDelayMs: 100, maxWaitMs: 500 },
       onGap: (g) => gaps.push(g),
     });
