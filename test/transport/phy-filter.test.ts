@@ -119,7 +119,7 @@ describe('the persistent *_phy filter (cmd.ethtoolStatsPhy)', () => {
 
   it('works the same in bash, the login shell of DGX OS', () => {
     const parts = [cmd.ethtoolStatsPhy(A), cmd.ethtoolStatsPhy(B), cmd.ethtoolStatsPhy(A), cmd.ethtoolStatsPhyGrep(A), cmd.ethtoolStatsPhyGrep(B)];
-    const out = execFileSync('bash', ['-c', parts.join('; echo @@; ')], { env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}` } }).toString();
+    const out = execFileSync('bash', ['-c', parts.join('; echo @@; ')], { env: { PATH: `${join(dir, 'bin')}:${process.env['PATH']}`, HOME: dir } }).toString();
     const [a1, b1, a2, grepA, grepB] = out.split('@@\n');
     expect(grepA!.split('\n')[0]).toBe('NIC statistics:');
     expect(a1).toBe(grepA);
