@@ -41,7 +41,8 @@ export const PHY_LINES = '^NIC statistics:|_phy: ';
 const PHY_SYNC = 'cq-phy-sync';
 // A filter that keeps PHY_LINES, started once per sampling shell so that a tick forks one process per rail
 // (`ethtool`) instead of two (`ethtool | grep`): fork+exec is most of a tick's cost on the node. perl (perl-base
-// is Essential on Debian and Ubuntu) reads whatever the pipe holds (mawk would wait for a full buffer). It prints
+// is Essential on Debian and Ubuntu) reads whatever the pipe holds (mawk would wait for a full buffer); it matches
+// PHY_LINES with index(), ten times faster than perl's regex for that alternation (0.2 vs 2.2 ms a dump). It prints
 // to the shell's stdout and answers each sync line on a second fifo only after flushing, so its lines land inside
 // the item's frame; it exits at EOF when the shell goes. The fifo it answers on is opened by its own forked shell
 // before perl starts, so a perl that is missing or dies at start is an EOF, never a hang: __cq_phy then stays the
@@ -49,7 +50,7 @@ const PHY_SYNC = 'cq-phy-sync';
 // tick's shell sets up a new one.
 const PHY_FILTER =
   `perl -e 'open(my $s, ">&=9") or exit 1; $s->autoflush(1); print $s "ready\\n"; ` +
-  `while (<STDIN>) { if ($_ eq "${PHY_SYNC}\\n") { STDOUT->flush(); print $s "done\\n"; next } print if /${PHY_LINES}/; }'`;
+  `while (<STDIN>) { if ($_ eq "${PHY_SYNC}\\n") { STDOUT->flush(); print $s "done\\n"; next } print if index($_, "_phy: ") >= 0 || index($_, "NIC statistics:") == 0; }'`;
 const PHY_SETUP =
   `__cq_phy() { ethtool -S "$1" | grep -E '${PHY_LINES}'; }; ` +
   `command -v perl >/dev/null 2>&1 && __cqd=$(mktemp -d 2>/dev/null) && mkfifo "$__cqd/i" "$__cqd/s" && exec 5<>"$__cqd/i" && ` +
