@@ -87,7 +87,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
       benches.push({ nodes: [{ ...nodes[0], cage: 1 }, { ...nodes[1], cage: 1 }], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
     });
   } else {
-    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env }) as Map<string, CommandRunner> });
+    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`) }) as Map<string, CommandRunner> });
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.

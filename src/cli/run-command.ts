@@ -133,7 +133,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   } else {
     clock = systemClock;
     nodes = parseNodes(args.nodes!, args.port);
-    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
   }
   const outDir = resolve(io.cwd, args.out);
   let lastProgress = Date.now();

@@ -9,25 +9,29 @@ const LOCAL = new Set(['local', 'localhost']);
 // One transport per node: OpenSSH-like SSH (config, agent, known_hosts), or local for the controller's own node.
 export async function makeRunners(
   nodes: NodeSpec[],
-  opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv; sshConfig?: string },
+  opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv; sshConfig?: string; warn?: (line: string) => void },
 ): Promise<Map<string, CommandRunner>> {
   const map = new Map<string, CommandRunner>();
+  const noted = new Set<string>();
   for (const n of nodes) {
     if (LOCAL.has(n.host)) {
       map.set(n.name, new LocalRunner({ node: n.name }));
       continue;
     }
-    map.set(
-      n.name,
-      new SshRunner({
+    const runner = new SshRunner({
         node: n.host,
         ...(n.user ? { user: n.user } : {}),
         ...(n.sshPort ? { port: n.sshPort } : {}),
         acceptNewHostKeys: opts.acceptNewHostKeys,
         ...(opts.sshConfig ? { configPath: opts.sshConfig } : {}),
         ...(opts.env.SSH_AUTH_SOCK ? { agentSock: opts.env.SSH_AUTH_SOCK } : { agentSock: null }),
-      }),
-    );
+    });
+    // Said once per run, not once per node: both nodes usually read the same config.
+    for (const note of runner.configNotes) {
+      if (!noted.has(note)) opts.warn?.(`cablequal: ssh config not applied: ${note}`);
+      noted.add(note);
+    }
+    map.set(n.name, runner);
   }
   return map;
 }

@@ -366,6 +366,12 @@ export class SshRunner implements CommandRunner {
   }
 
   // Connect now (also done lazily by the first command); throws TransportError with what to check.
+  // What of the ssh config was not applied (Match criteria that are not evaluated, ...), one line each with its
+  // file and line, so the operator learns why a setting seems ignored instead of guessing.
+  get configNotes(): string[] {
+    return this.config.ignored.map((i) => `${i.file ?? 'ssh config'}:${i.line}: ${i.key}: ${i.reason}`);
+  }
+
   async connect(): Promise<void> {
     await this.getClient();
   }
