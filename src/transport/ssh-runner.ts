@@ -141,6 +141,8 @@ export class SshRunner implements CommandRunner {
   private jumps: Client[] = [];
   private connecting: Promise<Client> | null = null;
   private down: { fromMs: number; reason: string } | null = null;
+  // Why the current connection is failing, as the operator should read it (for what the failure cuts short).
+  private dropCause: string | null = null;
   private fatal: TransportError | null = null;
   private closed = false;
   private sessionId = randomBytes(4).toString('hex');
@@ -255,6 +257,14 @@ export class SshRunner implements CommandRunner {
     });
   }
 
+  // ssh2's words for a dead connection, turned into what the operator can check.
+  private explainDrop(message: string): string {
+    if (!/keepalive timeout/i.test(message)) return message;
+    const interval = this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000);
+    const count = this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax ?? 3;
+    return `the node stopped answering: ${count} keepalives ${interval} ms apart went unanswered (ServerAliveInterval, ServerAliveCountMax)`;
+  }
+
   // ConnectTimeout bounds both the TCP connect and the SSH handshake, as in OpenSSH.
   private connectTimeoutMs(): number {
     return this.o.connectTimeoutMs ?? (this.resolved.connectTimeoutS ? this.resolved.connectTimeoutS * 1000 : 20_000);
@@ -313,6 +323,7 @@ export class SshRunner implements CommandRunner {
 
   private adopt(c: Client): void {
     this.client = c;
+    this.dropCause = null;
     const onDrop = (reason: string) => {
       if (this.client !== c) return;
       this.client = null;
@@ -330,6 +341,7 @@ export class SshRunner implements CommandRunner {
     let lastError = 'connection closed';
     c.on('error', (e: Error) => {
       lastError = e.message;
+      if (this.client === c) this.dropCause = this.explainDrop(e.message);
     });
     c.on('close', () => onDrop(lastError));
   }
@@ -420,7 +432,7 @@ export class SshRunner implements CommandRunner {
       (c) =>
         new Promise<ClientChannel>((resolve, reject) => {
           const cb = (err: Error | undefined, ch: ClientChannel) => {
-            if (err) return reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}`, undefined, { cause: err }));
+            if (err) return reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}${this.dropCause ? ` (${this.dropCause})` : ''}`, undefined, { cause: err }));
             onOpen?.(ch);
             resolve(ch);
           };
@@ -487,7 +499,7 @@ export class SshRunner implements CommandRunner {
         };
         if (timedOut) return resolve({ ...result, timedOut: true });
         if (aborted) return reject(new TransportError(this.node, `\`${command}\` aborted`));
-        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${command}\``));
+        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${command}\`${this.dropCause ? ` (${this.dropCause})` : ''}`));
         resolve(result);
       };
       ch.on('close', finish);

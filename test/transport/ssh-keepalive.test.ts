@@ -15,6 +15,8 @@ const COUNT_MAX = 3;
 // ssh2 gives up on the (count+1)-th unanswered interval; the slack covers a loaded CI box, and is still far below
 // "forever" (without keepalives the pending call would wait until the test times out).
 const DETECT_BOUND_MS = INTERVAL_MS * (COUNT_MAX + 1) + 3000;
+// How the runner explains a keepalive timeout to the operator.
+const CAUSE = ` (the node stopped answering: ${COUNT_MAX} keepalives ${INTERVAL_MS} ms apart went unanswered (ServerAliveInterval, ServerAliveCountMax))`;
 
 const signalAll = (pids: number[], sig: NodeJS.Signals) => {
   for (const pid of pids) {
@@ -106,11 +108,11 @@ describe.skipIf(!sshdAvailable)('SshRunner on a silent drop (server frozen with 
     const frozenAt = Date.now();
     const started = await timed(runner.run('echo after-freeze'));
     expect(started.error).toBeInstanceOf(TransportError);
-    expect((started.error as Error).message).toBe('frozen-node: cannot open exec channel: No response from server');
+    expect((started.error as Error).message).toBe(`frozen-node: cannot open exec channel: No response from server${CAUSE}`);
     expect(started.ms).toBeLessThan(DETECT_BOUND_MS);
     const running = await inFlight;
     expect(running.error).toBeInstanceOf(TransportError);
-    expect((running.error as Error).message).toBe('frozen-node: connection dropped while running `sleep 30`');
+    expect((running.error as Error).message).toBe(`frozen-node: connection dropped while running \`sleep 30\`${CAUSE}`);
     expect(Date.now() - frozenAt).toBeLessThan(DETECT_BOUND_MS);
 
     // Reconnected on a fresh connection while the old session is still frozen (a new session process).
