@@ -300,6 +300,14 @@ export function resolveHost(config: SshConfig, alias: string, env: ResolveEnv): 
   const tokens = { h: hostName, r: user, p: port, d: env.homeDir, u: env.localUser };
   const defaults = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((f) => `${env.homeDir}/.ssh/${f}`);
   const jump = get('proxyjump');
+  const jumps = jump && jump.toLowerCase() !== 'none' ? jump.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  // A bad hop is bad input found here, with its file and line, not when the connection is first tried.
+  for (const hop of jumps) {
+    if (!JUMP_HOP.test(hop)) {
+      const at = first.get('proxyjump')!;
+      throw new ParseError(kindOf(at.file), at.line, `bad ProxyJump hop ${JSON.stringify(hop)}: expected [user@]host[:port]`);
+    }
+  }
   const ukh = get('userknownhostsfile');
   return {
     alias,
@@ -308,7 +316,7 @@ export function resolveHost(config: SshConfig, alias: string, env: ResolveEnv): 
     port,
     identityFiles: identity.length ? identity.map((f) => expandTokens(f, tokens)) : defaults,
     identityFileFromConfig: identity.length > 0,
-    proxyJump: jump && jump.toLowerCase() !== 'none' ? jump.split(',').map((s) => s.trim()).filter(Boolean) : [],
+    proxyJump: jumps,
     serverAliveIntervalS: num('serveraliveinterval', 0),
     serverAliveCountMax: num('serveralivecountmax', 3),
     strictHostKeyChecking: get('stricthostkeychecking') ?? null,
@@ -318,8 +326,9 @@ export function resolveHost(config: SshConfig, alias: string, env: ResolveEnv): 
 }
 
 // A ProxyJump hop is `[user@]host[:port]` (an alias from the same config, or a plain host).
+const JUMP_HOP = /^(?:([^@\s]+)@)?(\[[^\]]+\]|[^:\s]+)(?::(\d+))?$/;
 export function parseJumpHop(hop: string): { user: string | null; host: string; port: number | null } {
-  const m = /^(?:([^@\s]+)@)?(\[[^\]]+\]|[^:\s]+)(?::(\d+))?$/.exec(hop);
+  const m = JUMP_HOP.exec(hop);
   if (!m) throw new ParseError('ssh_config', 0, `bad ProxyJump hop ${JSON.stringify(hop)}`);
   return { user: m[1] ?? null, host: m[2]!.replace(/^\[|\]$/g, ''), port: m[3] ? Number(m[3]) : null };
 }

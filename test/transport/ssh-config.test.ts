@@ -76,6 +76,13 @@ describe('parseSshConfig / resolveHost', () => {
     expect(() => resolveHost(parseSshConfig('Host x\n  Port abc\n'), 'x', env)).toThrow(/line 2: port must be a whole number/);
     expect(() => parseSshConfig('Host x\n  IdentityFile "unclosed\n')).toThrow(/line 2: unbalanced quote/);
   });
+
+  it('a bad ProxyJump hop is refused when the host is resolved, with its line, not at the first connect', () => {
+    const e = parseErrorOf(() => resolveHost(parseSshConfig('Host x\n  HostName 10.0.0.2\n  ProxyJump ok@bastion,user@host:notaport\n'), 'x', env));
+    expect(e.line).toBe(3);
+    expect(e.reason).toBe('bad ProxyJump hop "user@host:notaport": expected [user@]host[:port]');
+    expect(resolveHost(parseSshConfig('Host x\n  ProxyJump none\n'), 'x', env).proxyJump).toEqual([]);
+  });
 });
 
 describe('patterns', () => {
