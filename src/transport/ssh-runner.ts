@@ -77,6 +77,12 @@ export function fingerprint(blob: Buffer): string {
 
 // ---- Persistent shell framing (shared with the SSH server, which recognises the same line) ----
 
+// The persistent shell: a non-interactive session like every other command's (so its exported PATH is the same),
+// replaced at once by bash without rc files, or sh. The user's login shell and its rc (set -e, functions named
+// like our tools, fish) never run the sampler's scripts, and that first shell never reads stdin, so no frame is
+// lost to it. bash is preferred for $EPOCHREALTIME (node time without a fork).
+export const SAMPLING_SHELL = 'command -v bash >/dev/null 2>&1 && exec bash --noprofile --norc || exec sh';
+
 const FRAME_MARK = /^@@cqsh-[0-9a-f]+-\d+$/;
 
 // One line: begin markers on both streams, the command with stdin closed, end markers carrying the exit code.
@@ -524,7 +530,7 @@ export class SshRunner implements CommandRunner {
     let ended: string | null = null;
     let chain: Promise<unknown> = Promise.resolve();
     const open = async () => {
-      const c = await this.openChannel('shell');
+      const c = await this.openChannel('exec', SAMPLING_SHELL);
       out = '';
       err = '';
       ended = null;

@@ -19,7 +19,7 @@ import {
   parseStatus,
   parseStop,
 } from './remote-process.js';
-import { formatShellFrame, parseShellFrame } from './ssh-runner.js';
+import { SAMPLING_SHELL, formatShellFrame, parseShellFrame } from './ssh-runner.js';
 import { parseLockScript, type LockOwner } from './node-lock.js';
 import type { CommandRunner, RemoteProcess } from './types.js';
 import { TransportError } from './types.js';
@@ -247,7 +247,10 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
           accept?.();
           abort.abort(new Error('signalled by client'));
         });
-        session.on('exec', (accept, _reject, info) => serveExec(client, accept(), info.command, abort));
+        // SshRunner's persistent shell arrives as an exec of SAMPLING_SHELL: served as the line shell it becomes.
+        session.on('exec', (accept, _reject, info) =>
+          info.command === SAMPLING_SHELL ? serveShell(client, accept()) : serveExec(client, accept(), info.command, abort),
+        );
         session.on('shell', (accept) => serveShell(client, accept()));
       });
     });

@@ -1,6 +1,6 @@
-// The sampler over SshRunner to a real OpenSSH sshd whose sessions run bash as a login shell: the persistent
-// *_phy filter and $EPOCHREALTIME inside the SSH shell framing, tick after tick. `ethtool` is a GENERATED stand-in
-// (counters grow by 5 per call; not recorded output), put first on PATH by the session's own ~/.bash_profile.
+// The sampler over SshRunner to a real OpenSSH sshd whose user has a hostile bash rc: the sampling shell is a clean
+// bash all the same, with the persistent *_phy filter and $EPOCHREALTIME inside the SSH shell framing, tick after tick. `ethtool` is a GENERATED stand-in
+// (counters grow by 5 per call; not recorded output), put first on PATH by the session's own ~/.bashrc.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,8 +39,11 @@ describe.skipIf(!sshdAvailable)('Sampler over OpenSSH with a bash login shell', 
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, 'ethtool'), FAKE_ETHTOOL(join(home, 'count')));
     chmodSync(join(bin, 'ethtool'), 0o755);
-    writeFileSync(join(home, '.bash_profile'), `export PATH="${bin}:$PATH"\n`);
-    // The sessions get this home (its .bash_profile), never the machine user's own.
+    // A hostile rc, as found on real machines: errexit, and a function named like a tool the sampler runs. The rc runs
+    // for the session (its PATH is kept, as for every other command), but the sampling shell is a clean bash.
+    writeFileSync(join(home, '.bashrc'), `# GENERATED test rc\nexport PATH="${bin}:$PATH"\nset -e\nethtool() { echo hijacked by a shell function; }\nperl() { return 1; }\n`);
+    writeFileSync(join(home, '.bash_profile'), '# GENERATED test profile\n. ~/.bashrc\n'); // the usual login set-up
+    // The sessions get this home (its rc files), never the machine user's own.
     sshd = await startSshd([`SetEnv HOME=${home}`]);
     homeDir = home;
     runner = sshdRunner(sshd, { node: 'node-a', homeDir: sshd.dir });
