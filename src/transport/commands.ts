@@ -62,7 +62,7 @@ const PHY_SETUP =
 // Read-only probes. `sudo -n` only where the kernel requires root (module EEPROM).
 export const cmd = {
   ethtoolStats: (iface: string) => `ethtool -S ${validate.iface(iface)}`,
-  // The sampler's per-tick read: only the header and the *_phy counters travel (about 30 of ~1,500 lines on mlx5),
+  // The sampler's per-tick read: only the header and the *_phy counters travel (about 45 of ~1,700 lines on mlx5),
   // through the shell's persistent filter (set up by the first call in a shell); the full dump is journaled at
   // phase boundaries. Its output is exactly ethtoolStatsPhyGrep's.
   ethtoolStatsPhy: (iface: string) => `command -v __cq_phy >/dev/null 2>&1 || { ${PHY_SETUP}; }; __cq_phy ${validate.iface(iface)}`,
