@@ -2,14 +2,13 @@
 // (SshRunner, or plain OpenSSH `ssh`) can be exercised against the simulated lab. Everything served is generated.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
 import { serveRunnerOverSsh } from '../transport/ssh-server.js';
 import type { ServedRunner } from '../transport/ssh-server.js';
 import { createLab } from './lab.js';
 import type { SimLab } from './lab.js';
 import { ScaledClock } from './scaled-clock.js';
+import { generateEd25519 } from '../transport/ssh-keys.js';
 
-const { utils } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
 
 export interface SimServeOptions {
   scenario: string;
@@ -41,7 +40,7 @@ export async function serveSimLab(opts: SimServeOptions): Promise<SimServe> {
   const lab = createLab({ scenario: opts.scenario, faults: opts.faults ?? [], clock, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
   const userOf = (name: string) => opts.user ?? lab.scenario.nodes.find((n) => n.name === name)?.user ?? 'cablequal';
   mkdirSync(opts.dir, { recursive: true });
-  const client = utils.generateKeyPairSync('ed25519', { comment: 'cablequal-sim-client' });
+  const client = generateEd25519({ comment: 'cablequal-sim-client' });
   const files = {
     privateKey: join(opts.dir, 'id_ed25519'),
     publicKey: join(opts.dir, 'id_ed25519.pub'),

@@ -23,6 +23,7 @@ import { SAMPLING_SHELL, formatShellFrame, parseShellFrame } from './ssh-runner.
 import { parseLockScript, type LockOwner } from './node-lock.js';
 import type { CommandRunner, RemoteProcess } from './types.js';
 import { TransportError } from './types.js';
+import { generateEd25519 } from './ssh-keys.js';
 
 export interface ServeOptions {
   runner: CommandRunner;
@@ -76,7 +77,7 @@ function parseAuthorized(keys: ServeOptions['authorizedKeys']): ParsedKey[] {
 // Serve `runner` over SSH on host:port (127.0.0.1 and a free port by default).
 export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunner> {
   const allowed = parseAuthorized(opts.authorizedKeys);
-  const hostKey = opts.hostKey ?? utils.generateKeyPairSync('ed25519').private;
+  const hostKey = opts.hostKey ?? generateEd25519().private;
   const parsedHost = utils.parseKey(hostKey);
   if (parsedHost instanceof Error) throw new UsageError(`host key: ${parsedHost.message}`);
   const hostParsed = Array.isArray(parsedHost) ? parsedHost[0]! : parsedHost;

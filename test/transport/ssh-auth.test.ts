@@ -1,19 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authMethods, checkSudo, planAuth, sudoAdvice } from '../../src/transport/ssh-auth.js';
 import { TransportError } from '../../src/transport/types.js';
+import { generateEd25519 } from '../../src/transport/ssh-keys.js';
 
-const { utils } = ssh2;
 const dir = mkdtempSync(join(tmpdir(), 'cqauth'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('planAuth', () => {
   it('agent first, then readable identity files in order; missing files skipped, encrypted ones noted', () => {
-    const plain = utils.generateKeyPairSync('ed25519');
-    const locked = utils.generateKeyPairSync('ed25519', { passphrase: 'secret', cipher: 'aes256-ctr', rounds: 4 });
+    const plain = generateEd25519();
+    const locked = generateEd25519({ passphrase: 'secret', cipher: 'aes256-ctr', rounds: 4 });
     writeFileSync(join(dir, 'id_ed25519'), plain.private);
     writeFileSync(join(dir, 'id_locked'), locked.private);
     const plan = planAuth({

@@ -13,6 +13,7 @@ import {
   mismatchMessage,
   parseKnownHosts,
 } from '../../src/transport/known-hosts.js';
+import { generateEd25519 } from '../../src/transport/ssh-keys.js';
 
 // Generated test keys (ssh2 keygen), not recorded from any machine.
 const pub = (k: string) => {
@@ -20,8 +21,8 @@ const pub = (k: string) => {
   if (p instanceof Error || Array.isArray(p)) throw new Error('bad key');
   return p.getPublicSSH();
 };
-const keyA = pub(utils.generateKeyPairSync('ed25519').public);
-const keyB = pub(utils.generateKeyPairSync('ed25519').public);
+const keyA = pub(generateEd25519().public);
+const keyB = pub(generateEd25519().public);
 const keyE = pub(utils.generateKeyPairSync('ecdsa', { bits: 256 }).public);
 const b64 = (b: Buffer) => b.toString('base64');
 

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBatch, formatBatchOutput, parseBatch, splitBatchOutput } from '../../src/transport/batch.js';
 import { buildStatus, parseStatusReply } from '../../src/transport/remote-process.js';
@@ -12,8 +11,8 @@ import type { Gap } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, StartOptions } from '../../src/transport/types.js';
 import { TransportError } from '../../src/transport/types.js';
+import { generateEd25519 } from '../../src/transport/ssh-keys.js';
 
-const { utils } = ssh2;
 
 // A scripted runner: a few fixed commands, recognises batch scripts, native start()/stop() with recorded calls.
 class FakeRunner implements CommandRunner {
@@ -72,8 +71,8 @@ class FakeRunner implements CommandRunner {
 describe('serveRunnerOverSsh with a fake runner', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cqsrv'));
   const fake = new FakeRunner();
-  const clientKey = utils.generateKeyPairSync('ed25519');
-  const otherKey = utils.generateKeyPairSync('ed25519');
+  const clientKey = generateEd25519();
+  const otherKey = generateEd25519();
   let served: ServedRunner;
   const runners: SshRunner[] = [];
   const connect = (o: { key?: string; user?: string; gaps?: Gap[] } = {}) => {
