@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../src/domain/errors.js';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolFec, readEthtoolFec } from '../../src/probes/ethtool-fec.js';
-import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
+import { RemoteCommandError } from '../../src/transport/types.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 
 // The pastes carry shell prompt lines (` # ethtool ...`, `user@host:~$ ...`) around the output: drop them,
 // and keep only what followed the last `--show-fec` command (the set-fec paste runs `--set-fec` first).
@@ -167,33 +168,16 @@ describe('property: only ParseError on any text', () => {
 });
 
 describe('readEthtoolFec', () => {
-  function runner(result: Partial<CommandResult>, seen: string[]): CommandRunner {
-    return {
-      node: 'spark-a',
-      simulated: true,
-      run: async (command) => {
-        seen.push(command);
-        return { command, stdout: '', stderr: '', exitCode: 0, signal: null, durationMs: 1, ...result };
-      },
-      start: async () => {
-        throw new Error('unused');
-      },
-      openShell: async () => {
-        throw new Error('unused');
-      },
-      close: async () => {},
-    };
-  }
 
   it('runs `ethtool -I --show-fec <iface>` and parses its stdout', async () => {
     const seen: string[] = [];
-    const f = await readEthtoolFec(runner({ stdout: outputOf(SPARK_NONE) }, seen), 'enp1s0f0np0');
+    const f = await readEthtoolFec(cannedRunner({ stdout: outputOf(SPARK_NONE) }, seen), 'enp1s0f0np0');
     expect(seen).toEqual(['ethtool -I --show-fec enp1s0f0np0']);
     expect(f.active).toBe('None');
   });
 
   it('an unsupported-operation exit is a RemoteCommandError', async () => {
-    const r = runner({ stderr: 'netlink error: Operation not supported\n', exitCode: 95 }, []);
+    const r = cannedRunner({ stderr: 'netlink error: Operation not supported\n', exitCode: 95 }, []);
     await expect(readEthtoolFec(r, 'enp1s0f0np0')).rejects.toBeInstanceOf(RemoteCommandError);
   });
 });

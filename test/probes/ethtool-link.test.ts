@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ParseError } from '../../src/domain/errors.js';
 import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
-import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
+import { RemoteCommandError } from '../../src/transport/types.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 
 // `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
 async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
@@ -206,33 +207,16 @@ describe('property: only ParseError on any text', () => {
 });
 
 describe('readEthtoolLink', () => {
-  function runner(result: Partial<CommandResult>, seen: string[]): CommandRunner {
-    return {
-      node: 'spark-a',
-      simulated: true,
-      run: async (command) => {
-        seen.push(command);
-        return { command, stdout: '', stderr: '', exitCode: 0, signal: null, durationMs: 1, ...result };
-      },
-      start: async () => {
-        throw new Error('unused');
-      },
-      openShell: async () => {
-        throw new Error('unused');
-      },
-      close: async () => {},
-    };
-  }
 
   it('runs `ethtool <iface>` and parses stdout; a stderr permission notice is not a failure', async () => {
     const seen: string[] = [];
-    const l = await readEthtoolLink(runner({ stdout: lanesPatch(), stderr: 'netlink error: Operation not permitted\n' }, seen), 'enp1s0f1np1');
+    const l = await readEthtoolLink(cannedRunner({ stdout: lanesPatch(), stderr: 'netlink error: Operation not permitted\n' }, seen), 'enp1s0f1np1');
     expect(seen).toEqual(['ethtool enp1s0f1np1']);
     expect(l.speedMbps).toBe(100000);
   });
 
   it('ethtool exit 75 ("No data available") is a RemoteCommandError', async () => {
-    await expect(readEthtoolLink(runner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(
+    await expect(readEthtoolLink(cannedRunner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(
       RemoteCommandError,
     );
   });

@@ -4,9 +4,10 @@ import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump, type
 import type { EepromDecode } from '../../src/eeprom/decoded.js';
 import { parseEepromHex } from '../../src/probes/eeprom-hex.js';
 import { parseEthtoolModule, readEthtoolModule, type ModuleText } from '../../src/probes/ethtool-module.js';
-import { RemoteCommandError, type CommandResult, type CommandRunner } from '../../src/transport/types.js';
+import { RemoteCommandError } from '../../src/transport/types.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
+import { cannedRunner } from '../helpers/canned-runner.js';
 
 const M = 'ethtool-module/';
 const CMIS_COPPER = `${M}cmis-qsfpdd-mcp1660-w00ae30-passive-copper-prerelease-patch.txt`;
@@ -270,27 +271,10 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
 });
 
 describe('readEthtoolModule (simulated runner)', () => {
-  function runner(answer: Partial<CommandResult>, seen: string[]): CommandRunner {
-    return {
-      node: 'spark-b',
-      simulated: true,
-      run: async (command) => {
-        seen.push(command);
-        return { command, stdout: '', stderr: '', exitCode: 0, signal: null, durationMs: 1, ...answer };
-      },
-      start: async () => {
-        throw new Error('unused');
-      },
-      openShell: async () => {
-        throw new Error('unused');
-      },
-      close: async () => {},
-    };
-  }
 
   it('runs `sudo -n ethtool -m IF` and parses the text', async () => {
     const seen: string[] = [];
-    const r = text(await readEthtoolModule(runner({ stdout: sample(OEM_BUG) }, seen), 'enP2p1s0f0np0'));
+    const r = text(await readEthtoolModule(cannedRunner({ stdout: sample(OEM_BUG) }, seen, 'spark-b'), 'enP2p1s0f0np0'));
     expect(seen).toEqual(['sudo -n ethtool -m enP2p1s0f0np0']);
     expect(r.vendorSn).toBe('HQ21010600009');
   });
@@ -299,7 +283,7 @@ describe('readEthtoolModule (simulated runner)', () => {
     const garbage = sample('ethtool-module-hex/mlx5-eeprom-by-page-failure-garbage-hex.txt').split('\n');
     const stderr = garbage.slice(1, 3).join('\n');
     const stdout = garbage.slice(3).join('\n');
-    await expect(readEthtoolModule(runner({ stdout, stderr }, []), 'enp1s0f0np0')).rejects.toThrow(/failed module EEPROM read/);
-    await expect(readEthtoolModule(runner({ exitCode: 1, stderr: 'sudo: a password is required' }, []), 'enp1s0f0np0')).rejects.toThrow(RemoteCommandError);
+    await expect(readEthtoolModule(cannedRunner({ stdout, stderr }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(/failed module EEPROM read/);
+    await expect(readEthtoolModule(cannedRunner({ exitCode: 1, stderr: 'sudo: a password is required' }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(RemoteCommandError);
   });
 });
