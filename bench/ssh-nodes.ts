@@ -3,14 +3,13 @@
 // rendered by the simulated lab (mlx5 size), and a user start-up (rc files) costing what a typical user's does.
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLab } from '../src/sim/lab.js';
 import { VirtualClock } from '../src/sim/virtual-clock.js';
 import { cmd } from '../src/transport/commands.js';
 import { SshRunner } from '../src/transport/ssh-runner.js';
-import { descendants, prepareSshdDir } from '../test/helpers/sshd.js';
+import { descendants, prepareSshdDir, waitListening } from '../test/helpers/sshd.js';
 
 export const SSHD = '/usr/sbin/sshd';
 // The cabled cage's two netdevs, as the simulated lab names them.
@@ -140,24 +139,6 @@ function write(path: string, text: string, mode = 0o644): void {
   chmodSync(path, mode);
 }
 
-async function waitListening(port: number, exited: () => string | null): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const why = exited();
-    if (why !== null) throw new Error(`bench sshd exited: ${why}`);
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`bench sshd did not listen on ${port}`);
-}
-
 // Start one node: temp dir with keys, home (rc files), fake bin, and a hwmon tree bind-mounted over /sys/class
 // inside a private mount namespace (so only this sshd and its sessions see it).
 export async function startBenchNode(name: string, tools: ToolOutputs, want: StandInKind = 'c'): Promise<BenchNode> {
@@ -195,7 +176,7 @@ export async function startBenchNode(name: string, tools: ToolOutputs, want: Sta
   const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  await waitListening(port, () => (child.exitCode !== null ? `exit ${child.exitCode}: ${err}` : null));
+  await waitListening(port, child, () => err, { label: 'bench sshd', attempts: 300 });
   const kh = join(dir, 'known_hosts');
   const hostKey = readFileSync(join(dir, 'host_ed25519.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ');
   writeFileSync(kh, `[127.0.0.1]:${port} ${hostKey}\n`);

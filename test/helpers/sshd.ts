@@ -62,9 +62,11 @@ export function descendants(pid: number): number[] {
   return kids.flatMap((k) => [k, ...descendants(k)]);
 }
 
-async function waitListening(port: number, child: ChildProcess, stderr: () => string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (child.exitCode !== null) throw new Error(`sshd exited with ${child.exitCode}: ${stderr()}`);
+// Until something accepts on 127.0.0.1:port, or the child that should listen there exits (its stderr in the error).
+export async function waitListening(port: number, child: ChildProcess, stderr: () => string, o: { label?: string; attempts?: number } = {}): Promise<void> {
+  const label = o.label ?? 'sshd';
+  for (let i = 0; i < (o.attempts ?? 200); i++) {
+    if (child.exitCode !== null) throw new Error(`${label} exited with ${child.exitCode}: ${stderr()}`);
     const ok = await new Promise<boolean>((resolve) => {
       const s = connect(port, '127.0.0.1');
       s.once('connect', () => {
@@ -76,7 +78,7 @@ async function waitListening(port: number, child: ChildProcess, stderr: () => st
     if (ok) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`sshd did not listen on ${port}: ${stderr()}`);
+  throw new Error(`${label} did not listen on ${port}: ${stderr()}`);
 }
 
 // Start sshd; `extraConfig` lines are appended to its sshd_config.
