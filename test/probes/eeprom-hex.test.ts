@@ -9,6 +9,7 @@ import { RemoteCommandError, type CommandResult } from '../../src/transport/type
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource } from '../helpers/samples.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
 const HEX = 'ethtool-module-hex/';
 const ICE_UNPATCHED = `${HEX}qsfp28-dac-ice-unpatched-lower-page-hex-fallback-and-offset-reads.txt`;
@@ -33,14 +34,7 @@ function unpatchedParts(): { offsetReads: string; lowerPage: string } {
 }
 
 const throwsParse = (f: () => unknown, reason: RegExp): void => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    expect((e as ParseError).reason).toMatch(reason);
-    return;
-  }
-  expect.unreachable('expected a ParseError');
+  expect(parseErrorOf(f).reason).toMatch(reason);
 };
 
 const SPARK_LIKE: EepromFields = {

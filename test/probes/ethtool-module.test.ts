@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump, type EepromFields } from '../../src/eeprom/encode.js';
 import type { EepromDecode } from '../../src/eeprom/decoded.js';
 import { parseEepromHex } from '../../src/probes/eeprom-hex.js';
@@ -8,6 +7,7 @@ import { RemoteCommandError } from '../../src/transport/types.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { cannedRunner } from '../helpers/canned-runner.js';
+import { parseErrorOf } from '../helpers/parse-error.js';
 
 const M = 'ethtool-module/';
 const CMIS_COPPER = `${M}cmis-qsfpdd-mcp1660-w00ae30-passive-copper-prerelease-patch.txt`;
@@ -31,15 +31,9 @@ const text = (r: ModuleText | EepromDecode): ModuleText => {
 };
 
 const throwsParse = (f: () => unknown, line: number, reason: RegExp): void => {
-  try {
-    f();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ParseError);
-    expect((e as ParseError).line).toBe(line);
-    expect((e as ParseError).reason).toMatch(reason);
-    return;
-  }
-  expect.unreachable('expected a ParseError');
+  const e = parseErrorOf(f);
+  expect(e.line).toBe(line);
+  expect(e.reason).toMatch(reason);
 };
 
 describe('parseEthtoolModule on real decoded outputs', () => {
