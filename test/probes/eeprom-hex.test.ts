@@ -107,14 +107,9 @@ describe('parseEepromHex on real dumps', () => {
 
   it('treats the mlx5 netlink-warning dump as a failed read, and its garbage alone as no module', () => {
     const lines = sample(MLX5_GARBAGE).split('\n').slice(1); // drop the `# ethtool -m eth2` prompt
-    try {
-      parseEepromHex(lines.join('\n'));
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(ParseError);
-      expect((e as ParseError).line).toBe(1);
-      expect((e as ParseError).reason).toMatch(/^failed module EEPROM read: netlink warning: mlx5_core: Query module eeprom by page failed/);
-    }
+    const e = parseErrorOf(() => parseEepromHex(lines.join('\n')));
+    expect(e.line).toBe(1);
+    expect(e.reason).toMatch(/^failed module EEPROM read: netlink warning: mlx5_core: Query module eeprom by page failed/);
     throwsParse(() => parseEepromHex(lines.slice(2).join('\n')), /identifier 0x00 is not a QSFP/);
   });
 });
@@ -216,14 +211,9 @@ describe('parseEepromHex is strict', () => {
     ['17 bytes in a row', 'Offset\t\tValues\n------\t\t------\n0x0000:\t\t' + '00 '.repeat(17) + '\n', 3, /has 17 bytes/],
     ['empty text', '', 1, /no hex rows/],
   ])('rejects %s', (_name, text, line, reason) => {
-    try {
-      parseEepromHex(text);
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(ParseError);
-      expect((e as ParseError).line).toBe(line);
-      expect((e as ParseError).reason).toMatch(reason);
-    }
+    const e = parseErrorOf(() => parseEepromHex(text));
+    expect(e.line).toBe(line);
+    expect(e.reason).toMatch(reason);
   });
 
   it('survives fuzzing with nothing but ParseError', () => {
