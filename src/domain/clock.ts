@@ -23,3 +23,20 @@ export const systemClock: Clock = {
       signal?.addEventListener('abort', onAbort, { once: true });
     }),
 };
+
+// `work`, or the error `late()` makes once `ms` of the clock's time pass first: a wait that must not hang, on the
+// injected clock (so it is virtual time under the simulator). `work` itself goes on; the timer never outlives this.
+export async function within<T>(clock: Clock, ms: number, work: Promise<T>, late: () => Error): Promise<T> {
+  const ac = new AbortController();
+  const timer = clock.sleep(ms, ac.signal).then(
+    () => {
+      throw late();
+    },
+    () => undefined as never,
+  );
+  try {
+    return await Promise.race([work, timer]);
+  } finally {
+    ac.abort();
+  }
+}

@@ -1,6 +1,6 @@
 // The persistent sampler: one long-lived shell per node, every node asked at the same moment, one round
 // trip per node per tick (a batch script), on a fixed-rate schedule of the injected clock.
-import type { Clock } from '../domain/clock.js';
+import { within, type Clock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSample } from '../domain/sample.js';
 import { buildBatch, splitBatchOutput } from '../transport/batch.js';
@@ -173,18 +173,7 @@ export class Sampler {
       this.opening.set(n.name, opening);
     }
     if (!Number.isFinite(waitMs)) return opening;
-    const ac = new AbortController();
-    const late = this.clock.sleep(waitMs, ac.signal).then(
-      () => {
-        throw new Error(`${n.name}: shell not open after ${waitMs} ms (reconnecting); missing from this tick`);
-      },
-      () => undefined as never,
-    );
-    try {
-      return await Promise.race([opening, late]);
-    } finally {
-      ac.abort();
-    }
+    return within(this.clock, waitMs, opening, () => new Error(`${n.name}: shell not open after ${waitMs} ms (reconnecting); missing from this tick`));
   }
 
   private dropShell(node: string): void {

@@ -13,8 +13,7 @@ const { Client } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain
 type Client = InstanceType<typeof Client>;
 import type { ClientChannel, ConnectConfig } from 'ssh2';
 import { createHash } from 'node:crypto';
-import type { Clock } from '../domain/clock.js';
-import { systemClock } from '../domain/clock.js';
+import { systemClock, within, type Clock } from '../domain/clock.js';
 import { ParseError, UsageError } from '../domain/errors.js';
 import { checkHostKey, keyTypeOf, knownHostLine, knownKeyTypes, mismatchMessage } from './known-hosts.js';
 import { startWrapped } from './remote-process.js';
@@ -400,21 +399,12 @@ export class SshRunner implements CommandRunner {
     if (this.client) return this.client;
     if (this.down && this.connecting) {
       const waitMs = this.o.reconnect?.maxWaitMs ?? 60_000;
-      const ac = new AbortController();
-      const timeout = this.clock.sleep(waitMs, ac.signal).then(
-        () => {
-          throw new TransportError(
-            this.node,
-            `connection lost at ${new Date(this.down?.fromMs ?? 0).toISOString()} (${this.down?.reason}); not back after ${waitMs} ms`,
-          );
-        },
-        () => undefined as never,
+      return within(
+        this.clock,
+        waitMs,
+        this.connecting,
+        () => new TransportError(this.node, `connection lost at ${new Date(this.down?.fromMs ?? 0).toISOString()} (${this.down?.reason}); not back after ${waitMs} ms`),
       );
-      try {
-        return await Promise.race([this.connecting, timeout]);
-      } finally {
-        ac.abort();
-      }
     }
     if (!this.connecting) {
       this.connecting = this.connectChain().then(
