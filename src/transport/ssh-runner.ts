@@ -202,8 +202,8 @@ export class SshRunner implements CommandRunner {
         sock: sock as ConnectConfig['sock'],
         username: t.user,
         readyTimeout: this.connectTimeoutMs(),
-        keepaliveInterval: this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000),
-        keepaliveCountMax: this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax,
+        keepaliveInterval: this.keepalive().intervalMs,
+        keepaliveCountMax: this.keepalive().countMax,
         hostVerifier: (blob: Buffer) => {
           const text = existsSync(this.knownHostsPath) ? readFileSync(this.knownHostsPath, 'utf8') : '';
           const v = checkHostKey(text, t.host, t.port, blob);
@@ -262,12 +262,19 @@ export class SshRunner implements CommandRunner {
     });
   }
 
+  // ServerAliveInterval (15 s when the config has none: a dead node is noticed) and ServerAliveCountMax.
+  private keepalive(): { intervalMs: number; countMax: number } {
+    return {
+      intervalMs: this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000),
+      countMax: this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax,
+    };
+  }
+
   // ssh2's words for a dead connection, turned into what the operator can check.
   private explainDrop(message: string): string {
     if (!/keepalive timeout/i.test(message)) return message;
-    const interval = this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000);
-    const count = this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax ?? 3;
-    return `the node stopped answering: ${count} keepalives ${interval} ms apart went unanswered (ServerAliveInterval, ServerAliveCountMax)`;
+    const k = this.keepalive();
+    return `the node stopped answering: ${k.countMax} keepalives ${k.intervalMs} ms apart went unanswered (ServerAliveInterval, ServerAliveCountMax)`;
   }
 
   // ConnectTimeout bounds both the TCP connect and the SSH handshake, as in OpenSSH.
