@@ -13,6 +13,8 @@ const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const quick = process.argv.includes('--quick');
 const reps = quick ? 1 : 3;
+// Section 1's plan, the same for a full run and for `--only ssh`.
+const sshPlan = { reps, persistentTicks: 100, naiveTicks: 6, fixedRateTicks: 100, fixedRateIntervalMs: 50 };
 
 const machine = {
   date: new Date().toISOString(),
@@ -51,7 +53,7 @@ if (only) {
     if (only.includes('clone')) next.clone = await benchFailingClone(reps, work, log);
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
-      next.ssh = await benchSsh({ reps, persistentTicks: 100, naiveTicks: 6, fixedRateTicks: 100, fixedRateIntervalMs: 50 }, log);
+      next.ssh = await benchSsh(sshPlan, log);
     }
     if (only.includes('grade')) {
       log('grading: generating the 10 Hz journal');
@@ -74,7 +76,7 @@ if (only) {
 }
 try {
   log('1/5 sampler over SSH (real sshd on loopback, two nodes)');
-  const ssh = await benchSsh({ reps, persistentTicks: 100, naiveTicks: 6, fixedRateTicks: 100, fixedRateIntervalMs: 50 }, log);
+  const ssh = await benchSsh(sshPlan, log);
   log('2/5 parse cost');
   const parse = await benchParse(5, 200);
   log('4/5 full default procedure, simulated');
