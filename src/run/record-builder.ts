@@ -7,6 +7,7 @@ import { analyzeRun, RunAnalyzer, type LabelledSample } from '../analysis/analyz
 import { gradeRun } from '../grading/index.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
+import { screenJournal } from './journal-shape.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave.
@@ -42,7 +43,9 @@ function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
 }
 
 // Turn a run's journal into its record: outcome, reasons, analysis, measurements.
-export function buildRecord(contents: JournalContents, opts: BuildOptions): RunRecord {
+export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRecord {
+  // The journal is untrusted: lines without the fields read below are left out and listed in record.journal.
+  const contents = screenJournal(journal);
   const lines = contents.lines;
   const start = lines.find((l) => l.type === 'run-start');
   if (!start) throw new Error('journal has no run-start line: not a cablequal journal');
@@ -133,7 +136,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     analysis,
     measurements: graded?.measurements ?? [],
     sampling,
-    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
+    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes, ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}) },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }
