@@ -10,6 +10,7 @@ import type { ManifestCable } from './manifest.js';
 import { NodeMutexes } from './mutex.js';
 import type { Operator } from './operator.js';
 import { pairReady, probeEnd } from './probe.js';
+import { unreachableReporter } from './reachability.js';
 import { saveState, type BatchState, type CableState } from './state.js';
 
 // One bench: two nodes joined by the cable under test.
@@ -152,7 +153,13 @@ type Wait = { serial: string; partNumber: string | null } | 'skip' | 'quit' | 't
 
 // Wait for the swap: the old cable gone, then one new cable up on both ends with a readable serial.
 async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | null, expect: string | null): Promise<Wait> {
-  const look = async () => pairReady(await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage))));
+  const pair = deps.benches.indexOf(bench);
+  const unreachable = unreachableReporter(deps.clock, (l) => deps.operator.say(l), `[pair ${pair + 1}] `);
+  const look = async () => {
+    const ends = await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage)));
+    unreachable(bench.nodes.map((n) => n.name), ends);
+    return pairReady(ends);
+  };
   const acceptable = (r: { serial: string } | null) => r !== null && r.serial !== previous && (expect === null || r.serial === expect);
   const pollMs = deps.pollMs ?? 5000;
   if (deps.autoDetect) {

@@ -10,6 +10,7 @@ export interface EndView {
   serial: string | null;
   partNumber: string | null;
   note: string | null; // why not ready, for the operator
+  unreachable?: boolean; // the node did not answer at all (SSH down, host off)
 }
 
 // Look at one node's cage without trusting the operator: ibdev2netdev for the rails, ethtool -m for the serial.
@@ -29,7 +30,8 @@ export async function probeEnd(runner: CommandRunner, cage: number | 'auto'): Pr
     }
     return { up: picked?.up ?? false, serial: null, partNumber: null, note: 'no cable EEPROM readable' };
   } catch (e) {
-    if (e instanceof TransportError || e instanceof ParseError) return { up: false, serial: null, partNumber: null, note: e.message };
+    if (e instanceof TransportError) return { up: false, serial: null, partNumber: null, note: e.message, unreachable: true };
+    if (e instanceof ParseError) return { up: false, serial: null, partNumber: null, note: e.message };
     throw e;
   }
 }

@@ -14,7 +14,8 @@ import { silentOperator, streamOperator, type Operator } from '../batch/operator
 import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
 import { EXIT } from './exit-codes.js';
-import type { CliIo } from './io.js';
+import { ensureDir } from '../io/ensure-dir.js';
+import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
@@ -33,7 +34,25 @@ export interface BatchArgs {
   seed?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
+  sshConfig?: string;
+  onHangup?: HangupMode;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
+}
+
+// A cage holds one cable: the same node and cage in two pairs is refused, and a node in two pairs must name its
+// cage in each (with `auto` both pairs could pick the same one).
+export function checkPairCages(pairs: NodeSpec[][]): void {
+  const owner = new Map<string, number>();
+  pairs.forEach((nodes, p) => {
+    for (const n of nodes) {
+      const elsewhere = pairs.findIndex((other, q) => q !== p && other.some((x) => x.name === n.name));
+      if (elsewhere >= 0 && n.cage === 'auto') throw new UsageError(`--pair: ${n.name} is in pairs ${Math.min(p, elsewhere) + 1} and ${Math.max(p, elsewhere) + 1}: give its cage in each (e.g. ${n.name}:0 and ${n.name}:1)`);
+      const key = `${n.name}:${n.cage}`;
+      const first = owner.get(key);
+      if (first !== undefined) throw new UsageError(`--pair: cage ${n.cage} of ${n.name} is given to pairs ${first + 1} and ${p + 1}: a cage holds one cable`);
+      owner.set(key, p);
+    }
+  });
 }
 
 // `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
@@ -50,6 +69,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
   const pairNodes = pairSpecs.map((p) => parseNodes(p, args.port) as [NodeSpec, NodeSpec]);
+  checkPairCages(pairNodes);
   if (args.sim !== undefined) {
     // Each simulated pair is a lab of its own: a node named in two pairs takes turns for the benchmarks (the
     // per-node lock is real), but its bandwidth and temperature are not shared in the simulation. Say so.
@@ -59,7 +79,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
-  const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
+  const dir = ensureDir(resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`), '--out');
 
   let state = loadState(dir);
   if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
@@ -87,7 +107,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
       benches.push({ nodes: [{ ...nodes[0], cage: 1 }, { ...nodes[1], cage: 1 }], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
     });
   } else {
-    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`) }) as Map<string, CommandRunner> });
+    const sshConfig = args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {};
+    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...sshConfig }) as Map<string, CommandRunner> });
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
@@ -95,6 +116,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
   let lastPhase = new Map<number, string>();
+  // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
+  io.onHangup?.(args.onHangup ?? 'continue', () => operator.say(`cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`));
   try {
     state = await runBatch({
       dir,
@@ -154,6 +177,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
         : {}),
     });
   } finally {
+    io.onHangup?.('continue');
     stdinOp?.close();
     lastPhase = new Map();
     for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
@@ -161,7 +185,10 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   const { csv, html, rows } = await writeBatchSummary(dir, state);
   for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
-  if (signal.aborted) return EXIT.interrupted;
+  if (signal.aborted) {
+    const by = io.interruptedBy?.();
+    return by ? signalExitCode(by) : EXIT.interrupted;
+  }
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
   if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
