@@ -47,7 +47,8 @@ export function errnoLine(e: NodeJS.ErrnoException): string | null {
   const code = e.code ?? '';
   const why = PATH_PROBLEMS[code] ?? MACHINE_PROBLEMS[code];
   if (!why) return null;
-  const path = e.path ?? (e as { dest?: string }).dest;
+  // A rename names the temp file as path and the target as dest: the target is what the operator gave.
+  const path = (e.syscall === 'rename' ? (e as { dest?: string }).dest : undefined) ?? e.path ?? (e as { dest?: string }).dest;
   const verb = e.syscall ? (VERB[e.syscall] ?? e.syscall) : 'use';
   return path ? `cannot ${verb} ${path}: ${why} (${code})` : `${why} (${code})`;
 }

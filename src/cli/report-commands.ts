@@ -13,6 +13,15 @@ import { writeReports } from './reports.js';
 
 export { expandRunDirs };
 
+// A directory is there (not: missing, a file, or under a file).
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 // `cablequal keygen [dir]`: the lab's Ed25519 signing key for certificates.
 export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<number> {
   const dir = ensureDir(args.dir ? resolve(io.cwd, args.dir) : dirname(io.env.CABLEQUAL_LAB_KEY ?? DEFAULT_LAB_KEY_PATH), 'key directory');
@@ -71,6 +80,7 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   if (dirs.length === 0) throw new UsageError('compare: no run directories found (give reports, reports/<cable>/<run id> or \'reports/*/*\')');
   const out = resolve(io.cwd, args.out);
+  if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
   const res = await compareRuns(dirs, out);
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);

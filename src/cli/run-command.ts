@@ -140,6 +140,7 @@ export function newRunId(clock: Clock): string {
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
 async function prepare(args: RunArgs, io: CliIo, what: string) {
   if (!args.sim === !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
+  if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   // A bad --out (a file, /proc/x, read-only) is refused before anything runs on a node.
   const outDir = ensureDir(resolve(io.cwd, args.out), '--out');
@@ -149,7 +150,7 @@ async function prepare(args: RunArgs, io: CliIo, what: string) {
   if (args.sim) {
     clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
     const lab = createLab({ scenario: args.sim, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
-    nodes = lab.nodes.map((name) => ({ name, host: name, cage: args.port ? parseCage(args.port, '--port') : 'auto' }));
+    nodes = lab.nodes.map((name) => ({ name, host: name, cage: args.port !== undefined ? parseCage(args.port, '--port') : 'auto' }));
     runners = new Map(lab.nodes.map((n) => [n, lab.runner(n)]));
   } else {
     if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
