@@ -5,6 +5,8 @@ import { locate, SPARK_CAGES } from './lab-core.js';
 import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
 import { expandGlobs } from './shell-words.js';
+import { DMI_DIR } from '../transport/commands.js';
+import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
 
 export interface Answer {
   stdout: string;
@@ -160,6 +162,14 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   hw(0, 'acpitz', null, 44800);
   hw(1, 'nvme', 'Composite', 41850);
   for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
+  const n = core.nodeSpec(node);
+  files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/product_name`, 'DGX Spark (simulated: generated outputs, not a machine)\n');
+  files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
+  files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
+  files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/bios_version`, 'simulated\n');
   const b = core.model.boot(node, t);
   files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
