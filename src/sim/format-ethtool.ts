@@ -144,7 +144,7 @@ function keptEntry(re: RegExp): { names: Map<string, boolean>; phyOnly?: boolean
 // The physical-port (*_phy) block, in the driver's order.
 function putPhy(v: StatsView, put: (name: string, value: number) => void): void {
   const p = v.port;
-  const crc = v.uncorrectableAsCrc ? p.uncorrectable : 0;
+  const crc = v.uncorrectableAsCrc ? p.crcFrames : 0;
   put('tx_packets_phy', p.txPackets);
   put('rx_packets_phy', p.rxPackets);
   put('rx_crc_errors_phy', crc);
@@ -168,7 +168,7 @@ function putPhy(v: StatsView, put: (name: string, value: number) => void): void 
   put('tx_errors_phy', 0);
   for (const n of PHY_HIST) put(n, n === 'rx_1024_to_1518_bytes_phy' ? p.rxPackets : 0);
   put('link_down_events_phy', p.linkDown);
-  put('rx_pcs_symbol_err_phy', p.uncorrectable);
+  put('rx_pcs_symbol_err_phy', p.pcsSymbolErrors);
   put('rx_corrected_bits_phy', p.correctedBits);
   for (let l = 0; l < 4; l++) put(`rx_err_lane_${l}_phy`, p.lanes[l]!);
   put('rx_buffer_passed_thres_phy', 0);

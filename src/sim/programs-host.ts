@@ -50,7 +50,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   const cabled = loc.cage === core.cageOf(node);
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
-  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
+  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, pcsSymbolErrors: 0, crcFrames: 0, linkDown: 0 };
   if (flag === undefined) {
     return { stdout: formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown }), stderr: sudo ? '' : 'netlink error: Operation not permitted\n', exitCode: 0 };
   }
