@@ -6,7 +6,8 @@ import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } fro
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
 import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
-import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
+import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
+import { ScaledClock } from './scaled-clock.js';
 
 export interface Answer {
   stdout: string;
@@ -169,7 +170,7 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
   files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
   files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
-  files.set(`${DMI_DIR}/bios_version`, 'simulated\n');
+  files.set(`${DMI_DIR}/bios_version`, `${simulatedBiosVersion(core.clock instanceof ScaledClock ? core.clock.speed : null)}\n`);
   const b = core.model.boot(node, t);
   files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
