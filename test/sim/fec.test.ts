@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CODEWORDS_PER_S, codewordStats, RS_N, RS_T } from '../../src/sim/fec.js';
-import { loadScenario } from '../../src/sim/scenario.js';
+import { burstBitsAt, loadScenario } from '../../src/sim/scenario.js';
 import { newLab, startLinkLoad } from './drive.js';
 
 const LANE_BPS = 53.125e9; // one QSFP56 lane
@@ -151,6 +151,17 @@ describe('RS(544,514) codeword statistics', () => {
     expect(b.correctedPerS / events).toBeLessThan(2);
     expect(b.uncorrectablePerS).toBeLessThan(1e-4);
     expect(CODEWORDS_PER_S).toBe(212.5e9 / 5440);
+  });
+});
+
+describe('burstBits', () => {
+  it('is log-log between its points, held beyond them, and 1 (independent errors) when a scenario has none', () => {
+    const clone = loadScenario('failing-clone'); // [[1e-7, 1.5], [1.5e-4, 7], [2.2e-4, 11], [3e-4, 18]]
+    expect(burstBitsAt(clone, 1e-9)).toBeCloseTo(1.5, 1);
+    expect(burstBitsAt(clone, 1.5e-4)).toBeCloseTo(7, 1);
+    expect(burstBitsAt(clone, Math.sqrt(1.5e-4 * 2.2e-4))).toBeCloseTo(Math.sqrt(7 * 11), 1);
+    expect(burstBitsAt(clone, 1e-2)).toBeCloseTo(18, 1);
+    expect(burstBitsAt(loadScenario('good-qsfp112'), 1e-5)).toBe(1);
   });
 });
 
