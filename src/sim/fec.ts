@@ -59,14 +59,14 @@ function footprintOf(lanes: 4 | 2, L: number): number[] {
   const period = 10 * m; // PAM4 symbols until the A/B pattern of every PCS lane repeats
   const pmf = new Array<number>(X_MAX + 2).fill(0);
   for (let phase = 0; phase < period; phase++) {
-    // Errored PAM4 symbols per group: a group is the two (PCS lane, symbol) cells one PAM4 symbol's two bits fall in.
-    const groups = new Map<string, number>();
+    // Errored PAM4 symbols per group: a group is the two (PCS lane, symbol) cells one PAM4 symbol's two bits (2j and
+    // 2j + 1, on PCS lanes 2j mod m and 2j + 1 mod m) fall in; both sit in the same symbol index of their PCS lane.
+    const groups = new Map<number, number>();
     for (let j = phase; j < phase + L; j++) {
       const b0 = 2 * j;
-      const b1 = 2 * j + 1;
-      const block = Math.floor(Math.floor(b0 / m) / SYMBOL_BITS); // both bits sit in the same symbol index
+      const block = Math.floor(Math.floor(b0 / m) / SYMBOL_BITS);
       if (block % 2 !== 0) continue; // codeword B's symbol
-      const key = `${b0 % m}:${b1 % m}:${block}`;
+      const key = block * m + (b0 % m);
       groups.set(key, (groups.get(key) ?? 0) + 1);
     }
     // Each group's hits: 1 cell if all its errors fell on the same bit lane, else 2.
@@ -136,10 +136,14 @@ export interface CodewordStats {
   uncorrectedShare: number;
 }
 
+// Reused by codewordStats (called every simulated second for each receiver).
+const scratchF = new Float64Array(X_MAX + 2);
+const scratchG = new Float64Array(X_MAX + 1);
+
 // Codeword statistics from each lane's errors (Panjer's recursion over the compound Poisson symbol-error count).
 export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordStats {
   let lambda = 0;
-  const f = new Array<number>(X_MAX + 2).fill(0);
+  const f = scratchF.fill(0);
   for (const le of laneErrors) {
     if (!(le.bitsPerS > 0)) continue;
     const mean = Math.max(1, le.meanBits);
@@ -153,7 +157,7 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
   }
   for (let x = 0; x < f.length; x++) f[x]! /= lambda;
   // g[k] = P(k symbol errors in codeword A) for k <= X_MAX (exact as long as no event hits more than X_MAX).
-  const g = new Array<number>(X_MAX + 1).fill(0);
+  const g = scratchG.fill(0);
   g[0] = Math.exp(-lambda * (1 - f[0]!));
   for (let k = 1; k <= X_MAX; k++) {
     let s = 0;
@@ -177,7 +181,7 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
   const symbolErrors = lambda * meanX; // per codeword A (B is the same)
   const symbolsUnc = pUnc > 0 ? (tailSymbols + beyond * (X_MAX + 8)) / pUnc : RS_T + 1;
   return {
-    pCorrectable: g.slice(0, RS_T + 1),
+    pCorrectable: Array.from(g.subarray(0, RS_T + 1)),
     pUncorrectable: pUnc,
     correctedPerS: CODEWORDS_PER_S * Math.max(0, below - g[0]!),
     uncorrectablePerS: CODEWORDS_PER_S * pUnc,
