@@ -66,7 +66,8 @@ export function answerModuleEeprom(img: Uint8Array, iface: string, params: strin
   if (page && !offset) offset = PAGE_LEN;
   const invalid = (msg: string, attr: 'length' | 'offset' | 'page') =>
     fail(`netlink error: ${msg} (offset ${attrOffset(iface, attr)})\nnetlink error: Invalid argument\n`);
-  // ETHTOOL_A_MODULE_EEPROM_LENGTH is range-checked by the netlink policy (1..128): the errno line only.
+  // ETHTOOL_A_MODULE_EEPROM_LENGTH and _OFFSET are range-checked by the netlink policy (length 1..128): only the
+  // errno line is simulated (the policy's own extack text was not verified).
   if (length < 1 || length > PAGE_LEN || offset > 2 * PAGE_LEN - 1 || num('bank') > 255 || page > 255) return fail('netlink error: Invalid argument\n');
   if (page && offset < PAGE_LEN) return invalid('reading from lower half page is allowed for page 0 only', 'page');
   if (offset < PAGE_LEN && offset + length > PAGE_LEN) return invalid('reading cross half page boundary is illegal', 'length');

@@ -87,7 +87,8 @@ describe('simulated outputs, read by the real parsers', () => {
   it('ethtool -m: decoded text and both hex pages describe the same cable (SFF-8636 and CMIS)', async () => {
     for (const [scenario, pn, sn] of [
       ['failing-clone', 'ONT-DAC-QS56-0.5', 'ONT2403150117'],
-      ['good-qsfp112', 'LMTQF022-SD-R', 'LX24301188'],
+      ['good-qsfp112', 'LMTQF022-SD-R', 'LX24301188'], // QSFP112 read as SFF-8636, as the recorded Spark DAC
+      ['marginal-qsfp112', 'LMTQF022-SD-R', 'LX24301577'], // QSFP112 as CMIS
     ] as const) {
       const { lab } = newLab(scenario);
       const r = lab.runner('spark-a');
