@@ -160,6 +160,7 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
     'power.draw': ['power.draw [W]', g.power.toFixed(2), ' W'],
     'memory.total': ['memory.total [MiB]', '[N/A]', ''],
     'memory.used': ['memory.used [MiB]', '[N/A]', ''],
+    'memory.free': ['memory.free [MiB]', '[N/A]', ''],
     driver_version: ['driver_version', '580.95.05', ''],
     pstate: ['pstate', g.util > 10 ? 'P0' : 'P8', ''],
   };

@@ -42,6 +42,21 @@ export function separators(line: string): string[] {
   return (body.match(/[ \t]+/g) ?? []).map((run) => run.replace(/ +/g, 'S'));
 }
 
+// The blank runs of a line as written, each kept exactly ("\t\t", three spaces written "SSS") unless it follows a
+// value (a word template() turns into a placeholder), whose padding depends on the value's width: then only its
+// TABs count (as in separators()). Compares fixed text byte for byte and values by kind.
+export function layout(line: string, opts: TemplateOptions = {}): string[] {
+  const parts = line.replace(/[ \t]+$/, '').split(/([ \t]+)/);
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i += 2) {
+    const before = parts[i - 1]!;
+    const run = parts[i]!;
+    const afterValue = before !== '' && template(before, opts).includes('<');
+    out.push(afterValue ? run.replace(/ +/g, 'S') : run.replace(/ /g, 'S'));
+  }
+  return out;
+}
+
 // Whether `sub` occurs in `seq` in order (not necessarily contiguously); returns the first item not found.
 export function missingInOrder(seq: readonly string[], sub: readonly string[]): string | null {
   let i = 0;
