@@ -40,6 +40,15 @@ function attrOffset(iface: string, attr: 'length' | 'offset' | 'page'): number {
   return 20 + header + { length: 0, offset: 8, page: 16 }[attr];
 }
 
+// Whether ethtool takes the legacy ioctl path for these parameters (`hex on`/`raw on` without page, bank or i2c).
+export function isLegacyRead(params: string[]): boolean {
+  const on = (k: string) => {
+    const i = params.indexOf(k);
+    return i >= 0 && BOOL[params[i + 1]?.toLowerCase() ?? ''] === true;
+  };
+  return (on('hex') || on('raw')) && !['page', 'bank', 'i2c'].some((k) => params.includes(k));
+}
+
 // The whole answer of `ethtool -m` for a plugged module whose EEPROM is `img` (256 bytes: lower page + page 00h).
 export function answerModuleEeprom(img: Uint8Array, iface: string, params: string[]): ModuleAnswer {
   const given = new Map<Param, number | boolean>();

@@ -4,7 +4,7 @@ import type { LabCore } from './lab-core.js';
 import { locate, SPARK_CAGES } from './lab-core.js';
 import { encodeCmis, encodeSff8636 } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, type FrameCounts, type HostTraffic } from './format-ethtool.js';
-import { answerModuleEeprom } from './format-ethtool-module.js';
+import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
 import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
@@ -97,7 +97,8 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   }
   if (flag === '--show-fec') return ok(formatEthtoolFec(iface, { cabled, port, stats }));
   if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
-    if (!sudo) return err('netlink error: Operation not permitted\n');
+    // Reading a module needs CAP_NET_ADMIN: the netlink request is refused, and so is the legacy ioctl.
+    if (!sudo) return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
     if (!cabled || !core.model.plugged) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
     return answerModuleEeprom(eepromBytes(core, node), iface, params);
   }

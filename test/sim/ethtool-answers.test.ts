@@ -85,6 +85,9 @@ describe('ethtool -m reads (item 3)', () => {
     const r = lab.runner('spark-a');
     expect(await r.run(`sudo -n ethtool -m ${IF} hex on`)).toMatchObject({ exitCode: 1, stdout: '', stderr: 'Cannot get module EEPROM information: Invalid argument\n' });
     expect((await r.run(cmd.eepromUpper(IF))).exitCode).toBe(0); // netlink page reads do work on CMIS
+    // Without root both paths are refused, each in its own words.
+    expect((await r.run(`ethtool -m ${IF} hex on`)).stderr).toBe('Cannot get module EEPROM information: Operation not permitted\n');
+    expect((await r.run(`ethtool -m ${IF} page 0 hex on`)).stderr).toBe('netlink error: Operation not permitted\n');
   });
 });
 
