@@ -228,7 +228,7 @@ export function garbleStats(text: string): string {
 
 // The link modes a Spark netdev lists, in ethtool's bit order: the list "stops at 100000baseCR4/Full" on a Spark
 // although the link runs at 200000Mb/s (FORMATS §0, §3); the modes before it are mlx5's legacy PTYS ones.
-export const SPARK_LINK_MODES = [
+const SPARK_LINK_MODES = [
   '1000baseKX/Full', '10000baseKR/Full', '40000baseKR4/Full', '40000baseCR4/Full', '40000baseSR4/Full',
   '40000baseLR4/Full', '25000baseCR/Full', '25000baseKR/Full', '25000baseSR/Full', '50000baseCR2/Full',
   '50000baseKR2/Full', '100000baseKR4/Full', '100000baseSR4/Full', '100000baseCR4/Full',
@@ -240,7 +240,7 @@ function modeList(before: string, modes: string[]): string {
 }
 
 // The netlink error a non-root `ethtool <if>` gets for its WOL_GET request (the kernel requires CAP_NET_ADMIN).
-export const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
+const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
 
 // `ethtool <if>` as ethtool 6.7 (netlink/settings.c nl_gset) prints it for an mlx5 netdev: link modes, link info,
 // Wake-on (root only), message level (mlx5's default NETIF_MSG_LINK), link state. Without root the WOL request

@@ -25,7 +25,7 @@ function noDevice(iface: string): Answer {
 }
 
 // The module's memory map: the scenario's, else SFF-8636 for QSFP56 and CMIS for QSFP112.
-export function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
+function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
   return spec.cable.eeprom.memoryMap ?? (spec.cable.family === 'QSFP56' ? 'sff8636' : 'cmis');
 }
 
