@@ -53,10 +53,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken; see cablequal cleanup)', default: false })
-          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)' }),
+          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)' })
+          .option('speed', { type: 'string', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)', coerce: positiveArg('speed', 1000) }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.speed !== undefined ? { speed: args.speed } : {}),
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
             onHangup: args.onHangup as HangupMode,
@@ -250,11 +252,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
               .option('scenario', { type: 'string', demandOption: true })
               .option('sim-fault', { type: 'string', array: true })
               .option('port', { type: 'string', describe: 'first SSH port (0 = random; the second node gets the next one)', default: '0', coerce: intArg('port', 0, 65534) })
-              .option('speed', { type: 'string', describe: 'speed-up factor of simulated time (above 0, at most 10000)', default: '1', coerce: positiveArg('speed', 10_000) })
+              .option('speed', { type: 'string', describe: 'speed-up factor of simulated time, above 0, at most 1000 (give the same --speed to `cablequal run`)', default: '1', coerce: positiveArg('speed', 1000) })
+              .option('seed', { type: 'string', describe: 'simulator seed, a whole number (the same scenario and seed as `run --sim` give the same verdict)', coerce: intArg('seed', 0, 2 ** 32 - 1) })
               .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
           async (args) => {
             code = await simServeCommand(
-              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port ?? 0, speed: args.speed ?? 1, dir: args.dir },
+              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port ?? 0, speed: args.speed ?? 1, dir: args.dir, ...(args.seed !== undefined ? { seed: args.seed } : {}) },
               io,
             );
           },

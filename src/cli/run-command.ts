@@ -12,9 +12,11 @@ import { runQualification, type RunDeps, type RunResult } from '../run/qualify.j
 import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
+import { ScaledClock } from '../sim/scaled-clock.js';
+import { parseDmi, simulatedSpeed } from '../probes/dmi.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
-import { validate } from '../transport/commands.js';
+import { cmd, validate } from '../transport/commands.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
@@ -41,6 +43,8 @@ export interface RunArgs {
   sshConfig?: string;
   breakLock?: boolean;
   onHangup?: HangupMode;
+  // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
+  speed?: number;
 }
 
 // `cablequal preflight` takes the run's node, port, protocol and output options, and no cable options.
@@ -137,13 +141,36 @@ export function newRunId(clock: Clock): string {
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
 
+// `--speed N` only makes sense against simulated nodes running at that same speed (`cablequal sim serve --speed N`):
+// real time cannot be sped up. Each node says what it is in its DMI strings; checked before anything is loaded.
+async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number): Promise<void> {
+  for (const [name, runner] of runners) {
+    const r = await runner.run(cmd.dmi(), { timeoutMs: 20_000 });
+    let facts;
+    try {
+      facts = parseDmi(r.stdout);
+    } catch {
+      facts = null;
+    }
+    if (!facts?.simulated) {
+      const what = facts?.sysVendor ? `DMI sys_vendor "${facts.sysVendor}"` : 'no simulated-lab DMI strings';
+      throw new UsageError(`--speed ${speed}: ${name} is not a simulated node (${what}); a real node runs in real time: drop --speed`);
+    }
+    const theirs = simulatedSpeed(facts);
+    if (theirs !== speed) {
+      throw new UsageError(`--speed ${speed}: ${name} runs at ${theirs === null ? 'an unknown speed' : `speed x${theirs}`} (\`cablequal sim serve --speed\`): give the same --speed to both`);
+    }
+  }
+}
+
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
 async function prepare(args: RunArgs, io: CliIo, what: string) {
   if (!args.sim === !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
   if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
+  const speed = args.speed ?? 1;
+  if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
-  // A bad --out (a file, /proc/x, read-only) is refused before anything runs on a node.
-  const outDir = ensureDir(resolve(io.cwd, args.out), '--out');
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -154,11 +181,20 @@ async function prepare(args: RunArgs, io: CliIo, what: string) {
     runners = new Map(lab.nodes.map((n) => [n, lab.runner(n)]));
   } else {
     if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
-    clock = systemClock;
+    clock = speed === 1 ? systemClock : new ScaledClock(speed);
     nodes = parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
   }
-  return { clock, runners, nodes, protocol, protocolText, outDir };
+  try {
+    if (speed !== 1 && !args.sim) await checkSpeedUp(runners, speed);
+    // A bad --out (a file, /proc/x, read-only) is refused before anything runs on a node; nothing is created
+    // before the arguments are known good.
+    const outDir = ensureDir(resolve(io.cwd, args.out), '--out');
+    return { clock, runners, nodes, protocol, protocolText, outDir };
+  } catch (e) {
+    await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
+    throw e;
+  }
 }
 
 // Run the protocol (or its preflight only) with the CLI's status output; an exit code when no journal could be started.

@@ -1,10 +1,14 @@
 // The read-only commands of a simulated node (ethtool, ibdev2netdev, ip, nvidia-smi, sysfs/procfs reads, date...),
 // answered from the model at the current lab time in the real tools' output layout.
 import type { LabCore } from './lab-core.js';
-import { CABLED_CAGE, locate, SPARK_CAGES } from './lab-core.js';
-import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
-import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
+import { locate, SPARK_CAGES } from './lab-core.js';
+import { encodeCmis, encodeSff8636 } from '../eeprom/encode.js';
+import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, type FrameCounts, type HostTraffic } from './format-ethtool.js';
+import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
 import { expandGlobs } from './shell-words.js';
+import { DMI_DIR } from '../transport/commands.js';
+import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
+import { ScaledClock } from './scaled-clock.js';
 
 export interface Answer {
   stdout: string;
@@ -21,40 +25,70 @@ function noDevice(iface: string): Answer {
   return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
 }
 
+// The module's memory map: the scenario's, else SFF-8636 for QSFP56 and CMIS for QSFP112.
+function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
+  return spec.cable.eeprom.memoryMap ?? (spec.cable.family === 'QSFP56' ? 'sff8636' : 'cmis');
+}
+
 // Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
 export function eepromBytes(core: LabCore, node: string): Uint8Array {
   const c = core.spec.cable;
   const e = c.eeprom;
   const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
-  if (c.family === 'QSFP56') {
-    const [a, b, x, y] = e.attenuationDb;
-    // 40G-CR4 compliance bit plus extended 0x40 (200GBASE-CR4) at 26.5625 GBd, as Spark DACs advertise.
-    return encodeSff8636({ ...base, attenuationDb: { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y }, compliance: 0x08, extendedCompliance: 0x40, nominalRateGBd: 26.5625 });
-  }
   const [a, b, x, y] = e.attenuationDb;
+  if (memoryMapOf(core.spec) === 'sff8636') {
+    // Spark DACs advertise the 40G-CR4 compliance bit plus an extended code (FORMATS §4a): 0x40 (200GBASE-CR4) at
+    // 26.5625 GBd for QSFP56; a QSFP112-class DAC says 0x3F at 53.125 GBd, so byte 140 = 0xFF and byte 222 = 0xD5
+    // as on the recorded Spark cable (samples/ethtool-module/spark-dac-amphenol-njaakk-n911-...).
+    const qsfp112 = c.family === 'QSFP112';
+    const att: Record<string, number> = { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y };
+    if (e.attenuation25gDb !== undefined) att['25.8GHz'] = e.attenuation25gDb;
+    return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, extendedCompliance: qsfp112 ? 0x3f : 0x40, nominalRateGBd: qsfp112 ? 53.125 : 26.5625 });
+  }
   return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y } });
 }
 
-// `ethtool ...` in its forms used by the harness.
+// Kernel-stack frames (ARP, IPv6 neighbour discovery, mDNS, the NCCL bootstrap's TCP...) one PCIe function of the
+// cabled cage has sent and received since boot, at a steady generated rate (none on an empty cage).
+function hostTraffic(core: LabCore, node: string, rail: number, cabled: boolean): HostTraffic {
+  const up = cabled ? core.model.boot(node, core.now()).uptimeS : 0;
+  const k = rail === 0 ? 1 : 0.3;
+  const n = (perS: number) => Math.floor(perS * k * up);
+  return { rx: { unicast: n(30), multicast: n(0.8), broadcast: n(0.2) }, tx: { unicast: n(24), multicast: n(0.6), broadcast: n(0.01) } };
+}
+
+const addFrames = (a: HostTraffic, b: HostTraffic): HostTraffic => {
+  const add = (x: FrameCounts, y: FrameCounts) => ({ unicast: x.unicast + y.unicast, multicast: x.multicast + y.multicast, broadcast: x.broadcast + y.broadcast });
+  return { rx: add(a.rx, b.rx), tx: add(a.tx, b.tx) };
+};
+
+// `ethtool ...` in its forms used by the harness: `<if>`, `-S`, `[-I] --show-fec`, `-m [params]`, `--version`.
 export function ethtool(core: LabCore, node: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
-  const a = argv.slice(1);
-  if (a[0] === '--version') return ok('ethtool version 6.7\n');
+  const args = argv.slice(1);
+  if (args[0] === '--version') return ok('ethtool version 6.7\n');
   const t = core.now();
-  const flag = a.find((w) => w.startsWith('-'));
-  const iface = a.find((w) => !w.startsWith('-'));
-  if (!iface) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
+  const stats = args.includes('-I') || args.includes('--include-statistics');
+  const words = args.filter((w) => w !== '-I' && w !== '--include-statistics');
+  const flag = words[0]?.startsWith('-') ? words[0] : undefined;
+  const iface = flag === undefined ? words[0] : words[1];
+  const params = words.slice(flag === undefined ? 1 : 2);
+  if (!iface || iface.startsWith('-')) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
   const loc = locate(iface);
   if (!loc || loc.netdev !== iface) return noDevice(iface);
-  const cabled = loc.cage === CABLED_CAGE;
+  const cabled = loc.cage === core.cageOf(node);
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
-  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
+  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, pcsSymbolErrors: 0, crcFrames: 0, linkDown: 0 };
   if (flag === undefined) {
-    return { stdout: formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown }), stderr: sudo ? '' : 'netlink error: Operation not permitted\n', exitCode: 0 };
+    if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
+    const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo });
+    return { stdout: link.stdout, stderr: link.stderr, exitCode: 0 };
   }
   if (flag === '-S' || flag === '--statistics') {
-    const hostPackets = (c.baseline / 1000) * (loc.rail === 0 ? 1 : 0.3) + 40 * t;
-    let text = formatEthtoolStats({ cabled, port, rail: cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 }, hostPackets, portHostPackets: c.baseline / 1000 + 52 * t, uncorrectableAsCrc: true }, keep);
+    const host = hostTraffic(core, node, loc.rail, cabled);
+    const portHost = addFrames(hostTraffic(core, node, 0, cabled), hostTraffic(core, node, 1, cabled));
+    const rail = cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 };
+    let text = formatEthtoolStats({ cabled, port, rail, host, portHost, uncorrectableAsCrc: true }, keep);
     const g = core.faults.find((f) => f.kind === 'garbage-output' && !core.garbageFired.has(f) && t >= f.atS && (f.node === null || f.node === node));
     if (g) {
       core.garbageFired.add(g);
@@ -62,43 +96,35 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
     }
     return ok(text);
   }
-  if (a.includes('--show-fec')) return ok(formatEthtoolFec(iface, { cabled, port }));
+  if (flag === '--show-fec') return ok(formatEthtoolFec(iface, { cabled, port, stats }));
   if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
-    if (!sudo) return err('netlink error: Operation not permitted\n');
+    // Reading a module needs CAP_NET_ADMIN: the netlink request is refused, and so is the legacy ioctl.
+    if (!sudo) return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
     if (!cabled || !core.model.plugged) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
-    const img = eepromBytes(core, node);
-    if (a.includes('hex') || a.includes('raw')) {
-      const num = (k: string, d: number) => {
-        const i = a.indexOf(k);
-        return i >= 0 ? Number(a[i + 1]) : d;
-      };
-      const offset = num('offset', 0);
-      const length = num('length', 128);
-      if (!(offset >= 0 && length > 0 && offset + length <= 256)) return err('netlink error: Invalid argument\n');
-      return ok(formatHexDump(img.slice(offset, offset + length), offset));
-    }
-    return ok(formatEthtoolModuleText(img, { style: '6.7' }));
+    return answerModuleEeprom(eepromBytes(core, node), iface, params);
   }
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
 }
 
 // ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model.
-export function ibdev2netdev(core: LabCore): Answer {
+export function ibdev2netdev(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
-  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === CABLED_CAGE && up })));
+  const cage = core.cageOf(node);
+  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === cage && up })));
   rows.sort((x, y) => (x.rdmaDevice < y.rdmaDevice ? -1 : x.rdmaDevice > y.rdmaDevice ? 1 : 0));
   return ok(rows.map((r) => `${r.rdmaDevice} port 1 ==> ${r.netdev} (${r.up ? 'Up' : 'Down'})`).join('\n') + '\n');
 }
 
 // `rdma link show` (iproute2), in device-index order.
-export function rdmaLink(core: LabCore): Answer {
+export function rdmaLink(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
+  const cage = core.cageOf(node);
   const order = ['rocep1s0f0', 'rocep1s0f1', 'roceP2p1s0f0', 'roceP2p1s0f1'];
   return ok(
     order
       .map((d) => {
         const l = locate(d)!;
-        const a = l.cage === CABLED_CAGE && up;
+        const a = l.cage === cage && up;
         return `link ${d}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
       })
       .join('\n') + '\n',
@@ -113,7 +139,7 @@ export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   if (!iface) return err('Command line is not complete. Try option "help"\n', 255);
   const loc = locate(iface);
   if (!loc || loc.netdev !== iface) return err(`Device "${iface}" does not exist.\n`);
-  if (loc.cage !== CABLED_CAGE) return ok('');
+  if (loc.cage !== core.cageOf(node)) return ok('');
   const ip = core.nodeSpec(node).railIps[loc.rail]!;
   const brd = ip.replace(/\.\d+$/, '.255');
   return ok(`${IFINDEX[iface]}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
@@ -136,6 +162,7 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
     'power.draw': ['power.draw [W]', g.power.toFixed(2), ' W'],
     'memory.total': ['memory.total [MiB]', '[N/A]', ''],
     'memory.used': ['memory.used [MiB]', '[N/A]', ''],
+    'memory.free': ['memory.free [MiB]', '[N/A]', ''],
     driver_version: ['driver_version', '580.95.05', ''],
     pstate: ['pstate', g.util > 10 ? 'P0' : 'P8', ''],
   };
@@ -158,13 +185,22 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   hw(0, 'acpitz', null, 44800);
   hw(1, 'nvme', 'Composite', 41850);
   for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
+  const n = core.nodeSpec(node);
+  files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/product_name`, 'DGX Spark (simulated: generated outputs, not a machine)\n');
+  files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
+  files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
+  files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/bios_version`, `${simulatedBiosVersion(core.clock instanceof ScaledClock ? core.clock.speed : null)}\n`);
   const b = core.model.boot(node, t);
   files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
   const up = core.model.isLinkUp(t);
+  const cage = core.cageOf(node);
   for (const c of SPARK_CAGES) {
     for (const r of c.rails) {
-      const a = c.index === CABLED_CAGE && up;
+      const a = c.index === cage && up;
       files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
       files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? 200000 : -1}\n`);
       files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
