@@ -12,6 +12,7 @@ type Shape =
   | 'number' // finite
   | 'integer' // finite, whole, >= 0
   | 'boolean'
+  | 'date' // a string Date.parse reads (an ISO time)
   | 'any'
   | { opt: Shape } // may be absent
   | { nullable: Shape } // may be null
@@ -37,20 +38,20 @@ const under = (key: string, p: string) => (p.startsWith(':') || p.startsWith('['
 
 const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
 
+// The leaf shapes: what they are called in a message, and the test.
+const LEAVES: Record<Extract<Shape, string>, [string, (v: unknown) => boolean]> = {
+  string: ['a string', (v) => typeof v === 'string'],
+  number: ['a number', (v) => typeof v === 'number' && Number.isFinite(v)],
+  integer: ['a whole number', (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0],
+  boolean: ['a boolean', (v) => typeof v === 'boolean'],
+  date: ['an ISO time', (v) => typeof v === 'string' && Number.isFinite(Date.parse(v))],
+  any: ['anything', () => true],
+};
+
 function compile(shape: Shape): Check {
   if (typeof shape === 'string') {
-    const expected = `: expected ${shape === 'integer' ? 'a whole number' : `a ${shape}`}, got `;
-    const ok: (v: unknown) => boolean =
-      shape === 'any'
-        ? () => true
-        : shape === 'string'
-          ? (v) => typeof v === 'string'
-          : shape === 'boolean'
-            ? (v) => typeof v === 'boolean'
-            : shape === 'number'
-              ? (v) => typeof v === 'number' && Number.isFinite(v)
-              : (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
-    return (v) => (ok(v) ? null : `${expected}${describe(v)}`);
+    const [what, ok] = LEAVES[shape];
+    return (v) => (ok(v) ? null : `: expected ${what}, got ${describe(v)}`);
   }
   if ('opt' in shape) {
     const inner = compile(shape.opt);
@@ -108,15 +109,17 @@ const rail = fields({
   lanes: maybe('number'),
   fec: maybe(fields({ active: opt('any') })),
 });
+// Every sample line the sampler writes has all of these (NodeSample); the analysis reads each of them.
+const gpu = fields({ utilizationPct: { nullable: 'number' }, temperatureC: { nullable: 'number' }, powerW: { nullable: 'number' } });
 const sample = fields({
   node: 'string',
   tick: 'integer',
   tMs: 'number',
-  controllerMs: opt('number'),
+  controllerMs: 'number',
   rails: arrayOf(rail),
-  nicTempC: maybe('number'),
-  gpus: opt(arrayOf(fields({ utilizationPct: maybe('number'), temperatureC: maybe('number'), powerW: maybe('number') }))),
-  errors: opt(arrayOf('any')),
+  nicTempC: { nullable: 'number' },
+  gpus: arrayOf(gpu),
+  errors: arrayOf('any'),
 });
 const reason = fields({ rule: 'string', message: 'string' });
 const nodeRecord = fields({ name: 'string' });
@@ -124,7 +127,7 @@ const nodeRecord = fields({ name: 'string' });
 const LINE_SHAPES_SRC: Record<string, Shape> = {
   // nodes: entries that are not node objects are dropped from the line and reported (see screenJournal); the rest
   // of a run-start is needed whole (no record without the run id and the protocol).
-  'run-start': fields({ runId: 'string', startedAt: 'string', protocolText: 'string', nodes: arrayOf('any'), protocol: opt({ nullable: fields({}) }) }),
+  'run-start': fields({ runId: 'string', startedAt: 'date', protocolText: 'string', nodes: arrayOf('any'), protocol: opt({ nullable: fields({}) }) }),
   'run-end': fields({ endedAt: opt('string') }),
   'phase-start': fields({ phase: 'string', kind: opt('string') }),
   'phase-end': fields({ phase: 'string', status: 'string' }),

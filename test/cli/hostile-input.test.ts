@@ -24,6 +24,7 @@ writeFileSync(join(dir, 'nested.json'), `${'['.repeat(100_000)}${']'.repeat(100_
 writeFileSync(join(dir, 'nested-obj.json'), `{"name":"x","description":"d","phases":[{"name":"p","kind":"preflight","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`);
 mkdirSync(join(dir, 'protocol-dir.json'));
 writeFileSync(join(dir, 'box.csv'), 'label\nc1\nc2\n');
+writeFileSync(join(dir, 'bad_ssh_config'), 'Host spark-a\n  Port notanumber\n');
 mkdirSync(join(dir, 'jdir', 'journal.jsonl'), { recursive: true });
 const good = unpackV1('good-qsfp56-quick', join(dir, 'good'));
 // A journal whose run-start line cannot be read: nothing to grade.
@@ -93,6 +94,8 @@ const CASES: Case[] = [
   [['run', '--sim', 'good-qsfp56', '--sim-fault', 'ssh-drop@10s:spark-z'], 2, /^cablequal: fault "ssh-drop@10s:spark-z": no simulated node "spark-z" \(nodes: spark-a, spark-b\)$/],
   [['batch', '--manifest', 'box.csv', '--pair', 'a:1,b:1', '--pair', 'a:1,c:1'], 2, /^cablequal: --pair: cage 1 of a is given to pairs 1 and 2: a cage holds one cable$/],
   [['batch', '--manifest', 'box.csv', '--pair', 'a,b', '--pair', 'c,a'], 2, /^cablequal: --pair: a is in pairs 1 and 2: give its cage in each \(e\.g\. a:0 and a:1\)$/],
+  // batch reads the --ssh-config it is given, as run does
+  [['batch', '--manifest', 'box.csv', '--nodes', 'spark-a,spark-b', '--ssh-config', 'bad_ssh_config', '--out', 'b-ssh'], 2, /^cablequal: ssh_config .*\/bad_ssh_config: line 2: port must be a whole number, got notanumber \(ssh config for node spark-a; /],
   [['preflight'], 2, /^cablequal: preflight: give either --sim <scenario> or --nodes a,b$/],
   [['run'], 2, /^cablequal: run: give either --sim <scenario> or --nodes a,b$/],
 ];
