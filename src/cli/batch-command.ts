@@ -16,6 +16,7 @@ import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
 import { EXIT } from './exit-codes.js';
 import { ensureDir } from '../io/ensure-dir.js';
+import { printable } from '../domain/text.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
 import { makeRunners } from './transports.js';
@@ -116,8 +117,10 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
-  const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
-  const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
+  // Operator lines carry EEPROM serials and part numbers (untrusted): shown escaped.
+  const toOperator = (s: string) => io.stderr(s.split('\n').map(printable).join('\n'));
+  const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, toOperator) : null;
+  const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
   let lastPhase = new Map<number, string>();
   // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
   io.onHangup?.(args.onHangup ?? 'continue', () => operator.say(`cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`));
@@ -186,7 +189,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
     for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
   }
   const { csv, html, rows } = await writeBatchSummary(dir, state);
-  for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
+  for (const r of rows) io.stdout(`${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
   if (signal.aborted) {
     const by = io.interruptedBy?.();

@@ -226,7 +226,7 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
   } catch (e) {
     // The journal could not even be started (disk full, read-only --out): one line, exit 3.
     if (!(e instanceof JournalWriteError)) throw e;
-    io.stderr(`cablequal: ERROR: ${e.message}\n`);
+    io.stderr(`cablequal: ERROR: ${printable(e.message)}\n`);
     return EXIT.error;
   } finally {
     io.onHangup?.('continue');
