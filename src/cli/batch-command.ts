@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
@@ -14,6 +14,8 @@ import { initialState, runBatch, type Bench } from '../batch/campaign.js';
 import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
 import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
+import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
+import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
@@ -34,6 +36,8 @@ export interface BatchArgs {
   seed?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
+  // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
+  reboot?: RebootMode;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -94,6 +98,9 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
+  const rebootMode: RebootMode = args.reboot ?? 'auto';
+  if (rebootMode !== 'auto' && rebootMode !== 'manual') throw new UsageError(`--reboot: "${String(rebootMode)}" is not auto or manual`);
+  if (rebootMode === 'auto') await checkRebootAllowed(benches);
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
@@ -109,6 +116,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
       protocol,
       autoDetect,
       operator,
+      reboot: rebootMode,
+      benchLog: benchLogWriter(dir, clock),
       runCable: async (req) => {
         const bench = benches[req.pair]!;
         const proto = req.golden ? goldenProto : { protocol, protocolText };
@@ -153,6 +162,13 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
                 lab.plug(entry.scenario, serial ? { serial } : {});
               })();
             },
+            // With --reboot manual the scripted operator reboots the nodes 30 s after being told (virtual time).
+            onRebootRequest: (pair, nodes) => {
+              void (async () => {
+                await clock.sleep(30_000);
+                for (const n of nodes) labs[pair]!.reboot(n);
+              })();
+            },
           }
         : {}),
     });
@@ -165,10 +181,35 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
   if (signal.aborted) return EXIT.interrupted;
+  // A bench that could not be made measurable is an ERROR (its cable stays pending for --resume).
+  if (state.cables.some((c) => c.benchError)) return EXIT.error;
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
   if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;
+}
+
+// Automatic reboots need `sudo -n systemctl reboot --no-block` on every node: refuse to start a batch that would stop at
+// the first swap, with the sudoers line (sudo -l asks without rebooting).
+async function checkRebootAllowed(benches: Bench[]): Promise<void> {
+  for (const b of benches) {
+    for (const n of b.nodes) {
+      const runner = b.runners.get(n.name)!;
+      const r = await runner.run(cmd.rebootAllowed(), { timeoutMs: 30_000 });
+      if (r.exitCode === 0) continue;
+      const user = (await runner.run(cmd.whoami(), { timeoutMs: 30_000 })).stdout.trim() || 'nvidia';
+      throw new UsageError(
+        `batch: ${n.name} does not allow \`${cmd.reboot()}\`, which the batch runs after each cable swap (a cable plugged into running Sparks stays at ~13 Gb/s until both reboot): add \`${rebootSudoersLine(user)}\` with visudo on the node, or pass --reboot manual`,
+      );
+    }
+  }
+}
+
+// The bench log: every command run while bringing a bench into a measurable state, one JSON line each, kept.
+function benchLogWriter(dir: string, clock: Clock): (e: BenchLogEntry) => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'bench.jsonl');
+  return (e) => appendFileSync(file, `${JSON.stringify({ at: new Date(clock.now()).toISOString(), ...e })}\n`);
 }
 
 function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {

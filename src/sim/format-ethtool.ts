@@ -196,7 +196,7 @@ function modeList(label: string, modes: string[]): string {
 }
 
 // `ethtool <if>` (ethtool 6.7 netlink, run without root: the wake-on lines are refused and stderr says so).
-export function formatEthtoolLink(iface: string, v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number }): string {
+export function formatEthtoolLink(iface: string, v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; speedMbps?: number }): string {
   const lines = [
     `Settings for ${iface}:`,
     '\tSupported ports: [ Backplane ]',
@@ -210,7 +210,7 @@ export function formatEthtoolLink(iface: string, v: { cabled: boolean; up: boole
     '\tAdvertised FEC modes: None\t RS\t BASER',
   ];
   if (v.up) {
-    lines.push('\tSpeed: 200000Mb/s', `\tLanes: ${v.lanes}`, '\tDuplex: Full');
+    lines.push(`\tSpeed: ${v.speedMbps ?? 200000}Mb/s`, `\tLanes: ${v.lanes}`, '\tDuplex: Full');
   } else {
     lines.push('\tSpeed: Unknown!', '\tDuplex: Unknown! (255)');
   }
