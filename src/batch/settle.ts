@@ -272,7 +272,7 @@ async function loopbackAll(bench: SettleBench, cages: Map<string, CageLinks>, de
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
       }
-      if (!ip) fail('preflight-address', `${n.name}: ${rail.netdev} has no IPv4 address after the reboot`, { node: n.name, advice: 'make the rail addresses persistent (netplan), as in NVIDIA\'s connect-two-sparks playbook; then --resume' });
+      if (!ip) fail('preflight-address', `${n.name}: ${rail.netdev} has no IPv4 address`, { node: n.name, advice: 'give each rail a persistent address (netplan; two /24s) as in NVIDIA\'s connect-two-sparks playbook, so that it survives the reboots; then --resume' });
       const r = await measureLoopback(io, deps.protocol.commands, phase, { index, rdmaDevice: rail.rdmaDevice, ip: ip! });
       if ('error' in r) fail('loopback-failed', `${n.name}: ${r.error}`, { node: n.name, rail: index, advice: 'check perftest on the node and the RoCE GID index; then --resume' });
       else out.push({ node: n.name, rail: index, device: rail.rdmaDevice, ...(rail.pci ? { pci: rail.pci } : {}), gbps: r.gbps });

@@ -6,6 +6,7 @@ import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { runQualification } from '../run/qualify.js';
 import { createLab, type SimLab } from '../sim/lab.js';
+import { loadScenario } from '../sim/scenario.js';
 import { DEFAULT_CABLED_CAGE } from '../sim/lab-core.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import type { CommandRunner } from '../transport/types.js';
@@ -152,7 +153,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
               const lab = labs[pair]!;
               const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
               const serial = entry.serial ?? undefined;
-              const inPlace = lab.cable.name === entry.scenario && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
+              // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
+              const inPlace = lab.cable.name === loadScenario(entry.scenario).name && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
               if (inPlace) return;
               // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
               void (async () => {

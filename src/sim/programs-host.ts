@@ -178,7 +178,8 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   };
   hw(0, 'acpitz', null, 44800);
   hw(1, 'nvme', 'Composite', 41850);
-  for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  // One mlx5 hwmon device per PCI function: gone with the functions while no cable is in.
+  for (let i = 0; i < core.functions(node).length; i++) hw(i + 2, 'mlx5', 'asic', nic);
   // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
   const n = core.nodeSpec(node);
   files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);

@@ -123,6 +123,24 @@ describe('cablequal batch with reboots (simulated lab)', () => {
     expect(log.filter((e) => e.step === 'rebooted')).toHaveLength(1);
   }, 120_000);
 
+  it('a bench that stays slow after two reboots: the cable row is ERROR (bench not measurable), untested and pending for --resume, the pair stops, exit 3', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-slow-bench-'));
+    const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };
+    s.name = 'slow-rail';
+    s.nodes[1]!['throttledGbps'] = [null, 52]; // spark-b's second function at Gen5 x2: no reboot helps
+    writeFileSync(join(cwd, 'slow.json'), JSON.stringify(s));
+    writeFileSync(join(cwd, 'box.csv'), 'label\nk1\nk2\n');
+    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', `${join(cwd, 'slow.json')},${join(cwd, 'slow.json')}`, '--protocol', 'quick', '--out', 'b'], { cwd });
+    expect(r.code, r.err).toBe(3);
+    const rows = csvObjects(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8'));
+    expect(rows.map((x) => [x.label, x.outcome])).toEqual([['k1', 'ERROR'], ['k2', '']]);
+    expect(rows[0]!.reasons).toMatch(/^bench not measurable: loopback-floor: after 2 reboot\(s\) of spark-a and spark-b: a PCIe function is slow: .*spark-b rail 1 \(roceP2p1s0f1\) 52\.0 Gb\/s/);
+    expect(rows[0]!.reasons).toContain('check the PCIe link of spark-b 0002:01:00.1');
+    expect(rows[0]!.run_id).toBe(''); // no run: the cable was not judged
+    const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as { cables: { status: string; attempts: number }[] };
+    expect(state.cables.map((c) => [c.status, c.attempts])).toEqual([['pending', 0], ['pending', 0]]);
+  }, 120_000);
+
   it('automatic reboots need the sudoers line: a batch that would stop at the first swap is refused up front (exit 2)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-nosudo-batch-'));
     const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };

@@ -37,7 +37,8 @@ export async function measureLoopback(
   rail: { index: number; rdmaDevice: string; ip: string },
 ): Promise<{ gbps: number } | { error: string }> {
   const values = { rdmaDevice: rail.rdmaDevice, tcpPort: LOOPBACK_PORT + rail.index, msgSize: phase.msgSize, durationS: phase.durationS, serverIp: rail.ip };
-  const server = await io.start(renderCommand(commands.loopbackServer, values), `loopback-server-${rail.index}-${rail.rdmaDevice.toLowerCase()}`);
+  // Process names are [a-z0-9-] (device names such as mlx5_1 are not): the rail index names it.
+  const server = await io.start(renderCommand(commands.loopbackServer, values), `loopback-server-rail-${rail.index}`);
   try {
     await io.sleep(1000);
     const client = await io.run(renderCommand(commands.loopbackClient, values), `loopback-client:${rail.rdmaDevice}`, (phase.durationS + 60) * 1000);
