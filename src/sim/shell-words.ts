@@ -7,6 +7,8 @@ export interface ParsedCommand {
   sudoList?: boolean; // `sudo -l <command>`: only asks whether the command is allowed
   stderrToNull: boolean;
   stderrToStdout: boolean;
+  // stdout buffering the program runs with: `stdbuf -oL` line, `stdbuf -o0` none, else glibc's full buffering.
+  stdout: 'full' | 'line' | 'none';
 }
 
 // Split into words with single/double quotes and backslash escapes; null when quotes are unbalanced.
@@ -80,7 +82,7 @@ export function grepFilter(argv: string[]): RegExp | null {
 export function parseCommand(line: string): ParsedCommand | null {
   const words = splitWords(line.trim());
   if (!words) return null;
-  const out: ParsedCommand = { argv: [], sudo: false, stderrToNull: false, stderrToStdout: false };
+  const out: ParsedCommand = { argv: [], sudo: false, stderrToNull: false, stderrToStdout: false, stdout: 'full' };
   const rest: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
@@ -102,7 +104,11 @@ export function parseCommand(line: string): ParsedCommand | null {
     } else if (w === 'nohup' || w === 'exec') i++;
     else if (w === 'stdbuf') {
       i++;
-      while (rest[i]?.startsWith('-')) i++;
+      for (; rest[i]?.startsWith('-'); i++) {
+        const o = /^(?:-o|--output=)(.*)$/.exec(rest[i]!)?.[1] ?? (rest[i] === '-o' ? rest[++i] : undefined);
+        if (o === 'L') out.stdout = 'line';
+        else if (o === '0') out.stdout = 'none';
+      }
     } else if (w === 'env' || (w !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) {
       i++;
       while (rest[i] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[i]!)) i++;

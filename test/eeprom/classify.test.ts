@@ -67,10 +67,10 @@ describe('classifyCable from the EEPROM bytes', () => {
   });
 
   it('on the simulated lab, a 400G-class cable (SFF-8636, 0x3f) that trains 4 x 50G is certified QSFP112 with "trained 4 x 50G"', async () => {
-    const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; cable: Record<string, unknown> };
+    const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; cable: Record<string, unknown> & { eeprom: Record<string, unknown> } };
     s.name = 'class-400g-trains-4x50';
     s.cable['eepromClass'] = 'QSFP112';
-    s.cable['eepromStandard'] = 'SFF-8636';
+    s.cable.eeprom['memoryMap'] = 'sff8636';
     const dir = mkdtempSync(join(tmpdir(), 'cq-class-'));
     writeFileSync(join(dir, 's.json'), JSON.stringify(s));
     const r = await runCli(['run', '--sim', join(dir, 's.json'), '--protocol', 'quick', '--out', join(dir, 'out'), '--json']);
