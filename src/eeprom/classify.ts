@@ -81,5 +81,5 @@ export function classifyCable(id: ClassifiableIdentity): CableClass {
     basis = `CMIS application host interface ${hex2(best.hostInterface)} (${best.hostLanes} lanes)`;
   }
   if (!form) return unknown(`identifier ${hex2(id.identifier)} is not a QSFP module; ${basis}`);
-  return { family: FAMILY[lane], laneGbps: lane, basis: `${FAMILY[lane]}, ${CLASS_TEXT[lane]}: ${basis}` };
+  return { family: FAMILY[lane], laneGbps: lane, basis: `${CLASS_TEXT[lane]}: ${basis}` };
 }

@@ -32,7 +32,7 @@ describe('classifyCable from the EEPROM bytes', () => {
     const printed = text.split('\n').map((l) => l.trim().replace(/\s+:\s+/, ' : '));
     for (const line of real) expect(printed).toContain(line);
     const c = classifyCable(decode(img));
-    expect(c).toEqual({ family: 'QSFP112', laneGbps: 100, basis: 'QSFP112, 400G class, 100G PAM4 lanes: SFF-8636 byte 192 = 0x3f (100GBASE-CR1, 200GBASE-CR2 or 400GBASE-CR4)' });
+    expect(c).toEqual({ family: 'QSFP112', laneGbps: 100, basis: '400G class, 100G PAM4 lanes: SFF-8636 byte 192 = 0x3f (100GBASE-CR1, 200GBASE-CR2 or 400GBASE-CR4)' });
   });
 
   it('SFF-8636 byte 192 = 0x40 is QSFP56; without byte 192 the nominal rate and encoding decide; a disagreement is named', () => {
@@ -47,7 +47,7 @@ describe('classifyCable from the EEPROM bytes', () => {
     const qsfp112 = encodeCmis({ ...VENDOR, applications: [{ hostInterface: 0x47, mediaInterface: 0x01, hostLanes: 2, mediaLanes: 2 }, { hostInterface: 0x48, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }] });
     const d = decode(qsfp112);
     expect(d.applications).toEqual([{ hostInterface: 0x47, mediaInterface: 0x01, hostLanes: 2, mediaLanes: 2 }, { hostInterface: 0x48, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }]);
-    expect(classifyCable(d)).toEqual({ family: 'QSFP112', laneGbps: 100, basis: 'QSFP112, 400G class, 100G PAM4 lanes: CMIS application host interface 0x47 (2 lanes)' });
+    expect(classifyCable(d)).toEqual({ family: 'QSFP112', laneGbps: 100, basis: '400G class, 100G PAM4 lanes: CMIS application host interface 0x47 (2 lanes)' });
     expect(classifyCable(decode(encodeCmis({ ...VENDOR, applications: [{ hostInterface: 0x1c, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }] }))).family).toBe('QSFP56');
     expect(classifyCable(decode(encodeCmis(VENDOR)))).toEqual({ family: 'unknown', laneGbps: null, basis: 'CMIS: no application with a known host interface (none advertised)' });
     const dd = encodeCmis({ ...VENDOR, identifier: 0x18, applications: [{ hostInterface: 0x48, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }] });
