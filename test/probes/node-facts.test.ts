@@ -81,7 +81,7 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
       perftestVersion: '6.22',
       ncclVersion: '2.28.9+cuda13.0',
       ncclTestsVersion: '2.18.3',
-      dmi: expect.objectContaining({ biosVersion: 'simulated' }),
+      dmi: expect.objectContaining({ biosVersion: 'simulated, virtual time' }),
     });
     expect(rec.nodes[1]).not.toHaveProperty('ncclVersion');
     expect(rec.nodes[1]).toMatchObject({ firmware: '28.45.4028 (MT_0000001221)', perftestVersion: '6.22' });
@@ -103,7 +103,7 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
     for (const r of rows) {
       expect(r.perftest_version).toBe('6.22 / 6.22');
       expect(r.nccl_version).toBe('2.28.9+cuda13.0 / ');
-      expect(r.bios_version).toBe('simulated / simulated');
+      expect(r.bios_version).toBe('simulated, virtual time / simulated, virtual time');
     }
   });
 });

@@ -146,5 +146,8 @@ describe('scenario wiring', () => {
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'x' }, { netdev: 'a', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/distinct/);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a;reboot', rdmaDevice: 'x' }, { netdev: 'b', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/not an interface name/);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['speedMbps'] = 50000))).toThrow(/speedMbps must be 100000 or 200000/);
+    expect(bad((s) => (s['burstBits'] = [[1e-4, 0.5]]))).toThrow(/burstBits must be a list of \[pre-FEC BER/);
+    expect(bad((s) => (s['burstBits'] = [[1e-4, 8], [1e-6, 2]]))).toThrow(/burstBits.*increasing/);
+    expect(bad((s) => (s['burstBits'] = 8))).toThrow(/burstBits/);
   });
 });
