@@ -25,7 +25,7 @@ export interface SimRail extends Rail {
 }
 
 // The PCI address of one function: the cage is the PCI function, the rail the PCIe domain (FORMATS §0).
-export function pciAddress(cage: number, rail: number): string {
+function pciAddress(cage: number, rail: number): string {
   return `${rail === 0 ? '0000' : '0002'}:01:00.${cage}`;
 }
 

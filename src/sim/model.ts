@@ -78,7 +78,7 @@ interface NodeSim {
 }
 
 // A reboot a node was told to do (`systemctl reboot --no-block`): down from atS for durationS.
-export interface CommandedReboot {
+interface CommandedReboot {
   node: string;
   atS: number;
   durationS: number;

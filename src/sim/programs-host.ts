@@ -244,7 +244,7 @@ function sysImageGuid(core: LabCore, node: string): string {
 }
 
 // Generated answers (not recordings) for the node's release files and its NIC firmware.
-export const SIM_NIC_FIRMWARE = '28.45.4028 (MT_0000001221)';
+const SIM_NIC_FIRMWARE = '28.45.4028 (MT_0000001221)';
 const SIM_DGX_RELEASE = 'DGX_NAME="DGX Spark"\nDGX_PRETTY_NAME="NVIDIA DGX Spark (simulated)"\nDGX_SWBUILD_DATE="2026-05-12-10-00-00"\nDGX_SWBUILD_VERSION="7.2.3"\nDGX_COMMIT_ID="0000000"\nDGX_PLATFORM="DGX Spark (simulated lab)"\n\nDGX_OTA_VERSION="7.5.0"\nDGX_OTA_DATE="Tue 01 Sep 2026 09:00:00 AM UTC"\n';
 const SIM_OS_RELEASE = 'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nHOME_URL="https://www.ubuntu.com/"\nUBUNTU_CODENAME=noble\n';
 

@@ -130,7 +130,7 @@ function shown(printed: string, rowsText: string, buffering: StdoutBuffering, ex
 const iterSeconds = (a: PerftestArgs, gbps: number) => (a.iterations * a.size * 8) / (gbps * 1e9);
 
 // What `ib_write_bw --version` prints on a simulated node (generated).
-export const SIM_PERFTEST_VERSION = '6.22';
+const SIM_PERFTEST_VERSION = '6.22';
 
 // ib_write_bw: a server (no address) waits on its port; a client connects to the node owning the address.
 export function startIbWriteBw(core: LabCore, node: string, argv: string[], buffering: StdoutBuffering = 'full'): ProcBehaviour {
