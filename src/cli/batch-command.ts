@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { runQualification } from '../run/qualify.js';
 import { createLab, type SimLab } from '../sim/lab.js';
+import { loadScenario } from '../sim/scenario.js';
 import { DEFAULT_CABLED_CAGE } from '../sim/lab-core.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import type { CommandRunner } from '../transport/types.js';
@@ -14,6 +15,8 @@ import { initialState, runBatch, type Bench } from '../batch/campaign.js';
 import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
 import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
+import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
+import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { printable } from '../domain/text.js';
@@ -38,6 +41,8 @@ export interface BatchArgs {
   acceptNewHostKeys?: boolean;
   sshConfig?: string;
   onHangup?: HangupMode;
+  // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
+  reboot?: RebootMode;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -116,6 +121,9 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
+  const rebootMode: RebootMode = args.reboot ?? 'auto';
+  if (rebootMode !== 'auto' && rebootMode !== 'manual') throw new UsageError(`--reboot: "${String(rebootMode)}" is not auto or manual`);
+  if (rebootMode === 'auto') await checkRebootAllowed(benches);
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
   // Operator lines carry EEPROM serials and part numbers (untrusted): shown escaped.
   const toOperator = (s: string) => io.stderr(s.split('\n').map(printable).join('\n'));
@@ -135,6 +143,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
       protocol,
       autoDetect,
       operator,
+      reboot: rebootMode,
+      benchLog: benchLogWriter(dir, clock),
       runCable: async (req) => {
         const bench = benches[req.pair]!;
         const proto = req.golden ? goldenProto : { protocol, protocolText };
@@ -169,7 +179,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
               const lab = labs[pair]!;
               const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
               const serial = entry.serial ?? undefined;
-              const inPlace = lab.cable.name === entry.scenario && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
+              // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
+              const inPlace = lab.cable.name === loadScenario(entry.scenario).name && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
               if (inPlace) return;
               // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
               void (async () => {
@@ -177,6 +188,13 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
                 lab.unplug();
                 await clock.sleep(40_000);
                 lab.plug(entry.scenario, serial ? { serial } : {});
+              })();
+            },
+            // With --reboot manual the scripted operator reboots the nodes 30 s after being told (virtual time).
+            onRebootRequest: (pair, nodes) => {
+              void (async () => {
+                await clock.sleep(30_000);
+                for (const n of nodes) labs[pair]!.reboot(n);
               })();
             },
           }
@@ -195,10 +213,35 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
     const by = io.interruptedBy?.();
     return by ? signalExitCode(by) : EXIT.interrupted;
   }
+  // A bench that could not be made measurable is an ERROR (its cable stays pending for --resume).
+  if (state.cables.some((c) => c.benchError)) return EXIT.error;
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
   if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;
+}
+
+// Automatic reboots need `sudo -n systemctl reboot --no-block` on every node: refuse to start a batch that would stop at
+// the first swap, with the sudoers line (sudo -l asks without rebooting).
+async function checkRebootAllowed(benches: Bench[]): Promise<void> {
+  for (const b of benches) {
+    for (const n of b.nodes) {
+      const runner = b.runners.get(n.name)!;
+      const r = await runner.run(cmd.rebootAllowed(), { timeoutMs: 30_000 });
+      if (r.exitCode === 0) continue;
+      const user = (await runner.run(cmd.whoami(), { timeoutMs: 30_000 })).stdout.trim() || 'nvidia';
+      throw new UsageError(
+        `batch: ${n.name} does not allow \`${cmd.reboot()}\`, which the batch runs after each cable swap (a cable plugged into running Sparks stays at ~13 Gb/s until both reboot): add \`${rebootSudoersLine(user)}\` with visudo on the node, or pass --reboot manual`,
+      );
+    }
+  }
+}
+
+// The bench log: every command run while bringing a bench into a measurable state, one JSON line each, kept.
+function benchLogWriter(dir: string, clock: Clock): (e: BenchLogEntry) => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'bench.jsonl');
+  return (e) => appendFileSync(file, `${JSON.stringify({ at: new Date(clock.now()).toISOString(), ...e })}\n`);
 }
 
 function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {

@@ -202,6 +202,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('golden', { type: 'string', describe: 'EEPROM serial of the reference cable: runs first and last; drift marks the batch ERROR' })
           .option('golden-protocol', { type: 'string', describe: 'protocol of the golden runs (e.g. quick)' })
           .option('auto-detect', { type: 'boolean', default: false, describe: 'unattended: poll for the cable swap, no keyboard' })
+          .option('reboot', { type: 'string', choices: ['auto', 'manual'], default: 'auto', describe: 'after each swap the nodes need a reboot with the cable in: auto (sudo systemctl reboot --no-block) or manual (you are told when; the batch waits for both boot ids to change)' })
           .option('resume', { type: 'boolean', default: false, describe: 'continue the batch in --out with the next untested cable' })
           .option('sim', { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' })
           .option('seed', { type: 'string', describe: 'simulator seed, a whole number', coerce: intArg('seed', 0, 2 ** 32 - 1) })
@@ -221,6 +222,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.goldenProtocol ? { goldenProtocol: args.goldenProtocol } : {}),
             ...(args.golden ? { golden: args.golden } : {}),
             autoDetect: args.autoDetect,
+            reboot: args.reboot as 'auto' | 'manual',
             resume: args.resume,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.seed !== undefined ? { seed: args.seed } : {}),

@@ -55,6 +55,8 @@ describe('runBatch --auto-detect with a node down', () => {
       autoDetect: true,
       operator: { say: (line) => said.push({ t: clock.now(), line }), ask: async () => 'continue', stopRequested: () => false },
       runCable: () => Promise.reject(new Error('no cable ever comes up')),
+      reboot: 'manual',
+      benchLog: () => undefined,
       pollMs: 5_000,
       swapTimeoutMs: 150_000,
     });
