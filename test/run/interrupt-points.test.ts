@@ -2,7 +2,7 @@
 // abort itself (its channel killed, its output cut short), not a transport or setup fault. Each point is hit exactly:
 // the abort fires as the phase's command goes out (in flight when the signal comes). On the simulated lab in process,
 // and over real SSH against `sim serve`, where a cut command used to surface as ERROR [transport].
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { fsyncSync, mkdtempSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -52,12 +52,23 @@ interface Interrupted {
   journal: { type: string; phase?: string; why?: string; cut?: string; reason?: { rule: string } }[];
 }
 
-async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>; nodes: NodeSpec[]; protocolPath: string; trigger: Trigger; simulated: boolean; delayMs?: number }): Promise<Interrupted> {
+async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>; nodes: NodeSpec[]; protocolPath: string; phase: string; trigger: Trigger; simulated: boolean; delayMs?: number }): Promise<Interrupted> {
   const ac = new AbortController();
   const protocolText = readFileSync(o.protocolPath, 'utf8');
+  // Armed when the journal says the phase started: a command an earlier phase also runs (preflight reads the
+  // EEPROM too) does not set it off there.
+  let armed = false;
+  const journalIo = {
+    writeSync: (fd: number, buf: Buffer, off: number, len: number) => {
+      const text = buf.toString('utf8', off, off + len);
+      if (text.includes('"type":"phase-start"') && text.includes(`"phase":${JSON.stringify(o.phase)}`)) armed = true;
+      return writeSync(fd, buf, off, len);
+    },
+    fsyncSync,
+  };
   let fired = false;
   const fire = () => {
-    if (fired) return;
+    if (fired || !armed) return;
     fired = true;
     if (o.delayMs) setTimeout(() => ac.abort(WHY), o.delayMs);
     else ac.abort(WHY);
@@ -77,6 +88,7 @@ async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>;
     signal: ac.signal,
     simulated: o.simulated,
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { measureCpu: false, intervalS }),
+    journalIo,
   });
   expect(ac.signal.aborted, 'the trigger never fired').toBe(true);
   const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Interrupted['journal'][number]);
@@ -86,7 +98,7 @@ async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>;
 // Every phase of the quick protocol, each at the command or load that does its work.
 const POINTS: Array<[phase: string, trigger: Trigger]> = [
   ['preflight', { run: /^ibdev2netdev/ }],
-  ['identity', { run: /ethtool -m \S+ page 0 offset 128 length 128 hex on$/ }],
+  ['identity', { run: /ethtool -m \S+ page 0 offset 0 length 128 hex on$/ }],
   ['loopback', { start: /^loopback-server-/ }],
   ['loopback', { run: /^ib_write_bw .* -D \d+ \d+\.\d+\.\d+\.\d+$/ }],
   ['ib-write-bw', { start: /^bw-client-/ }],
@@ -117,6 +129,7 @@ describe('Ctrl-C at every interrupt point: ABORTED, loads stopped (simulated lab
       runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])),
       nodes: lab.nodes.map((name) => ({ name, host: name, cage: 'auto' as const })),
       protocolPath: join(process.cwd(), 'protocols', 'quick.json'),
+      phase,
       trigger,
       simulated: true,
     });
@@ -145,7 +158,7 @@ describe('Ctrl-C with the command in flight over SSH (sim serve): ABORTED, never
     const runners = await makeRunners(nodes, { acceptNewHostKeys: false, env: {}, sshConfig: lab.files.config });
     try {
       // The abort comes a moment after the command went out: its SSH channel is open, running, and then killed.
-      const r = await interrupt({ clock: systemClock, runners, nodes, protocolPath: join(process.cwd(), 'test', 'fixtures', 'protocols', 'hangup-smoke.json'), trigger, simulated: false, delayMs: 300 });
+      const r = await interrupt({ clock: systemClock, runners, nodes, protocolPath: join(process.cwd(), 'test', 'fixtures', 'protocols', 'hangup-smoke.json'), phase, trigger, simulated: false, delayMs: 300 });
       expectCleanAbort(r, phase);
       const aborted = r.journal.find((l) => l.type === 'aborted')!;
       expect(aborted.cut).toMatch(/cut short by the abort signal/); // the command that was cut, kept as evidence
