@@ -1,0 +1,179 @@
+// The lab's results store: an index of every run (and batch), rebuilt from journals by `cablequal db import`, written
+// as runs go (start, throttled live status, end). The journal stays the source of truth; the store never decides.
+import { RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
+import { migrate } from './schema.js';
+import type { SqlDb, SqlTx, SqlValue } from './sql.js';
+
+// What is known when a run starts (the cable is not: the EEPROM is read by the run).
+export interface RunStart {
+  runId: string;
+  label: string | null;
+  startedAt: string;
+  simulated: boolean;
+  scenario: string | null;
+  protocol: { name: string; sha256: string; file: string | null; regression?: unknown };
+  nodes: { name: string; host: string }[];
+  controller: string | null;
+  runDir: string | null;
+  batchId?: string | null;
+  batchRole?: RunPlace['batchRole'];
+}
+
+// A batch as its state file says it: cables, tested, golden serial and drift.
+export interface BatchRow {
+  id: string;
+  name: string;
+  dir: string | null;
+  controller: string | null;
+  manifest: string | null;
+  protocol_name: string | null;
+  golden_serial: string | null;
+  cables: number;
+  tested: number;
+  drift_ok: number | null;
+  drift_detail: string | null;
+  updated_at: string;
+}
+
+const BATCH_COLUMNS = ['id', 'name', 'dir', 'controller', 'manifest', 'protocol_name', 'golden_serial', 'cables', 'tested', 'drift_ok', 'drift_detail', 'updated_at'] as const;
+
+// The store over one engine (see sql.ts); open it with openStore (open-store.ts).
+export class ResultsStore {
+  constructor(
+    readonly db: SqlDb,
+    readonly where: string, // the file, or the redacted URL
+  ) {}
+
+  // Bring the schema up to date (migrations run on every open; a no-op when current).
+  async migrate(): Promise<number[]> {
+    return migrate(this.db);
+  }
+
+  // A run started: its row (state running, no outcome), its procedure and station. A row already there is kept.
+  async runStarted(s: RunStart): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await upsertProcedure(tx, { sha256: s.protocol.sha256, name: s.protocol.name, file: s.protocol.file, regression: s.protocol.regression === undefined ? null : JSON.stringify(s.protocol.regression) });
+      const station = stationOf(s.controller, s.nodes);
+      if (station) await upsertStation(tx, station);
+      await tx.run(
+        `INSERT INTO runs (run_id, state, label, simulated, scenario, procedure_sha256, protocol_name, station_id, controller, batch_id, batch_role, started_at, run_dir, nodes)
+         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
+        [s.runId, s.label, s.simulated ? 1 : 0, s.scenario, s.protocol.sha256, s.protocol.name, station?.id ?? null, s.controller, s.batchId ?? null, s.batchRole ?? null, s.startedAt, s.runDir, JSON.stringify(s.nodes)],
+      );
+    });
+  }
+
+  // The latest live status of a running run (phase, remaining, per-lane rates, temperatures), one row per run.
+  async runLive(runId: string, seq: number, atIso: string, status: { phase: string; elapsedS: number; remainingS: number | null } & Record<string, unknown>): Promise<void> {
+    await this.db.run(
+      `INSERT INTO live (run_id, seq, updated_at, phase, elapsed_s, remaining_s, status) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at, phase = excluded.phase,
+         elapsed_s = excluded.elapsed_s, remaining_s = excluded.remaining_s, status = excluded.status
+       WHERE live.seq < excluded.seq`,
+      [runId, seq, atIso, status.phase, status.elapsedS, status.remainingS, JSON.stringify(status)],
+    );
+  }
+
+  // A finished run from its record (live or `db import`): every row, in one transaction; its live status removed.
+  // Idempotent: the same record again leaves every row as it was. Returns whether the run's row changed.
+  async runFinished(record: unknown, place: RunPlace): Promise<'inserted' | 'updated' | 'unchanged'> {
+    const rows = rowsOfRecord(record, place);
+    return this.db.transaction((tx) => writeRows(tx, rows));
+  }
+
+  // Many finished runs, one transaction per `chunk` runs (an import of thousands stays fast and restartable).
+  async runsFinished(items: { record: unknown; place: RunPlace }[], chunk = 200): Promise<Record<'inserted' | 'updated' | 'unchanged', number>> {
+    const counts = { inserted: 0, updated: 0, unchanged: 0 };
+    for (let i = 0; i < items.length; i += chunk) {
+      const rows = items.slice(i, i + chunk).map((it) => rowsOfRecord(it.record, it.place));
+      const res = await this.db.transaction(async (tx) => {
+        const out: ('inserted' | 'updated' | 'unchanged')[] = [];
+        for (const r of rows) out.push(await writeRows(tx, r));
+        return out;
+      });
+      for (const r of res) counts[r]++;
+    }
+    return counts;
+  }
+
+  // A batch and its golden cable, from its state file (upsert by id; unchanged content writes nothing).
+  async upsertBatch(b: BatchRow): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const cols = BATCH_COLUMNS.join(', ');
+      const changed = BATCH_COLUMNS.filter((c) => c !== 'id' && c !== 'updated_at');
+      await tx.run(
+        `INSERT INTO batches (${cols}) VALUES (${BATCH_COLUMNS.map(() => '?').join(', ')})
+         ON CONFLICT (id) DO UPDATE SET ${BATCH_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}
+         WHERE ${changed.map((c) => `batches.${c} IS DISTINCT FROM excluded.${c}`).join(' OR ')}`,
+        BATCH_COLUMNS.map((c) => b[c]),
+      );
+      if (b.golden_serial) await tx.run('INSERT INTO golden_cables (serial, batch_id) VALUES (?, ?) ON CONFLICT (serial, batch_id) DO NOTHING', [b.golden_serial, b.id]);
+    });
+  }
+
+  // Counts per table, for `db import`'s summary and the tests.
+  async counts(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const t of ['runs', 'cables', 'parts', 'batches', 'stations', 'procedures', 'golden_cables', 'live']) {
+      out[t] = Number((await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${t}`))[0]?.n ?? 0);
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+}
+
+async function writeRows(tx: SqlTx, rows: RowsOfRun): Promise<'inserted' | 'updated' | 'unchanged'> {
+  if (rows.procedure) await upsertProcedure(tx, rows.procedure);
+  if (rows.station) await upsertStation(tx, rows.station);
+  if (rows.part) {
+    await tx.run(
+      `INSERT INTO parts (part_number, vendor, family, lanes) VALUES (?, ?, ?, ?)
+       ON CONFLICT (part_number) DO UPDATE SET vendor = excluded.vendor, family = excluded.family, lanes = COALESCE(excluded.lanes, parts.lanes)
+       WHERE parts.vendor IS DISTINCT FROM excluded.vendor OR parts.family IS DISTINCT FROM excluded.family
+          OR (excluded.lanes IS NOT NULL AND parts.lanes IS DISTINCT FROM excluded.lanes)`,
+      [rows.part.part_number, rows.part.vendor, rows.part.family, rows.part.lanes],
+    );
+  }
+  if (rows.cable) {
+    const c = rows.cable;
+    const cols = ['serial', 'part_number', 'vendor', 'vendor_oui', 'vendor_rev', 'date_code', 'lot', 'length_m', 'family'] as const;
+    await tx.run(
+      `INSERT INTO cables (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
+       ON CONFLICT (serial) DO UPDATE SET ${cols.slice(1).map((k) => `${k} = excluded.${k}`).join(', ')}
+       WHERE ${cols.slice(1).map((k) => `cables.${k} IS DISTINCT FROM excluded.${k}`).join(' OR ')}`,
+      cols.map((k) => c[k]),
+    );
+  }
+  const r = rows.run;
+  const existing = await tx.all<{ content_sha256: string | null; state: string }>('SELECT content_sha256, state FROM runs WHERE run_id = ?', [r.run_id as string]);
+  await tx.run('DELETE FROM live WHERE run_id = ?', [r.run_id as string]);
+  if (existing[0]?.content_sha256 === r.content_sha256 && existing[0]?.state === 'finished') return 'unchanged';
+  const set = RUN_COLUMNS.filter((c) => c !== 'run_id').map((c) => {
+    // The first writer's controller, station and batch stay (an import on another host does not move a run).
+    if (c === 'controller' || c === 'station_id' || c === 'batch_id' || c === 'batch_role') return `${c} = COALESCE(runs.${c}, excluded.${c})`;
+    return `${c} = excluded.${c}`;
+  });
+  await tx.run(
+    `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
+     ON CONFLICT (run_id) DO UPDATE SET ${set.join(', ')}
+     WHERE runs.content_sha256 IS DISTINCT FROM excluded.content_sha256 OR runs.state <> 'finished'`,
+    RUN_COLUMNS.map((c) => r[c] as SqlValue),
+  );
+  return existing.length ? 'updated' : 'inserted';
+}
+
+async function upsertProcedure(tx: SqlTx, p: { sha256: string; name: string; file: string | null; regression: string | null }): Promise<void> {
+  await tx.run(
+    `INSERT INTO procedures (sha256, name, file, regression) VALUES (?, ?, ?, ?)
+     ON CONFLICT (sha256) DO UPDATE SET regression = excluded.regression
+     WHERE procedures.regression IS NULL AND excluded.regression IS NOT NULL`,
+    [p.sha256, p.name, p.file, p.regression],
+  );
+}
+
+async function upsertStation(tx: SqlTx, s: { id: string; controller: string | null; node_a: string; node_b: string }): Promise<void> {
+  await tx.run('INSERT INTO stations (id, controller, node_a, node_b) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [s.id, s.controller, s.node_a, s.node_b]);
+}
