@@ -20,6 +20,7 @@ import type { CliIo } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
+import { observedRunOf, RunObservers } from '../store/run-observers.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -38,6 +39,9 @@ export interface RunArgs {
   sshConfig?: string;
   breakLock?: boolean;
   preflightOnly?: boolean;
+  db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
+  metricsPort?: number;
+  metricsHost?: string;
 }
 
 // Resolve `--protocol`: a built-in name (spark-burnin, quick) or a path.
@@ -120,8 +124,19 @@ export function newRunId(clock: Clock): string {
 
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  // The results store and --metrics-port watch the run; closed on every way out.
+  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.preflightOnly ? 'off' : args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  try {
+    return await qualifyCommand(args, io, signal, observers);
+  } finally {
+    await observers.close();
+  }
+}
+
+async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
   if (!args.sim === !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  await observers.open();
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -146,8 +161,10 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   };
   let result: RunResult;
   try {
+    const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => (onStatus(s), observers.status(deps.runId, s)) });
+    observers.started(observedRunOf(deps));
     result = await runQualification({
-      ...cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus }),
+      ...deps,
       preflightOnly: Boolean(args.preflightOnly),
       breakLock: Boolean(args.breakLock),
     });
@@ -164,11 +181,13 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   // The journal broke mid-run: no report is rendered on a full disk, only the one-line ERROR (record.json if it fitted).
   const journalWrite = record.reasons.find((r) => r.rule === 'journal-write');
   if (journalWrite) {
+    await observers.finished(record, runDir);
     io.stderr(`cablequal: ERROR: ${journalWrite.message}; loads stopped; run directory ${runDir}\n`);
     return EXIT.error;
   }
   const written = args.preflightOnly ? [] : await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
+  if (!args.preflightOnly) await observers.finished(record, runDir);
   if (args.json) {
     io.stdout(
       `${JSON.stringify({

@@ -11,7 +11,7 @@ export interface LiveFigures {
   phase: string;
   elapsedS: number;
   remainingS: number | null;
-  [k: string]: unknown;
+  samples?: unknown;
 }
 
 export class StoreRecorder {
@@ -36,6 +36,9 @@ export class StoreRecorder {
   // At most one write per run every few seconds; the latest status wins, older ones in between are dropped.
   status(runId: string, s: LiveFigures): void {
     if (!this.store) return;
+    // The raw samples (counters as bigints) are for the metrics, not the store.
+    const { samples: _samples, ...figures } = s;
+    s = figures as LiveFigures;
     const now = (this.opts.now ?? Date.now)();
     const last = this.lastWrite.get(runId);
     this.pending.set(runId, s);

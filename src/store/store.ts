@@ -64,7 +64,7 @@ export class ResultsStore {
   }
 
   // The latest live status of a running run (phase, remaining, per-lane rates, temperatures), one row per run.
-  async runLive(runId: string, seq: number, atIso: string, status: { phase: string; elapsedS: number; remainingS: number | null } & Record<string, unknown>): Promise<void> {
+  async runLive(runId: string, seq: number, atIso: string, status: { phase: string; elapsedS: number; remainingS: number | null }): Promise<void> {
     await this.db.run(
       `INSERT INTO live (run_id, seq, updated_at, phase, elapsed_s, remaining_s, status) VALUES (?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at, phase = excluded.phase,
