@@ -45,7 +45,7 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;background:#fff;padding:8px;border:1px solid #ddd}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 .chart{background:#fff;border:1px solid #ddd;margin:8px 0;padding:4px;display:inline-block}
-.out{color:#b00;font-weight:bold}.muted{color:#777}.pager a{margin-right:12px}
+.out{color:#b00;font-weight:bold}td.reason{min-width:18em;max-width:36em;font-size:12px}.muted{color:#777}.pager a{margin-right:12px}
 `;
 
 // The page frame: navigation, title, body; the charts' library and script only where there are charts or live data.
@@ -53,7 +53,7 @@ export function layout(o: { title: string; path: string; body: string; scripts?:
   const nav = NAV.map(([p, t]) => `<a href="${p}"${p === o.path ? ' class="on"' : ''}>${t}</a>`).join('');
   const scripts = o.scripts ? '<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>' : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${esc(o.title)} — cablequal</title><style>${CSS}</style>${scripts}</head>
+<link rel="icon" href="data:,"><title>${esc(o.title)} — cablequal</title><style>${CSS}</style>${scripts}</head>
 <body><header><b>cablequal lab</b>${nav}</header><main><h1>${esc(o.title)}</h1>${o.body}</main></body></html>`;
 }
 

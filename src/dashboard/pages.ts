@@ -24,7 +24,7 @@ ${opts.cable === false ? '' : `<td>${r.serial ? `<a href="${href('/cables/{}', r
 <td>${r.vendor ? `<a href="${href('/vendors/{}', r.vendor)}">${esc(r.vendor)}</a>` : ''}</td>
 <td>${esc(r.lot ?? '')}</td><td>${esc(r.station ?? '')}</td>
 <td class="num">${fmt(r.fecMarginDecades)}</td><td class="num">${fmtBer(r.worstLaneBer)}</td>
-<td>${esc(r.mainReason ?? '')}</td>
+<td class="reason">${esc(r.mainReason ?? '')}</td>
 <td>${cert ? `<a class="cert" href="${esc(cert)}">${esc(r.certificateFile ?? 'certificate')}</a>` : r.certificateFile ? '<span class="muted">on another controller</span>' : ''}</td></tr>`;
     })
     .join('\n');
@@ -98,7 +98,7 @@ export function yieldPageHtml(o: Awaited<ReturnType<typeof yieldPage>>): string 
   const dist = (id: string, title: string, d: Distribution, xLabel: string) =>
     d.bins.length
       ? chartSpec(id, { title, kind: 'bars', x: d.bins, xLabel, series: Object.entries(d.counts).slice(0, 12).map(([lot, values]) => ({ label: `lot ${lot}`, values })) })
-      : `<p class="muted">${esc(title)}: no judged run yet.</p>`;
+      : `<p class="muted">${esc(title)}: no judged run with a value on this axis.</p>`;
   const zeros = Object.entries(o.worstLaneBer.zeroBer);
   const body = `${other}<table id="yield"><thead><tr><th>lot (date code)</th>${COUNT_HEAD}</tr></thead><tbody>${rows}<tr><th>all</th>${countsCells(o.total)}</tr></tbody></table>
 ${dist('fec-margin', 'FEC margin of judged runs, per lot (decades below the RS-FEC limit; bins of 0.5)', o.fecMargin, 'decades')}
@@ -152,8 +152,17 @@ export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: C
         ],
       });
     }).join('');
+    // A figure outside its drift limits is marked in the table (class "out").
+    const limits = Object.fromEntries(GOLDEN_FIGURES.map((fig) => [fig.key, controlLimits(g.runs.map((r) => (fig.log ? (r[fig.key] ?? 0) > 0 ? Math.log10(r[fig.key]!) : null : r[fig.key])), tol[fig.tolerance] ?? 0, fig.relative)]));
+    const cellOf = (r: RunItem, key: (typeof GOLDEN_FIGURES)[number]['key'], text: string) => {
+      const lim = limits[key];
+      const raw = r[key];
+      const v = key === 'worstLaneBer' ? (raw !== null && raw > 0 ? Math.log10(raw) : null) : raw;
+      const out = lim && v !== null && (v < lim.lower || v > lim.upper);
+      return `<td class="num${out ? ' out' : ''}">${text}</td>`;
+    };
     const rows = g.runs
-      .map((r, i) => `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}<td class="num">${fmt(r.ibWriteBwGbps, 1)}</td><td class="num">${fmt(r.ncclBusbwGBs, 1)}</td><td class="num">${fmtBer(r.worstLaneBer)}</td><td class="num">${fmt(r.nicTempMaxC, 1)}</td><td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`)
+      .map((r, i) => `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}${cellOf(r, 'ibWriteBwGbps', fmt(r.ibWriteBwGbps, 1))}${cellOf(r, 'ncclBusbwGBs', fmt(r.ncclBusbwGBs, 1))}${cellOf(r, 'worstLaneBer', fmtBer(r.worstLaneBer))}${cellOf(r, 'nicTempMaxC', fmt(r.nicTempMaxC, 1))}<td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`)
       .join('\n');
     return `<h2>Golden cable <a href="${href('/cables/{}', g.serial)}">${esc(g.serial)}</a></h2>${charts}
 <table class="golden"><thead><tr><th>#</th><th>batch</th><th>run</th><th>started</th><th>outcome</th><th>ib_write_bw Gb/s</th><th>NCCL GB/s</th><th>worst-lane BER</th><th>NIC max °C</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
