@@ -142,7 +142,7 @@ export async function listRuns(db: SqlDb, f: RunFilter, page: { limit: number; o
 
 // One run with its reasons, measurements and nodes.
 export async function getRun(db: SqlDb, runId: string): Promise<(RunItem & { reasons: unknown; measurements: unknown; nodes: unknown }) | null> {
-  const [r] = await db.all(`SELECT ${LIST_COLUMNS}, reasons, measurements, nodes FROM runs WHERE run_id = ?`, [runId]);
+  const [r] = await db.all(`SELECT ${LIST_COLUMNS.replace(/\b(\w+)\b/g, 'r.$1')}, d.reasons, d.measurements, d.nodes FROM runs r LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`, [runId]);
   if (!r) return null;
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
   return { ...item(r), reasons: parse(r['reasons']), measurements: parse(r['measurements']), nodes: parse(r['nodes']) };

@@ -12,9 +12,12 @@ export const RUN_COLUMNS = [
   'procedure_sha256', 'protocol_name', 'station_id', 'controller', 'batch_id', 'batch_role', 'started_at', 'ended_at',
   'decided_at_s', 'fec_margin_decades', 'worst_lane_ber', 'worst_lane_ber_ub95', 'max_lane_ratio', 'pre_fec_ber_loaded',
   'crc_errors', 'post_fec_errors', 'link_down_events', 'nic_temp_max_c', 'ib_write_bw_gbps', 'nccl_busbw_gbs',
-  'main_reason', 'reasons', 'measurements', 'nodes', 'run_dir', 'certificate_file', 'certificate_sha256',
-  'signer_fingerprint', 'content_sha256',
+  'main_reason', 'run_dir', 'certificate_file', 'certificate_sha256', 'signer_fingerprint', 'content_sha256',
 ] as const;
+
+// The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
+export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes'] as const;
+export type DetailRow = Record<(typeof DETAIL_COLUMNS)[number], string>;
 
 export interface CableRow {
   serial: string;
@@ -47,6 +50,7 @@ export interface RunPlace {
 
 export interface RowsOfRun {
   run: RunRow;
+  details: DetailRow;
   cable: CableRow | null;
   part: { part_number: string; vendor: string | null; family: string | null; lanes: number | null } | null;
   procedure: { sha256: string; name: string; file: string | null; regression: string | null } | null;
@@ -145,18 +149,17 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     ib_write_bw_gbps: num(obj(benchmarks?.['ibWriteBw'])?.['sumMedianGbps']),
     nccl_busbw_gbs: num(obj(benchmarks?.['nccl'])?.['busbwGBs']),
     main_reason: str(obj(reasons.find((r) => obj(r)?.['grade'] !== 'PASS') ?? reasons[0])?.['message']),
-    reasons: JSON.stringify(reasons),
-    measurements: JSON.stringify(arr(record['measurements'])),
-    nodes: JSON.stringify(nodes),
     run_dir: place.runDir,
     certificate_file: place.certificate?.file ?? null,
     certificate_sha256: place.certificate?.sha256 ?? null,
     signer_fingerprint: place.certificate?.signer ?? null,
     content_sha256: null,
   };
-  run.content_sha256 = contentHash(run);
+  const details: DetailRow = { reasons: JSON.stringify(reasons), measurements: JSON.stringify(arr(record['measurements'])), nodes: JSON.stringify(nodes) };
+  run.content_sha256 = contentHash(run, details);
   return {
     run,
+    details,
     cable,
     part: cable?.part_number ? { part_number: cable.part_number, vendor: cable.vendor, family: cable.family, lanes: num(cableObj?.['lanes']) } : null,
     procedure: typeof run.procedure_sha256 === 'string' ? { sha256: run.procedure_sha256, name: String(run.protocol_name ?? '?'), file: str(protocol?.['file']), regression: place.regression === undefined ? null : JSON.stringify(place.regression) } : null,
@@ -166,11 +169,12 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
 
 // What makes a row's content: everything but where it was imported from (controller, station: kept from the first
 // writer) and the hash itself. The same run imported twice hashes the same and its row is left untouched.
-export function contentHash(run: RunRow): string {
+export function contentHash(run: RunRow, details: DetailRow): string {
   const h = createHash('sha256');
   for (const c of RUN_COLUMNS) {
     if (c === 'content_sha256' || c === 'controller' || c === 'station_id') continue;
     h.update(`${c}=${JSON.stringify(run[c])}\n`);
   }
+  for (const c of DETAIL_COLUMNS) h.update(`${c}=${details[c]}\n`);
   return h.digest('hex');
 }

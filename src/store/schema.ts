@@ -95,14 +95,18 @@ export const MIGRATIONS: Migration[] = [
         ib_write_bw_gbps DOUBLE PRECISION,
         nccl_busbw_gbs DOUBLE PRECISION,
         main_reason TEXT,
-        reasons TEXT,
-        measurements TEXT,
-        nodes TEXT,
         run_dir TEXT,
         certificate_file TEXT,
         certificate_sha256 TEXT,
         signer_fingerprint TEXT,
         content_sha256 TEXT
+      )`,
+      // The bulky JSON of a run (reasons, measurements, node facts) apart, so that lists and yield scans read narrow rows.
+      `CREATE TABLE run_details (
+        run_id TEXT PRIMARY KEY,
+        reasons TEXT,
+        measurements TEXT,
+        nodes TEXT
       )`,
       `CREATE TABLE live (
         run_id TEXT PRIMARY KEY,
@@ -121,6 +125,7 @@ export const MIGRATIONS: Migration[] = [
     statements: [
       'CREATE INDEX runs_started ON runs (started_at, run_id)',
       'CREATE INDEX runs_part ON runs (part_number, lot)',
+      'CREATE INDEX runs_lot ON runs (lot)',
       'CREATE INDEX runs_vendor ON runs (vendor)',
       'CREATE INDEX runs_serial ON runs (cable_serial, started_at)',
       'CREATE INDEX runs_outcome ON runs (outcome)',

@@ -1,6 +1,6 @@
 // The lab's results store: an index of every run (and batch), rebuilt from journals by `cablequal db import`, written
 // as runs go (start, throttled live status, end). The journal stays the source of truth; the store never decides.
-import { RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
+import { DETAIL_COLUMNS, RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
 import { migrate } from './schema.js';
 import type { SqlDb, SqlTx, SqlValue } from './sql.js';
 
@@ -56,10 +56,11 @@ export class ResultsStore {
       const station = stationOf(s.controller, s.nodes);
       if (station) await upsertStation(tx, station);
       await tx.run(
-        `INSERT INTO runs (run_id, state, label, simulated, scenario, procedure_sha256, protocol_name, station_id, controller, batch_id, batch_role, started_at, run_dir, nodes)
-         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
-        [s.runId, s.label, s.simulated ? 1 : 0, s.scenario, s.protocol.sha256, s.protocol.name, station?.id ?? null, s.controller, s.batchId ?? null, s.batchRole ?? null, s.startedAt, s.runDir, JSON.stringify(s.nodes)],
+        `INSERT INTO runs (run_id, state, label, simulated, scenario, procedure_sha256, protocol_name, station_id, controller, batch_id, batch_role, started_at, run_dir)
+         VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
+        [s.runId, s.label, s.simulated ? 1 : 0, s.scenario, s.protocol.sha256, s.protocol.name, station?.id ?? null, s.controller, s.batchId ?? null, s.batchRole ?? null, s.startedAt, s.runDir],
       );
+      await tx.run('INSERT INTO run_details (run_id, nodes) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING', [s.runId, JSON.stringify(s.nodes)]);
     });
   }
 
@@ -78,20 +79,16 @@ export class ResultsStore {
   // Idempotent: the same record again leaves every row as it was. Returns whether the run's row changed.
   async runFinished(record: unknown, place: RunPlace): Promise<'inserted' | 'updated' | 'unchanged'> {
     const rows = rowsOfRecord(record, place);
-    return this.db.transaction((tx) => writeRows(tx, rows));
+    return (await this.db.transaction((tx) => writeRuns(tx, [rows])))[0]!;
   }
 
-  // Many finished runs, one transaction per `chunk` runs (an import of thousands stays fast and restartable).
+  // Many finished runs, one transaction per `chunk` runs (an import of thousands stays fast and restartable): the
+  // chunk's parts, cables, procedures and stations written once each, its known runs read in one query.
   async runsFinished(items: { record: unknown; place: RunPlace }[], chunk = 200): Promise<Record<'inserted' | 'updated' | 'unchanged', number>> {
     const counts = { inserted: 0, updated: 0, unchanged: 0 };
     for (let i = 0; i < items.length; i += chunk) {
       const rows = items.slice(i, i + chunk).map((it) => rowsOfRecord(it.record, it.place));
-      const res = await this.db.transaction(async (tx) => {
-        const out: ('inserted' | 'updated' | 'unchanged')[] = [];
-        for (const r of rows) out.push(await writeRows(tx, r));
-        return out;
-      });
-      for (const r of res) counts[r]++;
+      for (const r of await this.db.transaction((tx) => writeRuns(tx, rows))) counts[r]++;
     }
     return counts;
   }
@@ -114,7 +111,7 @@ export class ResultsStore {
   // Counts per table, for `db import`'s summary and the tests.
   async counts(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const t of ['runs', 'cables', 'parts', 'batches', 'stations', 'procedures', 'golden_cables', 'live']) {
+    for (const t of ['runs', 'run_details', 'cables', 'parts', 'batches', 'stations', 'procedures', 'golden_cables', 'live']) {
       out[t] = Number((await this.db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${t}`))[0]?.n ?? 0);
     }
     return out;
@@ -125,44 +122,60 @@ export class ResultsStore {
   }
 }
 
-async function writeRows(tx: SqlTx, rows: RowsOfRun): Promise<'inserted' | 'updated' | 'unchanged'> {
-  if (rows.procedure) await upsertProcedure(tx, rows.procedure);
-  if (rows.station) await upsertStation(tx, rows.station);
-  if (rows.part) {
+// Write finished runs (and their part, cable, procedure, station) in the caller's transaction. A run whose content
+// hash is already stored, finished, is left untouched.
+async function writeRuns(tx: SqlTx, all: RowsOfRun[]): Promise<('inserted' | 'updated' | 'unchanged')[]> {
+  const once = <T>(xs: (T | null)[], key: (x: T) => string): T[] => [...new Map(xs.filter((x): x is T => x !== null).map((x) => [key(x), x])).values()];
+  for (const p of once(all.map((r) => r.procedure), (p) => p.sha256)) await upsertProcedure(tx, p);
+  for (const st of once(all.map((r) => r.station), (x) => x.id)) await upsertStation(tx, st);
+  for (const part of once(all.map((r) => r.part), (x) => x.part_number)) {
     await tx.run(
       `INSERT INTO parts (part_number, vendor, family, lanes) VALUES (?, ?, ?, ?)
        ON CONFLICT (part_number) DO UPDATE SET vendor = excluded.vendor, family = excluded.family, lanes = COALESCE(excluded.lanes, parts.lanes)
        WHERE parts.vendor IS DISTINCT FROM excluded.vendor OR parts.family IS DISTINCT FROM excluded.family
           OR (excluded.lanes IS NOT NULL AND parts.lanes IS DISTINCT FROM excluded.lanes)`,
-      [rows.part.part_number, rows.part.vendor, rows.part.family, rows.part.lanes],
+      [part.part_number, part.vendor, part.family, part.lanes],
     );
   }
-  if (rows.cable) {
-    const c = rows.cable;
-    const cols = ['serial', 'part_number', 'vendor', 'vendor_oui', 'vendor_rev', 'date_code', 'lot', 'length_m', 'family'] as const;
+  const cableCols = ['serial', 'part_number', 'vendor', 'vendor_oui', 'vendor_rev', 'date_code', 'lot', 'length_m', 'family'] as const;
+  for (const c of once(all.map((r) => r.cable), (x) => x.serial)) {
     await tx.run(
-      `INSERT INTO cables (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})
-       ON CONFLICT (serial) DO UPDATE SET ${cols.slice(1).map((k) => `${k} = excluded.${k}`).join(', ')}
-       WHERE ${cols.slice(1).map((k) => `cables.${k} IS DISTINCT FROM excluded.${k}`).join(' OR ')}`,
-      cols.map((k) => c[k]),
+      `INSERT INTO cables (${cableCols.join(', ')}) VALUES (${cableCols.map(() => '?').join(', ')})
+       ON CONFLICT (serial) DO UPDATE SET ${cableCols.slice(1).map((k) => `${k} = excluded.${k}`).join(', ')}
+       WHERE ${cableCols.slice(1).map((k) => `cables.${k} IS DISTINCT FROM excluded.${k}`).join(' OR ')}`,
+      cableCols.map((k) => c[k]),
     );
   }
-  const r = rows.run;
-  const existing = await tx.all<{ content_sha256: string | null; state: string }>('SELECT content_sha256, state FROM runs WHERE run_id = ?', [r.run_id as string]);
-  await tx.run('DELETE FROM live WHERE run_id = ?', [r.run_id as string]);
-  if (existing[0]?.content_sha256 === r.content_sha256 && existing[0]?.state === 'finished') return 'unchanged';
+  const ids = all.map((r) => r.run.run_id as string);
+  const marks = ids.map(() => '?').join(', ');
+  const known = new Map((await tx.all<{ run_id: string; content_sha256: string | null; state: string }>(`SELECT run_id, content_sha256, state FROM runs WHERE run_id IN (${marks})`, ids)).map((r) => [r.run_id, r]));
+  await tx.run(`DELETE FROM live WHERE run_id IN (${marks})`, ids);
   const set = RUN_COLUMNS.filter((c) => c !== 'run_id').map((c) => {
     // The first writer's controller, station and batch stay (an import on another host does not move a run).
     if (c === 'controller' || c === 'station_id' || c === 'batch_id' || c === 'batch_role') return `${c} = COALESCE(runs.${c}, excluded.${c})`;
     return `${c} = excluded.${c}`;
   });
-  await tx.run(
-    `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
-     ON CONFLICT (run_id) DO UPDATE SET ${set.join(', ')}
-     WHERE runs.content_sha256 IS DISTINCT FROM excluded.content_sha256 OR runs.state <> 'finished'`,
-    RUN_COLUMNS.map((c) => r[c] as SqlValue),
-  );
-  return existing.length ? 'updated' : 'inserted';
+  const out: ('inserted' | 'updated' | 'unchanged')[] = [];
+  for (const { run, details } of all) {
+    const had = known.get(run.run_id as string);
+    if (had?.content_sha256 === run.content_sha256 && had?.state === 'finished') {
+      out.push('unchanged');
+      continue;
+    }
+    await tx.run(
+      `INSERT INTO runs (${RUN_COLUMNS.join(', ')}) VALUES (${RUN_COLUMNS.map(() => '?').join(', ')})
+       ON CONFLICT (run_id) DO UPDATE SET ${set.join(', ')}
+       WHERE runs.content_sha256 IS DISTINCT FROM excluded.content_sha256 OR runs.state <> 'finished'`,
+      RUN_COLUMNS.map((c) => run[c] as SqlValue),
+    );
+    await tx.run(
+      `INSERT INTO run_details (run_id, ${DETAIL_COLUMNS.join(', ')}) VALUES (?, ${DETAIL_COLUMNS.map(() => '?').join(', ')})
+       ON CONFLICT (run_id) DO UPDATE SET ${DETAIL_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+      [run.run_id as string, ...DETAIL_COLUMNS.map((c) => details[c])],
+    );
+    out.push(had ? 'updated' : 'inserted');
+  }
+  return out;
 }
 
 async function upsertProcedure(tx: SqlTx, p: { sha256: string; name: string; file: string | null; regression: string | null }): Promise<void> {

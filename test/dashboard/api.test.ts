@@ -95,8 +95,10 @@ describe('dashboard API', () => {
   });
 
   it('serves a run\'s certificate read-only from the reports directory, and nothing outside it', async () => {
-    const run = await api<{ certificateUrl: string }>(`/api/runs/${lab.simRuns[0]!.runId}`);
+    const run = await api<{ certificateUrl: string; reasons: { rule: string }[]; measurements: unknown[] }>(`/api/runs/${lab.simRuns[0]!.runId}`);
     expect(run.certificateUrl).toMatch(/^\/reports\/.+\/certificate\.html$/);
+    expect(run.reasons.some((r) => r.rule === 'lane-ratio' || r.rule === 'fec-margin')).toBe(true);
+    expect(run.measurements.length).toBeGreaterThan(10);
     const cert = await raw(run.certificateUrl);
     expect(cert.status).toBe(200);
     expect(cert.headers['content-type']).toMatch(/text\/html/);

@@ -75,7 +75,9 @@ for (const engine of engines) {
       expect(row!['fec_margin_decades']).toBeCloseTo(rec.analysis!.fecMarginDecades!, 9);
       const worst = Math.max(...rec.analysis!.perNodePhase.flatMap((p) => p.laneStats.map((l) => l.ber)));
       expect(row!['worst_lane_ber']).toBeCloseTo(worst, 15);
-      expect(JSON.parse(String(row!['reasons']))).toEqual(rec.reasons);
+      const [details] = await store.db.all<{ reasons: string; measurements: string }>('SELECT reasons, measurements FROM run_details WHERE run_id = ?', [rec.runId]);
+      expect(JSON.parse(details!.reasons)).toEqual(rec.reasons);
+      expect(JSON.parse(details!.measurements)).toEqual(rec.measurements);
       const cable = await store.db.all('SELECT serial, part_number, vendor, date_code FROM cables WHERE serial = ?', ['GEN-CLONE-0042']);
       expect(cable).toEqual([{ serial: 'GEN-CLONE-0042', part_number: 'ONT-DAC-QS56-0.5', vendor: 'OEM <clone> & "co"', date_code: '240611' }]);
       expect(await store.db.all('SELECT node_a, node_b, controller FROM stations')).toEqual([{ node_a: 'spark-a.lab', node_b: 'spark-b.lab', controller: 'ctl-1' }]);
@@ -84,7 +86,7 @@ for (const engine of engines) {
     it('writing the same record twice changes nothing; a changed record updates its row, keeping the first controller', async () => {
       const rec = passRecord();
       expect(await store.runFinished(rec, { runDir: '/r/pass', controller: 'ctl-1' })).toBe('inserted');
-      const snapshot = async () => store.db.all('SELECT * FROM runs ORDER BY run_id');
+      const snapshot = async () => [await store.db.all('SELECT * FROM runs ORDER BY run_id'), await store.db.all('SELECT * FROM run_details ORDER BY run_id')];
       const before = await snapshot();
       expect(await store.runFinished(rec, { runDir: '/r/pass', controller: 'ctl-2' })).toBe('unchanged');
       expect(await snapshot()).toEqual(before);
