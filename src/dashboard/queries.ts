@@ -225,10 +225,10 @@ export async function yieldPage(db: SqlDb, by: 'part' | 'vendor', key: string): 
     total[k]++;
     lots.set(lot, c);
     if (r.state !== 'finished' || (k !== 'PASS' && k !== 'MARGINAL' && k !== 'FAIL')) continue; // distributions of judged runs
-    if (r.fec !== null) fecByLot.set(lot, [...(fecByLot.get(lot) ?? []), Number(r.fec)]);
+    if (r.fec !== null) push(fecByLot, lot, Number(r.fec));
     if (r.ber !== null) {
       const b = Number(r.ber);
-      if (b > 0) berByLot.set(lot, [...(berByLot.get(lot) ?? []), Math.log10(b)]);
+      if (b > 0) push(berByLot, lot, Math.log10(b));
       else zeroBer[lot] = (zeroBer[lot] ?? 0) + 1;
     }
   }
@@ -244,11 +244,17 @@ export async function yieldPage(db: SqlDb, by: 'part' | 'vendor', key: string): 
   };
 }
 
+function push(m: Map<string, number[]>, k: string, v: number): void {
+  const xs = m.get(k);
+  if (xs) xs.push(v);
+  else m.set(k, [v]);
+}
+
 function histogram(byLot: Map<string, number[]>, width: number, zeroBer: Record<string, number>): Distribution {
   const all = [...byLot.values()].flat();
   if (!all.length) return { bins: [], counts: {}, zeroBer };
-  const lo = Math.floor(Math.min(...all) / width) * width;
-  const hi = Math.floor(Math.max(...all) / width) * width;
+  const lo = Math.floor(all.reduce((a, b) => Math.min(a, b)) / width) * width;
+  const hi = Math.floor(all.reduce((a, b) => Math.max(a, b)) / width) * width;
   const nBins = Math.min(200, Math.round((hi - lo) / width) + 1);
   const bins = [...Array(nBins).keys()].map((i) => +(lo + i * width).toFixed(6));
   const counts: Record<string, number[]> = {};

@@ -180,5 +180,6 @@ export async function importRuns(store: ResultsStore, args: string[], o: { cwd: 
   }
   for (const b of batches.values()) if (b) await store.upsertBatch(b.row);
   const counts = await store.runsFinished(items);
+  if (counts.inserted + counts.updated >= 1000) await store.optimize();
   return { runDirs: runDirs.length, ...counts, batches: [...batches.values()].filter(Boolean).length, skipped };
 }

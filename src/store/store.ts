@@ -108,6 +108,11 @@ export class ResultsStore {
     });
   }
 
+  // Refresh the query planner's statistics (after a large import; both engines call it ANALYZE).
+  async optimize(): Promise<void> {
+    await this.db.run('ANALYZE');
+  }
+
   // Counts per table, for `db import`'s summary and the tests.
   async counts(): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
