@@ -6,6 +6,7 @@ import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { runQualification } from '../run/qualify.js';
 import { createLab, type SimLab } from '../sim/lab.js';
+import { DEFAULT_CABLED_CAGE } from '../sim/lab-core.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import type { CommandRunner } from '../transport/types.js';
 import { parseManifest, simCableOf, type ManifestCable } from '../batch/manifest.js';
@@ -101,10 +102,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     pairNodes.forEach((nodes, p) => {
       const first = state!.cables.find((c) => c.pair === p && (c.status === 'pending' || c.status === 'running'));
       const entry = simCableOf(box![first ? manifest.findIndex((m) => m.label === first.label) : 0] ?? box![0]!);
-      const lab = createLab({ scenario: entry.scenario, clock, nodeNames: [nodes[0].name, nodes[1].name], ...(entry.serial ? { serial: entry.serial } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+      // The simulated cable sits in the cages the pair names (a:0,b:1 is the triangle wiring); auto keeps the scenario's.
+      const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
+      const lab = createLab({ scenario: entry.scenario, clock, nodeNames: [nodes[0].name, nodes[1].name], cages: [cageOf(nodes[0]), cageOf(nodes[1])], ...(entry.serial ? { serial: entry.serial } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
       labs.push(lab);
-      // The simulated cable is in cage 1 of each simulated Spark.
-      benches.push({ nodes: [{ ...nodes[0], cage: 1 }, { ...nodes[1], cage: 1 }], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
+      const where = (i: 0 | 1): NodeSpec => ({ ...nodes[i], cage: lab.scenario.nodes[i].cage ?? DEFAULT_CABLED_CAGE });
+      benches.push({ nodes: [where(0), where(1)], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
     });
   } else {
     for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`) }) as Map<string, CommandRunner> });

@@ -98,6 +98,10 @@ export interface NodeRecord {
   lanes?: number | null;
   speedMbps?: number | null;
   fecActive?: string | null;
+  // DMI/SMBIOS: what machine and BIOS (sys_vendor, product_name, bios_version, ...); null where unreadable.
+  dmi?: { sysVendor: string | null; productName: string | null; productVersion: string | null; boardName: string | null; biosVendor: string | null; biosVersion: string | null; biosDate: string | null };
+  // The node said it is the simulated lab (DMI sys_vendor): every artifact of the run is marked simulated.
+  simulated?: boolean;
 }
 
 export interface SamplingStats {

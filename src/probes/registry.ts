@@ -10,6 +10,7 @@ import { parseIbdev2netdev } from './ibdev2netdev.js';
 import { parseRdmaLink } from './rdma-link.js';
 import { parseNvidiaSmi } from './nvidia-smi.js';
 import { parseHwmon, parseMgetTemp } from './nic-temp.js';
+import { parseDmi } from './dmi.js';
 
 export const PARSERS: Record<string, { parse: (text: string) => unknown; describe: string }> = {
   'ethtool-stats': { parse: parseEthtoolStats, describe: 'ethtool -S <iface>' },
@@ -24,4 +25,5 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   'nvidia-smi': { parse: parseNvidiaSmi, describe: 'nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]' },
   hwmon: { parse: parseHwmon, describe: 'grep -H . /sys/class/hwmon/hwmon*/{name,temp*_label,temp*_input}' },
   'mget-temp': { parse: parseMgetTemp, describe: 'mget_temp -d <dev>' },
+  dmi: { parse: parseDmi, describe: 'grep -H . /sys/class/dmi/id/{sys_vendor,product_name,bios_version,...}' },
 };

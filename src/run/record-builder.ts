@@ -114,7 +114,8 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     outcome,
     reasons,
     decidedAtS: decisionLine && outcome === 'FAIL' ? Number(decisionLine.tS) : null,
-    simulated: Boolean(start.simulated),
+    // Simulated when run with --sim, or when a node said it is the simulated lab (sim serve over real SSH).
+    simulated: Boolean(start.simulated) || nodes.some((n) => n.simulated === true),
     ...(start.scenario ? { scenario: String(start.scenario) } : {}),
     startedAt,
     endedAt,

@@ -8,12 +8,12 @@ import type { ScenarioNode, ScenarioSpec } from './scenario.js';
 import type { SimProcess } from './sim-process.js';
 import type { Session } from './model.js';
 
-// The two QSFP cages of a Spark, each seen through both PCIe functions; the cable is in cage 1.
+// The two QSFP cages of a Spark, each seen through both PCIe functions; the cable is in cage 1 unless a scenario node names its cage.
 export const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
   { index: 0, rails: [{ netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' }, { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' }] },
   { index: 1, rails: [{ netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' }, { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' }] },
 ];
-export const CABLED_CAGE = 1;
+export const DEFAULT_CABLED_CAGE = 1;
 
 // Where a netdev or RDMA device sits: cage and rail (PCIe function) index.
 export function locate(name: string): { cage: number; rail: number; netdev: string; rdmaDevice: string } | null {
@@ -67,6 +67,11 @@ export class LabCore {
     const n = this.spec.nodes.find((x) => x.name === node);
     if (!n) throw new Error(`no simulated node ${node}`);
     return n;
+  }
+
+  // The cage the cable is in on a node (the triangle wiring puts it in cage 0 at one end).
+  cageOf(node: string): number {
+    return this.nodeSpec(node).cage ?? DEFAULT_CABLED_CAGE;
   }
 
   // Which node and rail own an IPv4 address.

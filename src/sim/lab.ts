@@ -40,6 +40,8 @@ export interface CreateLabOptions {
   clock: Clock;
   // Rename the two simulated nodes (several simulated pairs in one process).
   nodeNames?: [string, string];
+  // The cage the cable is in on each node (e.g. --pair a:0,b:1): overrides the scenario's nodes' cage.
+  cages?: [0 | 1 | undefined, 0 | 1 | undefined];
   // Override the simulated EEPROM serial of the first cable.
   serial?: string;
 }
@@ -49,12 +51,20 @@ function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpe
   return { ...spec, cable: { ...spec.cable, eeprom: { ...spec.cable.eeprom, vendorSn: serial } } };
 }
 
+// The scenario with its two nodes renamed; per-receiver lane curves follow their node.
+function renameNodes(spec: ScenarioSpec, names: [string, string]): ScenarioSpec {
+  const rename = new Map(spec.nodes.map((n, i) => [n.name, names[i]!]));
+  const byReceiver = spec.lanesByReceiver ? Object.fromEntries(Object.entries(spec.lanesByReceiver).map(([k, v]) => [rename.get(k) ?? k, v])) : undefined;
+  return { ...spec, nodes: [{ ...spec.nodes[0], name: names[0] }, { ...spec.nodes[1], name: names[1] }], ...(byReceiver ? { lanesByReceiver: byReceiver } : {}) };
+}
+
 // Build a lab from a scenario; the same scenario, seed and command sequence always give the same outputs.
 export function createLab(opts: CreateLabOptions): SimLab {
   let spec = withSerial(loadScenario(opts.scenario), opts.serial);
-  if (opts.nodeNames) {
-    const names = opts.nodeNames;
-    spec = { ...spec, nodes: [{ ...spec.nodes[0], name: names[0] }, { ...spec.nodes[1], name: names[1] }] };
+  if (opts.nodeNames) spec = renameNodes(spec, opts.nodeNames);
+  if (opts.cages) {
+    const [a, b] = opts.cages;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a !== undefined ? { cage: a } : {}) }, { ...spec.nodes[1], ...(b !== undefined ? { cage: b } : {}) }] };
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);

@@ -1,9 +1,9 @@
-// The physical model of the simulated lab: two nodes joined by one cable in cage 1, stepped one second at a time
+// The physical model of the simulated lab: two nodes joined by one cable (cage 1 unless a node names its cage), stepped one second at a time
 // from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
 // nothing runs in the background, and the same scenario and seed always give the same counters.
 import type { Fault } from './faults.js';
 import { poisson, normal, streamId, uniform } from './prng.js';
-import { curveAt, FEC_BER_LIMIT, laneBitRate, type ScenarioSpec } from './scenario.js';
+import { curveAt, FEC_BER_LIMIT, laneBitRate, receiverLanes, type ScenarioSpec } from './scenario.js';
 
 // One ib_write_bw client/server pair (or a loopback pair on one node).
 export interface Session {
@@ -274,9 +274,9 @@ export class LabModel {
     return th.ambientC + off + linkShare * th.linkLoadC + this.gpuShare(n.name, (a + b) / 2) * th.gpuLoadC;
   }
 
-  // Pre-FEC raw errors per second of each lane at a receiver at NIC temperature tempC.
-  laneRates(tempC: number): number[] {
-    return this.spec.lanes.map((c) => curveAt(c, tempC));
+  // Pre-FEC raw errors per second of each lane at one receiver (node) at its NIC temperature tempC.
+  laneRates(node: string, tempC: number): number[] {
+    return receiverLanes(this.spec, node).map((c) => curveAt(c, tempC));
   }
 
   // ---- the integrator
@@ -305,7 +305,7 @@ export class LabModel {
     if (this.linkUp) {
       let worstOver = false;
       for (const n of this.nodes) {
-        const rates = this.laneRates(midTemps[n.index]!);
+        const rates = this.laneRates(n.name, midTemps[n.index]!);
         const key = streamId(n.name);
         let sum = 0;
         for (let l = 0; l < this.laneCount; l++) {
@@ -424,7 +424,7 @@ export class LabModel {
 
   state(node: string, tS: number): NodeState {
     const temp = this.nicTemp(node, tS);
-    const rates = this.laneRates(temp).slice(0, this.laneCount);
+    const rates = this.laneRates(node, temp).slice(0, this.laneCount);
     const g = this.gpu(node, tS);
     const c = this.counters(node, tS);
     const b = this.boot(node, tS);

@@ -1,10 +1,12 @@
 // The read-only commands of a simulated node (ethtool, ibdev2netdev, ip, nvidia-smi, sysfs/procfs reads, date...),
 // answered from the model at the current lab time in the real tools' output layout.
 import type { LabCore } from './lab-core.js';
-import { CABLED_CAGE, locate, SPARK_CAGES } from './lab-core.js';
+import { locate, SPARK_CAGES } from './lab-core.js';
 import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
 import { expandGlobs } from './shell-words.js';
+import { DMI_DIR } from '../transport/commands.js';
+import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
 
 export interface Answer {
   stdout: string;
@@ -45,7 +47,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (!iface) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
   const loc = locate(iface);
   if (!loc || loc.netdev !== iface) return noDevice(iface);
-  const cabled = loc.cage === CABLED_CAGE;
+  const cabled = loc.cage === core.cageOf(node);
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
   const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
@@ -83,22 +85,24 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
 }
 
 // ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model.
-export function ibdev2netdev(core: LabCore): Answer {
+export function ibdev2netdev(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
-  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === CABLED_CAGE && up })));
+  const cage = core.cageOf(node);
+  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === cage && up })));
   rows.sort((x, y) => (x.rdmaDevice < y.rdmaDevice ? -1 : x.rdmaDevice > y.rdmaDevice ? 1 : 0));
   return ok(rows.map((r) => `${r.rdmaDevice} port 1 ==> ${r.netdev} (${r.up ? 'Up' : 'Down'})`).join('\n') + '\n');
 }
 
 // `rdma link show` (iproute2), in device-index order.
-export function rdmaLink(core: LabCore): Answer {
+export function rdmaLink(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
+  const cage = core.cageOf(node);
   const order = ['rocep1s0f0', 'rocep1s0f1', 'roceP2p1s0f0', 'roceP2p1s0f1'];
   return ok(
     order
       .map((d) => {
         const l = locate(d)!;
-        const a = l.cage === CABLED_CAGE && up;
+        const a = l.cage === cage && up;
         return `link ${d}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
       })
       .join('\n') + '\n',
@@ -113,7 +117,7 @@ export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   if (!iface) return err('Command line is not complete. Try option "help"\n', 255);
   const loc = locate(iface);
   if (!loc || loc.netdev !== iface) return err(`Device "${iface}" does not exist.\n`);
-  if (loc.cage !== CABLED_CAGE) return ok('');
+  if (loc.cage !== core.cageOf(node)) return ok('');
   const ip = core.nodeSpec(node).railIps[loc.rail]!;
   const brd = ip.replace(/\.\d+$/, '.255');
   return ok(`${IFINDEX[iface]}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
@@ -158,13 +162,22 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   hw(0, 'acpitz', null, 44800);
   hw(1, 'nvme', 'Composite', 41850);
   for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
+  const n = core.nodeSpec(node);
+  files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/product_name`, 'DGX Spark (simulated: generated outputs, not a machine)\n');
+  files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
+  files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
+  files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/bios_version`, 'simulated\n');
   const b = core.model.boot(node, t);
   files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
   const up = core.model.isLinkUp(t);
+  const cage = core.cageOf(node);
   for (const c of SPARK_CAGES) {
     for (const r of c.rails) {
-      const a = c.index === CABLED_CAGE && up;
+      const a = c.index === cage && up;
       files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
       files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? 200000 : -1}\n`);
       files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');

@@ -1,7 +1,8 @@
 // The load generators of a simulated node as processes: ib_write_bw (server, client, loopback), gpu_burn and
 // mpirun all_reduce_perf. Each changes the model while it runs and prints in the real tools' layout.
 import type { LabCore, Listener } from './lab-core.js';
-import { CABLED_CAGE, locate } from './lab-core.js';
+import { locate } from './lab-core.js';
+import { railCapGbps } from './scenario.js';
 import type { Session } from './model.js';
 import { normal, streamId, uniform } from './prng.js';
 import type { ProcBehaviour, ProcStatus } from './sim-process.js';
@@ -140,15 +141,18 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[]): Pro
   const l = owner ? core.listeners.find((x) => x.node === owner.node && x.port === a.port && !x.closed && x.session === null) : undefined;
   const loopback = owner?.node === node;
   core.model.advance(t);
-  if (!owner || !l || dev.cage !== CABLED_CAGE || (!loopback && !core.model.isLinkUp(t))) {
+  // Both ends must use a device of their node's cabled cage: another cage has no cable (and no address).
+  const serverCage = l ? locate(l.device)?.cage : undefined;
+  if (!owner || !l || dev.cage !== core.cageOf(node) || serverCage !== core.cageOf(owner.node) || (!loopback && !core.model.isLinkUp(t))) {
     return exitedAtOnce('', connectFailure(a.serverIp, a.port), 1);
   }
   const spec = core.spec;
   const caps = [spec.throughput.railGbps];
   if (loopback) caps.push(spec.throughput.loopbackGbps);
-  for (const n of [node, owner.node]) {
-    const cap = core.nodeSpec(n).throttledGbps;
-    if (cap !== undefined) caps.push(cap);
+  // A throttled rail (PCIe function) caps every transfer through it, at either end.
+  for (const [n, rail] of [[node, dev.rail], [owner.node, l.rail]] as const) {
+    const cap = railCapGbps(core.nodeSpec(n), rail);
+    if (cap !== null) caps.push(cap);
   }
   const gbpsPerDir = loopback ? Math.min(...caps.slice(1), spec.throughput.loopbackGbps) : Math.min(...caps);
   const plannedEndS = a.infinite ? null : a.durationS !== null ? t + a.durationS : t + iterSeconds(a, gbpsPerDir);

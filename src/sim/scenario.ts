@@ -16,7 +16,10 @@ export interface ScenarioNode {
   // IPv4 addresses of the cabled cage's two rails (PCIe 0000: function first).
   railIps: [string, string];
   // Every ib_write_bw touching this node is capped here (the ~13 Gb/s throttled-NIC state); loopback included.
-  throttledGbps?: number;
+  // A number caps both rails; a pair caps each rail (PCIe function) on its own, null for a rail that is not throttled.
+  throttledGbps?: number | [number | null, number | null];
+  // The cage (QSFP port) the cable is in on this node; 1 when absent. A 3-node triangle wires port 0 to port 1.
+  cage?: 0 | 1;
   // gpu_burn runs but the GPU stays nearly idle.
   gpuLoadIneffective?: boolean;
   // `sudo -n` answers "a password is required".
@@ -54,6 +57,9 @@ export interface ScenarioSpec {
   // Pre-FEC raw bit errors per second of each lane at each receiver, versus that receiver's NIC temperature
   // (log-linear between points, held below the first point, extended along the last segment above).
   lanes: RateCurve[];
+  // Per receiver (node name): lane curves that replace \`lanes\` at that node. Each direction of a cable is its own set
+  // of twinax pairs, so a defect in one direction shows at one receiver only.
+  lanesByReceiver?: Record<string, RateCurve[]>;
   // Uncorrectable codewords (=> CRC and symbol errors) per second versus NIC temperature; none if absent.
   uncorrectablePerS?: RateCurve;
   // Link flaps: after the link has carried load with idle GPUs for this long, it drops for downS seconds.
@@ -88,10 +94,24 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   if (!Array.isArray(s.nodes) || s.nodes.length !== 2) fail(where, 'nodes must list exactly two nodes');
   for (const n of s.nodes) {
     if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
+    if (n.cage !== undefined && n.cage !== 0 && n.cage !== 1) fail(where, `nodes[${n.name}].cage must be 0 or 1`);
+    const t = n.throttledGbps;
+    const rate = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
+    if (t !== undefined && !rate(t) && !(Array.isArray(t) && t.length === 2 && t.every((x) => x === null || rate(x)))) {
+      fail(where, `nodes[${n.name}].throttledGbps must be a rate in Gb/s (both rails) or [rail 0, rail 1] with null for a rail that is not throttled`);
+    }
   }
+  if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
   const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
   if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
+  if (s.lanesByReceiver !== undefined) {
+    if (typeof s.lanesByReceiver !== 'object' || s.lanesByReceiver === null || Array.isArray(s.lanesByReceiver)) fail(where, 'lanesByReceiver must map node names to lane curves');
+    for (const [node, curves] of Object.entries(s.lanesByReceiver)) {
+      if (!s.nodes.some((n) => n.name === node)) fail(where, `lanesByReceiver.${node}: no such node (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
+      if (!Array.isArray(curves) || curves.length !== lanes || !curves.every(isCurve)) fail(where, `lanesByReceiver.${node} must hold ${lanes} rate curves`);
+    }
+  }
   if (s.uncorrectablePerS !== undefined && !isCurve(s.uncorrectablePerS)) fail(where, 'uncorrectablePerS must be a rate curve');
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
@@ -126,6 +146,18 @@ export function listScenarios(): { name: string; description: string; expectedOu
     const s = loadScenario(n);
     return { name: s.name, description: s.description, expectedOutcome: s.expected.outcome };
   });
+}
+
+// The lane curves of one receiver: its own (lanesByReceiver) or the cable's.
+export function receiverLanes(spec: ScenarioSpec, node: string): RateCurve[] {
+  return spec.lanesByReceiver?.[node] ?? spec.lanes;
+}
+
+// The cap of one rail of a node in Gb/s (throttled NIC), or null when that rail runs at full speed.
+export function railCapGbps(n: ScenarioNode, rail: number): number | null {
+  const t = n.throttledGbps;
+  if (t === undefined) return null;
+  return typeof t === 'number' ? t : (t[rail === 0 ? 0 : 1] ?? null);
 }
 
 // Per-lane serial bit rate: 212.5 Gb/s split over the lanes the family trains.

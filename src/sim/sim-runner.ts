@@ -102,11 +102,11 @@ export class SimRunner implements CommandRunner {
       case 'ethtool':
         return ethtool(core, this.node, argv, sudo, keep);
       case 'ibdev2netdev':
-        return ibdev2netdev(core);
+        return ibdev2netdev(core, this.node);
       case 'ip':
         return ipAddr(core, this.node, argv);
       case 'rdma':
-        return rdmaLink(core);
+        return rdmaLink(core, this.node);
       case 'nvidia-smi':
         return nvidiaSmi(core, this.node, argv);
       case 'grep':

@@ -59,6 +59,10 @@ const PHY_SETUP =
   `__cq_phy() { ethtool -S "$1" >&7; __cqr=$?; printf '\\n%s\\n' ${PHY_SYNC} >&7; read -r __cqx <&8 || return 125; return $__cqr; }; ` +
   `exec 5>&-; [ -z "$__cqd" ] || rm -rf "$__cqd"; __cqd=`;
 
+// The DMI/SMBIOS attributes read from /sys/class/dmi/id (world-readable; serial numbers, which need root, are not).
+export const DMI_DIR = '/sys/class/dmi/id';
+export const DMI_FIELDS = ['sys_vendor', 'product_name', 'product_version', 'board_name', 'bios_vendor', 'bios_version', 'bios_date'] as const;
+
 // Read-only probes. `sudo -n` only where the kernel requires root (module EEPROM).
 export const cmd = {
   ethtoolStats: (iface: string) => `ethtool -S ${validate.iface(iface)}`,
@@ -85,6 +89,8 @@ export const cmd = {
   // Epoch seconds with a fraction: bash's $EPOCHREALTIME costs no fork; other shells run date.
   nodeTime: () => 'echo "${EPOCHREALTIME:-$(date +%s.%N)}"',
   uname: () => 'uname -r',
+  // DMI/SMBIOS strings (what machine, which BIOS); unreadable attributes are skipped (grep prints nothing for them).
+  dmi: () => `grep -H . ${DMI_FIELDS.map((f) => `${DMI_DIR}/${f}`).join(' ')} 2>/dev/null`,
   hostname: () => 'hostname',
   whoami: () => 'whoami',
   which: (tool: string) => `command -v ${check('tool name', tool, /^[A-Za-z0-9_.+-]{1,64}$/)}`,

@@ -95,4 +95,15 @@ describe('cablequal batch on the simulated lab', () => {
     expect(rec(0).startedAt).toBe(rec(1).startedAt);
     expect(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8').trim().split('\n')).toHaveLength(5);
   }, 120_000);
+
+  it('--sim puts the cable in the cages --pair names (the triangle wiring a:0,b:1)', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-batch3-'));
+    writeFileSync(join(cwd, 'box.csv'), 'label\nt1\n');
+    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56', '--pair', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--out', 'b'], { cwd });
+    expect(r.code).toBe(0);
+    const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as BatchState;
+    const rec = JSON.parse(readFileSync(join(cwd, 'b', state.cables[0]!.runDir!, 'record.json'), 'utf8'));
+    expect(rec.outcome).toBe('PASS');
+    expect(rec.nodes.map((n: { name: string; cage: { index: number } }) => [n.name, n.cage.index])).toEqual([['spark-a', 0], ['spark-b', 1]]);
+  }, 60_000);
 });

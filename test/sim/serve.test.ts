@@ -8,6 +8,8 @@ import { ScaledClock } from '../../src/sim/scaled-clock.js';
 import type { SimServe } from '../../src/sim/serve.js';
 import { serveSimLab } from '../../src/sim/serve.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
+import { SIMULATED_SYS_VENDOR } from '../../src/probes/dmi.js';
+import { runCli } from '../helpers/cli.js';
 
 const SSH = '/usr/bin/ssh';
 
@@ -63,6 +65,20 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
     } finally {
       await r.close();
     }
+  });
+
+  it('a preflight over real SSH against it is marked simulated: the nodes say so in their DMI strings', async () => {
+    const out = join(dir, 'reports');
+    const r = await runCli(['preflight', '--nodes', 'spark-a,spark-b', '--ssh-config', lab.files.config, '--out', out, '--json'], { cwd: dir, env: { HOME: dir } });
+    const res = JSON.parse(r.out) as { outcome: string; simulated: boolean; runDir: string };
+    expect(res.outcome).toBe('PASS');
+    expect(res.simulated).toBe(true);
+    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as { simulated: boolean; nodes: { simulated?: boolean; dmi?: { sysVendor: string } }[] };
+    expect(rec.simulated).toBe(true);
+    expect(rec.nodes.map((n) => [n.simulated, n.dmi?.sysVendor])).toEqual([
+      [true, SIMULATED_SYS_VENDOR],
+      [true, SIMULATED_SYS_VENDOR],
+    ]);
   });
 
   it.skipIf(!existsSync(SSH))('the real OpenSSH client works against it', async () => {

@@ -2,6 +2,7 @@ import { cmd, ipAddrCommand } from '../../transport/commands.js';
 import { cagesFromLinks, parseIbdev2netdev } from '../../probes/ibdev2netdev.js';
 import { parseEthtoolLink } from '../../probes/ethtool-link.js';
 import { parseEthtoolFec } from '../../probes/ethtool-fec.js';
+import { parseDmi } from '../../probes/dmi.js';
 import { ParseError } from '../../domain/errors.js';
 import { parseIpAddr } from '../ip-addr.js';
 import type { NodeState, RunContext } from '../context.js';
@@ -82,6 +83,16 @@ async function checkSudo(ctx: RunContext, node: NodeState, user: string): Promis
 }
 
 async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
+  // Kept raw in the journal: the certificate's conditions (machine, BIOS) and the simulated marking come from it.
+  const dmi = await ctx.runLogged(node, cmd.dmi(), 'dmi', 10_000);
+  try {
+    const { simulated, ...facts } = parseDmi(dmi.stdout);
+    node.record.dmi = facts;
+    if (simulated) node.record.simulated = true;
+  } catch (e) {
+    if (!(e instanceof ParseError)) throw e;
+    ctx.log.warn({ node: node.spec.name, err: e.message }, 'DMI strings unreadable');
+  }
   const kernel = await node.runner.run(cmd.uname(), { timeoutMs: 10_000 });
   if (kernel.exitCode === 0) node.record.kernel = kernel.stdout.trim();
   const eth = await node.runner.run(cmd.ethtoolVersion(), { timeoutMs: 10_000 });
