@@ -160,9 +160,12 @@ async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, obs
     }
   };
   let result: RunResult;
+  const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => {
+    onStatus(s);
+    observers.status(deps.runId, s);
+  } });
+  observers.started(observedRunOf(deps));
   try {
-    const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => (onStatus(s), observers.status(deps.runId, s)) });
-    observers.started(observedRunOf(deps));
     result = await runQualification({
       ...deps,
       preflightOnly: Boolean(args.preflightOnly),
@@ -170,6 +173,7 @@ async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, obs
     });
   } catch (e) {
     // The journal could not even be started (disk full, read-only --out): one line, exit 3.
+    await observers.abandoned(deps.runId);
     if (!(e instanceof JournalWriteError)) throw e;
     io.stderr(`cablequal: ERROR: ${e.message}\n`);
     return EXIT.error;

@@ -74,6 +74,12 @@ export class RunObservers {
     await this.recorder.finished(record, runDir, place);
   }
 
+  // The run never got a journal (nothing on disk to index): its started row goes.
+  async abandoned(runId: string): Promise<void> {
+    this.recorder.write((st) => st.runAbandoned(runId));
+    await this.recorder.flush();
+  }
+
   // Batch rows and the like, through the store's queue.
   get store(): StoreRecorder {
     return this.recorder;

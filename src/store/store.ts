@@ -75,6 +75,15 @@ export class ResultsStore {
     );
   }
 
+  // A run that started but never wrote a journal: its row (still running) and live status removed.
+  async runAbandoned(runId: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.run('DELETE FROM live WHERE run_id = ?', [runId]);
+      await tx.run("DELETE FROM run_details WHERE run_id = ? AND EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND state = 'running')", [runId, runId]);
+      await tx.run("DELETE FROM runs WHERE run_id = ? AND state = 'running'", [runId]);
+    });
+  }
+
   // A finished run from its record (live or `db import`): every row, in one transaction; its live status removed.
   // Idempotent: the same record again leaves every row as it was. Returns whether the run's row changed.
   async runFinished(record: unknown, place: RunPlace): Promise<'inserted' | 'updated' | 'unchanged'> {

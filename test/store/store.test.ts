@@ -120,6 +120,18 @@ for (const engine of engines) {
       expect(done).toEqual({ state: 'finished', outcome: 'PASS', label: rec.label });
     });
 
+    it('a run that never got a journal is removed; a finished run is never removed that way', async () => {
+      const nodes = [{ name: 'a', host: 'a' }, { name: 'b', host: 'b' }];
+      const protocol = { name: 'quick', sha256: 'd'.repeat(64), file: 'protocols/quick.json' };
+      await store.runStarted({ runId: 'gone-0001', label: null, startedAt: '2026-01-01T00:00:00.000Z', simulated: false, scenario: null, protocol, nodes, controller: 'ctl-1', runDir: null });
+      await store.runLive('gone-0001', 1, '2026-01-01T00:00:01.000Z', { phase: 'preflight', elapsedS: 1, remainingS: null });
+      await store.runAbandoned('gone-0001');
+      await store.runAbandoned(passRecord().runId);
+      expect(await store.db.all("SELECT run_id FROM runs WHERE run_id IN ('gone-0001', ?)", [passRecord().runId])).toEqual([{ run_id: passRecord().runId }]);
+      expect(await store.db.all("SELECT run_id FROM live WHERE run_id = 'gone-0001'")).toEqual([]);
+      expect(await store.db.all("SELECT run_id FROM run_details WHERE run_id = 'gone-0001'")).toEqual([]);
+    });
+
     it('two controllers writing at once lose nothing (separate processes; shared run ids kept once)', async () => {
       const target = engine.name === 'postgres' ? await (await engine.choice()).target : join(tempRoot('cq-store-conc-'), 'shared.db');
       const tsx = ['--import', 'tsx', join(import.meta.dirname, 'concurrent-writer.ts'), target];
