@@ -147,7 +147,10 @@ function storeSection(s: StoreBenchResult): string[] {
   out.push(`The ${s.plan.runs.toLocaleString('en')} runs are GENERATED (bench/store.ts), in ${s.generation.wallS.toFixed(0)} s: ${s.generation.how}.`);
   out.push(`Their record.json files total ${(s.generation.recordBytes / 1e6).toFixed(0)} MB. \`db import\` reads each record.json, the journal's first line`);
   out.push('(the protocol\'s tolerances) and hashes the certificate; one transaction per 200 runs. Latency: the dashboard on 127.0.0.1,');
-  out.push(`${s.plan.requests} sequential requests per page after 5 warm-up requests, one keep-alive client, the whole response read.`, '');
+  out.push(`${s.plan.requests} sequential requests per page after 5 warm-up requests, one keep-alive client, the whole response read.`);
+  const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+  const shared = (s.loadAvg.start[0] ?? 0) > 1;
+  out.push(`Load average ${la(s.loadAvg.start)} at the start of this section, ${la(s.loadAvg.end)} at its end${shared ? ': other work shared the 2 cores, so the p95 and max columns are pessimistic.' : '.'}`, '');
   out.push(`| | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---|').join('')}`);
   const row = (name: string, f: (e: StoreBenchResult['engines'][number]) => string) => out.push(`| ${name} | ${s.engines.map(f).join(' | ')} |`);
   row(`import ${s.plan.runs.toLocaleString('en')} runs, s`, (e) => e.importWallS.toFixed(1));

@@ -2,6 +2,7 @@
 // imported into the embedded store (SQLite) and into PostgreSQL, and the dashboard's run list and a part's yield page
 // are requested repeatedly at 10,000 runs (p50 / p95 / max latency). Cleans up its clones and its PostgreSQL cluster.
 import { linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { writeReports } from '../src/cli/reports.js';
 import { startDashboard } from '../src/dashboard/server.js';
@@ -39,6 +40,7 @@ export interface EngineResult {
 
 export interface StoreBenchResult {
   plan: typeof STORE_PLAN;
+  loadAvg: { start: number[]; end: number[] };
   generation: { wallS: number; recordBytes: number; how: string };
   engines: EngineResult[];
 }
@@ -67,7 +69,8 @@ async function makeRuns(work: string, log: (s: string) => void): Promise<StoreBe
   for (let i = 0; i < STORE_PLAN.runs; i++) {
     const t = templates[i % templates.length]!;
     const rec = structuredClone(t.record) as { runId: string; startedAt: string; endedAt: string | null; cable: { serial: string | null; partNumber: string | null; ends: { identity: { vendorSn: string; dateCode: string } | null }[] } };
-    const serial = `BENCH${String(Math.floor(i / STORE_PLAN.runsPerCable)).padStart(5, '0')}-${i % templates.length}`;
+    // Runs i, i+6, i+12, i+18 (same template) share a cable: 4 runs per serial, each serial one part number.
+    const serial = `BENCH${i % templates.length}-${String(Math.floor(i / (templates.length * STORE_PLAN.runsPerCable))).padStart(4, '0')}`;
     const lot = `25${String(1 + (Math.floor(i / 97) % STORE_PLAN.lotsPerPart)).padStart(2, '0')}15`;
     rec.runId = `bench-${String(i).padStart(5, '0')}`;
     const startedMs = start + i * 45 * 60_000; // a run every 45 minutes: 10,000 runs over about 10 months
@@ -107,7 +110,7 @@ async function measurePages(store: ResultsStore, reports: string, part: string, 
     'run list API (/api/runs, newest 100)': 'api/runs',
     'run list filtered (/?part=&outcome=FAIL)': `?part=${encodeURIComponent(part)}&outcome=FAIL`,
     "a part's yield page (/parts/<pn>)": `parts/${encodeURIComponent(part)}`,
-    "a cable's history (/cables/<serial>)": 'cables/BENCH01000-0',
+    "a cable's history (/cables/<serial>)": 'cables/BENCH0-0100',
   };
   const out: Record<string, Latency> = {};
   try {
@@ -134,7 +137,7 @@ async function measurePages(store: ResultsStore, reports: string, part: string, 
 async function benchEngine(choice: StoreChoice, reports: string, part: string, log: (s: string) => void): Promise<EngineResult> {
   const store = await openStore(choice);
   try {
-    const version = choice.engine === 'sqlite' ? `SQLite ${String((await store.db.all<{ v: string }>('SELECT sqlite_version() AS v'))[0]!.v)} (better-sqlite3, WAL)` : String((await store.db.all<{ v: string }>('SHOW server_version'))[0]!.v).replace(/^/, 'PostgreSQL ');
+    const version = choice.engine === 'sqlite' ? `SQLite ${String((await store.db.all<{ v: string }>('SELECT sqlite_version() AS v'))[0]!.v)} (better-sqlite3, WAL)` : `PostgreSQL ${String((await store.db.all<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]!.v)}`;
     log(`  ${choice.engine}: importing ${STORE_PLAN.runs} runs`);
     let t = performance.now();
     const first = await importRuns(store, [reports], { cwd: reports, controller: 'bench' });
@@ -161,6 +164,7 @@ async function benchEngine(choice: StoreChoice, reports: string, part: string, l
 }
 
 export async function benchStore(work: string, log: (s: string) => void): Promise<StoreBenchResult> {
+  const start = loadavg();
   log(`  generating ${STORE_PLAN.runs} run directories`);
   const gen = await makeRuns(work, log);
   log(`  generated in ${gen.wallS.toFixed(1)} s`);
@@ -172,5 +176,5 @@ export async function benchStore(work: string, log: (s: string) => void): Promis
   } finally {
     await pg.stop();
   }
-  return { plan: STORE_PLAN, generation: { wallS: gen.wallS, recordBytes: gen.recordBytes, how: gen.how }, engines };
+  return { plan: STORE_PLAN, loadAvg: { start, end: loadavg() }, generation: { wallS: gen.wallS, recordBytes: gen.recordBytes, how: gen.how }, engines };
 }
