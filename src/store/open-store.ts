@@ -6,6 +6,12 @@ import { ResultsStore } from './store.js';
 
 export const STORE_FILE = 'cablequal.db';
 
+// The embedded store's files in a reports directory (the database, and SQLite's WAL, shared-memory and journal files):
+// commands that take run directories from `reports/*` pass over them.
+export function isStoreFile(path: string): boolean {
+  return /(^|[/\\])cablequal\.db(-wal|-shm|-journal)?$/.test(path);
+}
+
 export interface StoreChoice {
   engine: 'sqlite' | 'postgres';
   target: string; // file path or URL

@@ -1,7 +1,7 @@
 // `cablequal db import` and the store's hooks in `run`: quoted globs expanded by cablequal, a reports tree walked,
 // a killed run (journal only) imported as the record builder grades it, bad directories skipped with a warning,
 // bad arguments a one-line usage error, and a store that cannot be reached never failing a run.
-import { cpSync, existsSync, mkdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
@@ -106,6 +106,12 @@ describe('the store never fails a run', () => {
     expect(warnings[0]).toMatch(/^cablequal: warning: results store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x: .*runs go on without the store \(`cablequal db import` adds them later\)$/);
     const imported = await runCli(['db', 'import', 'nostore', '--out', 'nostore'], { cwd: root, env });
     expect(imported.out).toMatch(/^1 run directory: 1 added/m);
+    // `compare reports/*` as a shell expands it names the store's file too: passed over, not an error.
+    const names = readdirSync(join(root, 'nostore')).map((d) => join('nostore', d));
+    expect(names).toContain(join('nostore', 'cablequal.db'));
+    const compared = await runCli(['compare', ...names, '--out', 'cmp.csv'], { cwd: root, env });
+    expect(compared.code, compared.err).toBe(0);
+    expect(compared.out).toMatch(/^1 run\(s\) compared/);
   });
 
   it('a store this cablequal cannot use (its schema from a newer version) is one warning; the run finishes', async () => {
