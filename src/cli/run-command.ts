@@ -165,7 +165,7 @@ async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, obs
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
   if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
-  await observers.open();
+  await observers.listen();
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -197,6 +197,7 @@ async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, obs
     }
   };
   let result: RunResult;
+  await observers.open();
   const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => {
     onStatus(s);
     observers.status(deps.runId, s);

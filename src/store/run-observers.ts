@@ -36,13 +36,18 @@ export class RunObservers {
     private readonly io: { env: NodeJS.ProcessEnv; cwd: string; stderr: (s: string) => void },
   ) {}
 
-  // Open the store (a failure is a warning) and bind the metrics port (a failure is a usage error).
+  // Bind the metrics port, if asked (a failure is a usage error, before anything connects or runs).
+  async listen(): Promise<void> {
+    if (this.opts.metricsPort === undefined || this.server) return;
+    this.metrics = new RunMetrics();
+    this.server = await serveMetrics(this.metrics, { port: this.opts.metricsPort, ...(this.opts.metricsHost ? { host: this.opts.metricsHost } : {}) });
+    this.io.stderr(`cablequal: metrics at ${this.server.url}\n`);
+  }
+
+  // Open the store once the run is about to start (a command refused before that writes nothing); a failure is a warning.
   async open(): Promise<void> {
-    if (this.opts.metricsPort !== undefined) {
-      this.metrics = new RunMetrics();
-      this.server = await serveMetrics(this.metrics, { port: this.opts.metricsPort, ...(this.opts.metricsHost ? { host: this.opts.metricsHost } : {}) });
-      this.io.stderr(`cablequal: metrics at ${this.server.url}\n`);
-    }
+    await this.listen();
+    if (this.recorder.store) return;
     const db = this.opts.db ?? this.io.env['CABLEQUAL_DB'];
     if (db === 'off') return;
     const warn = (line: string) => this.io.stderr(`${line}\n`);

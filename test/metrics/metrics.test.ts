@@ -106,12 +106,12 @@ describe('--metrics-port', () => {
     if (loaded.length) expect(value(loaded.at(-1)!, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '2' })).toBeGreaterThan(0);
 
     // Which statuses a scrape sees depends on timing; fed every sample of the journal in order, the counter is exact:
-    // the NIC's count from the first sample to the last (155 million errors on the runaway lane of this clone).
+    // the NIC's count from the first sample to the last (the runaway lane of this clone counts many errors).
     const replay = new RunMetrics();
     for (const sample of samples) replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, samples: { 'spark-a': sample } });
     const text = await replay.prometheus.metrics();
     expect(value(text, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '2' })).toBe(journalSpan);
-    expect(journalSpan).toBeGreaterThan(1e6);
+    expect(journalSpan).toBeGreaterThan(1000);
   }, 60_000);
 
   it('batch --sim: the first cable\'s outcome is served while the second runs; both runs land in the store', async () => {
