@@ -1,5 +1,5 @@
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
@@ -24,6 +24,8 @@ import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
+import { observedRunOf, RunObservers } from '../store/run-observers.js';
+import { batchIdOf, batchRowOf } from '../store/import.js';
 
 export interface BatchArgs {
   manifest: string;
@@ -43,6 +45,9 @@ export interface BatchArgs {
   onHangup?: HangupMode;
   // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
   reboot?: RebootMode;
+  db?: string; // results store (default cablequal.db in the directory holding the batch directory)
+  metricsPort?: number;
+  metricsHost?: string;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -64,6 +69,17 @@ export function checkPairCages(pairs: NodeSpec[][]): void {
 
 // `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
 export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  // The results store (beside the batch directory, in the reports directory) and --metrics-port watch every run.
+  const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
+  const observers = new RunObservers({ storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  try {
+    return await batchWith(args, io, signal, observers, dir);
+  } finally {
+    await observers.close();
+  }
+}
+
+async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observers: RunObservers, dir: string): Promise<number> {
   const manifestPath = resolve(io.cwd, args.manifest);
   let text: string;
   try {
@@ -86,14 +102,20 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
-  const dir = ensureDir(resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`), '--out');
-
+  // A bad --out (a file, /proc/x) is refused in one line before anything runs.
+  ensureDir(dir, '--out');
   let state = loadState(dir);
   if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
   if (!state && args.resume) throw new UsageError(`--resume: no batch state in ${dir}`);
   if (state && state.labels.join('\n') !== manifest.map((c) => c.label).join('\n')) throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
   if (state && state.pairs.length !== pairSpecs.length) throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
   state ??= initialState({ manifestFile: basename(args.manifest), manifest, pairs: pairSpecs, protocol: protocol.name, golden: args.golden ?? null });
+  await observers.open();
+  const batchId = batchIdOf(observers.store.controller, dir);
+  const storeBatch = () => {
+    const b = batchRowOf(dir, observers.store.controller, new Date().toISOString());
+    if (b) observers.store.write((st) => st.upsertBatch(b.row));
+  };
 
   // The simulated box: cable i is the i-th entry of --sim (a comma list or a file of lines), or the manifest's scenario column.
   let box: string[] | null = null;
@@ -149,8 +171,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
         const bench = benches[req.pair]!;
         const proto = req.golden ? goldenProto : { protocol, protocolText };
         const simEntry = box ? simCableOf(box[manifest.findIndex((m) => m.label === req.label)] ?? '') : null;
-        const { record, runDir } = await runQualification({
-          ...cliRunDeps({
+        const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
+        const deps = cliRunDeps({
             clock,
             runners: bench.runners,
             nodes: bench.nodes,
@@ -160,17 +182,23 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
             signal,
             ...(simEntry ? { sim: simEntry.scenario } : {}),
             onStatus: (st) => {
+              observers.status(deps.runId, st);
               if (lastPhase.get(req.pair) !== st.phase) {
                 lastPhase.set(req.pair, st.phase);
                 operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
               }
             },
-          }),
+          });
+        observers.started(observedRunOf(deps), place);
+        const { record, runDir } = await runQualification({
+          ...deps,
           sharedNodes: req.sharedNodes,
           ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
         });
         const written = await writeReports(record, runDir, io);
         const report = written.find((p) => p.endsWith('.html')) ?? null;
+        await observers.finished(record, runDir, place);
+        storeBatch();
         return { record, runDir, report };
       },
       ...(box
@@ -206,6 +234,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
     lastPhase = new Map();
     for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
   }
+  storeBatch();
   const { csv, html, rows } = await writeBatchSummary(dir, state);
   for (const r of rows) io.stdout(`${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);

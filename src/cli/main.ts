@@ -54,10 +54,16 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken; see cablequal cleanup)', default: false })
           .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)' })
+          .option('db', { type: 'string', describe: 'results store: postgres://... shared by several controllers (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)' })
+          .option('metrics-port', { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) })
+          .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' })
           .option('speed', { type: 'string', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)', coerce: positiveArg('speed', 1000) }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.db !== undefined ? { db: args.db } : {}),
+            ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+            metricsHost: args.metricsHost,
             ...(args.speed !== undefined ? { speed: args.speed } : {}),
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
@@ -209,11 +215,17 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
           .option('accept-new-host-keys', { type: 'boolean', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
-          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue or abort' }),
+          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue or abort' })
+          .option('db', { type: 'string', describe: 'results store: postgres://... (default cablequal.db beside the batch directory, or $CABLEQUAL_DB; off: none)' })
+          .option('metrics-port', { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) })
+          .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' }),
       async (args) => {
         const { batchCommand } = await import('./batch-command.js');
         code = await batchCommand(
           {
+            ...(args.db !== undefined ? { db: args.db } : {}),
+            ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+            metricsHost: args.metricsHost,
             manifest: args.manifest,
             ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
             ...(args.pair ? { pair: args.pair.map(String) } : {}),
@@ -234,6 +246,38 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           io,
           signal,
         );
+      },
+    )
+    // STORE-COMMANDS (the results store and its dashboard)
+    .command('db', 'the lab\'s results store (SQLite file in --out, or PostgreSQL with --db)', (y) =>
+      y
+        .command(
+          'import <paths..>',
+          'index run directories (reports/, a batch, \'reports/*/*\') into the store from their records and journals; idempotent',
+          (yy) =>
+            yy
+              .positional('paths', { type: 'string', array: true, demandOption: true })
+              .option('out', { type: 'string', describe: 'reports directory holding cablequal.db', default: 'reports' })
+              .option('db', { type: 'string', describe: 'postgres://... (or $CABLEQUAL_DB) instead of <out>/cablequal.db' }),
+          async (args) => {
+            const { dbImportCommand } = await import('../store/db-command.js');
+            code = await dbImportCommand({ paths: args.paths.map(String), out: args.out, ...(args.db !== undefined ? { db: args.db } : {}) }, io);
+          },
+        )
+        .demandCommand(1, 'name a db command: import'),
+    )
+    .command(
+      'dashboard',
+      'serve the lab\'s dashboard and JSON API (read-only) from the results store',
+      (y) =>
+        y
+          .option('out', { type: 'string', describe: 'reports directory (its cablequal.db, and the certificates served)', default: 'reports' })
+          .option('db', { type: 'string', describe: 'postgres://... (or $CABLEQUAL_DB) instead of <out>/cablequal.db' })
+          .option('port', { type: 'string', describe: 'TCP port (0 = a free one)', default: '8080', coerce: intArg('port', 0, 65535) })
+          .option('host', { type: 'string', describe: 'address to bind (the dashboard has no login: keep it on loopback unless the network is trusted)', default: '127.0.0.1' }),
+      async (args) => {
+        const { dashboardCommand } = await import('../dashboard/dashboard-command.js');
+        code = await dashboardCommand({ out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port ?? 8080, host: args.host }, io, signal);
       },
     )
     .command('sim', 'the simulated lab', (y) =>

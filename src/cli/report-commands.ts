@@ -3,7 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
 import { compareRuns, keygen, regress, verifyCertificate, DEFAULT_LAB_KEY_PATH } from '../report/index.js';
-import { expandRunDirs } from '../report/run-dirs.js';
+import { expandRunDirs as findRuns } from '../report/run-dirs.js';
+import { isStoreFile } from '../store/open-store.js';
 import { loadProtocol } from '../protocol/index.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { EXIT } from './exit-codes.js';
@@ -11,7 +12,8 @@ import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
 
-export { expandRunDirs };
+// Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over.
+export const expandRunDirs = (paths: string[], cwd: string) => findRuns(paths, cwd, { skip: isStoreFile });
 
 // A directory is there (not: missing, a file, or under a file).
 function isDirectory(p: string): boolean {

@@ -25,6 +25,7 @@ import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
+import { observedRunOf, RunObservers } from '../store/run-observers.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,6 +44,9 @@ export interface RunArgs {
   sshConfig?: string;
   breakLock?: boolean;
   onHangup?: HangupMode;
+  db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
+  metricsPort?: number;
+  metricsHost?: string;
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
 }
@@ -164,13 +168,14 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
 }
 
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
-async function prepare(args: RunArgs, io: CliIo, what: string) {
+async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
   if (!args.sim === !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
   if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const speed = args.speed ?? 1;
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
   if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  await observers?.listen();
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -198,8 +203,9 @@ async function prepare(args: RunArgs, io: CliIo, what: string) {
 }
 
 // Run the protocol (or its preflight only) with the CLI's status output; an exit code when no journal could be started.
-async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run' | 'preflight'): Promise<RunResult | number> {
-  const { clock, runners, nodes, protocol, protocolText, outDir } = await prepare(args, io, what);
+// `observers` (run only): the results store and --metrics-port, told when the run starts, how it goes and how it ended.
+async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run' | 'preflight', observers: RunObservers | null): Promise<RunResult | number> {
+  const { clock, runners, nodes, protocol, protocolText, outDir } = await prepare(args, io, what, observers);
   let lastProgress = Date.now();
   let lastPhase = '';
   // A terminal gets one live line; a log (not a TTY) gets a line at each phase change and every 30 s.
@@ -217,13 +223,30 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
   io.onHangup?.(args.onHangup ?? 'continue', () =>
     logger?.warn({ signal: 'SIGHUP', onHangup: args.onHangup ?? 'continue' }, args.onHangup === 'abort' ? 'controller terminal closed: stopping the run' : 'controller terminal closed: the run goes on (cablequal status finds it)'),
   );
+  let deps: RunDeps | null = null;
   try {
-    return await runQualification({
-      ...cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: what === 'preflight' ? 'preflight' : (args.label ?? null), signal, ...(args.sim ? { sim: args.sim } : {}), onStatus, onLogger: (l) => (logger = l) }),
-      preflightOnly: what === 'preflight',
-      breakLock: Boolean(args.breakLock),
+    await observers?.open();
+    const d = cliRunDeps({
+      clock,
+      runners,
+      nodes,
+      protocol,
+      protocolText,
+      outDir,
+      label: what === 'preflight' ? 'preflight' : (args.label ?? null),
+      signal,
+      ...(args.sim ? { sim: args.sim } : {}),
+      onStatus: (s) => {
+        onStatus(s);
+        observers?.status(d.runId, s);
+      },
+      onLogger: (l) => (logger = l),
     });
+    deps = d;
+    observers?.started(observedRunOf(d));
+    return await runQualification({ ...d, preflightOnly: what === 'preflight', breakLock: Boolean(args.breakLock) });
   } catch (e) {
+    if (deps) await observers?.abandoned(deps.runId);
     // The journal could not even be started (disk full, read-only --out): one line, exit 3.
     if (!(e instanceof JournalWriteError)) throw e;
     io.stderr(`cablequal: ERROR: ${printable(e.message)}\n`);
@@ -257,13 +280,27 @@ function journalBroke(result: RunResult, io: CliIo): number | null {
 
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
-  const result = await execute(args, io, signal, 'run');
+  // The results store and --metrics-port watch the run; closed on every way out.
+  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  try {
+    return await runObserved(args, io, signal, observers);
+  } finally {
+    await observers.close();
+  }
+}
+
+async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
+  const result = await execute(args, io, signal, 'run', observers);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
   const broke = journalBroke(result, io);
-  if (broke !== null) return broke;
+  if (broke !== null) {
+    await observers.finished(record, runDir);
+    return broke;
+  }
   const written = await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
+  await observers.finished(record, runDir);
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
@@ -289,7 +326,7 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
 
 // `cablequal preflight`: checks both nodes without loading anything; says what each node showed, no cable verdict.
 export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: AbortSignal): Promise<number> {
-  const result = await execute({ ...args }, io, signal, 'preflight');
+  const result = await execute({ ...args }, io, signal, 'preflight', null);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
   const broke = journalBroke(result, io);

@@ -52,8 +52,9 @@ function expandGlob(pattern: string, cwd: string): string[] {
 }
 
 // Run directories for the given paths (directories, or globs the shell left quoted), without duplicates, in the
-// order given; `warnings` says which paths were passed over. Nothing found at all is a usage error.
-export function expandRunDirs(paths: string[], cwd: string): { dirs: string[]; warnings: string[] } {
+// order given; `warnings` says which paths were passed over. `skip`: files passed over without a word (the results
+// store's file, which `reports/*` names too).
+export function expandRunDirs(paths: string[], cwd: string, opts: { skip?: (path: string) => boolean } = {}): { dirs: string[]; warnings: string[] } {
   const dirs: string[] = [];
   const warnings: string[] = [];
   for (const p of paths) {
@@ -63,6 +64,7 @@ export function expandRunDirs(paths: string[], cwd: string): { dirs: string[]; w
     if (candidates === null) throw new UsageError(`${p}: no such file or directory`);
     if (candidates.length === 0) warnings.push(`${p}: matches no directory`);
     for (const c of candidates) {
+      if (opts.skip?.(c)) continue;
       if (!statSync(c, { throwIfNoEntry: false })?.isDirectory()) {
         warnings.push(`skipped ${c}: not a directory`);
         continue;
