@@ -97,10 +97,14 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(`| ticks / simulated s / outcome | ${r.full.runs[0]?.ticks} / ${r.full.runs[0]?.simulatedS} / ${r.full.runs[0]?.outcome} |`, '');
 
   out.push('## 5. failing-clone: anomaly → decision → link drop (simulated time)', '');
-  out.push(`Anomaly = first tick where lane ${'ratio'} per tick (the detector's conservative certainLaneRatio: worst lane over the 95% Poisson`);
-  out.push(`bound of the others' median) reaches the lane-ratio FAIL limit (${r.clone.laneRatioFail}x); decision = the journal's \`decision\` line (the detector`);
-  out.push(`needs ${r.clone.laneRatioConsecutiveTicks} ticks in a row); link drop = the simulator's first \`link-down\` event in the same scenario run again with the lane-ratio`);
-  out.push('early stop switched off (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+  if ('fecWindowFailDecades' in r.clone) {
+    out.push(`Rules version 2. Anomaly = first tick where one lane's BER over that tick alone is certainly (95% lower bound) beyond the fec-window`);
+    out.push(`FAIL line (${r.clone.fecWindowFailDecades} decade below 2.4e-4); decision = the journal's \`decision\` line (the watch needs a full ${r.clone.windowS}-s window beyond the`);
+    out.push(`line, held ${r.clone.holdS} s); link drop = the simulator's first \`link-down\` event in the same scenario run again with the FEC window and lane`);
+    out.push('ratio unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+  } else {
+    out.push('Rules version 1 (figures of an earlier bench run): anomaly = first tick with the per-tick lane ratio at the FAIL limit; decision after 5 ticks in a row.', '');
+  }
   out.push('| figure | value |', '|---|---|');
   out.push(`| anomaly / decision / link drop (s into the run) | ${c?.anomalyS ?? 'n/a'} / ${c?.decisionS ?? 'n/a'} / ${c?.linkDownS !== null && c?.linkDownS !== undefined ? fmt(c.linkDownS) : 'n/a'} |`);
   out.push(`| anomaly → decision | ${c?.anomalyToDecisionS ?? 'n/a'} s |`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { intervalDelta } from '../src/analysis/counters.js';
 import { canonicalRail } from '../src/analysis/analyze.js';
-import { certainLaneRatio } from '../src/analysis/early-stop.js';
+import { poissonLowerBound } from '../src/analysis/poisson.js';
 import type { NodeSample } from '../src/domain/sample.js';
 import type { RunRecord } from '../src/domain/record.js';
 import { parseProtocol, limitOf } from '../src/protocol/index.js';
@@ -61,13 +61,15 @@ export async function benchFullProcedure(reps: number, outDir: string, log: (s: 
   return { runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
 }
 
-// Section 5: failing-clone. Anomaly = first tick where the bad lane's per-tick ratio (the early-stop detector's
-// conservative measure, certainLaneRatio) reaches the lane-ratio FAIL limit; decision = the journal's `decision`
-// line; link drop = the simulator's first `link-down` event (lab.events, same virtual time base as the journal).
+// Section 5: failing-clone. Anomaly = first tick where a lane's own BER over that one tick is certainly (95% lower
+// bound) beyond the fec-window FAIL line (the condition the watch then has to see over a full window, held for holdS);
+// decision = the journal's `decision` line; link drop = the simulator's first `link-down` event (lab.events, same
+// virtual time base as the journal) in the same scenario run again with the statistical early stops switched off.
 export async function benchFailingClone(reps: number, outDir: string, log: (s: string) => void) {
   const text = readFileSync(PROTOCOL_PATH, 'utf8');
   const protocol = parseProtocol(text, 'protocols/spark-burnin.json');
-  const fail = limitOf(protocol, 'lane-ratio').fail;
+  const fw = limitOf(protocol, 'fec-window');
+  const failBer = 2.4e-4 / 10 ** fw.fail;
   const runs: { wallMs: number; outcome: string; noEarlyStopOutcome: string; anomalyS: number | null; decisionS: number | null; linkDownS: number | null; anomalyToDecisionS: number | null; decisionToLinkDownS: number | null; rule: string | null }[] = [];
   for (let i = 0; i < reps; i++) {
     const r = await runSim('failing-clone', text, join(outDir, 'clone'), `clone-${i}`);
@@ -82,16 +84,20 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
       prev.set(s.node, s);
       const a = before && canonicalRail(before);
       const b = canonicalRail(s, a?.netdev);
-      if (!a || !b) continue;
-      const d = intervalDelta(reviveRail(a), reviveRail(b), b.lanes ?? 4);
-      if (d === 'reset') continue;
-      const ratio = certainLaneRatio(d.laneErrors);
-      if (ratio && ratio.value >= fail) anomalyS = l.tS ?? null;
+      if (!a || !b || !before) continue;
+      const lanes = b.lanes ?? 4;
+      const d = intervalDelta(reviveRail(a), reviveRail(b), lanes);
+      const dt = (s.tMs - before.tMs) / 1000;
+      if (d === 'reset' || dt <= 0) continue;
+      if (d.laneErrors.some((k) => poissonLowerBound(k) / (dt * (212.5e9 / lanes)) > failBer)) anomalyS = l.tS ?? null;
     }
-    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with the
-    // lane-ratio early stop switched off (laneRatioConsecutiveTicks huge) shows when the link would have dropped.
-    const noStop = JSON.parse(text) as { earlyStop: { laneRatioConsecutiveTicks: number } };
-    noStop.earlyStop.laneRatioConsecutiveTicks = 1_000_000;
+    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with the FEC
+    // window and the lane ratio unable to FAIL shows when the link would have dropped.
+    const noStop = JSON.parse(text) as { limits: { rule: string; fail: number }[] };
+    for (const l of noStop.limits) {
+      if (l.rule === 'fec-window') l.fail = -1000;
+      if (l.rule === 'lane-ratio') l.fail = 1e12;
+    }
     const cf = await runSim('failing-clone', JSON.stringify(noStop), join(outDir, 'clone-no-early-stop'), `clone-nostop-${i}`);
     const cfStart = readJournal(join(cf.runDir, 'journal.jsonl')).lines.find((l) => l.type === 'run-start');
     const cfOffsetS = cfStart ? (Date.parse(String(cfStart['startedAt'])) - cf.startMs) / 1000 : 0;
@@ -112,7 +118,7 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     });
     log(`  failing-clone rep ${i + 1}/${reps}: ${r.record.outcome} anomaly ${anomalyS} s, decision ${decisionS} s, link-down ${linkDownS} s`);
   }
-  return { laneRatioFail: fail, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
+  return { fecWindowFailDecades: fw.fail, windowS: fw.params?.['windowS'] ?? null, holdS: fw.params?.['holdS'] ?? null, runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
 }
 
 // Journal counters come back as numbers or decimal strings; the delta code wants bigints.

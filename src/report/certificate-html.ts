@@ -167,15 +167,30 @@ function laneTable(c: CertificateContent): string {
           return `<td class="num${worst ? ' grade-FAIL' : ''}">${s ? `${fmtExp(s.ber)}<br><span class="muted">≤${fmtExp(s.berUb95)}</span>` : ''}</td>`;
         })
         .join('');
-      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${fmtRatio(p.worstLaneRatio)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
+      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${e(p.laneRatioText)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
     })
     .join('');
   return `<table class="lanes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:5%"><col style="width:9%"></colgroup><thead><tr><th>receiver</th><th>phase</th><th class="num">s</th><th class="num">pre-FEC BER (ub95)</th>${laneHead}<th class="num">worst lane ratio</th><th class="num">CRC</th><th class="num">post-FEC</th><th class="num">link down</th><th class="num">NIC max °C</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+// What the loaded soak proved, per receiver: the statement a PASS leads with (shown for every verdict).
+function headline(c: CertificateContent): string {
+  const h = c.headline;
+  if (!h || h.receivers.length === 0) return '';
+  const rows = h.receivers
+    .map((r) => {
+      const lanes = r.lanes.length ? r.lanes.map((l) => `${l.lane}: ≤${fmtExp(l.berUb95)}${l.errors ? ` (${fmtCount(l.errors)})` : ''}`).join('<br>') : 'no per-lane counters';
+      const temp = r.nicTempMeanC === null ? '—' : `${fmtFixed(r.nicTempMeanC, 1)} (max ${fmtFixed(r.nicTempMaxC, 1)})`;
+      const margin = r.fecMarginDecades === null ? '—' : fmtFixed(r.fecMarginDecades, 1);
+      return `<tr><td>${e(r.node)}</td><td class="num">${fmtFixed(r.seconds / 60, 1)}</td><td class="num">${e(temp)}</td><td class="num"><b>≤${fmtExp(r.berUb95)}</b><br><span class="muted">${fmtCount(r.errors)} errors</span></td><td class="num">${lanes}</td><td class="num"><b>${e(margin)}</b></td><td class="num">${fmtCount(r.crcErrors)} / ${fmtCount(r.postFecErrors)} / ${fmtCount(r.linkDownEvents)}</td><td>${e(r.laneRatio)}</td></tr>`;
+    })
+    .join('');
+  return `<section class="headline"><h2>What the loaded soak proved (${e(h.phase)}, per receiver and lane)</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over 60 minutes at 212.5 Gb/s bound the BER below 3.9e-15. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
+}
+
 function summaryLine(c: CertificateContent): string {
   const s = c.summary;
-  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${fmtRatio(s.maxLaneRatio)}×</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
+  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
 }
 
 const GRADE_ORDER = { PASS: 0, MARGINAL: 1, FAIL: 2 } as const;
@@ -234,7 +249,7 @@ export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseri
 <body class="${isCert ? 'certificate' : 'run-report'}">
 <div class="head"><div><h1>${e(title)}</h1><p><b>${e(ident)}</b>${c.label ? ` · label ${e(c.label)}` : ''} · run <span class="mono">${e(c.runId)}</span></p></div>${verdictBox}</div>
 ${banners}
-<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
+${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}<p class="muted">Graded with cablequal rules version ${e(c.rulesVersion)}.</p></section>${isCert && c.outcome !== 'PASS' ? headline(c) : ''}
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
 <section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${measurementsTable(c, isCert)}</section>
