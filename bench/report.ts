@@ -86,6 +86,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('`gradeRunDir` (src/cli/grade-command.ts) in a fresh child process per repetition; RSS from `process.resourceUsage().maxRSS`.', '');
   out.push('| figure | value |', '|---|---|');
   out.push(`| wall time of gradeRunDir (ms) | ${fmtSummary(r.grade.wallMs, 0)} |`);
+  if ('cpuMs' in r.grade && r.grade.cpuMs) out.push(`| CPU time of gradeRunDir, user + system (ms) | ${fmtSummary(r.grade.cpuMs, 0)} |`);
   out.push(`| peak RSS of the process (MB) | ${fmtSummary(r.grade.maxRssMB, 0)} |`);
   out.push(`| RSS before grading: node + tsx + code loaded (MB) | ${fmtSummary(r.grade.baselineRssMB, 0)} |`);
   out.push(`| outcome | ${r.grade.runs[0]?.outcome ?? 'n/a'} |`, '');

@@ -144,14 +144,20 @@ export async function makeTenHzJournal(outDir: string): Promise<{ runDir: string
 // Section 3, step 2: `gradeRunDir` in a fresh child process per repetition (wall time of the call, peak RSS).
 export function benchGrade(runDir: string, reps: number, log: (s: string) => void) {
   const child = new URL('./grade-child.ts', import.meta.url).pathname;
-  const runs: { wallMs: number; maxRssMB: number; baselineRssMB: number; outcome: string }[] = [];
+  const runs: { wallMs: number; cpuMs?: number; maxRssMB: number; baselineRssMB: number; outcome: string }[] = [];
   for (let i = 0; i < reps; i++) {
     const out = execFileSync(process.execPath, ['--import', 'tsx', child, runDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     const r = JSON.parse(out.trim().split('\n').at(-1)!) as (typeof runs)[number];
     runs.push(r);
-    log(`  grade rep ${i + 1}/${reps}: ${r.outcome} in ${r.wallMs.toFixed(0)} ms, peak RSS ${r.maxRssMB.toFixed(0)} MB`);
+    log(`  grade rep ${i + 1}/${reps}: ${r.outcome} in ${r.wallMs.toFixed(0)} ms (CPU ${r.cpuMs?.toFixed(0)} ms), peak RSS ${r.maxRssMB.toFixed(0)} MB`);
   }
-  return { runs, wallMs: summarize(runs.map((r) => r.wallMs)), maxRssMB: summarize(runs.map((r) => r.maxRssMB)), baselineRssMB: summarize(runs.map((r) => r.baselineRssMB)) };
+  return {
+    runs,
+    wallMs: summarize(runs.map((r) => r.wallMs)),
+    cpuMs: summarize(runs.map((r) => r.cpuMs ?? null)),
+    maxRssMB: summarize(runs.map((r) => r.maxRssMB)),
+    baselineRssMB: summarize(runs.map((r) => r.baselineRssMB)),
+  };
 }
 
 export type { Summary };

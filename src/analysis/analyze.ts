@@ -174,7 +174,6 @@ export class RunAnalyzer {
 
   // tS: seconds since the run started (the journal line's tS), for when the watch decided.
   push(phase: string, sample: NodeSample, tS = 0): void {
-    this.detector?.push(phase, sample, tS);
     const n = this.nodes.get(sample.node);
     if (!n) throw new Error(`analysis: node ${sample.node} was not announced`);
     let acc = n.accs.get(phase);
@@ -186,24 +185,31 @@ export class RunAnalyzer {
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
     }
     const read = canonicalRail(sample, n.netdev);
-    if (!read) return;
+    if (!read) {
+      this.detector?.pushInterval(phase, sample, tS, null);
+      return;
+    }
     const prev = n.prev;
     const rail = carryForward(prev?.rail, read);
-    if (prev) {
-      const dt = (sample.tMs - prev.tMs) / 1000;
-      const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
-      if (d === 'reset') acc.counterResets++;
-      else if (d) {
-        acc.seconds += dt;
-        for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
-        if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
-        acc.postFecErrors += d.postFecErrors;
-        acc.crcErrors += d.crcErrors;
-        acc.symbolErrors += d.symbolErrors;
-        acc.linkDownEvents += d.linkDownEvents;
-      }
-    }
     n.prev = { rail, tMs: sample.tMs };
+    if (!prev) {
+      this.detector?.pushInterval(phase, sample, tS, null);
+      return;
+    }
+    const dt = (sample.tMs - prev.tMs) / 1000;
+    const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
+    if (d === 'reset') acc.counterResets++;
+    else if (d) {
+      acc.seconds += dt;
+      for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
+      if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
+      acc.postFecErrors += d.postFecErrors;
+      acc.crcErrors += d.crcErrors;
+      acc.symbolErrors += d.symbolErrors;
+      acc.linkDownEvents += d.linkDownEvents;
+    }
+    // The watch takes the same interval (computed once; again only if it counts lanes differently).
+    this.detector?.pushInterval(phase, sample, tS, d && d !== 'reset' ? { prev: prev.rail, rail, d, dt, lanesUsed: n.lanes } : null);
   }
 
   finish(): AnalysisRecord {

@@ -5,7 +5,7 @@ import type { Grade } from '../domain/outcome.js';
 import type { LaneTempStats, WindowStats } from '../domain/record.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
 import { canonicalRail } from './analyze.js';
-import { SERIAL_RATE_BPS, carryForward, certainLaneRatio, decadesBelowFecLimit, intervalDelta } from './counters.js';
+import { SERIAL_RATE_BPS, carryForward, certainLaneRatio, decadesBelowFecLimit, intervalDelta, type IntervalDelta } from './counters.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth, type LaneGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
 import { Held, WindowSum } from './windows.js';
@@ -74,9 +74,9 @@ interface WorstWindow {
 // The lane-ratio condition of one tick: 0 PASS, 1 MARGINAL, 2 FAIL, with the ratio and the worst lane's BER lower bound,
 // each held on its own so that what is printed held for the whole hold.
 interface RatioHeld {
-  level: Held<number>;
-  ratio: Held<number>;
-  berLb: Held<number>;
+  level: Held;
+  ratio: Held;
+  berLb: Held;
 }
 
 interface NodeWatch {
@@ -89,7 +89,7 @@ interface NodeWatch {
   laneCount: number; // lanes seen in the counts (0 before the first interval)
   fecWin: WindowSum | null;
   ratioWin: WindowSum | null;
-  fecHeld: Held<number>[];
+  fecHeld: Held[];
   ratioHeld: RatioHeld | null;
   worstFec: (WorstWindow | null)[];
   worstRatio: WorstWindow | null;
@@ -110,8 +110,8 @@ export class EarlyStopDetector {
   // Feed one tick of one node (tS: seconds since the run started, for the record); returns the decision once it is certain.
   push(phase: string, sample: NodeSample, tS: number): EarlyStopDecision | null {
     const st = this.watch(sample);
-    const read = canonicalRail(sample, st.netdev);
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
+    const read = canonicalRail(sample, st.netdev);
     if (!read) return this.first; // no counters this tick: neither counts nor moves a window
     const prev = st.prev;
     const rail = carryForward(prev?.rail, read);
@@ -121,8 +121,28 @@ export class EarlyStopDetector {
     const lanes = rail.lanes ?? this.settings.lanes ?? null;
     const d = dt > 0 ? intervalDelta(prev.rail, rail, lanes) : null;
     if (d === null || d === 'reset') return this.first;
-    const at = { node: sample.node, phase, tick: sample.tick, tMs: sample.tMs, tS };
+    return this.interval(st, phase, sample, tS, d, dt, lanes);
+  }
 
+  // The same for a caller that already took the interval of this sample (the analysis, which reads the same rail the
+  // same way): `iv` is its delta over `lanesUsed` lanes, or null when the sample gave no interval.
+  pushInterval(
+    phase: string,
+    sample: NodeSample,
+    tS: number,
+    iv: { prev: RailSample; rail: RailSample; d: IntervalDelta; dt: number; lanesUsed: number | null } | null,
+  ): EarlyStopDecision | null {
+    const st = this.watch(sample);
+    if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
+    if (!iv) return this.first;
+    const lanes = iv.rail.lanes ?? this.settings.lanes ?? null;
+    const d = lanes === iv.lanesUsed ? iv.d : intervalDelta(iv.prev, iv.rail, lanes);
+    if (d === 'reset') return this.first;
+    return this.interval(st, phase, sample, tS, d, iv.dt, lanes);
+  }
+
+  private interval(st: NodeWatch, phase: string, sample: NodeSample, tS: number, d: IntervalDelta, dt: number, lanes: number | null): EarlyStopDecision | null {
+    const at = { node: sample.node, phase, tick: sample.tick, tMs: sample.tMs, tS };
     st.totals['link-down-events'] += d.linkDownEvents;
     st.totals['crc-errors'] += d.crcErrors;
     st.totals['post-fec-errors'] += d.postFecErrors;
@@ -206,7 +226,7 @@ export class EarlyStopDetector {
         fecWin: fw ? new WindowSum(fw.windowS) : null,
         ratioWin: lr ? new WindowSum(lr.windowS) : null,
         fecHeld: [],
-        ratioHeld: lr ? { level: new Held<number>(lr.holdS, lower), ratio: new Held<number>(lr.holdS, lower), berLb: new Held<number>(lr.holdS, lower) } : null,
+        ratioHeld: lr ? { level: new Held(lr.holdS, lower), ratio: new Held(lr.holdS, lower), berLb: new Held(lr.holdS, lower) } : null,
         worstFec: [],
         worstRatio: null,
       };
@@ -236,8 +256,8 @@ export class EarlyStopDetector {
     const bits = st.fecWin.seconds * laneBits;
     for (let i = 0; i < counts.length; i++) {
       const k = st.fecWin.counts[i]!;
-      const berLb = poissonLowerBound(k) / bits;
-      const held = (st.fecHeld[i] ??= new Held<number>(fw.holdS, lower)).push(at.tMs, decadesBelowFecLimit(berLb));
+      const berLb = k > 0 ? poissonLowerBound(k) / bits : 0;
+      const held = (st.fecHeld[i] ??= new Held(fw.holdS, lower)).push(at.tMs, decadesBelowFecLimit(berLb));
       if (held === undefined) continue;
       const grade: Grade = held < fw.fail ? 'FAIL' : fw.marginal !== undefined && held < fw.marginal ? 'MARGINAL' : 'PASS';
       const lane = perLane ? i : null;

@@ -2,7 +2,7 @@ import type { CableFamily } from '../domain/cable.js';
 import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
-import type { BenchmarkRecord, Headline, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+import type { BenchmarkRecord, Headline, LaneTempStats, NodeRecord, PhaseRecord, RunRecord, SamplingStats, WindowStats } from '../domain/record.js';
 
 // Phases whose BER the certificate headlines (the default protocol's soak phases).
 export const IDLE_PHASE = 'soak-idle';
@@ -88,6 +88,9 @@ export interface CertificateContent {
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;
   perNodePhase: NodePhaseContent[];
+  // Per receiver and lane: the worst sliding window held for holdS, and how the error rate followed the NIC temperature.
+  worstWindows: WindowStats[];
+  laneTemperature: LaneTempStats[];
   summary: {
     fecMarginDecades: number | null;
     maxLaneRatio: number | null;
@@ -225,6 +228,8 @@ export function certificateContent(record: RunRecord): CertificateContent {
       gpuUtilMeanPct: p.gpuUtilMeanPct,
       gpuTempMaxC: p.gpuTempMaxC,
     })),
+    worstWindows: record.analysis?.windows ?? [],
+    laneTemperature: record.analysis?.laneTemp ?? [],
     summary: summarise(record),
     measurements: record.measurements,
     sampling: record.sampling,

@@ -188,6 +188,16 @@ function headline(c: CertificateContent): string {
   return `<section class="headline"><h2>What the loaded soak proved (${e(h.phase)}, per receiver and lane)</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over 60 minutes at 212.5 Gb/s bound the BER below 3.9e-15. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
 }
 
+// Lanes whose error rate grew with the NIC temperature (a runaway is the failing clone's signature).
+function temperatureLine(c: CertificateContent): string {
+  const runaway = c.laneTemperature.filter((l) => l.runaway);
+  const grew = (runaway.length ? runaway : c.laneTemperature.filter((l) => l.growing)).slice(0, 4);
+  if (grew.length === 0) return '';
+  const item = (l: CertificateContent['laneTemperature'][number]) =>
+    `${e(l.node)} lane ${e(l.lane)} ${l.runaway ? '<b class="grade-FAIL">runaway</b>: ' : ''}×10^${fmtFixed(l.growthDecades, 1)} from ${fmtFixed(l.coolC[0], 0)}–${fmtFixed(l.coolC[1], 0)} °C to ${fmtFixed(l.hotC[0], 0)}–${fmtFixed(l.hotC[1], 0)} °C (others ×10^${fmtFixed(l.othersGrowthDecades, 1)})`;
+  return `<p>Error rate versus NIC temperature (coolest third of the soak temperatures against the hottest): ${grew.map(item).join('; ')}.</p>`;
+}
+
 function summaryLine(c: CertificateContent): string {
   const s = c.summary;
   return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
@@ -206,7 +216,8 @@ function measurementsTable(c: CertificateContent, graded: boolean): string {
       const values = ms.map((m) => m.value).filter((v) => Number.isFinite(v));
       const lo = values.length ? Math.min(...values) : NaN;
       const hi = values.length ? Math.max(...values) : NaN;
-      const range = ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
+      const range =
+        rule === 'lane-ratio' && hi === 0 ? 'no errors' : ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
       const limits = [...new Set(ms.map((m) => m.limitText))];
       const whereText = ms.length === 1 ? where(worst) : graded && worst.grade !== 'PASS' ? `worst: ${where(worst)}` : `${ms.length} checks`;
       return `<tr><td>${e(rule)}</td><td>${e(whereText)}</td><td class="num">${e(range)}</td><td>${e(limits.length === 1 ? limits[0]! : limits.join('; '))}</td>${graded ? `<td class="grade-${e(worst.grade)}">${e(worst.grade)}${ms.length > 1 ? ` <span class="muted">(${ms.filter((m) => m.grade === worst.grade).length}/${ms.length})</span>` : ''}</td>` : ''}</tr>`;
@@ -252,7 +263,7 @@ ${banners}
 ${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}<p class="muted">Graded with cablequal rules version ${e(c.rulesVersion)}.</p></section>${isCert && c.outcome !== 'PASS' ? headline(c) : ''}
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
-<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${measurementsTable(c, isCert)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
 <section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
 ${footer(c, signature, jsonName)}
 </body></html>

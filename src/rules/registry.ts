@@ -77,11 +77,12 @@ const laneTempOf = (a: AnalysisRecord, node: string): LaneTempStats[] =>
   (a.laneTemp ?? []).filter((l) => l.node === node).sort((x, y) => x.lane - y.lane);
 
 // "; runaway: lane 2 grew ... (the failing clone's signature)" when that lane of that receiver ran away with temperature.
-function runawayOf(a: AnalysisRecord, node: string, lane: number | null, p?: Readonly<Record<string, number>>): string {
+function runawayOf(a: AnalysisRecord, node: string, lane: number | null): string {
   if (lane === null) return '';
   const temp = laneTempOf(a, node);
   if (!temp.find((t) => t.lane === lane)?.runaway) return '';
-  return `; ${growthText(temp, lane, { growingDecades: p?.['growingDecades'] ?? 0, runawayDecades: p?.['runawayDecades'] ?? 0 })}`;
+  // The record's entries carry their growing/runaway flags, so no thresholds are needed to word them.
+  return `; ${growthText(temp, lane, { growingDecades: 0, runawayDecades: 0 })}`;
 }
 
 function countRule(id: string, unit: string, label: string, measured: string, advice: string, count: (s: NodePhaseStats) => number): RuleDeclaration {
@@ -130,7 +131,7 @@ function fecMargin(m: MeasureInput, s: NodePhaseStats): Check | null {
   // PASS must be proven: the margin is taken from each lane's BER upper bound, so zero errors still give a finite figure.
   const worst = lanes.map((l) => ({ l, d: decadesBelowFecLimit(l.ub) })).sort((a, b) => a.d - b.d)[0]!;
   const grade: Grade = marginal !== undefined && worst.d < marginal ? 'MARGINAL' : worst.d < fail ? 'MARGINAL' : 'PASS';
-  const note = worst.d < fail ? ` (not certainly below ${num(fail)}: the lower bound allows more)` : '';
+  const note = worst.d < fail ? ` (beyond the fail line by its upper bound only: a FAIL needs the lower bound beyond it)` : '';
   return {
     value: worst.d,
     grade,
@@ -258,8 +259,7 @@ export const RULES: readonly RuleDeclaration[] = [
       "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
     earlyStop: 'when a window is beyond the fail ratio and floor for holdS and the lane grows with temperature',
     advice: 'one lane is much worse than the others: a single bad conductor pair or connector',
-    limitNote: (p) =>
-      `only with the lane above ${sci(p['marginalFloorBer']!, 0)}, for fail above ${sci(p['failFloorBer']!, 0)} and growing ${num(p['growingDecades']!)}+ decades with temperature`,
+    limitNote: (p) => `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
     measure: (m) => {
       const p = m.limit.params;
       const out: Check[] = [];

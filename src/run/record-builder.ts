@@ -67,7 +67,8 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     ? parseProtocol(opts.protocol.text, opts.protocol.file)
     : parseProtocol(protocolText, String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true });
   const journalVersion = journalRulesVersion(contents);
-  const notes = [...protocol.notes];
+  // What today's loader had to decide for the protocol concerns today's rules only (version 1 reads its own way).
+  const notes = version === 1 ? [] : [...protocol.notes];
   if (journalVersion !== version) notes.unshift(`journal written under rules version ${journalVersion}; graded with rules version ${version}`);
   const end = lines.find((l) => l.type === 'run-end');
   const setupErrors = linesOf<JournalLine & { reason: Reason }>(lines, 'setup-error').map((l) => l.reason);

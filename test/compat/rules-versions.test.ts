@@ -56,6 +56,26 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     expect(JSON.parse(old.out)).toMatchObject({ outcome: 'FAIL', decidedAtS: 5, rulesVersion: 1 });
   });
 
+  it('a journal whose protocol names a rule this version does not know, and lacks one it knows, grades with notes', async () => {
+    const V2 = join(import.meta.dirname, '..', 'fixtures', 'journals-v2', 'good-qsfp56-quick');
+    const dir = mkdtempSync(join(tmpdir(), 'cq-future-'));
+    const lines = gunzipSync(readFileSync(join(V2, 'journal.jsonl.gz'))).toString('utf8').split('\n');
+    const start = JSON.parse(lines[0]!) as { type: string; protocolText: string };
+    expect(start.type).toBe('run-start');
+    const p = JSON.parse(start.protocolText) as { limits: { rule: string }[] };
+    p.limits = [...p.limits.filter((l) => l.rule !== 'fec-window'), { rule: 'eye-height', direction: 'min', fail: 10, unit: 'mV' } as { rule: string }];
+    start.protocolText = JSON.stringify(p);
+    writeFileSync(join(dir, 'journal.jsonl'), [JSON.stringify(start), ...lines.slice(1)].join('\n'));
+    const r = await runCli(['grade', dir, '--json']);
+    expect(r.err).toBe('');
+    const j = JSON.parse(r.out) as { outcome: string; notes: string[] };
+    expect(j.outcome).toBe('PASS');
+    expect(j.notes).toEqual([
+      'limits[8]: rule "eye-height" is not known to this version of the rules: ignored',
+      'limits: no limit for fec-window (added in rules version 2): its default applies',
+    ]);
+  });
+
   it('an unknown rules version is a usage error naming the known ones', async () => {
     const r = await runCli(['grade', unpack('steady-lane-quick'), '--rules', '7']);
     expect(r.code).toBe(2);
