@@ -118,7 +118,10 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(verdict(ratio === null ? null : ratio >= 10, 'sampler >= 10x the naive way', `the ratio is ${fmt(ratio, 2)}x (${fmtSummary(r.ssh.ratio, 2)} over the repetitions). The persistent shell removes the per-command session and shell start-up (\`:\` round trip ${fmt(med(r.ssh.emptyRoundTripMs.persistent), 2)} ms vs ${fmt(med(r.ssh.emptyRoundTripMs.freshExec))} ms), but ${perTickForks}, and a fork+exec of /bin/true from Node.js costs ${fmt(med(r.ssh.forkExecMs), 2)} ms on this machine, so the node-side work bounds the ratio.`));
   out.push(verdict(persistentRate === null ? null : persistentRate >= 20, '>= 20 ticks/s per node', `back to back the persistent sampler reached ${fmt(persistentRate, 2)} ticks/s per node (both nodes each tick), and ${fmt(med(v(2).summary['ticksPerS']), 2)} at the fixed ${fmt(1000 / v(2).intervalMs, 0)} Hz setting, with two nodes, their sshds, shells and filters and the controller on 2 cores.`));
   out.push(verdict(skew20 === null ? null : skew20 <= 20, 'cross-node skew p99 <= 20 ms', `p99 was ${fmt(skew20, 2)} ms at the fixed-rate setting (${fmt(med(v(0).summary['skewP99Ms']), 2)} ms back to back).`));
-  out.push(verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median).`));
+  const gradeCpu = 'cpuMs' in r.grade && r.grade.cpuMs ? med(r.grade.cpuMs) : null;
+  const lastRerun = r.reruns?.filter((x) => x.sections.includes('grade')).at(-1);
+  const gradeLoad = gradeCpu !== null && lastRerun ? ` of wall time, with ${fmt(gradeCpu, 0)} ms of CPU time (median), on a machine at load average ${lastRerun.loadAvgAtStart[0]!.toFixed(1)} (2 cores)` : '';
+  out.push(verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median)${gradeLoad}.`));
   out.push(verdict(gradeRss === null ? null : gradeRss <= 300, 'grading peak RSS <= 300 MB', `peak RSS was ${fmt(gradeRss, 0)} MB, of which ${fmt(med(r.grade.baselineRssMB), 0)} MB before reading the journal.`));
   out.push(verdict(fullMs === null ? null : fullMs <= 5000, 'full simulated procedure <= 5 s', `it took ${fmt(fullMs === null ? null : fullMs / 1000, 2)} s (median).`));
   out.push('');
