@@ -7,10 +7,17 @@ import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
-import { grepFilter, parseCommand, splitPipeline } from './shell-words.js';
+import { grepFilter, parseCommand, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
 
 const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
+const OUTPUT_POLL_MS = 1000;
+
+// Both streams of a short command into one pipe (2>&1): stdout to a pipe is block-buffered and written at exit, while
+// stderr is written as it happens, so a tool's error lines (ethtool's netlink notices) come first.
+function mergedThroughPipe(a: { stdout: string; stderr: string }): string {
+  return a.stderr + a.stdout;
+}
 
 export class SimRunner implements CommandRunner {
   readonly simulated = true;
@@ -34,7 +41,7 @@ export class SimRunner implements CommandRunner {
       const outputs = [];
       for (const it of items) {
         const r = await this.exec(it.command, opts);
-        outputs.push({ id: it.id, stdout: r.stdout + r.stderr, exitCode: r.exitCode ?? 128 + 15 });
+        outputs.push({ id: it.id, stdout: mergedThroughPipe(r), exitCode: r.exitCode ?? 128 + 15 });
       }
       return { command, stdout: formatBatchOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
     }
@@ -63,14 +70,15 @@ export class SimRunner implements CommandRunner {
     if (!p || p.argv.length === 0) return { stdout: '', stderr: `sh: 1: Syntax error: Unterminated quoted string\n`, exitCode: 2, signal: null };
     const prog = p.argv[0]!.split('/').pop()!;
     const shape = (a: Answer) => ({
-      stdout: p.stderrToStdout ? a.stdout + a.stderr : a.stdout,
+      stdout: p.stderrToStdout ? mergedThroughPipe(a) : a.stdout,
       stderr: p.stderrToNull || p.stderrToStdout ? '' : a.stderr,
       exitCode: a.exitCode,
       signal: null,
     });
     if (p.sudo && this.core.nodeSpec(this.node).sudoRefuses) return shape(err('sudo: a password is required\n'));
     if (LOADS.has(prog)) {
-      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv);
+      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, p.stdout);
+      if (opts.onOutput) void this.stream(proc, opts.onOutput);
       const timeout = opts.timeoutMs;
       if (timeout !== undefined) {
         const ac = new AbortController();
@@ -117,10 +125,32 @@ export class SimRunner implements CommandRunner {
     }
   }
 
-  private spawn(command: string, name: string, prog: string, argv: string[]): SimProcess {
+  // Pass on what a running load has flushed so far, once per lab second, until it ends (`sim serve` exec channels).
+  private async stream(proc: SimProcess, emit: NonNullable<RunOptions['onOutput']>): Promise<void> {
+    const ac = new AbortController();
+    void proc.done.finally(() => ac.abort());
+    let out = 0;
+    let err = 0;
+    while (!proc.finished) {
+      try {
+        await this.core.clock.sleep(OUTPUT_POLL_MS, ac.signal);
+      } catch {
+        return;
+      }
+      const o = await proc.output();
+      if (proc.finished) return;
+      if (o.stdout.length > out || o.stderr.length > err) {
+        emit({ stdout: o.stdout.slice(out), stderr: o.stderr.slice(err) });
+        out = o.stdout.length;
+        err = o.stderr.length;
+      }
+    }
+  }
+
+  private spawn(command: string, name: string, prog: string, argv: string[], stdout: ParsedCommand['stdout'] = 'full'): SimProcess {
     const core = this.core;
     let b: ProcBehaviour;
-    if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv);
+    if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv, stdout);
     else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv);
     else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
     else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
@@ -136,7 +166,7 @@ export class SimRunner implements CommandRunner {
     if (p && p.sudo && this.core.nodeSpec(this.node).sudoRefuses) {
       return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
     }
-    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv);
+    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, p.stdout);
     if (p && prog === 'sleep') {
       const end = this.core.now() + Number(p.argv[1] ?? 0);
       let stoppedAt: number | null = null;
