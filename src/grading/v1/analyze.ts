@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // From the journal's per-node samples to the AnalysisRecord: per lane, per node, per phase statistics.
 import { linearRegression, mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from './types.js';

@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
 import type { RailSample } from '../../domain/sample.js';
 import type { U64 } from '../../domain/u64.js';

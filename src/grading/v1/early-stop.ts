@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // Streaming check, one tick at a time, that stops a phase as soon as a FAIL is certain (before the link drops).
 import type { Limit } from './types.js';
 import type { NodeSample, RailSample } from '../../domain/sample.js';

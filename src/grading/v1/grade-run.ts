@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // The cable verdict: every analysis figure checked against the protocol's limits, worst grade wins, each non-PASS named.
 import type { Limit, Measurement } from './types.js';
 import type { Grade, Reason } from '../../domain/outcome.js';

@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // OpenHTF-style InRange: a limit with a marginal band that grades a value and prints itself next to it.
 import type { Limit } from './types.js';
 import type { Grade } from '../../domain/outcome.js';

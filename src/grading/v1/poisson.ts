@@ -1,3 +1,4 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // Exact Poisson confidence bounds: a zero-error soak still has a finite, honest BER bound.
 
 // Lanczos approximation (g=7, n=9): ln Γ(x) to ~15 significant digits for x > 0.
