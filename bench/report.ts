@@ -101,8 +101,8 @@ export function renderMarkdown(r: BenchResults): string {
   if ('fecWindowFailDecades' in r.clone) {
     out.push(`Rules version 2. Anomaly = first tick where one lane's BER over that tick alone is certainly (95% lower bound) beyond the fec-window`);
     out.push(`FAIL line (${r.clone.fecWindowFailDecades} decade below 2.4e-4); decision = the journal's \`decision\` line (the watch needs a full ${r.clone.windowS}-s window beyond the`);
-    out.push(`line, held ${r.clone.holdS} s); link drop = the simulator's first \`link-down\` event in the same scenario run again with the FEC window and lane`);
-    out.push('ratio unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+    out.push(`line, held ${r.clone.holdS} s); link drop = the simulator's first \`link-down\` event in the same scenario run again with every early stop`);
+    out.push('but link-down unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
   } else {
     out.push('Rules version 1 (figures of an earlier bench run): anomaly = first tick with the per-tick lane ratio at the FAIL limit; decision after 5 ticks in a row.', '');
   }

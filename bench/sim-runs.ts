@@ -91,12 +91,13 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
       if (d === 'reset' || dt <= 0) continue;
       if (d.laneErrors.some((k) => poissonLowerBound(k) / (dt * (212.5e9 / lanes)) > failBer)) anomalyS = l.tS ?? null;
     }
-    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with the FEC
-    // window and the lane ratio unable to FAIL shows when the link would have dropped.
+    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with every
+    // early stop but link-down unable to FAIL (the FEC window, the lane ratio, and the CRC and post-FEC errors of the
+    // uncorrectable codewords that come shortly before the drop) shows when the link would have dropped.
     const noStop = JSON.parse(text) as { limits: { rule: string; fail: number }[] };
     for (const l of noStop.limits) {
       if (l.rule === 'fec-window') l.fail = -1000;
-      if (l.rule === 'lane-ratio') l.fail = 1e12;
+      if (l.rule === 'lane-ratio' || l.rule === 'crc-errors' || l.rule === 'post-fec-errors') l.fail = 1e12;
     }
     const cf = await runSim('failing-clone', JSON.stringify(noStop), join(outDir, 'clone-no-early-stop'), `clone-nostop-${i}`);
     const cfStart = readJournal(join(cf.runDir, 'journal.jsonl')).lines.find((l) => l.type === 'run-start');
