@@ -8,6 +8,7 @@ import type { Protocol } from '../protocol/types.js';
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
 import { RULES, defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
 import { checkLimit, formatLimit, formatNumber, sayLimit } from '../rules/in-range.js';
+import { checkLoopback, loopbackCoversRails } from './setup-checks.js';
 
 export interface CableVerdict {
   outcome: Grade;
@@ -38,12 +39,16 @@ export function gradeRun(
     if (!decl) throw new RangeError(`no rule "${rule}"`);
     return limitFor(protocol, decl);
   };
+  // Throughput says only "not broken": it is graded only when loopback showed every rail of every node not throttled.
+  const rails = benchmarks.ibWriteBw?.perRail.map((r) => r.rail) ?? [];
+  const loopbackFine = loopbackCoversRails(benchmarks.loopback, rails) && checkLoopback(benchmarks.loopback, limitOf('loopback-floor')).length === 0;
   for (const decl of rules) {
     if (!decl.measure) continue;
     const limit = limitFor(protocol, decl);
     const checks = decl.measure({
       analysis,
       benchmarks,
+      loopbackFine,
       limit,
       limitOf,
       check: (v) => checkLimit(limit, v, decl),

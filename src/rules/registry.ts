@@ -40,6 +40,7 @@ export interface Check {
 export interface MeasureInput {
   analysis: AnalysisRecord;
   benchmarks: BenchmarkRecord;
+  loopbackFine: boolean; // loopback ran on every rail of every node and none was throttled (the setup checks say so)
   limit: Limit & { params: Readonly<Record<string, number>> };
   limitOf: (rule: string) => Limit;
   // Grade a value against the limit and say it: "margin 2.7 decades >= 2 (marginal below 2, fail below 1)".
@@ -299,13 +300,11 @@ export const RULES: readonly RuleDeclaration[] = [
     fail: 170,
     marginal: 180,
     params: {},
-    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails; graded only when the loopback guard was fine',
+    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails; graded only when loopback showed every rail of every node fine',
     advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
     measure: (m) => {
       const b = m.benchmarks;
-      const floor = m.limitOf('loopback-floor');
-      const fine = b.loopback.length > 0 && b.loopback.every((r) => !(r.gbps < floor.fail));
-      if (!b.ibWriteBw || !fine) return [];
+      if (!b.ibWriteBw || !m.loopbackFine) return [];
       const v = b.ibWriteBw.sumMedianGbps;
       const c = m.check(v);
       return [{ value: v, ...c, text: `${c.text}; median of ${b.ibWriteBw.perRail.length} rails summed` }];

@@ -31,6 +31,8 @@ export interface SimLab {
   plug(scenario: string, opts?: { serial?: string }): void;
   // The cable's scenario now (changes with plug()).
   readonly cable: ScenarioSpec;
+  // Someone at the node reboots it (`sudo systemctl reboot --no-block`): the operator of a manual-reboot batch.
+  reboot(node: string): void;
 }
 
 export interface CreateLabOptions {
@@ -100,6 +102,10 @@ export function createLab(opts: CreateLabOptions): SimLab {
     plug: (scenario, o = {}) => core.plug(withSerial(loadScenario(scenario), o.serial)),
     get cable() {
       return core.spec;
+    },
+    reboot(node) {
+      check(node);
+      core.model.requestReboot(node, core.now());
     },
   };
 }

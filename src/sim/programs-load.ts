@@ -1,8 +1,6 @@
 // The load generators of a simulated node as processes: ib_write_bw (server, client, loopback), gpu_burn and
 // mpirun all_reduce_perf. Each changes the model while it runs and prints in the real tools' layout.
 import type { LabCore, Listener } from './lab-core.js';
-import { locate } from './lab-core.js';
-import { railCapGbps } from './scenario.js';
 import type { Session } from './model.js';
 import { normal, streamId, uniform } from './prng.js';
 import type { ProcBehaviour, ProcStatus } from './sim-process.js';
@@ -131,11 +129,16 @@ function shown(printed: string, rowsText: string, buffering: StdoutBuffering, ex
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
 const iterSeconds = (a: PerftestArgs, gbps: number) => (a.iterations * a.size * 8) / (gbps * 1e9);
 
+// What `ib_write_bw --version` prints on a simulated node (generated).
+const SIM_PERFTEST_VERSION = '6.22';
+
 // ib_write_bw: a server (no address) waits on its port; a client connects to the node owning the address.
 export function startIbWriteBw(core: LabCore, node: string, argv: string[], buffering: StdoutBuffering = 'full'): ProcBehaviour {
+  if (argv.includes('--version') || argv.includes('-V')) return exitedAtOnce(`Version: ${SIM_PERFTEST_VERSION}\n`, '', 0);
   const a = parsePerftest(argv);
   if (typeof a === 'string') return exitedAtOnce('', ` ${a}\n`, 1);
-  const dev = a.device ? locate(a.device) : locate('rocep1s0f0');
+  // Without -d perftest takes the first RDMA device it finds.
+  const dev = a.device ? core.locate(node, a.device) : (core.functions(node)[0] ?? null);
   if (!dev) return exitedAtOnce('', ` Couldn't find device ${a.device}\n Unable to find the Infiniband/RoCE device\n`, 1);
   const noPeak = a.durationS !== null || a.infinite;
   const t = core.now();
@@ -145,14 +148,14 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       return exitedAtOnce('', " Couldn't bind to port (Address already in use)\n", 1);
     }
     core.listeners.push(l);
-    return serverBehaviour(core, l, a, noPeak, buffering);
+    return serverBehaviour(core, l, a, noPeak, buffering, t);
   }
   const owner = core.ownerOf(a.serverIp);
   const l = owner ? core.listeners.find((x) => x.node === owner.node && x.port === a.port && !x.closed && x.session === null) : undefined;
   const loopback = owner?.node === node;
   core.model.advance(t);
   // Both ends must use a device of their node's cabled cage: another cage has no cable (and no address).
-  const serverCage = l ? locate(l.device)?.cage : undefined;
+  const serverCage = l && owner ? core.locate(owner.node, l.device)?.cage : undefined;
   if (!owner || !l || dev.cage !== core.cageOf(node) || serverCage !== core.cageOf(owner.node) || (!loopback && !core.model.isLinkUp(t))) {
     return exitedAtOnce('', connectFailure(a.serverIp, a.port), 1);
   }
@@ -161,7 +164,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   if (loopback) caps.push(spec.throughput.loopbackGbps);
   // A throttled rail (PCIe function) caps every transfer through it, at either end.
   for (const [n, rail] of [[node, dev.rail], [owner.node, l.rail]] as const) {
-    const cap = railCapGbps(core.nodeSpec(n), rail);
+    const cap = core.railCap(n, rail);
     if (cap !== null) caps.push(cap);
   }
   const gbpsPerDir = loopback ? Math.min(...caps.slice(1), spec.throughput.loopbackGbps) : Math.min(...caps);
@@ -196,7 +199,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   };
 }
 
-function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering): ProcBehaviour {
+function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering, startS: number): ProcBehaviour {
   let stopped = false;
   return {
     plannedEndS: () => null,
@@ -209,6 +212,11 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
       core.model.advance(tS);
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
+      // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
+      if (!s && core.model.rebootedSince(l.node, startS, tS)) {
+        l.closed = true;
+        return { stdout: shown(banner, '', buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
+      }
       if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;

@@ -5,7 +5,7 @@ import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSess
 import { TransportError } from '../transport/types.js';
 import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
-import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
+import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, systemctl, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
 import { grepFilter, parseCommand, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
@@ -75,7 +75,9 @@ export class SimRunner implements CommandRunner {
       exitCode: a.exitCode,
       signal: null,
     });
-    if (p.sudo && this.core.nodeSpec(this.node).sudoRefuses) return shape(err('sudo: a password is required\n'));
+    if (p.sudo && this.sudoRefuses(prog)) return shape(p.sudoList ? err('', 1) : err('sudo: a password is required\n'));
+    // `sudo -n -l <command>` prints the command's full path when the sudoers lines allow it, and runs nothing.
+    if (p.sudoList) return shape(hostFact(this.core, this.node, ['command', '-v', prog])?.exitCode === 0 ? { stdout: `${p.argv.join(' ')}\n`, stderr: '', exitCode: 0 } : err('', 1));
     if (LOADS.has(prog)) {
       const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, p.stdout);
       if (opts.onOutput) void this.stream(proc, opts.onOutput);
@@ -104,6 +106,12 @@ export class SimRunner implements CommandRunner {
     return shape(this.answer(prog, p.argv, p.sudo, keep));
   }
 
+  // `sudo -n <prog>` without a NOPASSWD line for it asks for a password, which -n refuses.
+  private sudoRefuses(prog: string): boolean {
+    const n = this.core.nodeSpec(this.node);
+    return Boolean(n.sudoRefuses) || (n.sudoCommands !== undefined && !n.sudoCommands.includes(prog));
+  }
+
   private answer(prog: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
     const core = this.core;
     switch (prog) {
@@ -117,6 +125,9 @@ export class SimRunner implements CommandRunner {
         return rdmaLink(core, this.node);
       case 'nvidia-smi':
         return nvidiaSmi(core, this.node, argv);
+      case 'systemctl':
+      case 'reboot':
+        return systemctl(core, this.node, argv, sudo);
       case 'grep':
       case 'cat':
         return readFiles(core, this.node, argv);
@@ -163,7 +174,7 @@ export class SimRunner implements CommandRunner {
     this.reachable();
     const p = parseCommand(command);
     const prog = p?.argv[0]?.split('/').pop() ?? '';
-    if (p && p.sudo && this.core.nodeSpec(this.node).sudoRefuses) {
+    if (p && p.sudo && this.sudoRefuses(prog)) {
       return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
     }
     if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, p.stdout);

@@ -53,7 +53,10 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
     network: parsed.network,
     devices: parsed.netDevices,
   };
-  if (a.record) a.record.ncclVersion = parsed.ncclVersion ?? a.record.ncclVersion;
+  // NCCL and nccl-tests print their versions from rank 0 (the first node): kept with that node's facts.
+  if (parsed.ncclVersion) a.record.ncclVersion = parsed.ncclVersion;
+  if (parsed.version) a.record.ncclTestsVersion = parsed.version;
+  if (parsed.ncclVersion || parsed.version) ctx.journal.append({ type: 'node-info', tS: ctx.tS, node: a.spec.name, record: a.record });
   ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'nccl', ...ctx.benchmarks.nccl });
   if (parsed.network !== 'IB') {
     throw new SetupError(setupReason('nccl-network', `NCCL used network ${parsed.network ?? 'unknown'} instead of IB`, { advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable' }));
