@@ -174,7 +174,8 @@ function laneTable(c: CertificateContent): string {
   return `<table class="lanes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:5%"><col style="width:9%"></colgroup><thead><tr><th>receiver</th><th>phase</th><th class="num">s</th><th class="num">pre-FEC BER (ub95)</th>${laneHead}<th class="num">worst lane ratio</th><th class="num">CRC</th><th class="num">post-FEC</th><th class="num">link down</th><th class="num">NIC max °C</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-// What the loaded soak proved, per receiver: the statement a PASS leads with (shown for every verdict).
+// What the loaded soak proved, per receiver: the statement a PASS leads with (a FAIL or MARGINAL leads with its
+// reasons; its figures are in the lane table and certificate.json's headline).
 function headline(c: CertificateContent): string {
   const h = c.headline;
   if (!h || h.receivers.length === 0) return '';
@@ -261,7 +262,7 @@ export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseri
 <body class="${isCert ? 'certificate' : 'run-report'}">
 <div class="head"><div><h1>${e(title)}</h1><p><b>${e(ident)}</b>${c.label ? ` · label ${e(c.label)}` : ''} · run <span class="mono">${e(c.runId)}</span></p></div>${verdictBox}</div>
 ${banners}
-${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}<p class="muted">Graded with cablequal rules version ${e(c.rulesVersion)}.</p></section>${isCert && c.outcome !== 'PASS' ? headline(c) : ''}
+${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
 <section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
