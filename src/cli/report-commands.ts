@@ -8,6 +8,7 @@ import { gradeRunDir } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import { RULES_VERSION } from '../rules/registry.js';
 import { isStoreFile } from '../store/open-store.js';
 
 // Run directories among the given paths: a run dir has a journal.jsonl; a directory without one is searched one level down.
@@ -37,15 +38,16 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
   const { readFileSync } = await import('node:fs');
   const publicKeyPem = args.publicKey ? readFileSync(resolve(io.cwd, args.publicKey), 'utf8') : undefined;
   const res = await verifyCertificate(path, {
-    regrade: async (runDir: string) => {
-      const r = gradeRunDir(runDir);
+    regrade: async (runDir: string, rulesVersion: number) => {
+      const r = gradeRunDir(runDir, undefined, rulesVersion);
       return { outcome: r.outcome, reasons: r.reasons };
     },
+    currentRulesVersion: RULES_VERSION,
     ...(publicKeyPem ? { publicKeyPem } : {}),
   });
   for (const n of res.notes) io.stdout(`note: ${n}\n`);
   if (res.ok) {
-    io.stdout(`OK: ${args.certificate}: signature, journal hash and re-graded verdict (${res.outcome}) agree; signer ${res.fingerprint}\n`);
+    io.stdout(`OK: ${args.certificate}: signature, journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`);
     return EXIT.ok;
   }
   for (const p of res.problems) io.stderr(`problem: ${p}\n`);
