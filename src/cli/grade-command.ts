@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
 import { printable } from '../domain/text.js';
-import { parseProtocol } from '../protocol/index.js';
 import { readJournal } from '../run/journal.js';
 import { screenJournal } from '../run/journal-shape.js';
 import { buildRecord } from '../run/record-builder.js';
@@ -24,26 +23,30 @@ function journalOf(runDir: string): string {
   return journalPath;
 }
 
-// Re-grade a run directory from its journal (also how a SIGKILLed run becomes an ABORTED record). Lines that cannot
-// be read are left out and listed in record.journal.problems.
-export function gradeRunDir(runDir: string, protocolPath?: string): RunRecord {
+// Re-grade a run directory from its journal (also how a SIGKILLed run becomes an ABORTED record), with today's rules
+// or the version given (`verify` re-grades a certificate with the rules that signed it). Lines that cannot be read are
+// left out and listed in record.journal.problems.
+export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?: number): RunRecord {
   const journalPath = journalOf(runDir);
   const contents = screenJournal(readJournal(journalPath));
   if (!contents.lines.some((l) => l.type === 'run-start')) {
     const why = contents.problems?.find((p) => p.reason.startsWith('run-start'));
     throw new UsageError(`${journalPath}: no readable run-start line${why ? ` (line ${why.line}: ${why.reason})` : ''}; not a cablequal journal, or its first line is damaged: nothing to grade`);
   }
-  let protocol;
+  let protocol: { text: string; file: string } | undefined;
   if (protocolPath) {
-    let text: string;
     try {
-      text = readFileSync(protocolPath, 'utf8');
+      protocol = { text: readFileSync(protocolPath, 'utf8'), file: protocolPath };
     } catch (e) {
       throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    protocol = parseProtocol(text, protocolPath);
   }
-  return buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(journalPath).size, ...(protocol ? { protocol } : {}) });
+  return buildRecord(contents, {
+    journalFile: 'journal.jsonl',
+    journalBytes: statSync(journalPath).size,
+    ...(protocol ? { protocol } : {}),
+    ...(rulesVersion !== undefined ? { rulesVersion } : {}),
+  });
 }
 
 // The journal lines a record was built without, as warning lines (what `grade`, `report` and `verify` print).
@@ -64,20 +67,35 @@ export function writeRecord(runDir: string, record: RunRecord): void {
   }
 }
 
-// `cablequal grade <run dir>...`: rebuild each record.json from its journal and print the verdicts. The exit code is
-// the most severe of the runs' (4 ABORTED > 3 ERROR > 1 FAIL > 0).
-export async function gradeCommand(args: { runDirs: string[]; protocol?: string; json: boolean }, io: CliIo): Promise<number> {
+// `cablequal grade <run dir>...`: rebuild each record.json from its journal and print the verdicts (today's rules
+// unless --rules names another version), with what the re-grade had to decide (defaults, conversions, version) as
+// notes. The exit code is the most severe of the runs' (4 ABORTED > 3 ERROR > 1 FAIL > 0).
+export async function gradeCommand(args: { runDirs: string[]; protocol?: string; rules?: number; json: boolean }, io: CliIo): Promise<number> {
   let worst = 0;
   for (const dir of args.runDirs) {
     const runDir = resolve(io.cwd, dir);
-    const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
+    const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, args.rules);
     for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
     writeRecord(runDir, record);
+    const notes = record.rules?.notes ?? [];
     if (args.json) {
-      io.stdout(`${JSON.stringify({ outcome: record.outcome, reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message })), runDir, decidedAtS: record.decidedAtS, simulated: record.simulated, ...(record.journal.badLines ? { badJournalLines: record.journal.badLines } : {}) })}\n`);
+      io.stdout(
+        `${JSON.stringify({
+          outcome: record.outcome,
+          reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}) })),
+          headline: record.headline ?? null,
+          rulesVersion: record.rules?.version ?? null,
+          notes,
+          runDir,
+          decidedAtS: record.decidedAtS,
+          simulated: record.simulated,
+          ...(record.journal.badLines ? { badJournalLines: record.journal.badLines } : {}),
+        })}\n`,
+      );
     } else {
-      io.stdout(`${record.outcome}: ${printable(record.cable.serial ?? 'unidentified cable')} (${runDir})\n`);
+      io.stdout(`${record.outcome}: ${printable(record.cable.serial ?? 'unidentified cable')} (${runDir}; rules version ${record.rules?.version ?? '?'})\n`);
       for (const r of record.reasons) io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}\n`);
+      for (const n of notes) io.stdout(`  note: ${printable(n)}\n`);
     }
     worst = Math.max(worst, exitCodeFor(record.outcome));
   }

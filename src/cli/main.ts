@@ -121,9 +121,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         y
           .positional('runDirs', { type: 'string', array: true, demandOption: true })
           .option('protocol', { type: 'string', describe: 'grade with the limits of this protocol file instead of the recorded one' })
+          .option('rules', { type: 'number', describe: 'grade with this version of the grading rules (default: today\'s; 1 = cablequal 0.1.0)' })
           .option('json', { type: 'boolean', default: false, describe: 'one JSON object per run, one per line' }),
       async (args) => {
-        code = await gradeCommand({ runDirs: args.runDirs.map(String), ...(args.protocol ? { protocol: args.protocol } : {}), json: args.json }, io);
+        code = await gradeCommand({ runDirs: args.runDirs.map(String), ...(args.protocol ? { protocol: args.protocol } : {}), ...(args.rules !== undefined ? { rules: args.rules } : {}), json: args.json }, io);
       },
     )
     .command(

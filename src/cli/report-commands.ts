@@ -11,6 +11,7 @@ import { EXIT } from './exit-codes.js';
 import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
+import { RULES_VERSION } from '../rules/registry.js';
 
 // Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over.
 export const expandRunDirs = (paths: string[], cwd: string) => findRuns(paths, cwd, { skip: isStoreFile });
@@ -47,16 +48,17 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
     }
   }
   const res = await verifyCertificate(path, {
-    regrade: async (runDir: string) => {
-      const r = gradeRunDir(runDir);
+    regrade: async (runDir: string, rulesVersion: number) => {
+      const r = gradeRunDir(runDir, undefined, rulesVersion);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
       return { outcome: r.outcome, reasons: r.reasons };
     },
+    currentRulesVersion: RULES_VERSION,
     ...(publicKeyPem ? { publicKeyPem } : {}),
   });
   for (const n of res.notes) io.stdout(`note: ${printable(n)}\n`);
   if (res.ok) {
-    io.stdout(`OK: ${args.certificate}: signature, journal hash and re-graded verdict (${res.outcome}) agree; signer ${res.fingerprint}\n`);
+    io.stdout(`OK: ${args.certificate}: signature, journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`);
     return EXIT.ok;
   }
   for (const p of res.problems) io.stderr(`problem: ${printable(p)}\n`);

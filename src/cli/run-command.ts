@@ -305,7 +305,10 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     io.stdout(
       `${JSON.stringify({
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.grade ? { grade: r.grade } : {}), ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
+        headline: record.headline ?? null,
+        rulesVersion: record.rules?.version ?? null,
         runDir,
         certificate,
         cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },

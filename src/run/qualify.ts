@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
+import type { NodeSample } from '../domain/sample.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
-import { EarlyStopDetector, type EarlyStopDecision } from '../analysis/early-stop.js';
-import { formatLimit } from '../grading/index.js';
-import type { Reason } from '../domain/outcome.js';
+import { decisionReason, liveWatch } from '../grading/engine.js';
+import { RULES_VERSION } from '../rules/registry.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
@@ -108,6 +108,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     scenario: deps.scenario ?? null,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     protocolText: deps.protocolText,
+    // The grading rules this run was watched and graded with (journals without it are rules version 1).
+    rulesVersion: RULES_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
@@ -162,8 +164,13 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         if (!loop) {
           const lanes = nodes.find((n) => n.record.lanes)?.record.lanes;
           // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
-          const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
-          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
+          // The same watch a re-grade runs over the journal: counts at once, windows and lane ratio held for seconds.
+          const detector = liveWatch(protocol, lanes ?? null);
+          const push = (phase: string, s: NodeSample) => {
+            const d = detector.push(phase, s, ctx.tS);
+            return d ? decisionReason(d, protocol) : null;
+          };
+          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push }, {
             intervalMs: protocol.samplingIntervalS * 1000,
             maxGapS: protocol.maxSampleGapS,
           });
@@ -295,22 +302,6 @@ function moveRunDir(from: string, to: string): string {
   ensureDir(join(to, '..'), 'reports directory (--out)');
   renameSync(from, to); // open journal fd stays valid across the rename
   return to;
-}
-
-// The detector's decision as a FAIL reason, with the limit text the certificate prints beside the value.
-function toReason(d: EarlyStopDecision | null, phase: string, protocol: Protocol): Reason | null {
-  if (!d) return null;
-  const limit = protocol.limits.find((l) => l.rule === d.rule);
-  return {
-    rule: d.rule,
-    grade: 'FAIL',
-    message: d.message,
-    node: d.node,
-    phase,
-    value: d.value,
-    ...(limit ? { unit: limit.unit, limit: formatLimit(limit) } : {}),
-    ...(d.lane !== undefined ? { lane: d.lane } : {}),
-  };
 }
 
 async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {

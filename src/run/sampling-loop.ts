@@ -21,7 +21,8 @@ export interface TickSource {
   close(): Promise<void>;
 }
 
-// Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a runaway lane).
+// Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
+// beyond its FAIL line): src/analysis/early-stop.ts, the same watch a re-grade runs over the journal.
 export interface EarlyStopDetector {
   push(phase: string, sample: NodeSample): Reason | null;
 }
