@@ -45,7 +45,7 @@ describe('cablequal grade with several run directories', () => {
     expect(r.code).toBe(1);
     expect(r.out.trim().split('\n').map((l) => (JSON.parse(l) as { outcome: string }).outcome)).toEqual(['PASS', 'FAIL']);
     const text = await runCli(['grade', 'b', 'a'], { cwd });
-    expect(text.out).toMatch(/^FAIL: .*\n(?: {2}- .*\n)+PASS: /);
+    expect(text.out).toMatch(/^FAIL: .*\n(?: {2}- .*\n)+(?: {2}note: .*\n)*PASS: /);
   });
 
   it('malformed lines (null nodes, {} samples) are left out and reported; a record is still built', async () => {
