@@ -216,7 +216,8 @@ export interface RunRecord {
   rules?: { version: number; notes: string[] };
   headline?: Headline | null;
   sampling: SamplingStats;
-  journal: { file: string; lines: number; bytes: number };
+  // problems: journal lines left out on reading (not JSON, or fields missing), first 50 with their line numbers.
+  journal: { file: string; lines: number; bytes: number; badLines?: number; problems?: { line: number; reason: string }[] };
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];

@@ -5,6 +5,7 @@ import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
 import type { Protocol } from './types.js';
 import { validateProtocol, type ValidateOptions } from './validate.js';
+import { nestingExceeds } from '../domain/json-depth.js';
 
 // Parse protocol text; the sha256 is of the UTF-8 bytes so a run record pins exactly what was run.
 export function parseProtocol(text: string | Uint8Array, fileLabel: string, opts: ValidateOptions = {}): Protocol {
@@ -16,6 +17,8 @@ export function parseProtocol(text: string | Uint8Array, fileLabel: string, opts
     const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
     throw new UsageError(`${fileLabel}: not valid JSON: ${msg}`);
   }
+  // A protocol nests four levels; 100,000 would overflow the validator's recursion: refuse it in one line.
+  if (nestingExceeds(json, 32)) throw new UsageError(`${fileLabel}: nested deeper than 32 levels: not a protocol`);
   const body = validateProtocol(json, fileLabel, opts);
   return { ...body, file: fileLabel, sha256: createHash('sha256').update(bytes).digest('hex') };
 }

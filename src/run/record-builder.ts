@@ -9,6 +9,7 @@ import { gradeWithVersion, KNOWN_RULES_VERSIONS, type GradedJournal, type Journa
 import { RULES_VERSION } from '../rules/registry.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
+import { screenJournal } from './journal-shape.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -56,7 +57,9 @@ function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
 }
 
 // Turn a run's journal into its record: outcome, reasons, analysis, measurements.
-export function buildRecord(contents: JournalContents, opts: BuildOptions): RunRecord {
+export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRecord {
+  // The journal is untrusted: lines without the fields read below are left out and listed in record.journal.
+  const contents = screenJournal(journal);
   const lines = contents.lines;
   const start = lines.find((l) => l.type === 'run-start');
   if (!start) throw new Error('journal has no run-start line: not a cablequal journal');
@@ -178,7 +181,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     rules: { version, notes },
     headline: graded?.headline ?? null,
     sampling,
-    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
+    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes, ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}) },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }

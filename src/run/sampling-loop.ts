@@ -2,6 +2,7 @@ import { quantile } from 'simple-statistics';
 import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
+import { clip } from '../domain/text.js';
 import type { RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
@@ -248,7 +249,7 @@ export class SamplingLoop {
     const ctx = this.ctx;
     if (!this.gapStart.has(r.node)) {
       this.gapStart.set(r.node, ctx.tS);
-      ctx.journal.append({ type: 'gap-start', tS: ctx.tS, phase, node: r.node, error: r.error ?? 'no sample' });
+      ctx.journal.append({ type: 'gap-start', tS: ctx.tS, phase, node: r.node, error: clip(r.error ?? 'no sample', 300) });
       ctx.log.warn({ node: r.node, error: r.error }, 'node sample missing');
     }
     const from = this.gapStart.get(r.node)!;
@@ -256,7 +257,7 @@ export class SamplingLoop {
       this.setupFault = {
         rule: 'node-lost',
         node: r.node,
-        message: `${r.node}: no sample for ${Math.round(ctx.tS - from)} s (${r.error ?? 'unknown'}), more than the ${this.opts.maxGapS} s tolerated`,
+        message: `${r.node}: no sample for ${Math.round(ctx.tS - from)} s (${clip(r.error ?? 'unknown', 300)}), more than the ${this.opts.maxGapS} s tolerated`,
         advice: 'check the node and its SSH path; the cable was not judged',
       };
     }
