@@ -110,7 +110,7 @@ export function problemOf(root: unknown, e: ErrorObject): SchemaProblem {
     case 'minItems':
       return { path: at(), expected: 'a non-empty array', ...got };
     case 'maxItems':
-      return { path: at(), expected: `at most ${String(e.schema)} entries`, ...got };
+      return { path: at(), expected: `at most ${String(e.schema)} entries`, got: `${(e.data as unknown[]).length} entries`, hasGot: true };
     default:
       return { path: at(), expected: e.message ?? e.keyword, ...got };
   }

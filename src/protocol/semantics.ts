@@ -32,7 +32,7 @@ export function phaseOrderProblems(phases: readonly Phase[]): SemanticProblem[] 
     if (i > 0 && p.kind === 'preflight') out.push({ path: at, expected: 'preflight once, as the first phase', got: p.kind });
     if (p.kind === 'identity' && phases.slice(0, i).some((q) => q.kind === 'identity')) out.push({ path: at, expected: 'identity once (sampling starts there)', got: p.kind });
     const need = NEEDS[p.kind];
-    if (need && !phases.slice(0, i).some((q) => q.kind === need.kind)) out.push({ path: at, expected: `a ${need.kind} phase before ${p.kind} (${need.why})`, got: p.kind });
+    if (need && !phases.slice(0, i).some((q) => q.kind === need.kind)) out.push({ path: at, expected: `${/^[aeiou]/.test(need.kind) ? 'an' : 'a'} ${need.kind} phase before ${p.kind} (${need.why})`, got: p.kind });
   });
   if (!phases.some((p) => p.kind === 'soak')) out.push({ path: 'phases', expected: 'at least one soak phase (the cable is graded on its soaks)', got: phases.map((p) => p.kind).join(',') });
   return out;

@@ -20,6 +20,8 @@ export function boundsSchema(b: Bounds, title: string, description?: string): Js
   };
 }
 
+const unitTitle = (unit: string) => (unit === 'x' ? 'x, a ratio' : unit);
+
 // The JSON Schema (draft 2020-12) of `limits`: one entry per rule, with the rule's direction, unit, the physical range
 // of its thresholds and its settings. The protocol loader validates against this, built from the registry it is given.
 export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
@@ -45,9 +47,9 @@ export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
           description: `${r.label}: ${r.measured}`,
           properties: {
             rule: true,
-            fail: { ...boundsSchema(r.range, r.unit, `${r.unit}: ${r.direction === 'max' ? 'FAIL at or above' : 'FAIL below'}.`), default: r.fail },
+            fail: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: ${r.direction === 'max' ? 'FAIL at or above' : 'FAIL below'}.`), default: r.fail },
             direction: { const: r.direction },
-            marginal: { ...boundsSchema(r.range, r.unit, `${r.unit}: MARGINAL ${r.direction === 'max' ? 'at or above' : 'below'}, on the good side of fail.`), ...(r.marginal !== undefined ? { default: r.marginal } : {}) },
+            marginal: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: MARGINAL ${r.direction === 'max' ? 'at or above' : 'below'}, on the good side of fail.`), ...(r.marginal !== undefined ? { default: r.marginal } : {}) },
             unit: { const: r.unit },
             description: true,
             ...Object.fromEntries(Object.entries(r.params).map(([k, p]) => [k, { ...boundsSchema(p, `${p.unit}: ${p.doc}`, `${p.unit}: ${p.doc}.`), default: p.default }])),
