@@ -41,3 +41,40 @@ export function protocolValidator(rules: readonly RuleDeclaration[] = RULES): Va
 }
 
 export type SchemaError = ErrorObject;
+
+const BOUNDS_BEGIN = '<!-- protocol-bounds:begin (generated from protocols/protocol.schema.json by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
+const BOUNDS_END = '<!-- protocol-bounds:end -->';
+
+// docs/protocol.md's table of every number a protocol holds: where, what it counts, the range allowed, and why.
+export function boundsTable(schema: Json = protocolSchema()): string {
+  const props = (s: unknown) => (((s ?? {}) as Json)['properties'] ?? {}) as Record<string, Json>;
+  const constOf = (b: Json, key: string) => String((props(b['if'])[key] ?? {})['const']);
+  const rows: string[] = [];
+  const add = (field: string, s: Json) => {
+    if (s['type'] !== 'number' && s['type'] !== 'integer') return;
+    const lo = s['exclusiveMinimum'] !== undefined ? `(${String(s['exclusiveMinimum'])}` : `[${String(s['minimum'])}`;
+    const hi = s['exclusiveMaximum'] !== undefined ? `${String(s['exclusiveMaximum'])})` : `${String(s['maximum'])}]`;
+    const why = (String(s['description'] ?? '').split('Bounds: ')[1] ?? '').replace(/\.$/, '');
+    const unit = String(s['title'] ?? '').split(':')[0];
+    rows.push(`| ${field} | ${unit} | ${lo}, ${hi}${s['type'] === 'integer' ? ' whole' : ''} | ${why.replace(/\|/g, '\\|')} |`);
+  };
+  const top = props(schema);
+  for (const [k, s] of Object.entries(top)) add(`\`${k}\``, s);
+  for (const b of ((top['phases']?.['items'] as Json)['allOf'] ?? []) as Json[]) {
+    for (const [k, s] of Object.entries(props(b['then']))) add(`\`phases[].${k}\` (${constOf(b, 'kind')})`, s);
+  }
+  for (const b of ((top['limits']?.['items'] as Json)['allOf'] ?? []) as Json[]) {
+    // marginal has the range of fail: one row for both.
+    for (const [k, s] of Object.entries(props(b['then']))) if (k !== 'marginal') add(`\`limits[].${k === 'fail' ? 'fail`, `marginal' : k}\` (${constOf(b, 'rule')})`, s);
+  }
+  for (const k of ['earlyStop', 'regression']) for (const [p, s] of Object.entries(props(top[k]))) add(`\`${k}.${p}\``, s);
+  return [BOUNDS_BEGIN, '| field | unit | allowed | why |', '|---|---|---|---|', ...rows, BOUNDS_END].join('\n');
+}
+
+// A document's text with the bounds table between its markers replaced (the markers must be there).
+export function withBoundsTable(doc: string, table: string): string {
+  const a = doc.indexOf('<!-- protocol-bounds:begin');
+  const b = doc.indexOf(BOUNDS_END);
+  if (a < 0 || b < 0) throw new Error('no protocol-bounds markers');
+  return doc.slice(0, a) + table + doc.slice(b + BOUNDS_END.length);
+}

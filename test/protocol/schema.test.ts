@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProtocol } from '../../src/protocol/load.js';
-import { protocolSchema, protocolSchemaFile, protocolValidator, SCHEMA_PATH } from '../../src/protocol/schema.js';
+import { boundsTable, protocolSchema, protocolSchemaFile, protocolValidator, SCHEMA_PATH, withBoundsTable } from '../../src/protocol/schema.js';
 import { COMMAND_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_SAMPLE_GAP_S, DEFAULT_MSG_SIZE, DEFAULT_SAMPLING_INTERVAL_S, RULE_DIRECTION } from '../../src/protocol/validate.js';
 import { limitsSchema } from '../../src/rules/docs.js';
@@ -68,6 +68,16 @@ describe('protocol.schema.json, the one statement of what a protocol may hold', 
       const re = new RegExp(c.pattern, 'u');
       for (const bad of ['a\nb', 'a\rb', 'a\tb', 'a\u001bb', 'a\u0000b', 'a\u007fb']) expect(re.test(bad), `${name} ${JSON.stringify(bad)}`).toBe(false);
     }
+  });
+
+  it("docs/protocol.md's table of bounds is current (npx tsx scripts/rule-docs.ts writes it), a row per number", () => {
+    const doc = readFileSync(join(DIR, '..', 'docs', 'protocol.md'), 'utf8');
+    expect(withBoundsTable(doc, boundsTable())).toBe(doc);
+    const t = boundsTable();
+    expect(t).toContain('| `samplingIntervalS` | seconds between samples | [0.1, 60] | 0.1 s (10 Hz) to 60 s:');
+    expect(t).toContain('| `limits[].fail`, `marginal` (crc-errors) | errors | [1, 1000000] whole | a count: FAIL at 0 would fail every cable');
+    expect(t).toContain('| `limits[].failFloorBer` (lane-ratio) | BER | (0, 1) |');
+    expect(t).toContain('| `phases[].durationS` (soak) | seconds of load | [1, 259200] whole |');
   });
 
   it('declares the defaults the loader fills in', () => {
