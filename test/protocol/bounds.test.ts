@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { constants, gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { parseProtocol } from '../../src/protocol/load.js';
@@ -145,5 +146,24 @@ describe('through the CLI: exit 2 at load, before any node is touched', { timeou
     expect(r.err.startsWith(`cablequal: ${message}`)).toBe(true);
     expect(r.err.trimEnd().split('\n')).toHaveLength(1);
     expect(r.out).toBe('');
+  });
+});
+
+describe('the protocols recorded in the compat journals are within today`s bounds and order', () => {
+  const root = join(import.meta.dirname, '..', 'fixtures');
+  const journals = ['journals-v1', 'journals-v2'].flatMap((d) =>
+    readdirSync(join(root, d), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(root, d, e.name, 'journal.jsonl.gz')),
+  );
+
+  it.each(journals.map((j) => [j.split('/').slice(-3, -1).join('/'), j]))('%s', (_name, path) => {
+    // The first line only: the head of the file, inflated as far as it goes.
+    const head = readFileSync(path).subarray(0, 64 * 1024);
+    const first = gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8').split('\n')[0]!;
+    const start = JSON.parse(first) as { type: string; protocolText: string };
+    expect(start.type).toBe('run-start');
+    const p = parseProtocol(start.protocolText, 'journal', { lenient: true });
+    expect(p.notes.filter((n) => n.includes('would be refused'))).toEqual([]);
   });
 });
