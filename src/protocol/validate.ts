@@ -11,9 +11,6 @@ import type { EarlyStopConfig, Phase, ProtocolCommands, RegressionTolerances } f
 
 type Obj = Record<string, unknown>;
 
-// Which side of each rule is good (from the registry): a limit file cannot turn "max CRC errors" into a minimum.
-export const RULE_DIRECTION: Readonly<Record<string, 'min' | 'max'>> = Object.fromEntries(RULES.map((r) => [r.id, r.direction]));
-
 // How strictly to read a protocol: a file for a new run is refused for an unknown rule or setting (a typo must not
 // pass silently) and for any value out of its range or phases out of order; the protocol a journal embeds is read
 // leniently (a rule this version no longer knows is noted and ignored, a value or an order this version would refuse

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadProtocol } from '../../src/protocol/load.js';
 import { boundsTable, protocolSchema, protocolSchemaFile, protocolValidator, SCHEMA_PATH, withBoundsTable } from '../../src/protocol/schema.js';
 import { COMMAND_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
-import { DEFAULT_MAX_SAMPLE_GAP_S, DEFAULT_MSG_SIZE, DEFAULT_SAMPLING_INTERVAL_S, RULE_DIRECTION } from '../../src/protocol/validate.js';
+import { DEFAULT_MAX_SAMPLE_GAP_S, DEFAULT_MSG_SIZE, DEFAULT_SAMPLING_INTERVAL_S } from '../../src/protocol/validate.js';
 import { limitsSchema } from '../../src/rules/docs.js';
 import { RULES } from '../../src/rules/registry.js';
 
@@ -105,7 +105,7 @@ describe('protocol.schema.json, the one statement of what a protocol may hold', 
     const lim = schema.properties.limits.items;
     expect(lim.properties.rule.enum).toEqual([...LIMIT_RULES]);
     const dirs = Object.fromEntries(lim.allOf.map((x: any) => [x.if.properties.rule.const, x.then.properties.direction.const]));
-    expect(dirs).toEqual(RULE_DIRECTION);
+    expect(dirs).toEqual(Object.fromEntries(RULES.map((r) => [r.id, r.direction])));
     const cmds = schema.properties.commands;
     expect([...cmds.required].sort()).toEqual(Object.keys(COMMAND_PLACEHOLDERS).sort());
     for (const [name, ph] of Object.entries(COMMAND_PLACEHOLDERS)) {
