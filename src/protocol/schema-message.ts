@@ -98,6 +98,7 @@ export function problemOf(root: unknown, e: ErrorObject): SchemaProblem {
       return { path: at(), expected: `${JSON.stringify(e.schema)}${ruleFor(root, e.instancePath)}`, ...got };
     case 'pattern': {
       const pattern = String(e.schema);
+      if (typeof s['title'] === 'string') return { path: at(), expected: s['title'], ...got };
       if (e.instancePath.startsWith('/commands/')) return { path: at(), ...templateAllowed(e.data, placeholdersOf(pattern)), hasGot: true };
       if (pattern === NO_CONTROL) return { path: at(), expected: 'text without control characters', ...got };
       const d = typeof s['description'] === 'string' ? s['description'].replace(/\.$/, '') : `text matching ${pattern}`;

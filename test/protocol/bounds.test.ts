@@ -57,7 +57,7 @@ const BOUNDS: Row[] = [
   ['temp -1', (p) => (p.regression.tempC = -1), 'regression.tempC: expected a number in [0, 100] (°C), got -1'],
   ['berdec 100', (p) => (p.regression.berDecades = 100), 'regression.berDecades: expected a number in [0, 15] (decades), got 100'],
   ['nl cmd', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}\nreboot'), 'commands.gpuLoad: expected one line without control characters (a newline would start a second command), got "gpu_burn {durationS}\\nreboot"'],
-  ['tab cmd', (p) => (p.commands.nccl = p.commands.nccl.replace(' ', '\t')), 'commands.nccl: expected one line without control characters (a newline would start a second command), got "mpirun\\t-np 2 -H {ipA}:1,{ipB}:1 --m...'],
+  ['tab cmd', (p) => (p.commands.loopbackClient = p.commands.loopbackClient.replace(' ', '\t')), 'commands.loopbackClient: expected one line without control characters (a newline would start a second command), got "ib_write_bw\\t-d {rdmaDevice} -p {tcp...'],
   ['esc desc', (p) => (p.description = 'burn-in \u001b[2J'), 'description: expected text without control characters, got "burn-in \\u001b[2J"'],
   ['nul limit desc', (p) => (L(p, 'crc-errors').description = 'a\u0000b'), 'limits[0].description: expected text without control characters, got "a\\u0000b"'],
   ['long name', (p) => (p.name = 'a'.repeat(65)), 'name: expected a name of lowercase letters, digits and dashes, at most 64, got "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'],
