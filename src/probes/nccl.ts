@@ -22,7 +22,8 @@ export interface NcclRow {
 }
 
 // A nccl-tests run plus what NCCL_DEBUG=INFO said about the network: one device name or Socket means a setup fault.
-// A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null.
+// A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null; rows pasted without the
+// table header are read in nccl-tests' default 13-column layout.
 export interface NcclResult {
   collective: string | null;
   version?: string; // nccl-tests version, from `# nccl-tests version X`
@@ -64,6 +65,27 @@ function readColumns(tokens: string[], line: number): Columns {
   return { count: tokens.length, halves: [half(0), half(1)] };
 }
 
+// The layout every nccl-tests collective prints by default (util.cu): size count type redop root, then time algbw busbw
+// #wrong out-of-place and in-place. Rows pasted without their header (bug reports keep the table rows and the
+// `# Avg bus bandwidth` trailer only) are read with it when they have exactly this shape.
+const DEFAULT_COLUMNS: Columns = {
+  count: 13,
+  halves: [
+    { time: 5, algbw: 6, busbw: 7, '#wrong': 8 },
+    { time: 9, algbw: 10, busbw: 11, '#wrong': 12 },
+  ],
+};
+const WORD = /^[a-z][a-z0-9_]*$/;
+
+// A row of the default table shape: integers where the header has size, count and root, names for type and redop,
+// numbers for time, algbw and busbw, a number or N/A for #wrong.
+function hasDefaultShape(cells: string[]): boolean {
+  if (cells.length !== DEFAULT_COLUMNS.count) return false;
+  const [size, count, type, redop, root] = cells as [string, string, string, string, string];
+  if (!/^\d+$/.test(size) || !/^\d+$/.test(count) || !INT.test(root) || !WORD.test(type) || !WORD.test(redop)) return false;
+  return DEFAULT_COLUMNS.halves.every((h) => [h.time, h.algbw, h.busbw].every((i) => NUM.test(cells[i]!)) && (cells[h['#wrong']] === 'N/A' || NUM.test(cells[h['#wrong']]!)));
+}
+
 function num(cell: string, what: string, line: number): number {
   if (!NUM.test(cell)) throw new ParseError(KIND, line, `${what} is not a number: "${cell.slice(0, 40)}"`);
   return Number(cell);
@@ -101,6 +123,7 @@ export function parseNccl(text: string): NcclResult {
   let version: string | undefined;
   let ncclVersion: string | undefined;
   let cols: Columns | null = null;
+  let headerless = false; // rows read in the default layout because no header came first
   const rows: NcclRow[] = [];
   let avg: number | null = null;
   let avgOk: boolean | undefined;
@@ -165,9 +188,16 @@ export function parseNccl(text: string): NcclResult {
     // A line starting with a size is a table row and must be complete; anything else is launcher noise.
     const cells = line.split(/\s+/);
     if (!/^\d+$/.test(cells[0]!)) continue;
-    if (cols !== null && avg === null && outOfBounds === undefined) rows.push(readRow(cells, cols, n));
-    else if (cols === null && cells.length >= 5) throw new ParseError(KIND, n, 'table row before the "# size count type ..." header');
+    if (avg !== null || outOfBounds !== undefined) continue;
+    if (cols !== null) rows.push(readRow(cells, cols, n));
+    else if (hasDefaultShape(cells)) {
+      headerless = true;
+      rows.push(readRow(cells, DEFAULT_COLUMNS, n));
+    } else if (cells.length >= 5) {
+      throw new ParseError(KIND, n, `table row before the "# size count type ..." header, and not in the ${DEFAULT_COLUMNS.count}-column shape of a nccl-tests row`);
+    }
   }
+  if (headerless && cols !== null) throw new ParseError(KIND, lines.length, 'table rows both before and after a "# size count type ..." header');
 
   if (rows.length === 0 && avg === null && ncclLines === 0) {
     throw new ParseError(KIND, Math.max(1, lines.length), 'no nccl-tests result row, no "# Avg bus bandwidth" footer and no NCCL debug line');
