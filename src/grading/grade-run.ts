@@ -87,9 +87,14 @@ export function gradeRun(analysis: AnalysisRecord, benchmarks: BenchmarkRecord, 
   // Throughput says only "not broken"; it is graded only when loopback showed the NICs are not throttled.
   const loopbackFine = benchmarks.loopback.length > 0 && checkLoopback(benchmarks.loopback, limitFor(protocol, 'loopback-floor')).length === 0;
   if (benchmarks.ibWriteBw && loopbackFine) {
-    const x = measure('ib-write-bw-sum', benchmarks.ibWriteBw.sumMedianGbps, {}, `median of ${benchmarks.ibWriteBw.perRail.length} rails summed`);
-    if (x.m.grade !== 'PASS') reasons.push(reasonOf(x));
-    headline.push(x);
+    // The limit is a unidirectional figure: with one stream per direction, each direction is held to it.
+    const bw = benchmarks.ibWriteBw;
+    const dirs = bw.perDirection ?? [{ from: null, to: null, perRail: bw.perRail, sumMedianGbps: bw.sumMedianGbps }];
+    for (const d of dirs) {
+      const x = measure('ib-write-bw-sum', d.sumMedianGbps, {}, `${d.from ? `${d.from} -> ${d.to}: ` : ''}median of ${d.perRail.length} rails summed`);
+      if (x.m.grade !== 'PASS') reasons.push(reasonOf(x));
+      headline.push(x);
+    }
   }
 
   for (const s of analysis.perNodePhase) {

@@ -59,8 +59,12 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
   for (const b of linesOf(lines, 'benchmark')) {
     if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; gbps: number }[]).map((r) => ({ ...r, rail: 0 }));
-    if (b.kind === 'ib_write_bw') benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps) };
-    if (b.kind === 'nccl') benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[] };
+    if (b.kind === 'ib_write_bw') {
+      benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps), ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}) };
+    }
+    if (b.kind === 'nccl') {
+      benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[], ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}) };
+    }
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
   const scan = scanSamples(lines);

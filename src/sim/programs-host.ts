@@ -7,6 +7,7 @@ import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } 
 import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
+import { programPath } from './node-files.js';
 
 export interface Answer {
   stdout: string;
@@ -216,21 +217,6 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
   return { stdout, stderr, exitCode };
 }
 
-const TOOLS: Record<string, string> = {
-  ethtool: '/usr/sbin/ethtool',
-  ibdev2netdev: '/usr/bin/ibdev2netdev',
-  ib_write_bw: '/usr/bin/ib_write_bw',
-  'nvidia-smi': '/usr/bin/nvidia-smi',
-  mpirun: '/usr/bin/mpirun',
-  all_reduce_perf: '/usr/local/bin/all_reduce_perf',
-  gpu_burn: '/usr/local/bin/gpu_burn',
-  rdma: '/usr/bin/rdma',
-  ip: '/usr/sbin/ip',
-  grep: '/usr/bin/grep',
-  date: '/usr/bin/date',
-  sudo: '/usr/bin/sudo',
-  stdbuf: '/usr/bin/stdbuf',
-};
 
 // Small host facts: date, uname, hostname, whoami, command -v.
 export function hostFact(core: LabCore, node: string, argv: string[]): Answer | null {
@@ -254,8 +240,8 @@ export function hostFact(core: LabCore, node: string, argv: string[]): Answer | 
     case 'command':
     case 'which': {
       const tool = argv[argv.length - 1]!;
-      const p = TOOLS[tool];
-      return p ? ok(`${p}\n`) : { stdout: '', stderr: '', exitCode: 1 };
+      const p = programPath(core, node, tool);
+      return p ? ok(`${tool.startsWith('/') ? tool : p}\n`) : { stdout: '', stderr: '', exitCode: 1 };
     }
     default:
       return null;

@@ -12,7 +12,7 @@ import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { buildBatch, splitBatchOutput } from '../../src/transport/batch.js';
 import { cmd } from '../../src/transport/commands.js';
 import { TransportError } from '../../src/transport/types.js';
-import { newLab, startGpuLoad, startLinkLoad } from './drive.js';
+import { newLab, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
 
 describe('SimRunner', () => {
   it('answers an unmodelled command like a missing binary, in run() and start()', async () => {
@@ -57,6 +57,9 @@ describe('SimRunner', () => {
     expect(lab.processes('spark-b')).toEqual([]);
     const r = await procs[1]!.done;
     expect(r.signal).toBe('SIGTERM');
+    // The counters are registers updated once a second: the loads stopped 0.4 s into one (their servers listened after
+    // 0.4 s), so the next update still carries that fraction. From then on nothing moves.
+    await clock.sleep(1000);
     const bytes = parseEthtoolStats((await lab.runner('spark-b').run(cmd.ethtoolStats('enp1s0f1np1'))).stdout).counters['rx_bytes_phy'];
     await clock.sleep(60_000);
     expect(parseEthtoolStats((await lab.runner('spark-b').run(cmd.ethtoolStats('enp1s0f1np1'))).stdout).counters['rx_bytes_phy']).toBe(bytes);
@@ -64,8 +67,8 @@ describe('SimRunner', () => {
   });
 
   it('run() with a timeout stops a load that would run forever', async () => {
-    const { lab } = newLab('good-qsfp56');
-    await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' });
+    const { lab, clock } = newLab('good-qsfp56');
+    await untilListening(await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' }), clock);
     const res = await lab.runner('spark-a').run('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { timeoutMs: 12_000 });
     expect(res.timedOut).toBe(true);
     expect(res.stdout.split('\n').filter((l) => l.startsWith(' 65536 '))).toHaveLength(2);

@@ -4,6 +4,7 @@ import { parseIbWriteBw } from '../../probes/ib-write-bw.js';
 import { ParseError } from '../../domain/errors.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
+import { lineBuffered, waitUntilListening } from './link-load.js';
 
 const LOOPBACK_PORT = 18600;
 
@@ -11,9 +12,9 @@ const LOOPBACK_PORT = 18600;
 async function loopbackOne(ctx: RunContext, node: NodeState, phase: LoopbackPhase): Promise<number> {
   const rail = node.cage!.rails[0];
   const values = { rdmaDevice: rail.rdmaDevice, tcpPort: LOOPBACK_PORT, msgSize: phase.msgSize, durationS: phase.durationS, serverIp: node.railIps[0]! };
-  const server = await ctx.startProcess(node, renderCommand(ctx.protocol.commands.loopbackServer, values), `loopback-server-${rail.rdmaDevice.toLowerCase()}`);
+  const server = await ctx.startProcess(node, lineBuffered(renderCommand(ctx.protocol.commands.loopbackServer, values)), `loopback-server-${rail.rdmaDevice.toLowerCase()}`);
   try {
-    await ctx.sleep(1000);
+    await waitUntilListening(ctx, node, server, rail.rdmaDevice);
     const client = await ctx.runLogged(node, renderCommand(ctx.protocol.commands.loopbackClient, values), `loopback-client:${rail.rdmaDevice}`, (phase.durationS + 60) * 1000);
     try {
       const parsed = parseIbWriteBw(client.stdout);
