@@ -16,7 +16,8 @@ import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
+import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
+import type { Protocol } from '../protocol/index.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
 
@@ -34,6 +35,7 @@ export interface BatchArgs {
   seed?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
+  dryRun?: boolean;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -59,6 +61,9 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
     if (twice.length) io.stderr(`cablequal batch --sim: ${twice.join(', ')} in two pairs: benchmarks take turns, but each simulated pair is its own lab (bandwidth and heat of a shared node are not shared in the simulation)\n`);
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
+  // only polls ibdev2netdev and sudo -n ethtool -m for the swap).
+  if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
   const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
 
@@ -184,4 +189,19 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
   }
   if (entries.length !== manifest.length) throw new UsageError(`batch --sim: ${entries.length} simulated cable(s) for ${manifest.length} manifest cable(s)`);
   return entries;
+}
+
+async function batchDryRun(args: BatchArgs, pairSpecs: string[], manifest: ManifestCable[], protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+  const box = args.sim !== undefined ? simBox(args.sim, manifest, io.cwd) : null;
+  for (const [p, spec] of pairSpecs.entries()) {
+    io.stdout(`[pair ${p + 1}] ${spec}: every cable's run executes these commands; between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap\n`);
+    try {
+      io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys) }, protocol, protocolText, io));
+    } catch (e) {
+      if (!(e instanceof DiscoveryError)) throw e;
+      io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${e.message}\n`);
+      return EXIT.error;
+    }
+  }
+  return EXIT.ok;
 }

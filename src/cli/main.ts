@@ -39,7 +39,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('sim', { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' })
           .option('sim-fault', { type: 'string', array: true, describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s' })
           .option('seed', { type: 'number', describe: 'simulator seed (same seed, same journal)' })
-          .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node)' })
+          .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages' })
           .option('port', { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)', default: undefined })
           .option('protocol', { type: 'string', describe: 'built-in protocol name (spark-burnin, quick) or a protocol file', default: 'spark-burnin' })
           .option('label', { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' })
@@ -47,12 +47,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('json', { type: 'boolean', describe: 'print one JSON object on stdout', default: false })
           .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
-          .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false }),
+          .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false })
+          .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false }),
       async (args) => {
         code = await runCommand(
           {
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
+            dryRun: args.dryRun,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.simFault ? { simFault: args.simFault.map(String) } : {}),
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
@@ -176,7 +178,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('sim', { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' })
           .option('seed', { type: 'number' })
           .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
-          .option('accept-new-host-keys', { type: 'boolean', default: false }),
+          .option('accept-new-host-keys', { type: 'boolean', default: false })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'print, per pair, every command one cable\'s run executes on each node; nothing runs but read-only discovery' }),
       async (args) => {
         const { batchCommand } = await import('./batch-command.js');
         code = await batchCommand(
@@ -194,6 +197,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
             ...(args.out ? { out: args.out } : {}),
             acceptNewHostKeys: args.acceptNewHostKeys,
+            dryRun: args.dryRun,
           },
           io,
           io.signal ?? new AbortController().signal,

@@ -15,6 +15,8 @@ import { VirtualClock } from '../sim/virtual-clock.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
 import { validate } from '../transport/commands.js';
+import { TransportError } from '../transport/types.js';
+import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { formatStatus } from './status.js';
@@ -38,6 +40,7 @@ export interface RunArgs {
   sshConfig?: string;
   breakLock?: boolean;
   preflightOnly?: boolean;
+  dryRun?: boolean;
 }
 
 // Resolve `--protocol`: a built-in name (spark-burnin, quick) or a path.
@@ -120,16 +123,15 @@ export function newRunId(clock: Clock): string {
 
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
-  if (!args.sim === !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+  if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  if (args.dryRun) return dryRunCommand(args, protocol, protocolText, io);
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
   if (args.sim) {
     clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
-    const lab = createLab({ scenario: args.sim, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
-    nodes = lab.nodes.map((name) => ({ name, host: name, cage: args.port ? parseCage(args.port, '--port') : 'auto' }));
-    runners = new Map(lab.nodes.map((n) => [n, lab.runner(n)]));
+    ({ nodes, runners } = simNodes(args, clock));
   } else {
     clock = systemClock;
     nodes = parseNodes(args.nodes!, args.port);
@@ -190,4 +192,68 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   }
   if (signal.aborted) return EXIT.interrupted;
   return exitCodeFor(record.outcome);
+}
+
+// The simulated lab of `--sim`: its two nodes, or with --nodes a:0,b:1 renamed and with the cable in those cages (the
+// triangle wiring); --port names the cage for nodes that do not.
+function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Map<string, CommandRunner> } {
+  const named = args.nodes ? parseNodes(args.nodes, args.port) : null;
+  const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
+  const lab = createLab({
+    scenario: args.sim!,
+    ...(args.seed !== undefined ? { seed: args.seed } : {}),
+    faults: args.simFault ?? [],
+    clock,
+    ...(named ? { nodeNames: [named[0]!.name, named[1]!.name] as [string, string], cages: [cageOf(named[0]!), cageOf(named[1]!)] as [0 | 1 | undefined, 0 | 1 | undefined] } : {}),
+  });
+  const nodes = named ?? lab.nodes.map((name) => ({ name, host: name, cage: args.port ? parseCage(args.port, '--port') : ('auto' as const) }));
+  return { nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) };
+}
+
+// `--dry-run`: print every command the run would execute on each node, in order. With --sim the simulated nodes are
+// used; with --nodes only read-only discovery runs on the real nodes (which cage, which rail addresses).
+async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = await dryRunPlan(args, protocol, protocolText, io);
+  } catch (e) {
+    if (!(e instanceof DiscoveryError)) throw e;
+    io.stderr(`cablequal: ERROR: dry run: ${e.message}\n`);
+    return EXIT.error;
+  }
+  io.stdout(text);
+  return EXIT.ok;
+}
+
+// Read-only discovery on a real node failed (unreachable, no cabled cage, a rail without address): nothing to plan.
+export class DiscoveryError extends Error {
+  override readonly name = 'DiscoveryError';
+}
+
+// The dry-run text for one pair of nodes (shared by run and batch).
+export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig'>, protocol: Protocol, protocolText: string, io: CliIo): Promise<string> {
+  const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+  if (args.sim) {
+    const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
+    const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim });
+    const shown = nodes.map((n) => ({ name: n.name, cage: n.cage }));
+    return formatPlan(plan, shown, { protocol, real: false });
+  }
+  const specs = parseNodes(args.nodes!, args.port);
+  const real = await makeRunners(specs, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+  let found: DiscoveredNode[];
+  try {
+    found = await Promise.all(specs.map((s) => discoverNode(real.get(s.name)!, s)));
+  } catch (e) {
+    if (e instanceof UsageError || !(e instanceof Error)) throw e;
+    throw new DiscoveryError(`${e instanceof TransportError ? '' : 'discovery: '}${e.message}`);
+  } finally {
+    await Promise.all([...real.values()].map((r) => r.close().catch(() => undefined)));
+  }
+  const [a, b] = found as [DiscoveredNode, DiscoveredNode];
+  const lab = createLab({ scenario: 'good-qsfp56', clock, nodeNames: [a.name, b.name], cages: [a.cage, b.cage], railIps: [a.railIps, b.railIps] });
+  const nodes: NodeSpec[] = specs.map((s, i) => ({ ...s, cage: found[i]!.cage }));
+  const plan = await planRun({ protocol, protocolText, nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), clock });
+  plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
+  return formatPlan(plan, nodes.map((n) => ({ name: n.name, cage: n.cage })), { protocol, real: true });
 }

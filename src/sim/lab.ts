@@ -44,6 +44,8 @@ export interface CreateLabOptions {
   cages?: [0 | 1 | undefined, 0 | 1 | undefined];
   // Override the simulated EEPROM serial of the first cable.
   serial?: string;
+  // Each node's two rail addresses (a dry run mirrors real nodes' addresses): overrides the scenario's.
+  railIps?: [[string, string], [string, string]];
 }
 
 function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpec {
@@ -65,6 +67,10 @@ export function createLab(opts: CreateLabOptions): SimLab {
   if (opts.cages) {
     const [a, b] = opts.cages;
     spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a !== undefined ? { cage: a } : {}) }, { ...spec.nodes[1], ...(b !== undefined ? { cage: b } : {}) }] };
+  }
+  if (opts.railIps) {
+    const [a, b] = opts.railIps;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], railIps: a }, { ...spec.nodes[1], railIps: b }] };
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);

@@ -1,7 +1,7 @@
 import { renderCommand } from '../../protocol/index.js';
 import { parseIbWriteBw } from '../../probes/ib-write-bw.js';
 import { ParseError } from '../../domain/errors.js';
-import type { RemoteProcess } from '../../transport/types.js';
+import type { CommandResult, RemoteProcess } from '../../transport/types.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
 
@@ -49,9 +49,23 @@ function tail(text: string, lines = 3): string {
   return text
     .trim()
     .split('\n')
-    .filter((l) => l.trim() !== '')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
     .slice(-lines)
     .join(' | ');
+}
+
+const PENDING = Symbol('pending');
+
+// How a process ended, or PENDING while it runs (null: it failed without a result). Racing the `done` promise itself
+// matters: racing `done.then(...)` against an already resolved promise always loses by one microtask, so a process
+// that had ended would look alive.
+export async function endedWith(p: RemoteProcess): Promise<CommandResult | null | typeof PENDING> {
+  try {
+    return await Promise.race([p.done, Promise.resolve(PENDING)]);
+  } catch {
+    return null;
+  }
 }
 
 // Wait until a started ib_write_bw server listens (its banner is in its output), instead of a fixed head start.
@@ -59,8 +73,8 @@ function tail(text: string, lines = 3): string {
 export async function waitUntilListening(ctx: RunContext, node: NodeState, server: RemoteProcess, device: string): Promise<void> {
   const deadline = ctx.tS + SERVER_READY_TIMEOUT_S;
   for (;;) {
-    const exited = await Promise.race([server.done.then((r) => r, () => null), Promise.resolve(undefined)]);
-    if (exited !== undefined) {
+    const exited = await endedWith(server);
+    if (exited !== PENDING) {
       const out = exited ?? { ...(await server.output()), exitCode: null };
       throw new SetupError(
         setupReason('ib-write-bw-server', `${node.spec.name}: ib_write_bw server on ${device} (${server.name}) exited before it listened (exit ${exited?.exitCode ?? 'unknown'}): ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`, {
@@ -144,8 +158,7 @@ export async function deadLoadProcesses(load: LinkLoad): Promise<string[]> {
   const dead: string[] = [];
   for (const s of load.streams) {
     for (const p of [s.server, s.client]) {
-      const settled = await Promise.race([p.done.then(() => true, () => true), Promise.resolve(false)]);
-      if (settled) dead.push(p.name);
+      if ((await endedWith(p)) !== PENDING) dead.push(p.name);
     }
   }
   return dead;
