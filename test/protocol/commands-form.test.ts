@@ -132,3 +132,15 @@ describe('commands.nccl and commands.ncclRank', () => {
     expect(p.commands.ncclRank).toBeUndefined();
   });
 });
+
+describe('the operator guide\'s gpuLoad examples', () => {
+  it('load as written (default and PyTorch alternative), and the default is the shipped protocol\'s', () => {
+    const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'operator-guide.md'), 'utf8');
+    const blocks = [...guide.matchAll(/```json\n("gpuLoad": [\s\S]*?)\n```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    const loaded = blocks.map((b) => load((c) => (c.gpuLoad = (JSON.parse(`{${b}}`) as { gpuLoad: unknown }).gpuLoad)).commands.gpuLoad);
+    expect(loaded[0]).toEqual(parseProtocol(readFileSync(FULL, 'utf8'), 'x').commands.gpuLoad);
+    expect(loaded[1]).toMatchObject({ form: 'program', program: 'docker', check: ['docker', 'image', 'inspect', 'nvcr.io/nvidia/pytorch:25.10-py3'] });
+    expect(shellWords(gpuLoadCommand(loaded[1]!, 60)).at(-1)).toBe('import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<60: a@a")');
+  });
+});
