@@ -1,6 +1,7 @@
 // `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (FORMATS §3).
 //
-// Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes), then `\tKey: value`
+// Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes; only permission notices may
+// come before it, as 2>&1 through a pipe puts them), then `\tKey: value`
 // lines (indented less than 16 columns), list continuations indented 16+ columns (ethtool uses 32), and the
 // benign permission notices a non-root run interleaves (`netlink error: ...`, `Cannot get ...: ...`).
 // Unknown keys are tolerated if indented as ethtool prints them (ethtool adds fields over versions); at least
@@ -65,7 +66,8 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     const lineNo = i + 1;
     const header = HEADER.exec(line);
     if (header) {
-      if (i !== 0) throw new ParseError(KIND, lineNo, `second "Settings for" header (${clip(header[1]!)}): one interface per output`);
+      // Through a pipe (2>&1) stderr's notices come before the block-buffered stdout, so only notices may precede it.
+      if (iface !== null || fields.size > 0) throw new ParseError(KIND, lineNo, `second "Settings for" header (${clip(header[1]!)}): one interface per output`);
       iface = header[1]!;
       continue;
     }

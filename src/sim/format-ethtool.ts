@@ -1,4 +1,5 @@
-// ethtool 6.7 output for a simulated mlx5 netdev: `-S` (full ~1,500-line mlx5 dump), link settings, `-I --show-fec`.
+// ethtool 6.7 output for a simulated mlx5 netdev: `-S` (full ~1,500-line mlx5 dump), link settings, `[-I] --show-fec`.
+// Generated, not recorded; layouts from the ethtool and mlx5 sources named below and the real samples in samples/.
 import type { PortCounters, RailCounters } from './model.js';
 
 const CHANNELS = 20; // GB10 has 20 cores, mlx5 opens one channel per core
@@ -25,7 +26,7 @@ const SW_HEAD = [
   'tx_xsk_err', 'tx_xsk_cqes', 'ch_events', 'ch_poll', 'ch_arm', 'ch_aff_change', 'ch_force_irq', 'ch_eq_rearm',
   'rx_out_of_buffer', 'rx_if_down_packets',
 ];
-const VPORT = ['unicast', 'multicast', 'broadcast'];
+const VPORT = ['unicast', 'multicast', 'broadcast'] as const;
 const PHY_HIST = [
   'rx_undersize_pkts_phy', 'rx_fragments_phy', 'rx_jabbers_phy', 'rx_64_bytes_phy', 'rx_65_to_127_bytes_phy',
   'rx_128_to_255_bytes_phy', 'rx_256_to_511_bytes_phy', 'rx_512_to_1023_bytes_phy', 'rx_1024_to_1518_bytes_phy',
@@ -48,17 +49,40 @@ const TXQ = [
   'xmit_more', 'recover', 'cqes', 'wake', 'cqe_err',
 ];
 
-// What one netdev's `ethtool -S` shows: its own rail's counters plus the cage's shared physical-port counters.
+// Kernel-stack frames (not RDMA) of one PCIe function per direction, counted since its driver loaded.
+export interface FrameCounts {
+  unicast: number;
+  multicast: number;
+  broadcast: number;
+}
+export interface HostTraffic {
+  rx: FrameCounts;
+  tx: FrameCounts;
+}
+
+// Frame sizes of the generated kernel-stack traffic, on the wire with the 4-byte FCS: unicast (TCP/IP control
+// traffic), multicast (IPv6 ND, mDNS), broadcast (ARP, 60 bytes + FCS). RDMA frames are the model's (1082 bytes).
+const FRAME = { unicast: 316, multicast: 110, broadcast: 64 } as const;
+const FCS = 4;
+
+// What one netdev's `ethtool -S` shows: its own function's counters, and the cage's physical-port (*_phy)
+// counters, which count the frames of both functions of the cage (so both netdevs read the same *_phy values).
 export interface StatsView {
   cabled: boolean;
-  port: PortCounters; // physical port (identical on both netdevs of a cage)
+  port: PortCounters; // the port's RDMA frames and PHY errors (model); bytes include the FCS
   rail: RailCounters; // this PCIe function's RDMA traffic
-  hostPackets: number; // software (kernel stack) packets of this netdev, e.g. ssh and ARP
-  portHostPackets: number; // the same traffic as the shared physical port counts it
+  host: HostTraffic; // this PCIe function's kernel-stack frames
+  portHost: HostTraffic; // the kernel-stack frames of both functions of the cage, as the port counts them
   uncorrectableAsCrc: boolean;
 }
 
-// `ethtool -S <if>` of mlx5: `NIC statistics:` then `     name: value` lines, *_phy counters from the shared port.
+const sumFrames = (c: FrameCounts) => c.unicast + c.multicast + c.broadcast;
+const frameBytes = (c: FrameCounts, fcs: number) =>
+  c.unicast * (FRAME.unicast - fcs) + c.multicast * (FRAME.multicast - fcs) + c.broadcast * (FRAME.broadcast - fcs);
+
+// `ethtool -S <if>` of mlx5: `NIC statistics:` then `     name: value` lines. The counters agree with each other as
+// a real dump's do (samples/ethtool-stats/mlx5-100g-...): the size bins sum to rx_packets_phy, rx_prio0_* equal the
+// port totals, and each *_phy total is the sum over both functions' vport (kernel + RDMA) counters plus the FCS.
 export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   // The sampler's per-tick `| grep -E PHY_LINES` keeps the header and the *_phy block only: once a whole dump
   // has shown that for this filter, build just those (~40 of ~1,700 lines; same text as filtering the whole dump).
@@ -70,13 +94,14 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
     });
     return `${lines.join('\n')}\n`;
   }
-  const p = v.port;
+  const { host } = v;
   const sw = new Map<string, number>();
-  const hp = Math.floor(v.hostPackets);
-  sw.set('rx_packets', hp).set('rx_bytes', hp * 312).set('tx_packets', Math.floor(hp * 0.8)).set('tx_bytes', Math.floor(hp * 0.8) * 198);
-  sw.set('rx_csum_complete', hp).set('tx_csum_partial', Math.floor(hp * 0.7)).set('tx_csum_none', Math.floor(hp * 0.1));
-  sw.set('ch_events', Math.floor(hp * 1.1)).set('ch_poll', Math.floor(hp * 1.2)).set('ch_arm', Math.floor(hp * 1.1));
-  sw.set('tx_cqes', Math.floor(hp * 0.8));
+  const rxPk = sumFrames(host.rx);
+  const txPk = sumFrames(host.tx);
+  sw.set('rx_packets', rxPk).set('rx_bytes', frameBytes(host.rx, FCS)).set('tx_packets', txPk).set('tx_bytes', frameBytes(host.tx, FCS));
+  sw.set('rx_csum_complete', rxPk).set('tx_csum_partial', host.tx.unicast).set('tx_csum_none', host.tx.multicast + host.tx.broadcast);
+  sw.set('ch_events', Math.floor((rxPk + txPk) * 0.6)).set('ch_poll', Math.floor((rxPk + txPk) * 0.7)).set('ch_arm', Math.floor((rxPk + txPk) * 0.6));
+  sw.set('tx_cqes', txPk);
   const lines: string[] = ['NIC statistics:'];
   // A pipe into grep drops most lines: skip building them (the sampler reads only *_phy every tick).
   // Whether a counter's line survives the grep depends on its name only (the value is digits), so it is cached.
@@ -94,27 +119,27 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   if (keep && !keep.test(lines[0]!)) lines.pop();
   const channels = !kept || [...CH.map((n) => `ch0_${n}`), ...RXQ.map((n) => `rx0_${n}`), ...TXQ.map((n) => `tx0_${n}`)].some((n) => keep!.test(`     ${n}: 0`) || /\d/.test(keep!.source));
   for (const n of SW_HEAD) put(n, sw.get(n) ?? 0);
-  for (const dir of ['rx', 'tx']) {
+  for (const [dir, c] of [['rx', host.rx], ['tx', host.tx]] as const) {
     for (const kind of VPORT) {
-      const pk = kind === 'unicast' ? hp : kind === 'multicast' ? hp / 50 : hp / 200;
-      put(`${dir}_vport_${kind}_packets`, dir === 'rx' ? pk : pk * 0.8);
-      put(`${dir}_vport_${kind}_bytes`, (dir === 'rx' ? pk : pk * 0.8) * 250);
+      put(`${dir}_vport_${kind}_packets`, c[kind]);
+      put(`${dir}_vport_${kind}_bytes`, c[kind] * (FRAME[kind] - FCS));
     }
   }
   const r = v.rail;
   put('rx_vport_rdma_unicast_packets', r.rxPackets);
-  put('rx_vport_rdma_unicast_bytes', r.rxBytes);
+  put('rx_vport_rdma_unicast_bytes', r.rxBytes - FCS * r.rxPackets);
   put('tx_vport_rdma_unicast_packets', r.txPackets);
-  put('tx_vport_rdma_unicast_bytes', r.txBytes);
+  put('tx_vport_rdma_unicast_bytes', r.txBytes - FCS * r.txPackets);
   for (const n of ['rx_vport_rdma_multicast_packets', 'rx_vport_rdma_multicast_bytes', 'tx_vport_rdma_multicast_packets', 'tx_vport_rdma_multicast_bytes']) put(n, 0);
   putPhy(v, put);
   for (const n of ['rx_pci_signal_integrity', 'tx_pci_signal_integrity', 'outbound_pci_stalled_rd', 'outbound_pci_stalled_wr', 'outbound_pci_stalled_rd_events', 'outbound_pci_stalled_wr_events']) put(n, 0);
+  const t = phyTotals(v);
   for (let prio = 0; prio < 8; prio++) {
-    put(`rx_prio${prio}_bytes`, prio === 0 ? p.rxBytes : 0);
-    put(`rx_prio${prio}_packets`, prio === 0 ? p.rxPackets : 0);
+    put(`rx_prio${prio}_bytes`, prio === 0 ? t.rxBytes : 0);
+    put(`rx_prio${prio}_packets`, prio === 0 ? t.rxPackets : 0);
     put(`rx_prio${prio}_discards`, 0);
-    put(`tx_prio${prio}_bytes`, prio === 0 ? p.txBytes : 0);
-    put(`tx_prio${prio}_packets`, prio === 0 ? p.txPackets : 0);
+    put(`tx_prio${prio}_bytes`, prio === 0 ? t.txBytes : 0);
+    put(`tx_prio${prio}_packets`, prio === 0 ? t.txPackets : 0);
   }
   put('tx_pause_storm_warning_events', 0);
   put('tx_pause_storm_error_events', 0);
@@ -128,6 +153,18 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   }
   if (entry && kept) entry.phyOnly = [...kept].every(([name, k]) => !k || name.endsWith('_phy'));
   return `${lines.join('\n')}\n`;
+}
+
+// The physical port's frame and byte totals per direction: RDMA frames plus both functions' kernel-stack frames.
+function phyTotals(v: StatsView): { rxPackets: number; rxBytes: number; txPackets: number; txBytes: number } {
+  const p = v.port;
+  const h = v.portHost;
+  return {
+    rxPackets: Math.floor(p.rxPackets) + sumFrames(h.rx),
+    rxBytes: Math.floor(p.rxBytes) + frameBytes(h.rx, 0),
+    txPackets: Math.floor(p.txPackets) + sumFrames(h.tx),
+    txBytes: Math.floor(p.txBytes) + frameBytes(h.tx, 0),
+  };
 }
 
 // Per filter: which counter names survive it, and (once one whole dump was filtered) whether only *_phy ones do.
@@ -144,16 +181,18 @@ function keptEntry(re: RegExp): { names: Map<string, boolean>; phyOnly?: boolean
 // The physical-port (*_phy) block, in the driver's order.
 function putPhy(v: StatsView, put: (name: string, value: number) => void): void {
   const p = v.port;
+  const h = v.portHost;
+  const t = phyTotals(v);
   const crc = v.uncorrectableAsCrc ? p.uncorrectable : 0;
-  put('tx_packets_phy', p.txPackets);
-  put('rx_packets_phy', p.rxPackets);
+  put('tx_packets_phy', t.txPackets);
+  put('rx_packets_phy', t.rxPackets);
   put('rx_crc_errors_phy', crc);
-  put('tx_bytes_phy', p.txBytes);
-  put('rx_bytes_phy', p.rxBytes);
-  put('tx_multicast_phy', v.cabled ? v.portHostPackets / 60 : 0);
-  put('tx_broadcast_phy', v.cabled ? 2 : 0);
-  put('rx_multicast_phy', v.cabled ? v.portHostPackets / 50 : 0);
-  put('rx_broadcast_phy', v.cabled ? v.portHostPackets / 200 : 0);
+  put('tx_bytes_phy', t.txBytes);
+  put('rx_bytes_phy', t.rxBytes);
+  put('tx_multicast_phy', h.tx.multicast);
+  put('tx_broadcast_phy', h.tx.broadcast);
+  put('rx_multicast_phy', h.rx.multicast);
+  put('rx_broadcast_phy', h.rx.broadcast);
   put('rx_in_range_len_errors_phy', 0);
   put('rx_out_of_range_len_phy', 0);
   put('rx_oversize_pkts_phy', 0);
@@ -166,7 +205,14 @@ function putPhy(v: StatsView, put: (name: string, value: number) => void): void 
   put('rx_discards_phy', 0);
   put('tx_discards_phy', 0);
   put('tx_errors_phy', 0);
-  for (const n of PHY_HIST) put(n, n === 'rx_1024_to_1518_bytes_phy' ? p.rxPackets : 0);
+  // Received frames by size on the wire: ARP 64, multicast 65-127, unicast 256-511, RDMA (1082) 1024-1518.
+  const bins: Record<string, number> = {
+    rx_64_bytes_phy: h.rx.broadcast,
+    rx_65_to_127_bytes_phy: h.rx.multicast,
+    rx_256_to_511_bytes_phy: h.rx.unicast,
+    rx_1024_to_1518_bytes_phy: Math.floor(p.rxPackets),
+  };
+  for (const n of PHY_HIST) put(n, bins[n] ?? 0);
   put('link_down_events_phy', p.linkDown);
   put('rx_pcs_symbol_err_phy', p.uncorrectable);
   put('rx_corrected_bits_phy', p.correctedBits);
@@ -180,55 +226,66 @@ export function garbleStats(text: string): string {
   return `${text.slice(0, cut > 0 ? cut : 200)}rx_corr\u0000\u0000\ufffd\u001b[0m@@\u0007\n     rx_err_lane_0_phy: -1\n`;
 }
 
-const MODES = [
+// The link modes a Spark netdev lists, in ethtool's bit order: the list "stops at 100000baseCR4/Full" on a Spark
+// although the link runs at 200000Mb/s (FORMATS §0, §3); the modes before it are mlx5's legacy PTYS ones.
+const SPARK_LINK_MODES = [
   '1000baseKX/Full', '10000baseKR/Full', '40000baseKR4/Full', '40000baseCR4/Full', '40000baseSR4/Full',
   '40000baseLR4/Full', '25000baseCR/Full', '25000baseKR/Full', '25000baseSR/Full', '50000baseCR2/Full',
-  '50000baseKR2/Full', '100000baseKR4/Full', '100000baseSR4/Full', '100000baseCR4/Full', '100000baseLR4_ER4/Full',
-  '50000baseSR2/Full', '1000baseX/Full', '10000baseCR/Full', '10000baseSR/Full', '10000baseLR/Full', '10000baseER/Full',
-  '50000baseKR/Full', '50000baseSR/Full', '50000baseCR/Full', '50000baseLR_ER_FR/Full', '50000baseDR/Full',
-  '100000baseKR2/Full', '100000baseSR2/Full', '100000baseCR2/Full', '100000baseLR2_ER2_FR2/Full', '100000baseDR2/Full',
-  '200000baseKR4/Full', '200000baseSR4/Full', '200000baseLR4_ER4_FR4/Full', '200000baseDR4/Full', '200000baseCR4/Full',
+  '50000baseKR2/Full', '100000baseKR4/Full', '100000baseSR4/Full', '100000baseCR4/Full',
 ];
 
-function modeList(label: string, modes: string[]): string {
-  const head = `${label}:`.padEnd(24);
-  return modes.map((m, i) => (i === 0 ? `\t${head}${m}` : `\t${' '.repeat(24)}${m}`)).join('\n');
+// dump_link_modes() of ethtool netlink/settings.c: `\t<before><first>`, then `\n\t` + before's width in blanks per mode.
+function modeList(before: string, modes: string[]): string {
+  return modes.map((m, i) => (i === 0 ? `\t${before}${m}` : `\t${' '.repeat(before.length)}${m}`)).join('\n');
 }
 
-// `ethtool <if>` (ethtool 6.7 netlink, run without root: the wake-on lines are refused and stderr says so).
-export function formatEthtoolLink(iface: string, v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number }): string {
-  const lines = [
+// The netlink error a non-root `ethtool <if>` gets for its WOL_GET request (the kernel requires CAP_NET_ADMIN).
+const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
+
+// `ethtool <if>` as ethtool 6.7 (netlink/settings.c nl_gset) prints it for an mlx5 netdev: link modes, link info,
+// Wake-on (root only), message level (mlx5's default NETIF_MSG_LINK), link state. Without root the WOL request
+// fails: stderr says so and stdout has no Wake-on lines. `tty` is what a terminal shows with both streams (the
+// error where it happens, before "Current message level", as in FORMATS §3's pastes); through a pipe stdout is
+// block-buffered until exit, so there the error comes first.
+export function formatEthtoolLink(
+  iface: string,
+  v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; root: boolean },
+): { stdout: string; stderr: string; tty: string } {
+  const head = [
     `Settings for ${iface}:`,
-    '\tSupported ports: [ Backplane ]',
-    modeList('Supported link modes', MODES),
+    // mlx5 maps the PTYS connector type of a direct-attach cable to the FIBRE port bit; an empty cage has none.
+    `\tSupported ports: [ ${v.cabled ? 'FIBRE' : ''} ]`,
+    modeList('Supported link modes:   ', SPARK_LINK_MODES),
     '\tSupported pause frame use: Symmetric',
     '\tSupports auto-negotiation: Yes',
     '\tSupported FEC modes: None\t RS\t BASER',
-    modeList('Advertised link modes', MODES),
+    modeList('Advertised link modes:  ', SPARK_LINK_MODES),
     '\tAdvertised pause frame use: Symmetric',
     '\tAdvertised auto-negotiation: Yes',
     '\tAdvertised FEC modes: None\t RS\t BASER',
   ];
-  if (v.up) {
-    lines.push('\tSpeed: 200000Mb/s', `\tLanes: ${v.lanes}`, '\tDuplex: Full');
-  } else {
-    lines.push('\tSpeed: Unknown!', '\tDuplex: Unknown! (255)');
-  }
-  lines.push(
-    '\tAuto-negotiation: on',
-    `\tPort: ${v.cabled ? 'Direct Attach Copper' : 'Other'}`,
-    '\tPHYAD: 0',
-    '\tTransceiver: internal',
+  if (v.up) head.push('\tSpeed: 200000Mb/s', `\tLanes: ${v.lanes}`, '\tDuplex: Full');
+  else head.push('\tSpeed: Unknown!', '\tDuplex: Unknown! (255)');
+  head.push('\tAuto-negotiation: on', `\tPort: ${v.cabled ? 'Direct Attach Copper' : 'Other'}`, '\tPHYAD: 0', '\tTransceiver: internal');
+  if (v.root) head.push('\tSupports Wake-on: d', '\tWake-on: d');
+  const tail = [
+    '        Current message level: 0x00000004 (4)',
+    '                               link',
     `\tLink detected: ${v.up ? 'yes' : 'no'}`,
     `\tLink Down Events: ${v.linkDownEvents}`,
-  );
-  return `${lines.join('\n')}\n`;
+  ];
+  const stderr = v.root ? '' : NOT_PERMITTED;
+  const stdout = `${[...head, ...tail].join('\n')}\n`;
+  return { stdout, stderr, tty: `${head.join('\n')}\n${stderr}${tail.join('\n')}\n` };
 }
 
-// `ethtool -I --show-fec <if>` in the ethtool 6.7 layout; mlx5 in RS mode gives totals only (no per-lane lines).
-export function formatEthtoolFec(iface: string, v: { cabled: boolean; port: PortCounters }): string {
-  const head = `FEC parameters for ${iface}:\nSupported/Configured FEC encodings: Auto RS BaseR\n`;
+// `ethtool [-I] --show-fec <if>` (ethtool 6.7 netlink/fec.c): a Spark in its normal state configures "Auto"
+// (samples/ethtool-fec/spark-fb97-*) and runs RS on a cabled port. Statistics only with -I, and only when FEC is
+// active; mlx5 in RS mode gives totals only (no per-lane lines, FORMATS §2).
+export function formatEthtoolFec(iface: string, v: { cabled: boolean; port: PortCounters; stats: boolean }): string {
+  const head = `FEC parameters for ${iface}:\nSupported/Configured FEC encodings: Auto\n`;
   if (!v.cabled) return `${head}Active FEC encoding: None\n`;
+  if (!v.stats) return `${head}Active FEC encoding: RS\n`;
   return (
     `${head}Active FEC encoding: RS\nStatistics:\n` +
     `  corrected_blocks: ${v.port.correctedBlocks}\n` +

@@ -65,7 +65,8 @@ export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; s
   out.push('# Collective test starting: all_reduce_perf');
   out.push(`# nThread 1 nGpus 1 minBytes ${r.minBytes} maxBytes ${r.maxBytes} step: ${r.factor}(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0`);
   out.push('#', '# Using devices');
-  r.hosts.forEach((h, i) => out.push(`#  Rank  ${i} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name} device  0 [000f:01:00] NVIDIA GB10`));
+  // nccl-tests src/common.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s".
+  r.hosts.forEach((h, i) => out.push(`#  Rank ${String(i).padStart(2)} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name.padStart(10)} device  0 [000f:01:00] NVIDIA GB10`));
   for (const h of r.hosts) out.push(...rankInitLines(h));
   for (const h of r.hosts) h.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
   out.push('#');

@@ -2,8 +2,9 @@
 // answered from the model at the current lab time in the real tools' output layout.
 import type { LabCore } from './lab-core.js';
 import { locate, SPARK_CAGES } from './lab-core.js';
-import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
-import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats } from './format-ethtool.js';
+import { encodeCmis, encodeSff8636 } from '../eeprom/encode.js';
+import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, type FrameCounts, type HostTraffic } from './format-ethtool.js';
+import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
 import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
@@ -24,28 +25,54 @@ function noDevice(iface: string): Answer {
   return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
 }
 
+// The module's memory map: the scenario's, else SFF-8636 for QSFP56 and CMIS for QSFP112.
+function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
+  return spec.cable.eeprom.memoryMap ?? (spec.cable.family === 'QSFP56' ? 'sff8636' : 'cmis');
+}
+
 // Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
 export function eepromBytes(core: LabCore, node: string): Uint8Array {
   const c = core.spec.cable;
   const e = c.eeprom;
   const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
-  if (c.family === 'QSFP56') {
-    const [a, b, x, y] = e.attenuationDb;
-    // 40G-CR4 compliance bit plus extended 0x40 (200GBASE-CR4) at 26.5625 GBd, as Spark DACs advertise.
-    return encodeSff8636({ ...base, attenuationDb: { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y }, compliance: 0x08, extendedCompliance: 0x40, nominalRateGBd: 26.5625 });
-  }
   const [a, b, x, y] = e.attenuationDb;
+  if (memoryMapOf(core.spec) === 'sff8636') {
+    // Spark DACs advertise the 40G-CR4 compliance bit plus an extended code (FORMATS §4a): 0x40 (200GBASE-CR4) at
+    // 26.5625 GBd for QSFP56; a QSFP112-class DAC says 0x3F at 53.125 GBd, so byte 140 = 0xFF and byte 222 = 0xD5
+    // as on the recorded Spark cable (samples/ethtool-module/spark-dac-amphenol-njaakk-n911-...).
+    const qsfp112 = c.family === 'QSFP112';
+    const att: Record<string, number> = { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y };
+    if (e.attenuation25gDb !== undefined) att['25.8GHz'] = e.attenuation25gDb;
+    return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, extendedCompliance: qsfp112 ? 0x3f : 0x40, nominalRateGBd: qsfp112 ? 53.125 : 26.5625 });
+  }
   return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y } });
 }
 
-// `ethtool ...` in its forms used by the harness.
+// Kernel-stack frames (ARP, IPv6 neighbour discovery, mDNS, the NCCL bootstrap's TCP...) one PCIe function of the
+// cabled cage has sent and received since boot, at a steady generated rate (none on an empty cage).
+function hostTraffic(core: LabCore, node: string, rail: number, cabled: boolean): HostTraffic {
+  const up = cabled ? core.model.boot(node, core.now()).uptimeS : 0;
+  const k = rail === 0 ? 1 : 0.3;
+  const n = (perS: number) => Math.floor(perS * k * up);
+  return { rx: { unicast: n(30), multicast: n(0.8), broadcast: n(0.2) }, tx: { unicast: n(24), multicast: n(0.6), broadcast: n(0.01) } };
+}
+
+const addFrames = (a: HostTraffic, b: HostTraffic): HostTraffic => {
+  const add = (x: FrameCounts, y: FrameCounts) => ({ unicast: x.unicast + y.unicast, multicast: x.multicast + y.multicast, broadcast: x.broadcast + y.broadcast });
+  return { rx: add(a.rx, b.rx), tx: add(a.tx, b.tx) };
+};
+
+// `ethtool ...` in its forms used by the harness: `<if>`, `-S`, `[-I] --show-fec`, `-m [params]`, `--version`.
 export function ethtool(core: LabCore, node: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
-  const a = argv.slice(1);
-  if (a[0] === '--version') return ok('ethtool version 6.7\n');
+  const args = argv.slice(1);
+  if (args[0] === '--version') return ok('ethtool version 6.7\n');
   const t = core.now();
-  const flag = a.find((w) => w.startsWith('-'));
-  const iface = a.find((w) => !w.startsWith('-'));
-  if (!iface) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
+  const stats = args.includes('-I') || args.includes('--include-statistics');
+  const words = args.filter((w) => w !== '-I' && w !== '--include-statistics');
+  const flag = words[0]?.startsWith('-') ? words[0] : undefined;
+  const iface = flag === undefined ? words[0] : words[1];
+  const params = words.slice(flag === undefined ? 1 : 2);
+  if (!iface || iface.startsWith('-')) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
   const loc = locate(iface);
   if (!loc || loc.netdev !== iface) return noDevice(iface);
   const cabled = loc.cage === core.cageOf(node);
@@ -53,11 +80,15 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   const c = core.model.counters(node, t);
   const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
   if (flag === undefined) {
-    return { stdout: formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown }), stderr: sudo ? '' : 'netlink error: Operation not permitted\n', exitCode: 0 };
+    if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
+    const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo });
+    return { stdout: link.stdout, stderr: link.stderr, exitCode: 0 };
   }
   if (flag === '-S' || flag === '--statistics') {
-    const hostPackets = (c.baseline / 1000) * (loc.rail === 0 ? 1 : 0.3) + 40 * t;
-    let text = formatEthtoolStats({ cabled, port, rail: cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 }, hostPackets, portHostPackets: c.baseline / 1000 + 52 * t, uncorrectableAsCrc: true }, keep);
+    const host = hostTraffic(core, node, loc.rail, cabled);
+    const portHost = addFrames(hostTraffic(core, node, 0, cabled), hostTraffic(core, node, 1, cabled));
+    const rail = cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 };
+    let text = formatEthtoolStats({ cabled, port, rail, host, portHost, uncorrectableAsCrc: true }, keep);
     const g = core.faults.find((f) => f.kind === 'garbage-output' && !core.garbageFired.has(f) && t >= f.atS && (f.node === null || f.node === node));
     if (g) {
       core.garbageFired.add(g);
@@ -65,22 +96,12 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
     }
     return ok(text);
   }
-  if (a.includes('--show-fec')) return ok(formatEthtoolFec(iface, { cabled, port }));
+  if (flag === '--show-fec') return ok(formatEthtoolFec(iface, { cabled, port, stats }));
   if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
-    if (!sudo) return err('netlink error: Operation not permitted\n');
+    // Reading a module needs CAP_NET_ADMIN: the netlink request is refused, and so is the legacy ioctl.
+    if (!sudo) return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
     if (!cabled || !core.model.plugged) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
-    const img = eepromBytes(core, node);
-    if (a.includes('hex') || a.includes('raw')) {
-      const num = (k: string, d: number) => {
-        const i = a.indexOf(k);
-        return i >= 0 ? Number(a[i + 1]) : d;
-      };
-      const offset = num('offset', 0);
-      const length = num('length', 128);
-      if (!(offset >= 0 && length > 0 && offset + length <= 256)) return err('netlink error: Invalid argument\n');
-      return ok(formatHexDump(img.slice(offset, offset + length), offset));
-    }
-    return ok(formatEthtoolModuleText(img, { style: '6.7' }));
+    return answerModuleEeprom(eepromBytes(core, node), iface, params);
   }
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
 }
@@ -141,6 +162,7 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
     'power.draw': ['power.draw [W]', g.power.toFixed(2), ' W'],
     'memory.total': ['memory.total [MiB]', '[N/A]', ''],
     'memory.used': ['memory.used [MiB]', '[N/A]', ''],
+    'memory.free': ['memory.free [MiB]', '[N/A]', ''],
     driver_version: ['driver_version', '580.95.05', ''],
     pstate: ['pstate', g.util > 10 ? 'P0' : 'P8', ''],
   };

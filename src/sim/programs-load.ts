@@ -11,9 +11,12 @@ import {
   connectFailure,
   formatPerftestHeader,
   formatPerftestRow,
+  PEAK_WARNING,
   RESULT_LINE,
+  visibleStdout,
   WAITING_BANNER,
   type PerftestHeader,
+  type StdoutBuffering,
 } from './format-perftest.js';
 import { formatAllReduce, type NcclRankRun } from './format-nccl.js';
 import { pathKind, programPath, resolvePath } from './node-files.js';
@@ -90,42 +93,49 @@ const ROW_S = 5; // perftest --run_infinitely reports every 5 s (the playbook ro
 // Seconds from an ib_write_bw server's start to its banner (parse, open the device, create the socket).
 export const SERVER_STARTUP_S = 0.4;
 
-// Rows printed by lab time tS: one per 5 s interval for --run_infinitely, one final row for -D or -n runs.
+// Rows printed by lab time tS (each ending in \n): one per 5 s interval for --run_infinitely, one final row and
+// the closing line for -D or -n runs.
 function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): string {
   const end = Math.min(tS, core.model.sessionEnd(s));
   const gbps = s.gbpsPerDir * (s.bidir ? 2 : 1);
   const noise = (i: number) => gbps * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
+  const row = (i: number) => {
+    const bw = noise(i);
+    return `${formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw)}\n`;
+  };
   if (a.infinite) {
     // Row i depends only on the session and i: keep the rows printed so far instead of re-rendering them on
     // every poll (a 60-minute soak prints 720 rows per client and is polled every tick).
     let c = rowCache.get(s);
     if (!c) rowCache.set(s, (c = { count: 0, out: '' }));
     for (let i = c.count + 1; s.startS + i * ROW_S <= end; i++) {
-      const bw = noise(i);
-      c.out += formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
+      c.out += row(i);
       c.count = i;
     }
     if (s.startS + c.count * ROW_S <= end) return c.out;
     // Asked about an earlier time than already rendered (never in a forward-running lab): render afresh.
     let out = '';
-    for (let i = 1; s.startS + i * ROW_S <= end; i++) {
-      const bw = noise(i);
-      out += formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
-    }
+    for (let i = 1; s.startS + i * ROW_S <= end; i++) out += row(i);
     return out;
   }
   if (!endedNormally) return '';
   const bw = noise(0);
   const secs = s.plannedEndS! - s.startS;
   const peak = a.durationS === null ? bw * 1.004 : 0;
-  return formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw) + `${RESULT_LINE}\n`;
+  return `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+}
+
+// What a reader of ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
+// newline, so with rows the flushed part ends just before the last character (FORMATS §5, format-perftest.ts).
+function shown(printed: string, rowsText: string, buffering: StdoutBuffering, exited: boolean): string {
+  return visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
 }
 
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
 const iterSeconds = (a: PerftestArgs, gbps: number) => (a.iterations * a.size * 8) / (gbps * 1e9);
 
 // ib_write_bw: a server (no address) waits on its port; a client connects to the node owning the address.
-export function startIbWriteBw(core: LabCore, node: string, argv: string[]): ProcBehaviour {
+export function startIbWriteBw(core: LabCore, node: string, argv: string[], buffering: StdoutBuffering = 'full'): ProcBehaviour {
   const a = parsePerftest(argv);
   if (typeof a === 'string') return exitedAtOnce('', ` ${a}\n`, 1);
   const dev = a.device ? locate(a.device) : locate('rocep1s0f0');
@@ -138,7 +148,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[]): Pro
       return exitedAtOnce('', " Couldn't bind to port (Address already in use)\n", 1);
     }
     core.listeners.push(l);
-    return serverBehaviour(core, l, a, noPeak);
+    return serverBehaviour(core, l, a, noPeak, buffering);
   }
   const owner = core.ownerOf(a.serverIp);
   // A server that has not reached accept() yet refuses the connection like a closed port.
@@ -172,7 +182,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[]): Pro
     gbpsPerDir,
   });
   l.session = s;
-  const head = formatPerftestHeader(header(core, s, 'client', dev.rdmaDevice, a.bidir), noPeak);
+  const head = (noPeak ? PEAK_WARNING : '') + formatPerftestHeader(header(core, s, 'client', dev.rdmaDevice, a.bidir));
   return {
     plannedEndS: () => plannedEndS,
     onStop: (tS) => core.model.stopSession(s, tS),
@@ -180,39 +190,44 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[]): Pro
       core.model.advance(tS);
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && plannedEndS !== null && tS >= plannedEndS;
-      const out = head + rows(core, s, a, tS, normal);
-      if (s.diedS !== null && tS >= s.diedS) return { stdout: out, stderr: completionFailure('client'), ended: true, exitCode: 1 };
+      const r = rows(core, s, a, tS, normal);
+      const died = s.diedS !== null && tS >= s.diedS;
+      // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
+      const out = shown(head + r, r, buffering, normal || died);
+      if (died) return { stdout: out, stderr: completionFailure('client'), ended: true, exitCode: 1 };
       return { stdout: out, stderr: '', ended: normal || (tS >= end && s.stoppedS === null && s.diedS !== null), exitCode: 0 };
     },
   };
 }
 
-function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean): ProcBehaviour {
+function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering): ProcBehaviour {
+  let stopped = false;
   return {
     plannedEndS: () => null,
     onStop: (tS) => {
+      stopped = true;
       l.closed = true;
       if (l.session) core.model.stopSession(l.session, tS);
     },
     status: (tS): ProcStatus => {
       core.model.advance(tS);
-      let out = noPeak ? "  WARNING: BW peak won't be measured in this run.\n" : '';
-      if (tS < l.readyS) return { stdout: out, stderr: '', ended: false, exitCode: null };
-      out += WAITING_BANNER;
+      // Before it has opened its device and reached accept() it has printed at most the peak warning.
+      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', buffering, false), stderr: '', ended: false, exitCode: null };
+      const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
-      if (!s) return { stdout: out, stderr: '', ended: false, exitCode: null };
-      out += formatPerftestHeader(header(core, s, 'server', l.device, s.bidir), false);
+      if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
       // A unidirectional server only waits for its client (write_bw.c): with --run_infinitely it never prints a row;
       // with -D or -n it prints the client's report at the end. A -b server measures its own sends like the client.
-      if (!(a.infinite && !s.bidir)) out += rows(core, s, a, tS, normal);
+      const r = a.infinite && !s.bidir ? '' : rows(core, s, a, tS, normal);
+      const printed = banner + formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) + r;
       if (s.diedS !== null && tS >= s.diedS) {
         l.closed = true;
-        return { stdout: out, stderr: completionFailure('server'), ended: true, exitCode: 1 };
+        return { stdout: shown(printed, r, buffering, true), stderr: completionFailure('server'), ended: true, exitCode: 1 };
       }
       if (tS >= end) l.closed = true;
-      return { stdout: out, stderr: '', ended: tS >= end, exitCode: 0 };
+      return { stdout: shown(printed, r, buffering, tS >= end && !stopped), stderr: '', ended: tS >= end, exitCode: 0 };
     },
   };
 }

@@ -41,8 +41,13 @@ export interface ScenarioEeprom {
   vendorSn: string;
   dateCode: string; // YYMMDD (+ optional 2-char lot)
   lengthM: number;
-  // SFF-8636: [2.5, 5.0, 7.0, 12.9] GHz; CMIS: [5, 7, 12.9, 25.8] GHz; dB.
+  // In the memory map's own frequencies: SFF-8636 [2.5, 5.0, 7.0, 12.9] GHz, CMIS [5, 7, 12.9, 25.8] GHz; dB.
   attenuationDb: [number, number, number, number];
+  // The module's memory map: SFF-8636 (identifier 0x11) or CMIS (0x1e). Default: SFF-8636 for QSFP56, CMIS for
+  // QSFP112. The one recorded Spark QSFP112-class DAC reads as SFF-8636 (samples/ethtool-module/spark-dac-...).
+  memoryMap?: 'sff8636' | 'cmis';
+  // SFF-8636 only: byte 145, the copper attenuation at 25.78 GHz in dB (ethtool prints it as "Length (OM1 62.5um)").
+  attenuation25gDb?: number;
 }
 
 export interface ScenarioSpec {
@@ -110,6 +115,11 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   }
   if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
+  const mm = s.cable.eeprom?.memoryMap;
+  if (mm !== undefined && mm !== 'sff8636' && mm !== 'cmis') fail(where, 'cable.eeprom.memoryMap must be "sff8636" or "cmis"');
+  const a25 = s.cable.eeprom?.attenuation25gDb;
+  if (a25 !== undefined && (!Number.isInteger(a25) || a25 < 0 || a25 > 255)) fail(where, 'cable.eeprom.attenuation25gDb must be a whole number of dB (0..255)');
+  if (a25 !== undefined && (mm ?? (s.cable.family === 'QSFP56' ? 'sff8636' : 'cmis')) !== 'sff8636') fail(where, 'cable.eeprom.attenuation25gDb is an SFF-8636 byte: set memoryMap "sff8636"');
   const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
   if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
   if (s.lanesByReceiver !== undefined) {

@@ -6,6 +6,8 @@ export interface ParsedCommand {
   sudo: boolean;
   stderrToNull: boolean;
   stderrToStdout: boolean;
+  // stdout buffering the program runs with: `stdbuf -oL` line, `stdbuf -o0` none, else glibc's full buffering.
+  stdout: 'full' | 'line' | 'none';
 }
 
 // Split into words with single/double quotes and backslash escapes; null when quotes are unbalanced.
@@ -79,7 +81,7 @@ export function grepFilter(argv: string[]): RegExp | null {
 export function parseCommand(line: string): ParsedCommand | null {
   const words = splitWords(line.trim());
   if (!words) return null;
-  const out: ParsedCommand = { argv: [], sudo: false, stderrToNull: false, stderrToStdout: false };
+  const out: ParsedCommand = { argv: [], sudo: false, stderrToNull: false, stderrToStdout: false, stdout: 'full' };
   const rest: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!;
@@ -101,7 +103,11 @@ export function parseCommand(line: string): ParsedCommand | null {
     } else if (w === 'nohup' || w === 'exec') i++;
     else if (w === 'stdbuf') {
       i++;
-      while (rest[i]?.startsWith('-')) i++;
+      for (; rest[i]?.startsWith('-'); i++) {
+        const o = /^(?:-o|--output=)(.*)$/.exec(rest[i]!)?.[1] ?? (rest[i] === '-o' ? rest[++i] : undefined);
+        if (o === 'L') out.stdout = 'line';
+        else if (o === '0') out.stdout = 'none';
+      }
     } else if (w === 'env' || (w !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) {
       i++;
       while (rest[i] !== undefined && /^[A-Za-z_][A-Za-z0-9_]*=/.test(rest[i]!)) i++;

@@ -9,10 +9,17 @@ import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, read
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
 import { sshAnswer, testAnswer } from './programs-access.js';
 import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
-import { grepFilter, parseCommand, splitCd, splitPipeline } from './shell-words.js';
+import { grepFilter, parseCommand, splitCd, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
 
 const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
+const OUTPUT_POLL_MS = 1000;
+
+// Both streams of a short command into one pipe (2>&1): stdout to a pipe is block-buffered and written at exit, while
+// stderr is written as it happens, so a tool's error lines (ethtool's netlink notices) come first.
+function mergedThroughPipe(a: { stdout: string; stderr: string }): string {
+  return a.stderr + a.stdout;
+}
 
 export class SimRunner implements CommandRunner {
   readonly simulated = true;
@@ -36,7 +43,7 @@ export class SimRunner implements CommandRunner {
       const outputs = [];
       for (const it of items) {
         const r = await this.exec(it.command, opts);
-        outputs.push({ id: it.id, stdout: r.stdout + r.stderr, exitCode: r.exitCode ?? 128 + 15 });
+        outputs.push({ id: it.id, stdout: mergedThroughPipe(r), exitCode: r.exitCode ?? 128 + 15 });
       }
       return { command, stdout: formatBatchOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
     }
@@ -71,7 +78,7 @@ export class SimRunner implements CommandRunner {
     if (!p || p.argv.length === 0) return { stdout: '', stderr: `sh: 1: Syntax error: Unterminated quoted string\n`, exitCode: 2, signal: null };
     const prog = p.argv[0]!.split('/').pop()!;
     const shape = (a: Answer) => ({
-      stdout: p.stderrToStdout ? a.stdout + a.stderr : a.stdout,
+      stdout: p.stderrToStdout ? mergedThroughPipe(a) : a.stdout,
       stderr: p.stderrToNull || p.stderrToStdout ? '' : a.stderr,
       exitCode: a.exitCode,
       signal: null,
@@ -79,7 +86,8 @@ export class SimRunner implements CommandRunner {
     if (p.sudo && this.core.nodeSpec(this.node).sudoRefuses) return shape(err('sudo: a password is required\n'));
     if (this.notInstalled(p.argv[0]!)) return shape(err(`sh: 1: ${p.argv[0]}: not found\n`, 127));
     if (LOADS.has(prog)) {
-      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd);
+      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd, p.stdout);
+      if (opts.onOutput) void this.stream(proc, opts.onOutput);
       const timeout = opts.timeoutMs;
       if (timeout !== undefined) {
         const ac = new AbortController();
@@ -135,10 +143,32 @@ export class SimRunner implements CommandRunner {
     return knownProgram(word) && programPath(this.core, this.node, word) === null;
   }
 
-  private spawn(command: string, name: string, prog: string, argv: string[], cwd: string): SimProcess {
+  // Pass on what a running load has flushed so far, once per lab second, until it ends (`sim serve` exec channels).
+  private async stream(proc: SimProcess, emit: NonNullable<RunOptions['onOutput']>): Promise<void> {
+    const ac = new AbortController();
+    void proc.done.finally(() => ac.abort());
+    let out = 0;
+    let err = 0;
+    while (!proc.finished) {
+      try {
+        await this.core.clock.sleep(OUTPUT_POLL_MS, ac.signal);
+      } catch {
+        return;
+      }
+      const o = await proc.output();
+      if (proc.finished) return;
+      if (o.stdout.length > out || o.stderr.length > err) {
+        emit({ stdout: o.stdout.slice(out), stderr: o.stderr.slice(err) });
+        out = o.stdout.length;
+        err = o.stderr.length;
+      }
+    }
+  }
+
+  private spawn(command: string, name: string, prog: string, argv: string[], cwd: string, stdout: ParsedCommand['stdout'] = 'full'): SimProcess {
     const core = this.core;
     let b: ProcBehaviour;
-    if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv);
+    if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv, stdout);
     else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv, cwd);
     else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
     else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
@@ -164,7 +194,7 @@ export class SimRunner implements CommandRunner {
       return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
     }
     if (p && p.argv[0] && this.notInstalled(p.argv[0])) return this.register(command, opts.name, exitedAtOnce('', `sh: 1: ${p.argv[0]}: not found\n`, 127));
-    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, cwd);
+    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, cwd, p.stdout);
     if (p && prog === 'sleep') {
       const end = this.core.now() + Number(p.argv[1] ?? 0);
       let stoppedAt: number | null = null;

@@ -87,7 +87,7 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
   // The node lock of src/transport/node-lock.ts, kept in memory: owner fields and last heartbeat (ms).
   const locks = new Map<string, { owner: Partial<LockOwner>; beatMs: number }>();
 
-  async function handle(command: string, signal?: AbortSignal): Promise<Reply> {
+  async function handle(command: string, signal?: AbortSignal, onOutput?: (chunk: { stdout: string; stderr: string }) => void): Promise<Reply> {
     const start = parseStart(command);
     if (start) {
       const proc = await runner.start(start.command, { runDir: start.runDir, name: start.name });
@@ -151,7 +151,7 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
         .map((t) => `cq-stale ${t.runId} ${t.proc.name} ${t.proc.pid ?? 0}\n`);
       return { stdout: lines.join(''), stderr: '', exitCode: 0 };
     }
-    const r = await runner.run(command, signal ? { signal } : {});
+    const r = await runner.run(command, { ...(signal ? { signal } : {}), ...(onOutput ? { onOutput } : {}) });
     return r;
   }
 
@@ -174,12 +174,22 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
   }
 
   function serveExec(conn: Connection, ch: ServerChannel, command: string, abort: AbortController): void {
-    handle(command, abort.signal)
+    // Output a long-running command flushes is written as it comes (as sshd relays a real one); the rest at the end.
+    const sent = { stdout: 0, stderr: 0, done: false };
+    const onOutput = (c: { stdout: string; stderr: string }) => {
+      if (sent.done) return;
+      if (c.stdout) ch.write(c.stdout);
+      if (c.stderr) ch.stderr.write(c.stderr);
+      sent.stdout += c.stdout.length;
+      sent.stderr += c.stderr.length;
+    };
+    handle(command, abort.signal, onOutput)
       .catch(failOrDrop(conn))
       .then((r) => {
+        sent.done = true;
         if (!r) return;
-        if (r.stdout) ch.write(r.stdout);
-        if (r.stderr) ch.stderr.write(r.stderr);
+        if (r.stdout.length > sent.stdout) ch.write(r.stdout.slice(sent.stdout));
+        if (r.stderr.length > sent.stderr) ch.stderr.write(r.stderr.slice(sent.stderr));
         if (r.exitCode === null && r.signal) ch.exit(r.signal.replace(/^SIG/, ''), false, '');
         else ch.exit(r.exitCode ?? 255);
         ch.end();

@@ -16,6 +16,9 @@ export interface RunOptions {
   timeoutMs?: number;
   stdin?: string;
   signal?: AbortSignal;
+  // Output as it appears, before the command ends (the simulated lab streams a long-running load's flushed output;
+  // other runners may deliver everything in the result only). The result still carries all of it.
+  onOutput?: (chunk: { stdout: string; stderr: string }) => void;
 }
 
 // A long-lived command's handle (load generator, ib_write_bw server): stop() must be safe to call twice.

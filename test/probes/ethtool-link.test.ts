@@ -140,6 +140,14 @@ describe('parseEthtoolLink on constructed full outputs', () => {
     expect(l.notices).toEqual(['netlink error: Operation not permitted']);
   });
 
+  it('reads the same output merged through a pipe (2>&1): the stderr notice comes before the header', () => {
+    const lines = constructedNonRoot.split('\n');
+    const notice = lines.findIndex((l) => l.startsWith('netlink error'));
+    const piped = [lines[notice]!, ...lines.filter((_l, i) => i !== notice)].join('\n');
+    expect(parseEthtoolLink(piped)).toEqual(parseEthtoolLink(constructedNonRoot));
+    expect(parseErr('\tSpeed: 1Mb/s\nnetlink error: Operation not permitted\nSettings for b:\n').line).toBe(3);
+  });
+
   it('Speed: Unknown! and Duplex: Unknown! on a down link are null, link down with its reason is false', () => {
     const l = parseEthtoolLink(
       'Settings for enP2p1s0f1np1:\n\tSpeed: Unknown!\n\tDuplex: Unknown! (255)\n\tAuto-negotiation: off\n' +

@@ -88,8 +88,8 @@ describe('simulated ib_write_bw', () => {
 
   it('--run_infinitely: a unidirectional server prints no rows (it only waits for its client); with -b both ends print their own', async () => {
     const { lab, clock } = newLab('good-qsfp56');
-    const uni = await untilListening(await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'u' }), clock);
-    const bi = await untilListening(await lab.runner('spark-b').start('ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely', { runDir: '/tmp/cq', name: 'b' }), clock);
+    const uni = await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'u' }), clock);
+    const bi = await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely', { runDir: '/tmp/cq', name: 'b' }), clock);
     const c1 = await lab.runner('spark-a').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'c1' });
     const c2 = await lab.runner('spark-a').start('ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely 192.168.101.11', { runDir: '/tmp/cq', name: 'c2' });
     await clock.sleep(30_000);
