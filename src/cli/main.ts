@@ -48,10 +48,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false })
-          .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false }),
+          .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false })
+          .option('speed', { type: 'number', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)' }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.speed !== undefined ? { speed: args.speed } : {}),
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
             dryRun: args.dryRun,
@@ -222,11 +224,12 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
               .option('scenario', { type: 'string', demandOption: true })
               .option('sim-fault', { type: 'string', array: true })
               .option('port', { type: 'number', describe: 'first SSH port (0 = random)', default: 0 })
-              .option('speed', { type: 'number', describe: 'speed-up factor of simulated time', default: 1 })
+              .option('speed', { type: 'number', describe: 'speed-up factor of simulated time (give the same --speed to `cablequal run`)', default: 1 })
+              .option('seed', { type: 'number', describe: 'simulator seed (the same scenario and seed as `run --sim` give the same verdict)' })
               .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
           async (args) => {
             code = await simServeCommand(
-              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port, speed: args.speed, dir: args.dir },
+              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port, speed: args.speed, dir: args.dir, ...(args.seed !== undefined ? { seed: args.seed } : {}) },
               io,
             );
           },

@@ -12,9 +12,11 @@ import { runQualification, type RunDeps, type RunResult } from '../run/qualify.j
 import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
+import { ScaledClock } from '../sim/scaled-clock.js';
+import { parseDmi, simulatedSpeed } from '../probes/dmi.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
-import { validate } from '../transport/commands.js';
+import { cmd, validate } from '../transport/commands.js';
 import { TransportError } from '../transport/types.js';
 import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
@@ -41,6 +43,8 @@ export interface RunArgs {
   breakLock?: boolean;
   preflightOnly?: boolean;
   dryRun?: boolean;
+  // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
+  speed?: number;
 }
 
 // Resolve `--protocol`: a built-in name (spark-burnin, quick) or a path.
@@ -121,9 +125,34 @@ export function newRunId(clock: Clock): string {
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
 
+// `--speed N` only makes sense against simulated nodes running at that same speed (`cablequal sim serve --speed N`):
+// real time cannot be sped up. Each node says what it is in its DMI strings; checked before anything is loaded.
+async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number): Promise<void> {
+  for (const [name, runner] of runners) {
+    const r = await runner.run(cmd.dmi(), { timeoutMs: 20_000 });
+    let facts;
+    try {
+      facts = parseDmi(r.stdout);
+    } catch {
+      facts = null;
+    }
+    if (!facts?.simulated) {
+      const what = facts?.sysVendor ? `DMI sys_vendor "${facts.sysVendor}"` : 'no simulated-lab DMI strings';
+      throw new UsageError(`--speed ${speed}: ${name} is not a simulated node (${what}); a real node runs in real time: drop --speed`);
+    }
+    const theirs = simulatedSpeed(facts);
+    if (theirs !== speed) {
+      throw new UsageError(`--speed ${speed}: ${name} runs at ${theirs === null ? 'an unknown speed' : `speed x${theirs}`} (\`cablequal sim serve --speed\`): give the same --speed to both`);
+    }
+  }
+}
+
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+  const speed = args.speed ?? 1;
+  if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   if (args.dryRun) return dryRunCommand(args, protocol, protocolText, io);
   let clock: Clock;
@@ -133,9 +162,17 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
     ({ nodes, runners } = simNodes(args, clock));
   } else {
-    clock = systemClock;
+    clock = speed === 1 ? systemClock : new ScaledClock(speed);
     nodes = parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+    if (speed !== 1) {
+      try {
+        await checkSpeedUp(runners, speed);
+      } catch (e) {
+        await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
+        throw e;
+      }
+    }
   }
   const outDir = resolve(io.cwd, args.out);
   let lastProgress = Date.now();

@@ -1,18 +1,20 @@
 import { resolve } from 'node:path';
+import { UsageError } from '../domain/errors.js';
 import { serveSimLab } from '../sim/serve.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 
 // `cablequal sim serve`: both simulated nodes as SSH servers on loopback until Ctrl-C.
 export async function simServeCommand(
-  args: { scenario: string; faults: string[]; port: number; speed: number; dir: string },
+  args: { scenario: string; faults: string[]; port: number; speed: number; dir: string; seed?: number },
   io: CliIo,
 ): Promise<number> {
   const dir = resolve(io.cwd, args.dir);
-  const lab = await serveSimLab({ scenario: args.scenario, faults: args.faults, speed: args.speed, dir, basePort: args.port });
-  io.stdout(`simulated lab "${args.scenario}" (generated outputs, not recordings), speed x${args.speed}\n`);
+  if (!(Number.isFinite(args.speed) && args.speed > 0 && args.speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  const lab = await serveSimLab({ scenario: args.scenario, faults: args.faults, speed: args.speed, dir, basePort: args.port, ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+  io.stdout(`simulated lab "${args.scenario}" (generated outputs, not recordings), speed x${args.speed}, seed ${lab.lab.seed}\n`);
   for (const n of lab.nodes) io.stdout(`  ${n.name}: ssh -p ${n.port} -i ${lab.files.privateKey} -o UserKnownHostsFile=${lab.files.knownHosts} ${n.user}@127.0.0.1\n`);
-  io.stdout(`  both nodes: cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} --ssh-config ${lab.files.config}\n`);
+  io.stdout(`  both nodes: cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} --ssh-config ${lab.files.config}${args.speed !== 1 ? ` --speed ${args.speed}` : ''}\n`);
   io.stdout('Ctrl-C to stop.\n');
   await new Promise<void>((done) => {
     if (!io.signal) return done();

@@ -10,6 +10,18 @@ type DmiField = (typeof DMI_FIELDS)[number];
 // The sys_vendor a simulated node reports: the one value that marks every run against it as simulated.
 export const SIMULATED_SYS_VENDOR = 'cablequal simulated lab';
 
+// The bios_version a simulated node reports: its clock (real time sped up N times, or virtual time), so that a
+// controller's --speed can be checked against it.
+export function simulatedBiosVersion(speed: number | null): string {
+  return speed === null ? 'simulated, virtual time' : `simulated, speed x${speed}`;
+}
+
+// The speed-up a simulated node says it runs at (`cablequal sim serve --speed N`); null for real nodes or virtual time.
+export function simulatedSpeed(facts: Pick<DmiFacts, 'simulated' | 'biosVersion'>): number | null {
+  const m = facts.simulated ? /^simulated, speed x(\d+(?:\.\d+)?)$/.exec(facts.biosVersion ?? '') : null;
+  return m ? Number(m[1]) : null;
+}
+
 export interface DmiFacts {
   sysVendor: string | null;
   productName: string | null;

@@ -183,7 +183,7 @@ function putPhy(v: StatsView, put: (name: string, value: number) => void): void 
   const p = v.port;
   const h = v.portHost;
   const t = phyTotals(v);
-  const crc = v.uncorrectableAsCrc ? p.uncorrectable : 0;
+  const crc = v.uncorrectableAsCrc ? p.crcFrames : 0;
   put('tx_packets_phy', t.txPackets);
   put('rx_packets_phy', t.rxPackets);
   put('rx_crc_errors_phy', crc);
@@ -214,7 +214,7 @@ function putPhy(v: StatsView, put: (name: string, value: number) => void): void 
   };
   for (const n of PHY_HIST) put(n, bins[n] ?? 0);
   put('link_down_events_phy', p.linkDown);
-  put('rx_pcs_symbol_err_phy', p.uncorrectable);
+  put('rx_pcs_symbol_err_phy', p.pcsSymbolErrors);
   put('rx_corrected_bits_phy', p.correctedBits);
   for (let l = 0; l < 4; l++) put(`rx_err_lane_${l}_phy`, p.lanes[l]!);
   put('rx_buffer_passed_thres_phy', 0);

@@ -2,8 +2,9 @@
 // from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
 // nothing runs in the background, and the same scenario and seed always give the same counters.
 import type { Fault } from './faults.js';
+import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats } from './fec.js';
 import { poisson, normal, streamId, uniform } from './prng.js';
-import { curveAt, FEC_BER_LIMIT, laneBitRate, receiverLanes, type ScenarioSpec } from './scenario.js';
+import { burstBitsAt, curveAt, laneBitRate, receiverLanes, type ScenarioSpec } from './scenario.js';
 
 // One ib_write_bw client/server pair (or a loopback pair on one node).
 export interface Session {
@@ -46,8 +47,10 @@ export interface PortCounters {
   txPackets: number;
   lanes: [number, number, number, number];
   correctedBits: number;
-  correctedBlocks: number;
-  uncorrectable: number;
+  correctedBlocks: number; // RS codewords with 1..15 symbol errors
+  uncorrectable: number; // RS codewords with 16 or more
+  pcsSymbolErrors: number; // symbol errors left in uncorrectable codewords (rx_pcs_symbol_err_phy)
+  crcFrames: number; // frames that overlapped an uncorrectable codeword (rx_crc_errors_phy)
   linkDown: number;
 }
 
@@ -69,6 +72,7 @@ interface NodeSim {
   baseline: number; // traffic counted before the lab started (seeded)
   bootCount: number;
   bootS: number; // lab time of the last boot (negative: before the lab)
+  lastUncorrectableS: number; // lab time of the last uncorrectable codeword, for the PCS's BER monitor
 }
 
 // What lab.state(node) returns: a snapshot for tests.
@@ -81,6 +85,8 @@ export interface NodeState {
   gpuPowerW: number;
   laneErrorRates: number[]; // pre-FEC raw errors per second now, per lane in use
   laneBer: number[];
+  // Codeword statistics of this receiver now (expected rates; the counters are seeded draws around them).
+  fec: CodewordStats;
   port: PortCounters;
   rails: [RailCounters, RailCounters];
   bootId: string;
@@ -97,10 +103,15 @@ const ZERO_PORT = (): PortCounters => ({
   correctedBits: 0,
   correctedBlocks: 0,
   uncorrectable: 0,
+  pcsSymbolErrors: 0,
+  crcFrames: 0,
   linkDown: 0,
 });
 const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
 const WIRE_FRAME_BYTES = 1024 + 58; // RoCE MTU 1024 payload + headers and FCS
+const FRAME_SLOT_BYTES = WIRE_FRAME_BYTES + 20; // + preamble, SFD and inter-frame gap
+// MAC bytes one codeword carries (80 x 66b blocks of 8 bytes).
+const CODEWORD_BYTES = BLOCKS_PER_CODEWORD * 8;
 
 export class LabModel {
   readonly events: LabEvent[] = [];
@@ -113,8 +124,7 @@ export class LabModel {
   private idleLoadRunS = 0;
   private flapsFired = new Set<number>();
   private nextId = 1;
-  readonly laneCount: number;
-  readonly laneLimitPerS: number;
+  readonly laneCount: 4 | 2;
 
   constructor(
     readonly spec: ScenarioSpec,
@@ -122,8 +132,7 @@ export class LabModel {
     readonly faults: Fault[],
     replug?: { from: LabModel; atS: number },
   ) {
-    this.laneCount = spec.cable.family === 'QSFP56' ? 4 : 2;
-    this.laneLimitPerS = FEC_BER_LIMIT * laneBitRate(spec.cable.family);
+    this.laneCount = laneCountOf(spec.cable.family);
     this.nodes = spec.nodes.map((n, index) => ({
       name: n.name,
       index,
@@ -134,6 +143,7 @@ export class LabModel {
       baseline: Math.floor(1e9 + uniform(seed, streamId(n.name), 7) * 5e10),
       bootCount: 0,
       bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
+      lastUncorrectableS: -Infinity,
     }));
     if (replug) this.takeOver(replug.from, replug.atS);
   }
@@ -279,6 +289,15 @@ export class LabModel {
     return receiverLanes(this.spec, node).map((c) => curveAt(c, tempC));
   }
 
+  // RS(544,514) codeword statistics of one receiver whose lanes run at these raw error rates.
+  fecStats(rates: number[]): CodewordStats {
+    const rate = laneBitRate(this.spec.cable.family);
+    return codewordStats(
+      this.laneCount,
+      rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) })),
+    );
+  }
+
   // ---- the integrator
 
   // Step the model until `tS` (lab seconds); counters change once per whole second, like a polled register.
@@ -303,22 +322,30 @@ export class LabModel {
     const midTemps = this.nodes.map((n, i) => targets[i]! + (n.temp - targets[i]!) * Math.exp(-0.5 / tau));
 
     if (this.linkUp) {
-      let worstOver = false;
+      let hiBer: string | null = null;
       for (const n of this.nodes) {
-        const rates = this.laneRates(n.name, midTemps[n.index]!);
+        const temp = midTemps[n.index]!;
+        const rates = this.laneRates(n.name, temp);
         const key = streamId(n.name);
         let sum = 0;
         for (let l = 0; l < this.laneCount; l++) {
           const e = poisson(rates[l]!, this.seed, key, l, k);
           n.port.lanes[l as 0 | 1 | 2 | 3] += e;
           sum += e;
-          if (rates[l]! > this.laneLimitPerS) worstOver = true;
         }
-        n.port.correctedBits += sum;
-        n.port.correctedBlocks += poisson(sum / 1.15, this.seed, key, 11, k);
-        const unc = this.spec.uncorrectablePerS ? curveAt(this.spec.uncorrectablePerS, midTemps[n.index]!) : 0;
-        n.port.uncorrectable += poisson(unc, this.seed, key, 12, k);
+        const fec = this.fecStats(rates);
+        const extra = this.spec.uncorrectablePerS ? curveAt(this.spec.uncorrectablePerS, temp) : 0;
+        const unc = poisson(fec.uncorrectablePerS + extra, this.seed, key, 12, k);
+        n.port.correctedBits += Math.round(sum * (1 - fec.uncorrectedShare));
+        n.port.correctedBlocks += poisson(fec.correctedPerS, this.seed, key, 11, k);
+        n.port.uncorrectable += unc;
+        n.port.pcsSymbolErrors += Math.round(unc * fec.symbolsPerUncorrectable);
         const { rx, tx } = this.traffic(n.name, k, k + 1);
+        // Frames an uncorrectable codeword overlaps: its 640 bytes plus a frame slot, over a frame slot, times the share
+        // of the receiver's line time that carries frames (idle codewords hit none).
+        const busy = Math.min(1, (rx[0] + rx[1]) / 200);
+        n.port.crcFrames += poisson((unc * busy * (CODEWORD_BYTES + FRAME_SLOT_BYTES)) / FRAME_SLOT_BYTES, this.seed, key, 13, k);
+        if (!hiBer && this.uncorrectableBurst(n, unc, k)) hiBer = n.name;
         for (const r of [0, 1] as const) {
           const rb = (rx[r] * 1e9) / 8;
           const tb = (tx[r] * 1e9) / 8;
@@ -338,8 +365,8 @@ export class LabModel {
       const gpusIdle = this.nodes.every((n) => this.gpuShare(n.name, mid) === 0);
       this.idleLoadRunS = loaded && gpusIdle ? this.idleLoadRunS + 1 : 0;
       const flap = (this.spec.flaps ?? []).findIndex((f, i) => !this.flapsFired.has(i) && this.idleLoadRunS >= f.afterIdleLinkLoadS);
-      if (worstOver) {
-        this.dropLink(k + 1, 'lane error rate beyond RS(544,514) correction', this.spec.linkRecoverS);
+      if (hiBer) {
+        this.dropLink(k + 1, `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`, this.spec.linkRecoverS);
       } else if (flap >= 0) {
         this.flapsFired.add(flap);
         this.dropLink(k + 1, 'link flap', this.spec.flaps![flap]!.downS);
@@ -353,6 +380,23 @@ export class LabModel {
       const gTarget = g.idleTempC + this.gpuShare(n.name, mid) * (g.loadTempC - g.idleTempC);
       n.gpuTemp = gTarget + (n.gpuTemp - gTarget) * Math.exp(-1 / 40);
     }
+  }
+
+  // Whether this second's `count` uncorrectable codewords at a receiver (at seeded times within the second) put two
+  // within the PCS's BER-monitor window, counting the last one of earlier seconds.
+  private uncorrectableBurst(n: NodeSim, count: number, k: number): boolean {
+    if (count <= 0) return false;
+    if (count > 1 / HI_BER_WINDOW_S + 1) return true; // more than fit a second without two in one window
+    const key = streamId(n.name);
+    const times = Array.from({ length: count }, (_, i) => k + uniform(this.seed, key, 14, k, i)).sort((a, b) => a - b);
+    let last = n.lastUncorrectableS;
+    let burst = false;
+    for (const t of times) {
+      if (t - last < HI_BER_WINDOW_S) burst = true;
+      last = t;
+    }
+    n.lastUncorrectableS = last;
+    return burst;
   }
 
   private dropLink(tS: number, why: string, downS: number): void {
@@ -437,6 +481,7 @@ export class LabModel {
       gpuPowerW: g.power,
       laneErrorRates: this.linkUp ? rates : rates.map(() => 0),
       laneBer: rates.map((r) => (this.linkUp ? r / laneBitRate(this.spec.cable.family) : 0)),
+      fec: this.fecStats(this.linkUp ? rates : rates.map(() => 0)),
       port: c.port,
       rails: c.rails,
       bootId: b.bootId,

@@ -7,7 +7,8 @@ import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, t
 import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
 import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
-import { SIMULATED_SYS_VENDOR } from '../probes/dmi.js';
+import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
+import { ScaledClock } from './scaled-clock.js';
 import { programPath } from './node-files.js';
 
 export interface Answer {
@@ -78,7 +79,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   const cabled = loc.cage === core.cageOf(node);
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
-  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, linkDown: 0 };
+  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, pcsSymbolErrors: 0, crcFrames: 0, linkDown: 0 };
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
     const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo });
@@ -192,7 +193,7 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
   files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
   files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
-  files.set(`${DMI_DIR}/bios_version`, 'simulated\n');
+  files.set(`${DMI_DIR}/bios_version`, `${simulatedBiosVersion(core.clock instanceof ScaledClock ? core.clock.speed : null)}\n`);
   const b = core.model.boot(node, t);
   files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);

@@ -70,7 +70,13 @@ export interface ScenarioSpec {
   // Per receiver (node name): lane curves that replace \`lanes\` at that node. Each direction of a cable is its own set
   // of twinax pairs, so a defect in one direction shows at one receiver only.
   lanesByReceiver?: Record<string, RateCurve[]>;
-  // Uncorrectable codewords (=> CRC and symbol errors) per second versus NIC temperature; none if absent.
+  // Pre-FEC errors come in bursts (DFE error propagation): points [pre-FEC BER of a lane, mean errored bits per error
+  // event], log-log between points, held beyond the ends; absent = independent bit errors (1). Applies to every lane of
+  // both receivers. With the lanes' rates it decides the RS(544,514) codeword statistics: corrected and uncorrectable
+  // codewords, CRC and post-FEC errors, and link drops (src/sim/fec.ts).
+  burstBits?: [number, number][];
+  // An explicit override, not physics: extra uncorrectable codewords per second versus NIC temperature on top of those
+  // the lanes and bursts give (to script a fault). They count like the others (post-FEC, CRC, link drop).
   uncorrectablePerS?: RateCurve;
   // Link flaps: after the link has carried load with idle GPUs for this long, it drops for downS seconds.
   flaps?: { afterIdleLinkLoadS: number; downS: number }[];
@@ -130,6 +136,12 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     }
   }
   if (s.uncorrectablePerS !== undefined && !isCurve(s.uncorrectablePerS)) fail(where, 'uncorrectablePerS must be a rate curve');
+  if (
+    s.burstBits !== undefined &&
+    !(isCurve(s.burstBits) && s.burstBits.every(([ber, bits], i, a) => ber > 0 && ber < 1 && bits >= 1 && bits <= 1000 && (i === 0 || ber > a[i - 1]![0])))
+  ) {
+    fail(where, 'burstBits must be a list of [pre-FEC BER (0..1, increasing), mean errored bits per error event (1..1000)] points');
+  }
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
   return { linkRecoverS: 6, ...s } as ScenarioSpec;
@@ -182,7 +194,23 @@ export function laneBitRate(family: ScenarioSpec['cable']['family']): number {
   return family === 'QSFP56' ? 53.125e9 : 106.25e9;
 }
 
-export const FEC_BER_LIMIT = 2.4e-4;
+// Mean errored bits per error event of a lane at pre-FEC BER `ber` (see ScenarioSpec.burstBits), rounded to 1/64
+// of an octave so that codeword statistics can be cached.
+export function burstBitsAt(spec: ScenarioSpec, ber: number): number {
+  const pts = spec.burstBits;
+  if (!pts || pts.length === 0 || !(ber > 0)) return 1;
+  let b: number;
+  if (ber <= pts[0]![0]) b = pts[0]![1];
+  else if (ber >= pts[pts.length - 1]![0]) b = pts[pts.length - 1]![1];
+  else {
+    const i = pts.findIndex((p) => p[0] >= ber);
+    const [x0, y0] = pts[i - 1]!;
+    const [x1, y1] = pts[i]!;
+    const f = Math.log(ber / x0) / Math.log(x1 / x0);
+    b = Math.exp(Math.log(y0) + f * (Math.log(y1) - Math.log(y0)));
+  }
+  return Math.max(1, 2 ** (Math.round(Math.log2(b) * 64) / 64));
+}
 
 // Rate at temperature t on a curve (see ScenarioSpec.lanes for the interpolation rule).
 export function curveAt(curve: RateCurve, t: number): number {

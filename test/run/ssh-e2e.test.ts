@@ -6,7 +6,8 @@ import { serveSimLab, type SimServe } from '../../src/sim/serve.js';
 import { runCli } from '../helpers/cli.js';
 
 // The whole run path as on a real lab: SSH (ssh2 client, host keys from known_hosts, key auth via the ssh config that
-// `sim serve` writes), node locks, remote process wrappers, the persistent sampler, in real time at speed 1.
+// `sim serve` writes), node locks, remote process wrappers, the persistent sampler; in real time sped up 4 times on both
+// sides (`sim serve --speed 4`, `run --speed 4`): ~45 simulated seconds in ~12.
 describe('run --nodes over SSH against `cablequal sim serve`', () => {
   let served: SimServe | null = null;
   afterAll(async () => {
@@ -15,7 +16,7 @@ describe('run --nodes over SSH against `cablequal sim serve`', () => {
 
   it('a shortened quick protocol ends PASS with every load process stopped and the lock released', { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-ssh-e2e-'));
-    served = await serveSimLab({ scenario: 'good-qsfp56', dir: join(dir, 'keys'), speed: 1 });
+    served = await serveSimLab({ scenario: 'good-qsfp56', dir: join(dir, 'keys'), speed: 4 });
     const out = join(dir, 'reports');
     const r = await runCli([
       'run',
@@ -25,6 +26,8 @@ describe('run --nodes over SSH against `cablequal sim serve`', () => {
       served.files.config,
       '--protocol',
       join(import.meta.dirname, '..', 'fixtures', 'protocols', 'ssh-smoke.json'),
+      '--speed',
+      '4',
       '--out',
       out,
       '--json',

@@ -5,7 +5,7 @@ import { PHY_LINES } from '../../src/transport/commands.js';
 // Generated (simulated) counters, not a recording: the point is that the *_phy shortcut prints what grep would keep.
 const view = (k: number): StatsView => ({
   cabled: true,
-  port: { rxBytes: 1e12 + k, txBytes: 9e11 + k, rxPackets: 7e8 + k, txPackets: 6e8 + k, lanes: [k, 2 * k, 0, 3], correctedBits: 11 * k, correctedBlocks: 5 * k, uncorrectable: k % 2, linkDown: 1 },
+  port: { rxBytes: 1e12 + k, txBytes: 9e11 + k, rxPackets: 7e8 + k, txPackets: 6e8 + k, lanes: [k, 2 * k, 0, 3], correctedBits: 11 * k, correctedBlocks: 5 * k, uncorrectable: k % 2, pcsSymbolErrors: 17 * (k % 2), crcFrames: k % 2, linkDown: 1 },
   rail: { rxBytes: 5e11, txBytes: 4e11, rxPackets: 3e8, txPackets: 2e8 },
   host: { rx: { unicast: 1234 + k, multicast: 30, broadcast: 7 }, tx: { unicast: 999 + k, multicast: 20, broadcast: 1 } },
   portHost: { rx: { unicast: 2345 + k, multicast: 45, broadcast: 9 }, tx: { unicast: 1800 + k, multicast: 33, broadcast: 2 } },

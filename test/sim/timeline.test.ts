@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { parseEthtoolLink } from '../../src/probes/ethtool-link.js';
+import { parseEthtoolFec } from '../../src/probes/ethtool-fec.js';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { parseNccl } from '../../src/probes/nccl.js';
 import { parseEthtoolModule } from '../../src/probes/ethtool-module.js';
@@ -13,19 +14,24 @@ import type { SimLab } from '../../src/sim/lab.js';
 const IDLE_S = 600;
 const stats = async (lab: SimLab, node: string, iface = 'enp1s0f1np1') => parseEthtoolStats((await lab.runner(node).run(cmd.ethtoolStats(iface))).stdout);
 
+// The clone's bad conductor pair carries the spark-a -> spark-b direction: its lane 2 fails at spark-b's receiver only.
 describe('failing-clone', () => {
   it('is clean with idle GPUs, then one lane climbs ~1000x above the others and the link drops on both nodes 3.1 min into the load', async () => {
     const { lab, clock } = newLab('failing-clone');
     const load = await startLinkLoad(lab);
     await clock.sleep(IDLE_S * 1000);
-    const idle = lab.state('spark-a');
+    const idle = lab.state('spark-b');
     expect(idle.linkUp).toBe(true);
     expect(idle.nicTempC).toBeCloseTo(60, 0);
     expect(idle.laneErrorRates[2]).toBeCloseTo(2900, -2);
     expect(idle.laneErrorRates[2]! / idle.laneErrorRates[0]!).toBeLessThan(100); // an idle-GPU test alone passes it
-    const before = await stats(lab, 'spark-a');
-    expect(before.linkDownEvents).toBe(0n);
-    expect(before.crcErrors).toBe(0n);
+    expect(lab.state('spark-a').laneErrorRates[2]).toBeLessThan(100); // the other direction is clean
+    for (const n of lab.nodes) {
+      const before = await stats(lab, n);
+      expect(before.linkDownEvents).toBe(0n);
+      expect(before.crcErrors).toBe(0n);
+      expect(before.pcsSymbolErrors).toBe(0n);
+    }
 
     const gpus = await startGpuLoad(lab);
     const t0 = lab.timeS();
@@ -35,18 +41,32 @@ describe('failing-clone', () => {
     expect(m2.laneErrorRates[2]).toBeLessThan(4.5e6);
     expect(m2.laneErrorRates[2]! / m2.laneErrorRates[1]!).toBeGreaterThan(500);
     // measured the way the harness does: a counter delta over 10 s on each receiver
+    const b1 = await stats(lab, 'spark-b');
     const a1 = await stats(lab, 'spark-a');
     await clock.sleep(10_000);
+    const b2 = await stats(lab, 'spark-b');
     const a2 = await stats(lab, 'spark-a');
-    expect(Number(a2.lanes[2]! - a1.lanes[2]!) / 10).toBeGreaterThan(2.5e6);
+    expect(Number(b2.lanes[2]! - b1.lanes[2]!) / 10).toBeGreaterThan(2.5e6);
+    expect(Number(a2.lanes[2]! - a1.lanes[2]!) / 10).toBeLessThan(1e4);
+    // Nothing uncorrectable yet: the aggregate looks harmless, the one lane is the only warning.
+    expect(b2.crcErrors).toBe(0n);
+    expect(b2.pcsSymbolErrors).toBe(0n);
 
     while (lab.state('spark-a').linkUp) await clock.sleep(1000);
     const dropS = lab.timeS() - t0;
     expect(dropS / 60).toBeGreaterThan(3.0);
     expect(dropS / 60).toBeLessThan(3.2);
-    expect(lab.state('spark-a').nicTempC).toBeCloseTo(81, 0);
+    expect(lab.state('spark-b').nicTempC).toBeCloseTo(81, 0);
     const drops = lab.events.filter((e) => e.kind === 'link-down');
     expect(drops.map((e) => e.node)).toEqual(['spark-a', 'spark-b']);
+    // The drop is the PCS giving up on uncorrectable codewords at spark-b's receiver, which went through CRC first.
+    expect(drops[0]!.detail).toMatch(/hi_ber at spark-b: 2 uncorrectable RS\(544,514\) codewords within 500 us/);
+    const after = await stats(lab, 'spark-b');
+    const fec = parseEthtoolFec((await lab.runner('spark-b').run(cmd.ethtoolFec('enp1s0f1np1'))).stdout).stats!;
+    expect(fec.uncorrectableBlocks! >= 2n).toBe(true);
+    expect(after.pcsSymbolErrors! >= 16n * fec.uncorrectableBlocks!).toBe(true);
+    expect(after.crcErrors! > 0n).toBe(true);
+    expect((await stats(lab, 'spark-a')).crcErrors).toBe(0n);
     for (const n of lab.nodes) expect((await stats(lab, n)).linkDownEvents).toBe(1n);
     const client = await load[1]!.done;
     expect(client.exitCode).toBe(1);
@@ -63,10 +83,31 @@ describe('failing-clone', () => {
     await clock.sleep(IDLE_S * 1000);
     await startGpuLoad(lab);
     await clock.sleep(180_000);
-    expect(lab.state('spark-a').laneErrorRates[2]).toBeGreaterThan(1.05e7);
-    expect(lab.state('spark-a').laneErrorRates[2]).toBeLessThan(1.275e7);
-    const r = lab.state('spark-a').laneErrorRates;
+    expect(lab.state('spark-b').laneErrorRates[2]).toBeGreaterThan(1.05e7);
+    expect(lab.state('spark-b').laneErrorRates[2]).toBeLessThan(1.275e7);
+    const r = lab.state('spark-b').laneErrorRates;
     expect(r[2]! / r[0]!).toBeGreaterThan(900); // the only warning: one lane ~1000x the others
+  });
+
+  it('the drop time follows from codeword statistics: other seeds drop within seconds of 3.1 min, never without uncorrectable codewords', async () => {
+    const times: number[] = [];
+    for (const seed of [2, 3, 4, 5, 6]) {
+      const { lab, clock } = newLab('failing-clone', { seed });
+      await startLinkLoad(lab);
+      await clock.sleep(IDLE_S * 1000);
+      await startGpuLoad(lab);
+      const t0 = lab.timeS();
+      while (lab.state('spark-a').linkUp) await clock.sleep(1000);
+      times.push((lab.timeS() - t0) / 60);
+      expect((await stats(lab, 'spark-b')).pcsSymbolErrors! >= 32n).toBe(true); // two uncorrectable codewords at least
+    }
+    for (const m of times) {
+      expect(m).toBeGreaterThan(2.9);
+      expect(m).toBeLessThan(3.3);
+    }
+    const mean = times.reduce((a, b) => a + b, 0) / times.length;
+    expect(mean).toBeGreaterThan(3.0);
+    expect(mean).toBeLessThan(3.2);
   });
 });
 
@@ -136,7 +177,13 @@ describe('faulty cables and setups', () => {
     await clock.sleep(1200_000);
     const s = await stats(lab, 'spark-a');
     expect(s.crcErrors! > 100n).toBe(true);
-    expect(s.pcsSymbolErrors).toBe(s.crcErrors);
+    // rx_pcs_symbol_err_phy counts the symbols left in uncorrectable codewords: 16 or more each.
+    const fec = parseEthtoolFec((await lab.runner('spark-a').run(cmd.ethtoolFec('enp1s0f1np1'))).stdout);
+    expect(fec.stats!.uncorrectableBlocks! > 50n).toBe(true);
+    expect(s.pcsSymbolErrors! >= 16n * fec.stats!.uncorrectableBlocks!).toBe(true);
+    // Each uncorrectable codeword under full load hits one or two frames.
+    expect(s.crcErrors! >= fec.stats!.uncorrectableBlocks!).toBe(true);
+    expect(s.crcErrors! <= 2n * fec.stats!.uncorrectableBlocks!).toBe(true);
     expect(s.linkDownEvents).toBe(0n);
   });
 

@@ -117,5 +117,8 @@ describe('scenario wiring', () => {
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['throttledGbps'] = [null, -1]))).toThrow(/throttledGbps/);
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-z': [] }))).toThrow(/lanesByReceiver.spark-z: no such node/);
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-a': [[[40, 0]]] }))).toThrow(/must hold 4 rate curves/);
+    expect(bad((s) => (s['burstBits'] = [[1e-4, 0.5]]))).toThrow(/burstBits must be a list of \[pre-FEC BER/);
+    expect(bad((s) => (s['burstBits'] = [[1e-4, 8], [1e-6, 2]]))).toThrow(/burstBits.*increasing/);
+    expect(bad((s) => (s['burstBits'] = 8))).toThrow(/burstBits/);
   });
 });

@@ -105,23 +105,23 @@ export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bi
   const [a, b] = ctx.nodes as [NodeState, NodeState];
   const directions: [NodeState, NodeState, string][] = [[a, b, '']];
   if (opts.bidirectional) directions.push([b, a, '-rev']);
-  const planned: { rail: number; src: NodeState; dst: NodeState; port: number; suffix: string; server: RemoteProcess }[] = [];
-  for (const [k, [src, dst, suffix]] of directions.entries()) {
-    for (const rail of [0, 1] as const) {
-      const port = BASE_PORT + 2 * k + rail;
-      const values = { tcpPort: port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: dst.cage!.rails[rail].rdmaDevice };
-      const server = await ctx.startProcess(dst, lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwServer, values)), `${opts.tag}-server-${rail}${suffix}`);
-      planned.push({ rail, src, dst, port, suffix, server });
-    }
-  }
-  for (const p of planned) await waitUntilListening(ctx, p.dst, p.server, p.dst.cage!.rails[p.rail as 0 | 1].rdmaDevice);
-  const streams: LoadStream[] = [];
-  for (const p of planned) {
-    const device = p.src.cage!.rails[p.rail as 0 | 1].rdmaDevice;
-    const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
-    const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
-    streams.push({ rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: p.server, client });
-  }
+  const plan = directions.flatMap(([src, dst, suffix], k) => ([0, 1] as const).map((rail) => ({ rail, src, dst, suffix, port: BASE_PORT + 2 * k + rail })));
+  // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
+  const servers = await Promise.all(
+    plan.map((p) => {
+      const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: p.dst.cage!.rails[p.rail].rdmaDevice };
+      return ctx.startProcess(p.dst, lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwServer, values)), `${opts.tag}-server-${p.rail}${p.suffix}`);
+    }),
+  );
+  await Promise.all(plan.map((p, i) => waitUntilListening(ctx, p.dst, servers[i]!, p.dst.cage!.rails[p.rail].rdmaDevice)));
+  const streams = await Promise.all(
+    plan.map(async (p, i): Promise<LoadStream> => {
+      const device = p.src.cage!.rails[p.rail].rdmaDevice;
+      const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
+      const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
+      return { rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: servers[i]!, client };
+    }),
+  );
   return { streams, startedS: ctx.tS };
 }
 
