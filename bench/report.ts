@@ -2,6 +2,7 @@
 import type { benchParse } from './parse-cost.js';
 import type { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import type { benchSsh } from './ssh-sampler.js';
+import type { StoreBenchResult } from './store.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
 // Everything run.ts measured.
@@ -13,6 +14,7 @@ export interface BenchResults {
   grade: ReturnType<typeof benchGrade> & { journal: Omit<Awaited<ReturnType<typeof makeTenHzJournal>>, 'runDir'> & { runDir?: undefined } };
   full: Awaited<ReturnType<typeof benchFullProcedure>>;
   clone: Awaited<ReturnType<typeof benchFailingClone>>;
+  store?: StoreBenchResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
@@ -132,7 +134,42 @@ export function renderMarkdown(r: BenchResults): string {
     if (b.fullWallMs) out.push(`| full simulated procedure, wall s | ${fmtSummary(scale(b.fullWallMs, 1e-3), 2)} | ${fmtSummary(scale(r.full.wallMs, 1e-3), 2)} |`);
     out.push('');
   }
+  if (r.store) out.push(...storeSection(r.store));
   return `${out.join('\n')}\n`;
+}
+
+// Section 6: the results store and the dashboard at 10,000 runs, SQLite and PostgreSQL side by side.
+function storeSection(s: StoreBenchResult): string[] {
+  const out: string[] = [];
+  const a = s.engines[0];
+  const cols = s.engines.map((e) => e.version);
+  out.push(`## 6. Results store and dashboard at ${s.plan.runs.toLocaleString('en')} runs`, '');
+  out.push(`The ${s.plan.runs.toLocaleString('en')} runs are GENERATED (bench/store.ts), in ${s.generation.wallS.toFixed(0)} s: ${s.generation.how}.`);
+  out.push(`Their record.json files total ${(s.generation.recordBytes / 1e6).toFixed(0)} MB. \`db import\` reads each record.json, the journal's first line`);
+  out.push('(the protocol\'s tolerances) and hashes the certificate; one transaction per 200 runs. Latency: the dashboard on 127.0.0.1,');
+  out.push(`${s.plan.requests} sequential requests per page after 5 warm-up requests, one keep-alive client, the whole response read.`);
+  const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+  const shared = (s.loadAvg.start[0] ?? 0) > 1;
+  out.push(`Load average ${la(s.loadAvg.start)} at the start of this section, ${la(s.loadAvg.end)} at its end${shared ? ': other work shared the 2 cores, so the p95 and max columns are pessimistic.' : '.'}`, '');
+  out.push(`| | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---|').join('')}`);
+  const row = (name: string, f: (e: StoreBenchResult['engines'][number]) => string) => out.push(`| ${name} | ${s.engines.map(f).join(' | ')} |`);
+  row(`import ${s.plan.runs.toLocaleString('en')} runs, s`, (e) => e.importWallS.toFixed(1));
+  row('import the same runs again (all unchanged), s', (e) => e.reimportWallS.toFixed(1));
+  row('store size, MB', (e) => (e.storeBytes / 1e6).toFixed(1));
+  row('rows: runs / cables / parts', (e) => `${e.counts['runs']} / ${e.counts['cables']} / ${e.counts['parts']}`);
+  for (const page of Object.keys(a?.pages ?? {})) {
+    row(`${page}: p50 / p95 / max, ms`, (e) => {
+      const l = e.pages[page];
+      return l ? `${l.p50Ms.toFixed(1)} / **${l.p95Ms.toFixed(1)}** / ${l.maxMs.toFixed(0)}` : 'n/a';
+    });
+  }
+  out.push('');
+  const target = (page: string) => s.engines.every((e) => (e.pages[page]?.p95Ms ?? Infinity) < 200);
+  const list = 'run list page (/, newest 100)';
+  const part = "a part's yield page (/parts/<pn>)";
+  out.push(verdict(target(list) && target(part), 'Target p95 < 200 ms for the run list and a part\'s yield page at 10,000 runs, both engines', `p95 ${s.engines.map((e) => `${e.engine} ${e.pages[list]?.p95Ms.toFixed(0)} ms (list), ${e.pages[part]?.p95Ms.toFixed(0)} ms (yield)`).join('; ')}.`));
+  out.push('');
+  return out;
 }
 
 function scale(x: Summary | null, k: number): Summary | null {

@@ -8,6 +8,7 @@ import { benchParse } from './parse-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import { benchSsh } from './ssh-sampler.js';
+import { benchStore } from './store.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -34,7 +35,7 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone) into the existing results; the old figures of
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store) into the existing results; the old figures of
 // grade and full are kept as `before` so BENCHMARKS.md shows both.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
@@ -51,6 +52,10 @@ if (only) {
       next.full = await benchFullProcedure(reps, work, log);
     }
     if (only.includes('clone')) next.clone = await benchFailingClone(reps, work, log);
+    if (only.includes('store')) {
+      log('results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
+      next.store = await benchStore(join(work, 'store'), log);
+    }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
       next.ssh = await benchSsh(sshPlan, log);
@@ -87,6 +92,8 @@ try {
   const journal = await makeTenHzJournal(work);
   log(`  journal: ${journal.lines} lines, ${(journal.bytes / 1e6).toFixed(1)} MB, ${journal.simulatedS} simulated s, written in ${(journal.wallMs / 1000).toFixed(1)} s`);
   const grade = benchGrade(journal.runDir, 5, log);
+  log('6/6 results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
+  const store = await benchStore(join(work, 'store'), log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -95,6 +102,7 @@ try {
     grade: { journal: { ...journal, runDir: undefined }, ...grade },
     full,
     clone,
+    store,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

@@ -7,10 +7,11 @@ import type { Phase, Protocol } from '../protocol/index.js';
 import { readRunRecord, regressRecords } from '../report/index.js';
 import type { CommandRunner } from '../transport/types.js';
 import type { ManifestCable } from './manifest.js';
-import { NodeMutexes } from './mutex.js';
+import { NodeMutexes, NodeUse } from './mutex.js';
 import type { Operator } from './operator.js';
 import { pairReady, probeEnd } from './probe.js';
 import { saveState, type BatchState, type CableState } from './state.js';
+import { settleBench, type BenchLogEntry, type RebootMode, type SettleResult } from './settle.js';
 
 // One bench: two nodes joined by the cable under test.
 export interface Bench {
@@ -44,6 +45,13 @@ export interface BatchDeps {
   swapTimeoutMs?: number; // auto-detect: give up on a cable after this long (default 1 h)
   // A cable is asked for (the simulated lab's scripted operator swaps it here).
   onPlugRequest?: (pair: number, cable: CableState) => void;
+  // After each swap: reboot the nodes (auto) or tell the operator to (manual), then check them (the hot-plug trap).
+  reboot: RebootMode;
+  rebootWaitMs?: number; // default 15 min (auto), 60 min (manual)
+  linkWaitMs?: number; // default 5 min
+  benchLog: (e: BenchLogEntry) => void;
+  // Manual mode on the simulated lab: its scripted operator reboots the nodes it is told to.
+  onRebootRequest?: (pair: number, nodes: string[]) => void;
 }
 
 // Fresh state: golden first and last on the first pair, manifest cables spread over the pairs in order.
@@ -69,6 +77,8 @@ const where = (b: Bench) => b.nodes.map((n) => `${n.name} cage ${n.cage === 'aut
 export async function runBatch(deps: BatchDeps): Promise<BatchState> {
   const s = deps.state;
   const mutexes = new NodeMutexes();
+  // A reboot needs its nodes alone: it waits for a cable run of another pair on a shared node, and holds the next.
+  const use = new NodeUse();
   let stop = false;
   const save = () => saveState(deps.dir, s);
   // A cable interrupted mid-run starts again from the beginning.
@@ -102,6 +112,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       }
       previous = got.serial;
       c.serial = got.serial;
+      c.benchError = undefined;
       const dup = c.golden ? undefined : tested(got.serial, c);
       if (dup || (!c.golden && got.serial === s.golden)) {
         c.status = 'refused';
@@ -115,18 +126,55 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       if (m?.expectedSerial && m.expectedSerial !== got.serial) c.warnings.push(`manifest expects serial ${m.expectedSerial}, the EEPROM says ${got.serial}`);
       if (m?.expectedPn && m.expectedPn !== got.partNumber) c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${got.partNumber ?? '(none)'}`);
       for (const w of c.warnings) deps.operator.say(`[pair ${pair + 1}] ${c.label}: warning: ${w}`);
+      save();
+      // The hot-plug trap: measure nothing until the nodes are rebooted with this cable in and run at full speed.
+      const releaseAlone = await use.take(bench.nodes.map((n) => n.name), true);
+      let settled: SettleResult;
+      try {
+        settled = await settleBench({ pair, nodes: bench.nodes, runners: bench.runners }, got.swapped, {
+          clock: deps.clock,
+          signal: deps.signal,
+          operator: deps.operator,
+          mode: deps.reboot,
+          protocol: deps.protocol,
+          pollMs: deps.pollMs ?? 5000,
+          rebootWaitMs: deps.rebootWaitMs ?? (deps.reboot === 'auto' ? 15 : 60) * 60_000,
+          linkWaitMs: deps.linkWaitMs ?? 5 * 60_000,
+          maxReboots: 2,
+          log: deps.benchLog,
+          ...(deps.onRebootRequest ? { onRebootRequest: (nodes: string[]) => deps.onRebootRequest!(pair, nodes) } : {}),
+        });
+      } finally {
+        releaseAlone();
+      }
+      if (!settled.ok) {
+        if ('aborted' in settled) break;
+        // The bench, not the cable: the cable stays untested (--resume tries it again) and this pair stops.
+        c.benchError = `${settled.reason.rule}: ${settled.reason.message}`;
+        c.reason = `bench not measurable: ${c.benchError}${settled.reason.advice ? ` (${settled.reason.advice})` : ''}`;
+        deps.operator.say(`[pair ${pair + 1}] ${c.label}: ERROR, ${c.reason}; this pair stops`);
+        save();
+        break;
+      }
+      deps.operator.say(`[pair ${pair + 1}] ${where(bench)} ready${settled.reboots ? ` after ${settled.reboots} reboot(s)` : ''}: loopback ${settled.loopback.map((r) => `${r.node} rail ${r.rail} ${r.gbps.toFixed(1)}`).join(', ')} Gb/s`);
       c.status = 'running';
       c.attempts += 1;
       save();
       deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${got.serial}): qualifying${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`);
-      const res = await deps.runCable({
-        pair,
-        label: c.label,
-        golden: Boolean(c.golden),
-        outDir: join(deps.dir, 'runs'),
-        sharedNodes: shared,
-        ...(shared.length ? { benchmarkGate: () => mutexes.lockAll(shared) } : {}),
-      });
+      const releaseUse = await use.take(bench.nodes.map((n) => n.name), false);
+      let res: Awaited<ReturnType<CableRunner>>;
+      try {
+        res = await deps.runCable({
+          pair,
+          label: c.label,
+          golden: Boolean(c.golden),
+          outDir: join(deps.dir, 'runs'),
+          sharedNodes: shared,
+          ...(shared.length ? { benchmarkGate: () => mutexes.lockAll(shared) } : {}),
+        });
+      } finally {
+        releaseUse();
+      }
       c.runDir = relative(deps.dir, res.runDir);
       c.report = res.report ? relative(deps.dir, res.report) : null;
       if (deps.signal.aborted || res.record.outcome === 'ABORTED') {
@@ -148,19 +196,25 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
   return s;
 }
 
-type Wait = { serial: string; partNumber: string | null } | 'skip' | 'quit' | 'timeout';
+// The cable found, and whether it went in while the batch waited (plugged into running nodes: the hot-plug trap).
+type Wait = { serial: string; partNumber: string | null; swapped: boolean } | 'skip' | 'quit' | 'timeout';
 
 // Wait for the swap: the old cable gone, then one new cable up on both ends with a readable serial.
 async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | null, expect: string | null): Promise<Wait> {
   const look = async () => pairReady(await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage))));
   const acceptable = (r: { serial: string } | null) => r !== null && r.serial !== previous && (expect === null || r.serial === expect);
   const pollMs = deps.pollMs ?? 5000;
+  // Already in when asked for (the first cable of a batch, a resumed one): not plugged into running nodes by this batch.
+  const first = await look();
+  const swapped = !acceptable(first);
+  const found = (r: { serial: string; partNumber: string | null }) => ({ ...r, swapped });
   if (deps.autoDetect) {
+    if (!swapped) return found(first!);
     const deadline = deps.clock.now() + (deps.swapTimeoutMs ?? 3_600_000);
     while (deps.clock.now() < deadline) {
       if (deps.signal.aborted) return 'quit';
       const r = await look();
-      if (acceptable(r)) return r!;
+      if (acceptable(r)) return found(r!);
       try {
         await deps.clock.sleep(pollMs, deps.signal);
       } catch {
@@ -178,7 +232,7 @@ async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | nu
       r = await look();
       if (!acceptable(r)) await deps.clock.sleep(pollMs, deps.signal).catch(() => undefined);
     }
-    if (acceptable(r)) return r!;
+    if (acceptable(r)) return found(r!);
     deps.operator.say(r === null ? 'no cable seen: both rails must be Up on both nodes and the EEPROM readable' : r.serial === previous ? `still the previous cable (serial ${r.serial})` : `serial ${r.serial} is not the expected ${expect}`);
   }
 }

@@ -22,6 +22,9 @@ export interface CableState {
   reason: string | null; // main reason (refusal, skip, or the run's first reason)
   warnings: string[];
   attempts: number; // runs started (an interrupted one counts)
+  // The bench could not be brought into a measurable state for this cable (reboot refused or timed out, links or
+  // loopback not back): the cable stays pending for --resume, the summary shows ERROR with this reason.
+  benchError?: string | undefined;
 }
 
 // The batch's memory across interruptions: written atomically after every change.

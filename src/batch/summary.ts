@@ -23,7 +23,7 @@ export async function summaryRows(dir: string, s: BatchState): Promise<SummaryRo
       const reason = { rule: 'bench-drift', message: `golden cable drifted beyond the regression tolerances (${drift}): the bench changed, this verdict (${record.outcome}) is not trusted` };
       record = { ...record, outcome: 'ERROR', reasons: [reason, ...record.reasons] };
     }
-    const outcome = record?.outcome ?? (c.status === 'refused' ? 'ERROR' : '');
+    const outcome = record?.outcome ?? (c.status === 'refused' || c.benchError ? 'ERROR' : '');
     const reason = record ? (record.reasons[0] ? `${record.reasons[0].rule}: ${record.reasons[0].message}` : '') : c.status === 'refused' ? `refused: ${c.reason}` : (c.reason ?? (c.status === 'pending' ? 'not tested yet' : c.status));
     rows.push({ cable: c, record, outcome, reason });
   }

@@ -1,11 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { runQualification } from '../run/qualify.js';
 import { createLab, type SimLab } from '../sim/lab.js';
+import { loadScenario } from '../sim/scenario.js';
 import { DEFAULT_CABLED_CAGE } from '../sim/lab-core.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import type { CommandRunner } from '../transport/types.js';
@@ -14,12 +15,16 @@ import { initialState, runBatch, type Bench } from '../batch/campaign.js';
 import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
 import { loadState } from '../batch/state.js';
 import { writeBatchSummary } from '../batch/summary.js';
+import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
+import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
 import type { Protocol } from '../protocol/index.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
+import { observedRunOf, RunObservers } from '../store/run-observers.js';
+import { batchIdOf, batchRowOf } from '../store/import.js';
 
 export interface BatchArgs {
   manifest: string;
@@ -36,11 +41,27 @@ export interface BatchArgs {
   out?: string;
   acceptNewHostKeys?: boolean;
   dryRun?: boolean;
+  // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
+  reboot?: RebootMode;
+  db?: string; // results store (default cablequal.db in the directory holding the batch directory)
+  metricsPort?: number;
+  metricsHost?: string;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
 // `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
 export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  // The results store (beside the batch directory, in the reports directory) and --metrics-port watch every run.
+  const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
+  const observers = new RunObservers({ storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  try {
+    return await batchWith(args, io, signal, observers, dir);
+  } finally {
+    await observers.close();
+  }
+}
+
+async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observers: RunObservers, dir: string): Promise<number> {
   const manifestPath = resolve(io.cwd, args.manifest);
   let text: string;
   try {
@@ -62,17 +83,21 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
-  // only polls ibdev2netdev and sudo -n ethtool -m for the swap).
+  // polls for the swap and reboots the nodes, which the header line says).
   if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
-  const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
-
   let state = loadState(dir);
   if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
   if (!state && args.resume) throw new UsageError(`--resume: no batch state in ${dir}`);
   if (state && state.labels.join('\n') !== manifest.map((c) => c.label).join('\n')) throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
   if (state && state.pairs.length !== pairSpecs.length) throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
   state ??= initialState({ manifestFile: basename(args.manifest), manifest, pairs: pairSpecs, protocol: protocol.name, golden: args.golden ?? null });
+  await observers.open();
+  const batchId = batchIdOf(observers.store.controller, dir);
+  const storeBatch = () => {
+    const b = batchRowOf(dir, observers.store.controller, new Date().toISOString());
+    if (b) observers.store.write((st) => st.upsertBatch(b.row));
+  };
 
   // The simulated box: cable i is the i-th entry of --sim (a comma list or a file of lines), or the manifest's scenario column.
   let box: string[] | null = null;
@@ -99,6 +124,9 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
+  const rebootMode: RebootMode = args.reboot ?? 'auto';
+  if (rebootMode !== 'auto' && rebootMode !== 'manual') throw new UsageError(`--reboot: "${String(rebootMode)}" is not auto or manual`);
+  if (rebootMode === 'auto') await checkRebootAllowed(benches);
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
@@ -114,12 +142,14 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
       protocol,
       autoDetect,
       operator,
+      reboot: rebootMode,
+      benchLog: benchLogWriter(dir, clock),
       runCable: async (req) => {
         const bench = benches[req.pair]!;
         const proto = req.golden ? goldenProto : { protocol, protocolText };
         const simEntry = box ? simCableOf(box[manifest.findIndex((m) => m.label === req.label)] ?? '') : null;
-        const { record, runDir } = await runQualification({
-          ...cliRunDeps({
+        const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
+        const deps = cliRunDeps({
             clock,
             runners: bench.runners,
             nodes: bench.nodes,
@@ -129,17 +159,23 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
             signal,
             ...(simEntry ? { sim: simEntry.scenario } : {}),
             onStatus: (st) => {
+              observers.status(deps.runId, st);
               if (lastPhase.get(req.pair) !== st.phase) {
                 lastPhase.set(req.pair, st.phase);
                 operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
               }
             },
-          }),
+          });
+        observers.started(observedRunOf(deps), place);
+        const { record, runDir } = await runQualification({
+          ...deps,
           sharedNodes: req.sharedNodes,
           ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
         });
         const written = await writeReports(record, runDir, io);
         const report = written.find((p) => p.endsWith('.html')) ?? null;
+        await observers.finished(record, runDir, place);
+        storeBatch();
         return { record, runDir, report };
       },
       ...(box
@@ -148,7 +184,8 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
               const lab = labs[pair]!;
               const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
               const serial = entry.serial ?? undefined;
-              const inPlace = lab.cable.name === entry.scenario && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
+              // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
+              const inPlace = lab.cable.name === loadScenario(entry.scenario).name && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
               if (inPlace) return;
               // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
               void (async () => {
@@ -156,6 +193,13 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
                 lab.unplug();
                 await clock.sleep(40_000);
                 lab.plug(entry.scenario, serial ? { serial } : {});
+              })();
+            },
+            // With --reboot manual the scripted operator reboots the nodes 30 s after being told (virtual time).
+            onRebootRequest: (pair, nodes) => {
+              void (async () => {
+                await clock.sleep(30_000);
+                for (const n of nodes) labs[pair]!.reboot(n);
               })();
             },
           }
@@ -166,14 +210,40 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
     lastPhase = new Map();
     for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
   }
+  storeBatch();
   const { csv, html, rows } = await writeBatchSummary(dir, state);
   for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
   if (signal.aborted) return EXIT.interrupted;
+  // A bench that could not be made measurable is an ERROR (its cable stays pending for --resume).
+  if (state.cables.some((c) => c.benchError)) return EXIT.error;
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
   if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;
+}
+
+// Automatic reboots need `sudo -n systemctl reboot --no-block` on every node: refuse to start a batch that would stop at
+// the first swap, with the sudoers line (sudo -l asks without rebooting).
+async function checkRebootAllowed(benches: Bench[]): Promise<void> {
+  for (const b of benches) {
+    for (const n of b.nodes) {
+      const runner = b.runners.get(n.name)!;
+      const r = await runner.run(cmd.rebootAllowed(), { timeoutMs: 30_000 });
+      if (r.exitCode === 0) continue;
+      const user = (await runner.run(cmd.whoami(), { timeoutMs: 30_000 })).stdout.trim() || 'nvidia';
+      throw new UsageError(
+        `batch: ${n.name} does not allow \`${cmd.reboot()}\`, which the batch runs after each cable swap (a cable plugged into running Sparks stays at ~13 Gb/s until both reboot): add \`${rebootSudoersLine(user)}\` with visudo on the node, or pass --reboot manual`,
+      );
+    }
+  }
+}
+
+// The bench log: every command run while bringing a bench into a measurable state, one JSON line each, kept.
+function benchLogWriter(dir: string, clock: Clock): (e: BenchLogEntry) => void {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'bench.jsonl');
+  return (e) => appendFileSync(file, `${JSON.stringify({ at: new Date(clock.now()).toISOString(), ...e })}\n`);
 }
 
 function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
@@ -194,7 +264,10 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
 async function batchDryRun(args: BatchArgs, pairSpecs: string[], manifest: ManifestCable[], protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
   const box = args.sim !== undefined ? simBox(args.sim, manifest, io.cwd) : null;
   for (const [p, spec] of pairSpecs.entries()) {
-    io.stdout(`[pair ${p + 1}] ${spec}: every cable's run executes these commands; between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap\n`);
+    const reboot = args.reboot === 'manual' ? `tells you to reboot both nodes, reads ${cmd.bootId()} until it changes` : `(--reboot auto) reads ${cmd.bootId()}, runs [sudo] ${cmd.reboot()} on both`;
+    io.stdout(
+      `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
+    );
     try {
       io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys) }, protocol, protocolText, io));
     } catch (e) {

@@ -49,10 +49,16 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false })
           .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false })
+          .option('db', { type: 'string', describe: 'results store: postgres://... shared by several controllers (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)' })
+          .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)' })
+          .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' })
           .option('speed', { type: 'number', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)' }),
       async (args) => {
         code = await runCommand(
           {
+            ...(args.db !== undefined ? { db: args.db } : {}),
+            ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+            metricsHost: args.metricsHost,
             ...(args.speed !== undefined ? { speed: args.speed } : {}),
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
@@ -176,16 +182,23 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('golden', { type: 'string', describe: 'EEPROM serial of the reference cable: runs first and last; drift marks the batch ERROR' })
           .option('golden-protocol', { type: 'string', describe: 'protocol of the golden runs (e.g. quick)' })
           .option('auto-detect', { type: 'boolean', default: false, describe: 'unattended: poll for the cable swap, no keyboard' })
+          .option('reboot', { type: 'string', choices: ['auto', 'manual'], default: 'auto', describe: 'after each swap the nodes need a reboot with the cable in: auto (sudo systemctl reboot --no-block) or manual (you are told when; the batch waits for both boot ids to change)' })
           .option('resume', { type: 'boolean', default: false, describe: 'continue the batch in --out with the next untested cable' })
           .option('sim', { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' })
           .option('seed', { type: 'number' })
           .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
           .option('accept-new-host-keys', { type: 'boolean', default: false })
-          .option('dry-run', { type: 'boolean', default: false, describe: 'print, per pair, every command one cable\'s run executes on each node; nothing runs but read-only discovery' }),
+          .option('dry-run', { type: 'boolean', default: false, describe: 'print, per pair, every command one cable\'s run executes on each node; nothing runs but read-only discovery' })
+          .option('db', { type: 'string', describe: 'results store: postgres://... (default cablequal.db beside the batch directory, or $CABLEQUAL_DB; off: none)' })
+          .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)' })
+          .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' }),
       async (args) => {
         const { batchCommand } = await import('./batch-command.js');
         code = await batchCommand(
           {
+            ...(args.db !== undefined ? { db: args.db } : {}),
+            ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+            metricsHost: args.metricsHost,
             manifest: args.manifest,
             ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
             ...(args.pair ? { pair: args.pair.map(String) } : {}),
@@ -194,6 +207,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.goldenProtocol ? { goldenProtocol: args.goldenProtocol } : {}),
             ...(args.golden ? { golden: args.golden } : {}),
             autoDetect: args.autoDetect,
+            reboot: args.reboot as 'auto' | 'manual',
             resume: args.resume,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
@@ -204,6 +218,38 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           io,
           io.signal ?? new AbortController().signal,
         );
+      },
+    )
+    // STORE-COMMANDS (the results store and its dashboard)
+    .command('db', 'the lab\'s results store (SQLite file in --out, or PostgreSQL with --db)', (y) =>
+      y
+        .command(
+          'import <paths..>',
+          'index run directories (reports/, a batch, \'reports/*/*\') into the store from their records and journals; idempotent',
+          (yy) =>
+            yy
+              .positional('paths', { type: 'string', array: true, demandOption: true })
+              .option('out', { type: 'string', describe: 'reports directory holding cablequal.db', default: 'reports' })
+              .option('db', { type: 'string', describe: 'postgres://... (or $CABLEQUAL_DB) instead of <out>/cablequal.db' }),
+          async (args) => {
+            const { dbImportCommand } = await import('../store/db-command.js');
+            code = await dbImportCommand({ paths: args.paths.map(String), out: args.out, ...(args.db !== undefined ? { db: args.db } : {}) }, io);
+          },
+        )
+        .demandCommand(1, 'name a db command: import'),
+    )
+    .command(
+      'dashboard',
+      'serve the lab\'s dashboard and JSON API (read-only) from the results store',
+      (y) =>
+        y
+          .option('out', { type: 'string', describe: 'reports directory (its cablequal.db, and the certificates served)', default: 'reports' })
+          .option('db', { type: 'string', describe: 'postgres://... (or $CABLEQUAL_DB) instead of <out>/cablequal.db' })
+          .option('port', { type: 'number', default: 8080 })
+          .option('host', { type: 'string', describe: 'address to bind (the dashboard has no login: keep it on loopback unless the network is trusted)', default: '127.0.0.1' }),
+      async (args) => {
+        const { dashboardCommand } = await import('../dashboard/dashboard-command.js');
+        code = await dashboardCommand({ out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port, host: args.host }, io, io.signal ?? new AbortController().signal);
       },
     )
     .command('sim', 'the simulated lab', (y) =>

@@ -8,12 +8,14 @@ import { gradeRunDir } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import { isStoreFile } from '../store/open-store.js';
 
 // Run directories among the given paths: a run dir has a journal.jsonl; a directory without one is searched one level down.
 export function expandRunDirs(paths: string[], cwd: string): string[] {
   const out: string[] = [];
   for (const p of paths) {
     const abs = resolve(cwd, p);
+    if (isStoreFile(abs) && existsSync(abs)) continue; // `reports/*` also names the results store's file
     if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`${p}: not a directory`);
     if (existsSync(join(abs, 'journal.jsonl')) || existsSync(join(abs, 'record.json'))) out.push(abs);
     else for (const d of readdirSync(abs)) if (existsSync(join(abs, d, 'record.json'))) out.push(join(abs, d));

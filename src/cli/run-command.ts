@@ -24,6 +24,7 @@ import type { CliIo } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
+import { observedRunOf, RunObservers } from '../store/run-observers.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -43,6 +44,9 @@ export interface RunArgs {
   breakLock?: boolean;
   preflightOnly?: boolean;
   dryRun?: boolean;
+  db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
+  metricsPort?: number;
+  metricsHost?: string;
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
 }
@@ -149,12 +153,28 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
 
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  // --dry-run runs nothing and writes nothing: no store, no metrics.
+  if (args.dryRun) {
+    if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+    const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+    return dryRunCommand(args, protocol, protocolText, io);
+  }
+  // The results store and --metrics-port watch the run; closed on every way out.
+  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.preflightOnly ? 'off' : args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  try {
+    return await qualifyCommand(args, io, signal, observers);
+  } finally {
+    await observers.close();
+  }
+}
+
+async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
   if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
   const speed = args.speed ?? 1;
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
   if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
-  if (args.dryRun) return dryRunCommand(args, protocol, protocolText, io);
+  await observers.listen();
   let clock: Clock;
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
@@ -184,14 +204,21 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     }
   };
   let result: RunResult;
+  await observers.open();
+  const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => {
+    onStatus(s);
+    observers.status(deps.runId, s);
+  } });
+  observers.started(observedRunOf(deps));
   try {
     result = await runQualification({
-      ...cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus }),
+      ...deps,
       preflightOnly: Boolean(args.preflightOnly),
       breakLock: Boolean(args.breakLock),
     });
   } catch (e) {
     // The journal could not even be started (disk full, read-only --out): one line, exit 3.
+    await observers.abandoned(deps.runId);
     if (!(e instanceof JournalWriteError)) throw e;
     io.stderr(`cablequal: ERROR: ${e.message}\n`);
     return EXIT.error;
@@ -203,11 +230,13 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
   // The journal broke mid-run: no report is rendered on a full disk, only the one-line ERROR (record.json if it fitted).
   const journalWrite = record.reasons.find((r) => r.rule === 'journal-write');
   if (journalWrite) {
+    await observers.finished(record, runDir);
     io.stderr(`cablequal: ERROR: ${journalWrite.message}; loads stopped; run directory ${runDir}\n`);
     return EXIT.error;
   }
   const written = args.preflightOnly ? [] : await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
+  if (!args.preflightOnly) await observers.finished(record, runDir);
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
@@ -288,7 +317,7 @@ export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 
     await Promise.all([...real.values()].map((r) => r.close().catch(() => undefined)));
   }
   const [a, b] = found as [DiscoveredNode, DiscoveredNode];
-  const lab = createLab({ scenario: 'good-qsfp56', clock, nodeNames: [a.name, b.name], cages: [a.cage, b.cage], railIps: [a.railIps, b.railIps] });
+  const lab = createLab({ scenario: 'good-qsfp56', clock, nodeNames: [a.name, b.name], cages: [a.cage, b.cage], railIps: [a.railIps, b.railIps], interfaces: [a.interfaces, b.interfaces] });
   const nodes: NodeSpec[] = specs.map((s, i) => ({ ...s, cage: found[i]!.cage }));
   const plan = await planRun({ protocol, protocolText, nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), clock });
   plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];

@@ -1,5 +1,6 @@
-// The two cable families seen on Sparks: QSFP56 trains 4 x 50G PAM4, QSFP112 trains 2 x 100G PAM4.
-export type CableFamily = 'QSFP56' | 'QSFP112' | 'unknown';
+// The class of a cable as its EEPROM advertises it (lane class, not how it trained): QSFP28 25G lanes (100G class),
+// QSFP56 50G PAM4 lanes (200G class), QSFP112 100G PAM4 lanes (400G class). A QSFP112 may train 2 x 100G or 4 x 50G.
+export type CableFamily = 'QSFP28' | 'QSFP56' | 'QSFP112' | 'unknown';
 
 // Management interface of the module EEPROM.
 export type EepromStandard = 'SFF-8636' | 'CMIS';

@@ -2,6 +2,7 @@
 export interface Rail {
   netdev: string; // e.g. enp1s0f1np1
   rdmaDevice: string; // e.g. rocep1s0f1
+  pci?: string; // the PCI function, e.g. 0000:01:00.1 (as the node reported it)
 }
 
 // A physical QSFP port (cage) with its two rails, as discovered by ibdev2netdev on the node.
@@ -17,10 +18,4 @@ export interface NodeSpec {
   user?: string;
   sshPort?: number;
   cage: number | 'auto';
-}
-
-// Which netdev of a Spark belongs to which cage, when nothing better is known (ibdev2netdev is the truth).
-export function cageIndexOfNetdev(netdev: string): number | null {
-  const m = /f(\d)np\d+$/.exec(netdev);
-  return m ? Number(m[1]) : null;
 }

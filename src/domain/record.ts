@@ -98,11 +98,13 @@ export interface NodeRecord {
   host: string;
   cage: Cage | null;
   kernel?: string;
-  driver?: string;
-  firmware?: string;
+  osRelease?: string; // DGX OS release (/etc/dgx-release) and Ubuntu release (/etc/os-release)
+  driver?: string; // NIC driver and its version (ethtool -i), e.g. "mlx5_core 6.17.0-1032-nvidia"
+  firmware?: string; // NIC firmware (ethtool -i firmware-version)
   ethtoolVersion?: string;
   perftestVersion?: string;
-  ncclVersion?: string;
+  ncclVersion?: string; // from the NCCL run's output (rank 0, on the first node)
+  ncclTestsVersion?: string;
   lanes?: number | null;
   speedMbps?: number | null;
   fecActive?: string | null;
@@ -134,7 +136,16 @@ export interface RunRecord {
   endedAt: string | null;
   protocol: { name: string; sha256: string; file: string };
   nodes: NodeRecord[];
-  cable: { family: CableFamily; lanes: number | null; ends: CableEndRecord[]; serial: string | null; vendor: string | null; partNumber: string | null };
+  cable: {
+    family: CableFamily; // what the EEPROM advertises (records before rules version 2: from the trained lane count)
+    familyBasis?: string; // the EEPROM bytes that said so, or why they did not
+    lanes: number | null; // as trained (ethtool Lanes)
+    trainedSpeedMbps?: number | null; // as trained (ethtool Speed of the cabled functions, the higher of the two nodes)
+    ends: CableEndRecord[];
+    serial: string | null;
+    vendor: string | null;
+    partNumber: string | null;
+  };
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;
   analysis: AnalysisRecord | null;

@@ -1,6 +1,6 @@
 import { checksumNote, dropPlaceholderAttenuation } from './anomalies.js';
 import { TRANSMITTER_TECHNOLOGY, hasRange, isCopperTechnology, sum8, type EepromImage } from './bytes.js';
-import type { EepromDecode } from './decoded.js';
+import type { CmisApplication, EepromDecode } from './decoded.js';
 import { readIdentityFields } from './identity-fields.js';
 
 // CMIS lower page and page 00h offsets (absolute), per CMIS 5.2 and ethtool cmis.h.
@@ -18,7 +18,23 @@ export const CMIS = {
   attenuation: { '5.0GHz': 204, '7.0GHz': 205, '12.9GHz': 206, '25.8GHz': 207 },
   mediaTech: 212,
   checksum: 222,
+  mediaType: 85,
+  applications: [86, 117], // up to 8 descriptors of 4 bytes; host interface 0xff ends the list
 } as const;
+
+// The application descriptors of the lower page, up to the first unused one (host interface 0x00 or 0xff);
+// undefined when those bytes were not read.
+export function readApplications(img: EepromImage): CmisApplication[] | undefined {
+  const [from, to] = CMIS.applications;
+  if (!hasRange(img, from, to)) return undefined;
+  const out: CmisApplication[] = [];
+  for (let at = from; at + 3 <= to; at += 4) {
+    const host = img[at]!;
+    if (host === 0x00 || host === 0xff) break;
+    out.push({ hostInterface: host, mediaInterface: img[at + 1]!, hostLanes: img[at + 2]! >> 4, mediaLanes: img[at + 2]! & 0x0f });
+  }
+  return out;
+}
 
 // Byte 202: bits 7-6 pick the multiplier (0.1, 1, 10, 100 m), bits 5-0 the base count.
 export function cmisLengthM(b: number): number {
@@ -47,6 +63,7 @@ export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
     if (placeholder) anomalies.push(placeholder);
   }
 
+  const applications = readApplications(img);
   const checksums: EepromDecode['checksums'] = {};
   if (hasRange(img, 128, 222)) {
     const stored = img[222]!;
@@ -69,5 +86,7 @@ export function decodeCmis(img: EepromImage, bytesRead: number): EepromDecode {
     transmitterCode,
     extendedCompliance: null,
     nominalRateGBd: null,
+    mediaType: at(CMIS.mediaType),
+    ...(applications ? { applications } : {}),
   };
 }

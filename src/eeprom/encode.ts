@@ -4,6 +4,7 @@
 import { IMAGE_SIZE, isCopperTechnology, sum8 } from './bytes.js';
 import { CMIS } from './cmis.js';
 import { SFF8636 } from './sff8636.js';
+import type { CmisApplication } from './decoded.js';
 
 // The simulator's text form lives beside the encoders.
 export { formatEthtoolModuleText, type EthtoolStyle } from './format-text.js';
@@ -26,6 +27,7 @@ export interface EepromFields {
   encoding?: number; // SFF-8636 byte 139; default 0x08 (PAM4)
   nominalRateGBd?: number; // SFF-8636 bytes 140/222; default 26.5 GBd (200GBASE-CR4 lane)
   badChecksum?: 'ccBase' | 'ccExt' | 'page00'; // store a deliberately wrong checksum
+  applications?: CmisApplication[]; // CMIS application descriptors (bytes 86-117); none written when absent
 }
 
 // Encoder misuse is a simulator bug, so it throws a plain Error naming the field.
@@ -121,6 +123,16 @@ export function encodeCmis(f: EepromFields): Uint8Array {
   img[3] = 0x06; // ModuleReady
   img[26] = 0x40; // LowPwrAllowRequestHW on, LowPwrRequestSW off (as the real Arista module reports)
   if (isCopperTechnology(tech)) img[85] = 0x03; // module type: passive copper
+  const apps = f.applications ?? [];
+  if (apps.length > 8) throw new Error(`applications: ${apps.length} descriptors, CMIS page 00h holds 8`);
+  apps.forEach((a, i) => {
+    const at = CMIS.applications[0] + 4 * i;
+    img[at] = byteValue('hostInterface', a.hostInterface);
+    img[at + 1] = byteValue('mediaInterface', a.mediaInterface);
+    img[at + 2] = (byteValue('hostLanes', a.hostLanes) << 4) | byteValue('mediaLanes', a.mediaLanes);
+    img[at + 3] = 0x01; // host lane assignment: starting at lane 1
+  });
+  if (apps.length > 0 && apps.length < 8) img[CMIS.applications[0] + 4 * apps.length] = 0xff; // end of the list
   img[128] = id;
   putVendor(img, f, CMIS);
   put(img, 'CLEI', '', [190, 199]);

@@ -101,5 +101,6 @@ export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode
     transmitterCode,
     extendedCompliance,
     nominalRateGBd,
+    encoding: at(SFF8636.encoding),
   };
 }

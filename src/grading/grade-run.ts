@@ -6,7 +6,7 @@ import type { AnalysisRecord, BenchmarkRecord, NodePhaseStats } from '../domain/
 import type { Protocol } from '../protocol/types.js';
 import { fecMarginOf } from '../analysis/analyze.js';
 import { checkLimit, formatLimit } from './in-range.js';
-import { checkLoopback } from './setup-checks.js';
+import { checkLoopback, loopbackCoversRails } from './setup-checks.js';
 
 export interface CableVerdict {
   outcome: Grade;
@@ -84,8 +84,9 @@ export function gradeRun(analysis: AnalysisRecord, benchmarks: BenchmarkRecord, 
   if (wm) headline.push(wm);
   if (wr) headline.push(wr);
 
-  // Throughput says only "not broken"; it is graded only when loopback showed the NICs are not throttled.
-  const loopbackFine = benchmarks.loopback.length > 0 && checkLoopback(benchmarks.loopback, limitFor(protocol, 'loopback-floor')).length === 0;
+  // Throughput says only "not broken"; it is graded only when loopback showed every rail of every node is not throttled.
+  const rails = benchmarks.ibWriteBw?.perRail.map((r) => r.rail) ?? [];
+  const loopbackFine = loopbackCoversRails(benchmarks.loopback, rails) && checkLoopback(benchmarks.loopback, limitFor(protocol, 'loopback-floor')).length === 0;
   if (benchmarks.ibWriteBw && loopbackFine) {
     // The limit is a unidirectional figure: with one stream per direction, each direction is held to it.
     const bw = benchmarks.ibWriteBw;

@@ -20,6 +20,15 @@ export function checkLoopback(rows: BenchmarkRecord['loopback'], floor: Limit): 
     }));
 }
 
+// Whether loopback covered every rail the throughput was measured on, on every node it ran on. Journals written
+// before per-rail loopback (every row rail 0) checked rail 0 only: they keep grading as they did.
+export function loopbackCoversRails(rows: BenchmarkRecord['loopback'], rails: readonly number[]): boolean {
+  if (rows.length === 0) return false;
+  if (rows.every((r) => r.rail === 0)) return true;
+  const nodes = new Set(rows.map((r) => r.node));
+  return [...nodes].every((n) => rails.every((rail) => rows.some((r) => r.node === n && r.rail === rail)));
+}
+
 // A "loaded" soak whose GPUs were not busy would pass a cable that only fails hot (the failing clone did exactly that).
 export function checkGpuLoaded(stats: readonly NodePhaseStats[], phase: string, min: Limit): Reason[] {
   const out: Reason[] = [];

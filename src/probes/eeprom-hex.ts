@@ -3,7 +3,8 @@ import { decodeEeprom } from '../eeprom/decode.js';
 import type { EepromDecode } from '../eeprom/decoded.js';
 import { assertNotFailedRead, readHexDump } from '../eeprom/hex-rows.js';
 import { cmd } from '../transport/commands.js';
-import { RemoteCommandError, type CommandRunner } from '../transport/types.js';
+import { ParseError } from '../domain/errors.js';
+import { RemoteCommandError, type CommandResult, type CommandRunner } from '../transport/types.js';
 
 // `ethtool -m IF [page 0 offset N length N] hex on` output (one or several dumps) decoded from the bytes themselves.
 // `standard` forces the map when the identifier bytes were not read (e.g. an `offset 0x90 length 12` read).
@@ -25,4 +26,16 @@ export async function readModuleEeprom(runner: CommandRunner, iface: string): Pr
   const out = parseEepromHex(lower.stdout + (upperFailed === null ? upper.stdout : ''));
   if (upperFailed !== null) out.anomalies.push(`missing-bytes: upper page 00h read failed: ${upperFailed}`);
   return out;
+}
+
+// The cable serial one PCIe function reads (upper page 00h only: one read), or null when it cannot be read.
+export async function readCableSerial(run: (command: string) => Promise<CommandResult>, iface: string): Promise<string | null> {
+  const r = await run(cmd.eepromUpper(iface));
+  if (r.exitCode !== 0 || /netlink warning|query module eeprom/i.test(r.stderr)) return null;
+  try {
+    return parseEepromHex(r.stdout).vendorSn || null;
+  } catch (e) {
+    if (e instanceof ParseError) return null;
+    throw e;
+  }
 }

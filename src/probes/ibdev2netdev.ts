@@ -1,5 +1,6 @@
 import { ParseError } from '../domain/errors.js';
-import { cageIndexOfNetdev, type Cage, type Rail } from '../domain/node.js';
+import type { Cage, Rail } from '../domain/node.js';
+import { pciDomain, pciFunction, type NetIdentity } from './net-identity.js';
 
 const KIND = 'ibdev2netdev';
 
@@ -72,37 +73,67 @@ export function parseIbdev2netdev(text: string): Ibdev2netdevResult {
   return { links };
 }
 
-// PCIe domain of a rail: from the -v PCI address when known, else from the netdev name (enP2p1s0... => 2, enp1s0... => 0).
-function domainOf(link: Ibdev2netdevLink): number {
-  const pci = link.pci ? /^([0-9a-fA-F]{4,}):/.exec(link.pci) : null;
-  if (pci) return parseInt(pci[1]!, 16);
-  const m = /^enP(\d+)p/.exec(link.netdev);
-  return m ? Number(m[1]) : 0;
+// One function placed by what the node says about it.
+interface Placed {
+  link: Ibdev2netdevLink;
+  pci: string | null;
+  domain: number | null;
 }
 
-// Group a Spark's RDMA devices into cages (f<N>np<M> => cage N), rails PCIe domain 0000 first; netdevs without
-// that pattern are not Spark cage rails and are left out. A cage must have exactly two rails.
-export function cagesFromLinks(links: Ibdev2netdevLink[]): CageLinks[] {
-  const byCage = new Map<number, Ibdev2netdevLink[]>();
+// Group a node's RDMA devices into cages by what the node itself says about each function, never by its name: the
+// physical port (phys_port_name `p<N>`, else the PCI function number N) within one NIC (sys_image_guid, else the PCI
+// bus and device), two functions on two PCIe domains per cage, domain 0000 first. A function the node says nothing
+// about, and a lone function of another NIC, are left out; a cage missing a rail is a ParseError.
+export function cagesFromLinks(links: Ibdev2netdevLink[], identity: NetIdentity): CageLinks[] {
+  const seen = new Set<string>();
+  const groups = new Map<string, { nic: string; port: number; members: Placed[] }>();
   for (const link of links) {
-    const cage = cageIndexOfNetdev(link.netdev);
-    if (cage === null) continue;
-    const list = byCage.get(cage) ?? [];
-    if (list.some((l) => l.netdev === link.netdev)) throw new ParseError(KIND, 1, `netdev ${link.netdev} listed twice`);
-    list.push(link);
-    byCage.set(cage, list);
+    if (seen.has(link.netdev)) throw new ParseError(KIND, 1, `netdev ${link.netdev} listed twice`);
+    seen.add(link.netdev);
+    const id = identity.netdevs.get(link.netdev);
+    const pci = id?.pci ?? link.pci?.toLowerCase() ?? null;
+    const named = id?.physPortName ? /^p(\d+)$/.exec(id.physPortName) : null;
+    const port = named ? Number(named[1]) : pciFunction(pci);
+    if (port === null) continue;
+    const nic = identity.sysImageGuid.get(link.rdmaDevice) ?? (pci ? `pci ${pci.replace(/^[0-9a-f]+:/, '').replace(/\.\d$/, '')}` : 'unknown NIC');
+    const key = `${nic}|${port}`;
+    const g = groups.get(key) ?? { nic, port, members: [] };
+    g.members.push({ link, pci, domain: pciDomain(pci) });
+    groups.set(key, g);
   }
-  return [...byCage.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([index, list]) => {
-      if (list.length !== 2) {
-        throw new ParseError(KIND, 1, `cage ${index} has ${list.length} rail(s) (${list.map((l) => l.netdev).join(', ')}); a Spark cage has 2`);
-      }
-      const [a, b] = [...list].sort((x, y) => domainOf(x) - domainOf(y) || x.netdev.localeCompare(y.netdev)) as [Ibdev2netdevLink, Ibdev2netdevLink];
-      if (domainOf(a) === domainOf(b)) {
-        throw new ParseError(KIND, 1, `cage ${index}: ${a.netdev} and ${b.netdev} are on the same PCIe domain; expected one rail per domain`);
-      }
-      const rail = (l: Ibdev2netdevLink): RailLink => ({ netdev: l.netdev, rdmaDevice: l.rdmaDevice, state: l.state });
-      return { index, rails: [rail(a), rail(b)], up: a.state === 'Up' && b.state === 'Up' };
-    });
+  const complete = [...groups.values()].filter((g) => g.members.length === 2);
+  const cages: CageLinks[] = [];
+  for (const g of groups.values()) {
+    const names = g.members.map((m) => m.link.netdev).join(', ');
+    if (g.members.length === 1) {
+      if (complete.some((c) => c.nic === g.nic)) throw new ParseError(KIND, 1, `cage ${g.port} has 1 rail(s) (${names}); a Spark cage has 2`);
+      continue;
+    }
+    if (g.members.length > 2) throw new ParseError(KIND, 1, `cage ${g.port} has ${g.members.length} functions (${names}); a Spark cage has 2`);
+    const [a, b] = [...g.members].sort((x, y) => (x.domain ?? 0) - (y.domain ?? 0)) as [Placed, Placed];
+    if (a.domain === null || b.domain === null || a.domain === b.domain) {
+      throw new ParseError(KIND, 1, `cage ${g.port}: ${names} are not on two PCIe domains (PCI ${a.pci ?? 'unknown'}, ${b.pci ?? 'unknown'}); expected one rail per domain`);
+    }
+    if (cages.some((c) => c.index === g.port)) throw new ParseError(KIND, 1, `two NICs have a port ${g.port}: cannot tell which is the Spark's`);
+    const rail = (m: Placed): RailLink => ({ netdev: m.link.netdev, rdmaDevice: m.link.rdmaDevice, state: m.link.state, ...(m.pci ? { pci: m.pci } : {}) });
+    cages.push({ index: g.port, rails: [rail(a), rail(b)], up: a.link.state === 'Up' && b.link.state === 'Up' });
+  }
+  return cages.sort((x, y) => x.index - y.index);
+}
+
+// How a cage's rails look, for messages: `cage 1: enp1s0f1np1 Up, enP2p1s0f1np1 Down`.
+export function describeCages(cages: CageLinks[]): string {
+  return cages.map((c) => `cage ${c.index}: ${c.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`).join('; ') || 'no cage found';
+}
+
+// The cage a cable test uses: the one named, or with `auto` the only one whose two rails are Up (two cables in: name it).
+export function pickCage(cages: CageLinks[], want: number | 'auto'): { cage: CageLinks } | { problem: string } {
+  if (want !== 'auto') {
+    const cage = cages.find((c) => c.index === want);
+    return cage ? { cage } : { problem: `cage ${want} not found (${describeCages(cages)})` };
+  }
+  const up = cages.filter((c) => c.up);
+  if (up.length === 1) return { cage: up[0]! };
+  if (up.length === 0) return { problem: `no cage has both rails Up (${describeCages(cages)})` };
+  return { problem: `cages ${up.map((c) => c.index).join(' and ')} all have both rails Up: name the cage of the cable under test (--port, or --nodes a:N,b:M)` };
 }

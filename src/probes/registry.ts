@@ -11,6 +11,16 @@ import { parseRdmaLink } from './rdma-link.js';
 import { parseNvidiaSmi } from './nvidia-smi.js';
 import { parseHwmon, parseMgetTemp } from './nic-temp.js';
 import { parseDmi } from './dmi.js';
+import { parseEthtoolDriver } from './ethtool-driver.js';
+import { parseNetIdentity } from './net-identity.js';
+import { parseOsRelease } from './os-release.js';
+import { parsePerftestVersion } from './perftest-version.js';
+
+// The maps of parseNetIdentity as plain objects, for JSON output.
+function netIdentityJson(text: string): unknown {
+  const r = parseNetIdentity(text);
+  return { netdevs: Object.fromEntries(r.netdevs), sysImageGuid: Object.fromEntries(r.sysImageGuid) };
+}
 
 export const PARSERS: Record<string, { parse: (text: string) => unknown; describe: string }> = {
   'ethtool-stats': { parse: parseEthtoolStats, describe: 'ethtool -S <iface>' },
@@ -26,4 +36,8 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   hwmon: { parse: parseHwmon, describe: 'grep -H . /sys/class/hwmon/hwmon*/{name,temp*_label,temp*_input}' },
   'mget-temp': { parse: parseMgetTemp, describe: 'mget_temp -d <dev>' },
   dmi: { parse: parseDmi, describe: 'grep -H . /sys/class/dmi/id/{sys_vendor,product_name,bios_version,...}' },
+  'ethtool-driver': { parse: parseEthtoolDriver, describe: 'ethtool -i <iface>' },
+  'net-identity': { parse: netIdentityJson, describe: 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid' },
+  'os-release': { parse: parseOsRelease, describe: 'grep -H . /etc/dgx-release /etc/os-release' },
+  'perftest-version': { parse: parsePerftestVersion, describe: 'ib_write_bw --version' },
 };

@@ -71,8 +71,11 @@ export interface CertificateContent {
   // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
   sharedNodes: string[];
   cable: {
-    family: CableFamily;
+    family: CableFamily; // as the EEPROM advertises it
+    familyBasis: string | null; // the EEPROM bytes that said so
     lanesTrained: number | null;
+    trainedMode: string | null; // how the link trained, e.g. "4 x 50G"
+
     vendor: string | null;
     partNumber: string | null;
     serial: string | null;
@@ -123,6 +126,13 @@ export function summarise(record: RunRecord): CertificateContent['summary'] {
     linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
     nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
   };
+}
+
+// How the link trained, from ethtool's Lanes and Speed: "4 x 50G" (lanes x speed per lane), or the lanes alone.
+export function trainedMode(lanes: number | null, speedMbps: number | null): string | null {
+  if (lanes === null || lanes <= 0) return null;
+  if (speedMbps === null) return `${lanes} lanes`;
+  return `${lanes} x ${Math.round(speedMbps / lanes / 100) / 10}G`;
 }
 
 // Which document a run gets.
@@ -178,7 +188,9 @@ export function certificateContent(record: RunRecord): CertificateContent {
     sharedNodes: record.sharedNodes ?? [],
     cable: {
       family: record.cable.family,
+      familyBasis: record.cable.familyBasis ?? null,
       lanesTrained: record.cable.lanes,
+      trainedMode: trainedMode(record.cable.lanes, record.cable.trainedSpeedMbps ?? null),
       vendor: record.cable.vendor,
       partNumber: record.cable.partNumber,
       serial: record.cable.serial,

@@ -87,7 +87,7 @@ function cableTable(c: CertificateContent['cable']): string {
   const ends = c.ends;
   if (ends.length === 0) return '<p>No EEPROM was read.</p>';
   if (ends.every((x) => x.vendorPn === null && x.vendorName === null))
-    return `<p>No EEPROM identity was read: ${ends.map((x) => `${e(x.node)} ${e(x.netdev)}: ${e(x.error ?? 'not read')}`).join('; ')}. Family ${e(c.family)}, lanes as trained: ${e(c.lanesTrained ?? '—')}.</p>`;
+    return `<p>No EEPROM identity was read: ${ends.map((x) => `${e(x.node)} ${e(x.netdev)}: ${e(x.error ?? 'not read')}`).join('; ')}. Family ${e(c.family)}, trained ${e(c.trainedMode ?? '—')}.</p>`;
   const row = (label: string, f: (x: (typeof ends)[number]) => string) => `<tr><th>${e(label)}</th>${ends.map((x) => `<td>${e(f(x))}</td>`).join('')}</tr>`;
   const atten = (x: (typeof ends)[number]) =>
     Object.entries(x.attenuationDb)
@@ -104,20 +104,21 @@ function cableTable(c: CertificateContent['cable']): string {
     row('standard / identifier', (x) => [x.standard, x.identifier].filter(Boolean).join(' · ')),
     row('attenuation', atten),
   ].join('')}</tbody></table>
-<p>Family <b>${e(c.family)}</b>, lanes as trained: <b>${e(c.lanesTrained ?? '—')}</b>${
+<p>Family <b>${e(c.family)}</b> as the EEPROM says${c.familyBasis ? ` (${e(c.familyBasis)})` : ''}; trained <b>${e(c.trainedMode ?? '—')}</b>${
     c.endsAgree === false ? ' — <b class="grade-FAIL">the two ends report different identities</b>' : c.endsAgree ? ' — both ends report the same identity' : ''
   }.</p>${c.anomalies.length ? `<h3>EEPROM anomalies (the EEPROM is not trusted blindly)</h3><ul class="anomalies">${c.anomalies.map((a) => `<li>${e(a)}</li>`).join('')}</ul>` : '<p>No EEPROM anomalies found.</p>'}`;
 }
 
 function conditions(c: CertificateContent): string {
+  const cell = (...parts: (string | null | undefined)[]) => e(parts.filter((x) => x != null && x !== '').join(' · ') || '—');
   const rows = c.nodes
     .map(
       (n) =>
-        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${e(n.kernel ?? '—')}</td><td>${e(n.driver ?? '—')}</td><td>${e(n.firmware ?? '—')}</td><td>${e(n.ethtoolVersion ?? '—')}</td><td>${e(n.perftestVersion ?? '—')}</td><td>${e(n.ncclVersion ?? '—')}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
+        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${cell(n.dmi?.productName, n.dmi?.biosVersion ? `BIOS ${n.dmi.biosVersion}` : null)}</td><td>${cell(n.osRelease, n.kernel)}</td><td>${cell(n.driver)}</td><td>${cell(n.firmware)}</td><td>${cell(n.ethtoolVersion ? `ethtool ${n.ethtoolVersion}` : null, n.perftestVersion ? `perftest ${n.perftestVersion}` : null)}</td><td>${cell(n.ncclVersion, n.ncclTestsVersion ? `nccl-tests ${n.ncclTestsVersion}` : null)}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
     )
     .join('');
   const s = c.sampling;
-  return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:17%"><col style="width:12%"><col style="width:10%"><col style="width:9%"><col style="width:7%"><col style="width:8%"><col style="width:7%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>kernel</th><th>driver</th><th>firmware</th><th>ethtool</th><th>perftest</th><th>NCCL</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+  return `<table class="nodes"><colgroup><col style="width:7%"><col style="width:7%"><col style="width:13%"><col style="width:12%"><col style="width:14%"><col style="width:11%"><col style="width:10%"><col style="width:9%"><col style="width:8%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>tools</th><th>NCCL</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
 <tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span></td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>

@@ -1,8 +1,8 @@
 import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
-import type { RunRecord } from '../domain/record.js';
+import type { NodeRecord, RunRecord } from '../domain/record.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { summarise } from './certificate-content.js';
+import { summarise, trainedMode } from './certificate-content.js';
 import { CSV_COLUMNS } from './csv-columns.js';
 import type { RunTimeseries } from './timeseries.js';
 
@@ -13,6 +13,12 @@ export function toCsv(header: string[], rows: CsvCell[][]): string {
   const cells = rows.map((r) => r.map((v) => (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v))));
   // csv-stringify only quotes the record delimiter itself; a bare LF inside a field must be quoted too (RFC 4180).
   return stringify([header, ...cells], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+}
+
+// One node fact of every node, in node order joined by " / " (empty where unknown); null when no node knows it.
+function perNode(record: RunRecord, get: (n: NodeRecord) => string | null | undefined): string | null {
+  const values = record.nodes.map((n) => get(n) ?? '');
+  return values.some((v) => v !== '') ? values.join(' / ') : null;
 }
 
 // The summary/compare row of one run, in CSV_COLUMNS['compare.csv'] order.
@@ -29,6 +35,7 @@ export function runRow(record: RunRecord): CsvCell[] {
     serial: record.cable.serial,
     family: record.cable.family,
     lanes: record.cable.lanes,
+    trained_mode: trainedMode(record.cable.lanes, record.cable.trainedSpeedMbps ?? null),
     length_m_eeprom: length,
     ib_write_bw_gbps: record.benchmarks.ibWriteBw?.sumMedianGbps ?? null,
     nccl_busbw_gbs: record.benchmarks.nccl?.busbwGBs ?? null,
@@ -41,6 +48,16 @@ export function runRow(record: RunRecord): CsvCell[] {
     post_fec_errors: record.analysis ? s.postFecErrors : null,
     link_down_events: record.analysis ? s.linkDownEvents : null,
     nic_temp_max_c: s.nicTempMaxC,
+    nodes: record.nodes.map((n) => n.name).join(' / '),
+    product_name: perNode(record, (n) => n.dmi?.productName),
+    bios_version: perNode(record, (n) => n.dmi?.biosVersion),
+    os_release: perNode(record, (n) => n.osRelease),
+    kernel: perNode(record, (n) => n.kernel),
+    nic_driver: perNode(record, (n) => n.driver),
+    nic_firmware: perNode(record, (n) => n.firmware),
+    perftest_version: perNode(record, (n) => n.perftestVersion),
+    nccl_version: perNode(record, (n) => n.ncclVersion),
+    nccl_tests_version: perNode(record, (n) => n.ncclTestsVersion),
     outcome: record.outcome,
     reasons: record.reasons.map((r) => `${r.rule}: ${r.message}`).join('; '),
   };

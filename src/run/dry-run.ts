@@ -11,7 +11,9 @@ import type { NodeSpec } from '../domain/node.js';
 import type { Outcome } from '../domain/outcome.js';
 import { ParseError } from '../domain/errors.js';
 import type { Protocol } from '../protocol/index.js';
-import { cagesFromLinks, parseIbdev2netdev } from '../probes/ibdev2netdev.js';
+import { cagesFromLinks, parseIbdev2netdev, pickCage, type CageLinks } from '../probes/ibdev2netdev.js';
+import { parseNetIdentity } from '../probes/net-identity.js';
+import type { Rail } from '../domain/node.js';
 import { parseBatch } from '../transport/batch.js';
 import { cmd, ipAddrCommand } from '../transport/commands.js';
 import { buildAcquire, buildRelease } from '../transport/node-lock.js';
@@ -131,29 +133,35 @@ export async function planRun(o: { protocol: Protocol; protocolText: string; nod
   }
 }
 
-// What read-only discovery found on a real node: the cabled cage and both rails' IPv4 addresses.
+// What read-only discovery found on a real node: the cabled cage, both rails' IPv4 addresses, and the node's names for
+// the functions of both cages (udev may name them otherwise than DGX OS does).
 export interface DiscoveredNode {
   name: string;
   cage: 0 | 1;
   railIps: [string, string];
+  interfaces?: [[Rail, Rail], [Rail, Rail]];
 }
 
-// Discovery on real nodes, read-only: ibdev2netdev (which cage is cabled) and `ip -o -4 addr` of its two rails.
+// Discovery on real nodes, read-only and as preflight does it: ibdev2netdev and the sysfs identity of the netdevs
+// (which cage is cabled), then `ip -o -4 addr` of its two rails.
 export async function discoverNode(runner: CommandRunner, spec: NodeSpec): Promise<DiscoveredNode> {
   const fail = (why: string): never => {
     throw new Error(`${spec.name}: ${why}`);
   };
   const r = await runner.run(cmd.ibdev2netdev(), { timeoutMs: 20_000 });
   if (r.exitCode !== 0) fail(`ibdev2netdev failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
-  let cages;
+  const ids = await runner.run(cmd.netIdentity(), { timeoutMs: 20_000 });
+  let cages: CageLinks[] = [];
   try {
-    cages = cagesFromLinks(parseIbdev2netdev(r.stdout).links);
+    cages = cagesFromLinks(parseIbdev2netdev(r.stdout).links, parseNetIdentity(ids.stdout));
   } catch (e) {
-    if (e instanceof ParseError) fail(`cannot read ibdev2netdev: ${e.message}`);
+    if (e instanceof ParseError) fail(`cannot tell the cages apart: ${e.message}`);
     throw e;
   }
-  const cage = spec.cage === 'auto' ? cages.find((c) => c.up) : cages.find((c) => c.index === spec.cage);
-  if (!cage || (cage.index !== 0 && cage.index !== 1)) return fail(spec.cage === 'auto' ? 'no cage has both rails Up' : `cage ${spec.cage} not found`);
+  const picked = pickCage(cages, spec.cage);
+  if ('problem' in picked) return fail(picked.problem);
+  const cage = picked.cage;
+  if (cage.index !== 0 && cage.index !== 1) return fail(`cage ${cage.index}: a Spark has cages 0 and 1`);
   const ips: string[] = [];
   for (const rail of cage.rails) {
     const a = await runner.run(ipAddrCommand(rail.netdev), { timeoutMs: 20_000 });
@@ -161,7 +169,10 @@ export async function discoverNode(runner: CommandRunner, spec: NodeSpec): Promi
     if (!ip) return fail(`${rail.netdev} has no IPv4 address (the run would stop at preflight-address)`);
     ips.push(ip.address);
   }
-  return { name: spec.name, cage: cage.index, railIps: [ips[0]!, ips[1]!] };
+  const names = (c: CageLinks | undefined): [Rail, Rail] | null => (c ? [{ netdev: c.rails[0].netdev, rdmaDevice: c.rails[0].rdmaDevice }, { netdev: c.rails[1].netdev, rdmaDevice: c.rails[1].rdmaDevice }] : null);
+  const c0 = names(cages.find((c) => c.index === 0));
+  const c1 = names(cages.find((c) => c.index === 1));
+  return { name: spec.name, cage: cage.index, railIps: [ips[0]!, ips[1]!], ...(c0 && c1 ? { interfaces: [c0, c1] as [[Rail, Rail], [Rail, Rail]] } : {}) };
 }
 
 // What a real run adds on real nodes before and after the protocol: the node lock and stale-load cleanup.
@@ -185,7 +196,7 @@ export function formatPlan(plan: RunPlan, nodes: { name: string; cage: number | 
   out.push('files, polled with cat and kill -0); "stop NAME" sends TERM to that group, then KILL after 2 s.');
   out.push('mpirun on the first node starts the second node\'s NCCL rank itself, over SSH to the address after its -H.');
   if (!o.real) out.push('Simulated nodes: nothing was run anywhere.');
-  else out.push('Only read-only discovery (ibdev2netdev, ip -o -4 addr) ran on the nodes; the list comes from the run code executed against simulated nodes with the discovered cages and addresses.');
+  else out.push('Only read-only discovery (ibdev2netdev, the netdevs\' sysfs identity, ip -o -4 addr) ran on the nodes; the list comes from the run code executed against simulated nodes with the discovered cages and addresses.');
   if (plan.lastPhase !== plan.phases.at(-1)) {
     out.push(`NOTE: the run ended ${plan.outcome} in phase ${plan.lastPhase ?? '(none)'}: the phases after it are not listed.`);
   }

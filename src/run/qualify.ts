@@ -325,5 +325,6 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
     gpuTempC,
     gpuUtilPct,
     throughputGbps: ctx.lastThroughputGbps,
+    ...(loop ? { samples: Object.fromEntries(loop.last) } : {}),
   };
 }

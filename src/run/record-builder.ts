@@ -1,4 +1,5 @@
-import type { CableFamily } from '../domain/cable.js';
+import type { CableFamily, CableIdentity } from '../domain/cable.js';
+import { classifyCable } from '../eeprom/classify.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
@@ -20,8 +21,11 @@ function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[]
   return lines.filter((l) => l.type === type) as T[];
 }
 
-function familyOf(lanes: number | null): CableFamily {
-  return lanes === 4 ? 'QSFP56' : lanes === 2 ? 'QSFP112' : 'unknown';
+// The cable's class from its EEPROM (not from how it trained): a 400G-class cable that trained 4 x 50G is QSFP112.
+function classOf(id: CableIdentity | null): { family: CableFamily; familyBasis: string } {
+  if (!id) return { family: 'unknown', familyBasis: 'no EEPROM identity was read' };
+  const c = classifyCable(id);
+  return { family: c.family, familyBasis: c.basis };
 }
 
 // Rebuild phases from phase-start/phase-end lines; a phase without an end was cut off.
@@ -54,11 +58,13 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   const aborted = !end || abortedLine !== undefined;
 
   const nodeInfo = linesOf<JournalLine & { record: NodeRecord }>(lines, 'node-info').map((l) => l.record);
-  const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) => nodeInfo.find((x) => x.name === n.name) ?? n);
+  // A node's facts: preflight's node-info line, completed by later ones (the NCCL run's versions).
+  const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) => nodeInfo.filter((x) => x.name === n.name).reduce<NodeRecord>((acc, x) => ({ ...acc, ...x }), n));
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
   const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
   for (const b of linesOf(lines, 'benchmark')) {
-    if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; gbps: number }[]).map((r) => ({ ...r, rail: 0 }));
+    // Journals before per-rail loopback measured rail 0 only and did not say so.
+    if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
     if (b.kind === 'ib_write_bw') {
       benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps), ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}) };
     }
@@ -126,8 +132,9 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     nodes,
     cable: {
-      family: familyOf(lanes),
+      ...classOf(id),
       lanes,
+      trainedSpeedMbps: nodes.reduce<number | null>((m, n) => (n.speedMbps != null && (m === null || n.speedMbps > m) ? n.speedMbps : m), null),
       ends,
       serial: id?.vendorSn ?? null,
       vendor: id?.vendorName ?? null,

@@ -249,7 +249,7 @@ const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
 // block-buffered until exit, so there the error comes first.
 export function formatEthtoolLink(
   iface: string,
-  v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; root: boolean },
+  v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; root: boolean; speedMbps?: number },
 ): { stdout: string; stderr: string; tty: string } {
   const head = [
     `Settings for ${iface}:`,
@@ -264,7 +264,8 @@ export function formatEthtoolLink(
     '\tAdvertised auto-negotiation: Yes',
     '\tAdvertised FEC modes: None\t RS\t BASER',
   ];
-  if (v.up) head.push('\tSpeed: 200000Mb/s', `\tLanes: ${v.lanes}`, '\tDuplex: Full');
+  // What a Spark function reports: 200000 Mb/s, or 100000 on some firmware and switch states (FORMATS §0).
+  if (v.up) head.push(`\tSpeed: ${v.speedMbps ?? 200000}Mb/s`, `\tLanes: ${v.lanes}`, '\tDuplex: Full');
   else head.push('\tSpeed: Unknown!', '\tDuplex: Unknown! (255)');
   head.push('\tAuto-negotiation: on', `\tPort: ${v.cabled ? 'Direct Attach Copper' : 'Other'}`, '\tPHYAD: 0', '\tTransceiver: internal');
   if (v.root) head.push('\tSupports Wake-on: d', '\tWake-on: d');

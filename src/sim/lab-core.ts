@@ -3,26 +3,30 @@
 import type { Clock } from '../domain/clock.js';
 import type { Rail } from '../domain/node.js';
 import type { Fault } from './faults.js';
-import { LabModel } from './model.js';
-import type { ScenarioNode, ScenarioSpec } from './scenario.js';
+import { HOTPLUG_THROTTLE_GBPS, LabModel } from './model.js';
+import { railCapGbps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { SimProcess } from './sim-process.js';
 import type { Session } from './model.js';
 
-// The two QSFP cages of a Spark, each seen through both PCIe functions; the cable is in cage 1 unless a scenario node names its cage.
+// The two QSFP cages of a Spark, each seen through both PCIe functions, with the names DGX OS gives them; the
+// cable is in cage 1 unless a scenario node names its cage, and a scenario node may rename the interfaces.
 export const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
   { index: 0, rails: [{ netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' }, { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' }] },
   { index: 1, rails: [{ netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' }, { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' }] },
 ];
 export const DEFAULT_CABLED_CAGE = 1;
 
-// Where a netdev or RDMA device sits: cage and rail (PCIe function) index.
-export function locate(name: string): { cage: number; rail: number; netdev: string; rdmaDevice: string } | null {
-  for (const c of SPARK_CAGES) {
-    for (const [rail, r] of c.rails.entries()) {
-      if (r.netdev === name || r.rdmaDevice === name) return { cage: c.index, rail, ...r };
-    }
-  }
-  return null;
+// One PCIe function of a simulated node: its names and its place (cage = physical port, rail = PCIe link).
+export interface SimRail extends Rail {
+  cage: number;
+  rail: number;
+  pci: string; // 0000:01:00.<cage> for rail 0, 0002:01:00.<cage> for rail 1, as on a Spark
+  ifindex: number;
+}
+
+// The PCI address of one function: the cage is the PCI function, the rail the PCIe domain (FORMATS §0).
+function pciAddress(cage: number, rail: number): string {
+  return `${rail === 0 ? '0000' : '0002'}:01:00.${cage}`;
 }
 
 // An ib_write_bw server waiting on a node.
@@ -73,6 +77,26 @@ export class LabCore {
   // The cage the cable is in on a node (the triangle wiring puts it in cage 0 at one end).
   cageOf(node: string): number {
     return this.nodeSpec(node).cage ?? DEFAULT_CABLED_CAGE;
+  }
+
+  // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
+  // removes the CX-7 PCI functions (udev mtk-hotplug handler, FORMATS §0): none while the cable is out.
+  functions(node: string): SimRail[] {
+    if (!this.model.plugged) return [];
+    const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);
+    // Interface indices: lo and the management port first, then the CX-7 functions, domain 0002 before 0000.
+    return names.flatMap((rails, cage) => rails.map((r, rail) => ({ ...r, cage, rail, pci: pciAddress(cage, rail), ifindex: (rail === 1 ? 3 : 5) + cage })));
+  }
+
+  // Where a netdev or RDMA device of a node sits, or null when the node has no such device (now).
+  locate(node: string, name: string): SimRail | null {
+    return this.functions(node).find((f) => f.netdev === name || f.rdmaDevice === name) ?? null;
+  }
+
+  // The cap of one rail of a node now (Gb/s), or null at full speed: the scenario's throttled NIC, or the hot-plug trap.
+  railCap(node: string, rail: number): number | null {
+    const caps = [railCapGbps(this.nodeSpec(node), rail), this.model.hotplugThrottled(node, this.now()) ? HOTPLUG_THROTTLE_GBPS : null].filter((c): c is number => c !== null);
+    return caps.length ? Math.min(...caps) : null;
   }
 
   // Which node and rail own an IPv4 address.

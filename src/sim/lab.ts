@@ -4,7 +4,7 @@ import type { CommandRunner } from '../transport/types.js';
 import { parseFault, type Fault } from './faults.js';
 import { LabCore } from './lab-core.js';
 import type { LabEvent, NodeState } from './model.js';
-import { loadScenario, listScenarios, type ScenarioSpec } from './scenario.js';
+import { loadScenario, listScenarios, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { ProcessInfo } from './sim-process.js';
 import { SimRunner } from './sim-runner.js';
 
@@ -31,6 +31,8 @@ export interface SimLab {
   plug(scenario: string, opts?: { serial?: string }): void;
   // The cable's scenario now (changes with plug()).
   readonly cable: ScenarioSpec;
+  // Someone at the node reboots it (`sudo systemctl reboot --no-block`): the operator of a manual-reboot batch.
+  reboot(node: string): void;
 }
 
 export interface CreateLabOptions {
@@ -46,6 +48,8 @@ export interface CreateLabOptions {
   serial?: string;
   // Each node's two rail addresses (a dry run mirrors real nodes' addresses): overrides the scenario's.
   railIps?: [[string, string], [string, string]];
+  // Each node's interface names per cage, when known (a dry run mirrors real nodes' names).
+  interfaces?: [ScenarioNode['interfaces'], ScenarioNode['interfaces']];
 }
 
 function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpec {
@@ -71,6 +75,10 @@ export function createLab(opts: CreateLabOptions): SimLab {
   if (opts.railIps) {
     const [a, b] = opts.railIps;
     spec = { ...spec, nodes: [{ ...spec.nodes[0], railIps: a }, { ...spec.nodes[1], railIps: b }] };
+  }
+  if (opts.interfaces) {
+    const [a, b] = opts.interfaces;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a ? { interfaces: a } : {}) }, { ...spec.nodes[1], ...(b ? { interfaces: b } : {}) }] };
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);
@@ -106,6 +114,10 @@ export function createLab(opts: CreateLabOptions): SimLab {
     plug: (scenario, o = {}) => core.plug(withSerial(loadScenario(scenario), o.serial)),
     get cable() {
       return core.spec;
+    },
+    reboot(node) {
+      check(node);
+      core.model.requestReboot(node, core.now());
     },
   };
 }

@@ -73,7 +73,22 @@ interface NodeSim {
   bootCount: number;
   bootS: number; // lab time of the last boot (negative: before the lab)
   lastUncorrectableS: number; // lab time of the last uncorrectable codeword, for the PCS's BER monitor
+  // The hot-plug trap: a cable plugged into this node while it ran; every transfer crawls until it reboots with the cable in.
+  hotplugThrottled: boolean;
 }
+
+// A reboot a node was told to do (`systemctl reboot --no-block`): down from atS for durationS.
+interface CommandedReboot {
+  node: string;
+  atS: number;
+  durationS: number;
+}
+
+// Per-rail rate of a Spark in the hot-plug trap: 13.22 Gb/s in the real degraded rows (samples-real/ib_write_bw/
+// spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt), 13.23 with iperf; counters stay clean.
+export const HOTPLUG_THROTTLE_GBPS = 13.2;
+// Seconds between `systemctl reboot --no-block` returning and the node going down.
+const SHUTDOWN_S = 3;
 
 // What lab.state(node) returns: a snapshot for tests.
 export interface NodeState {
@@ -124,6 +139,8 @@ export class LabModel {
   private idleLoadRunS = 0;
   private flapsFired = new Set<number>();
   private nextId = 1;
+  // Reboots the nodes were told to do, kept across cable swaps (the nodes stay the same).
+  private commandedReboots: CommandedReboot[] = [];
   readonly laneCount: 4 | 2;
 
   constructor(
@@ -144,6 +161,7 @@ export class LabModel {
       bootCount: 0,
       bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
       lastUncorrectableS: -Infinity,
+      hotplugThrottled: false,
     }));
     if (replug) this.takeOver(replug.from, replug.atS);
   }
@@ -161,20 +179,46 @@ export class LabModel {
     this.events.push({ tS, kind: 'cable-unplugged' });
   }
 
-  // A new cable in the same nodes: node state (temperatures, boots, per-function traffic) carries over, the
-  // port's PPCNT counters restart from zero as on a re-plugged Spark, and the link trains for linkRecoverS.
+  // A new cable in the same nodes: node state (temperatures, boots, per-function traffic, reboots under way) carries
+  // over, the port's PPCNT counters restart from zero as on a re-plugged Spark, and the link trains for linkRecoverS.
+  // The hot-plug trap: every node that was running when the cable went in is throttled until it reboots.
   private takeOver(old: LabModel, tS: number): void {
     old.advance(tS);
     this.events.push(...old.events);
     this.k = old.k;
+    this.commandedReboots = old.commandedReboots;
     for (const n of this.nodes) {
       const o = old.nodes.find((x) => x.name === n.name);
       if (!o) continue;
       Object.assign(n, { temp: o.temp, gpuTemp: o.gpuTemp, rails: o.rails, baseline: o.baseline, bootCount: o.bootCount, bootS: o.bootS });
+      n.hotplugThrottled = !this.rebooting(n.name, tS);
     }
     this.linkUp = false;
     this.downUntil = Math.ceil(tS + this.spec.linkRecoverS);
     this.events.push({ tS, kind: 'cable-plugged', detail: `${this.spec.name} serial ${this.spec.cable.eeprom.vendorSn}` });
+  }
+
+  // `systemctl reboot --no-block` on a node at tS: it goes down a few seconds later and answers again after the
+  // scenario's rebootS. False when the node is already down.
+  requestReboot(node: string, tS: number): boolean {
+    this.advance(tS);
+    this.node(node);
+    if (this.rebooting(node, tS) || this.commandedReboots.some((r) => r.node === node && r.atS > tS)) return false;
+    this.commandedReboots.push({ node, atS: Math.ceil(tS + SHUTDOWN_S), durationS: this.spec.rebootS ?? 90 });
+    this.events.push({ tS, kind: 'reboot-requested', node });
+    return true;
+  }
+
+  // Whether a node is in the hot-plug trap now.
+  hotplugThrottled(node: string, tS: number): boolean {
+    this.advance(tS);
+    return this.node(node).hotplugThrottled;
+  }
+
+  // Whether a node rebooted in (sinceS, tS]: what it ran before is gone.
+  rebootedSince(node: string, sinceS: number, tS: number): boolean {
+    this.advance(tS);
+    return this.events.some((e) => e.kind === 'reboot' && e.node === node && e.tS > sinceS && e.tS <= tS);
   }
 
   get nodeNames(): string[] {
@@ -236,9 +280,13 @@ export class LabModel {
     return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity);
   }
 
-  // True while a reboot fault keeps the node down.
+  // True while a reboot (a fault, or one the node was told to do) keeps the node down.
   rebooting(node: string, tS: number): boolean {
-    return this.faults.some((f) => f.kind === 'node-reboot' && this.faultNode(f) === node && tS >= f.atS && tS < f.atS + f.durationS);
+    const down = (atS: number, durationS: number) => tS >= atS && tS < atS + durationS;
+    return (
+      this.faults.some((f) => f.kind === 'node-reboot' && this.faultNode(f) === node && down(f.atS, f.durationS)) ||
+      this.commandedReboots.some((r) => r.node === node && down(r.atS, r.durationS))
+    );
   }
 
   faultNode(f: Fault): string {
@@ -310,12 +358,15 @@ export class LabModel {
     for (const f of this.faults) {
       if (f.kind === 'node-reboot' && f.atS >= k && f.atS < k + 1) this.reboot(this.faultNode(f), f.atS);
     }
+    for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
     if (!this.linkUp && k >= this.downUntil && !anyRebooting) {
       this.linkUp = true;
       this.events.push({ tS: k, kind: 'link-up' });
     }
     if (this.linkUp && anyRebooting) this.dropLink(k, 'peer rebooting', this.spec.linkRecoverS);
+    // The link trains again only once both ends are up.
+    if (anyRebooting) this.downUntil = Math.max(this.downUntil, Math.ceil(k + 1 + this.spec.linkRecoverS));
 
     const targets = this.nodes.map((n) => this.thermalTarget(n, k, k + 1));
     const tau = this.spec.thermal.tauS;
@@ -418,6 +469,8 @@ export class LabModel {
     n.baseline = 0;
     n.bootCount += 1;
     n.bootS = tS;
+    // Booting with the cable in clears the hot-plug trap (FORMATS §0: a reboot of both nodes with the cable attached).
+    if (this.plugged) n.hotplugThrottled = false;
     this.events.push({ tS, kind: 'reboot', node });
     for (const s of this.sessions) {
       if ((s.clientNode === node || s.serverNode === node) && s.diedS === null && tS < this.sessionEnd(s)) s.diedS = tS;

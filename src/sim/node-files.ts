@@ -20,6 +20,7 @@ const PROGRAMS: Record<string, string> = {
   stdbuf: '/usr/bin/stdbuf',
   ssh: '/usr/bin/ssh',
   perl: '/usr/bin/perl',
+  systemctl: '/usr/bin/systemctl',
 };
 
 // gpu-burn installed as the guide says: the binary in /usr/local/bin, its compare kernel beside the share directory.

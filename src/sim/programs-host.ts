@@ -1,7 +1,6 @@
 // The read-only commands of a simulated node (ethtool, ibdev2netdev, ip, nvidia-smi, sysfs/procfs reads, date...),
 // answered from the model at the current lab time in the real tools' output layout.
 import type { LabCore } from './lab-core.js';
-import { locate, SPARK_CAGES } from './lab-core.js';
 import { encodeCmis, encodeSff8636 } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, type FrameCounts, type HostTraffic } from './format-ethtool.js';
 import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
@@ -10,6 +9,7 @@ import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
 import { ScaledClock } from './scaled-clock.js';
 import { programPath } from './node-files.js';
+import { streamId, uniform } from './prng.js';
 
 export interface Answer {
   stdout: string;
@@ -20,11 +20,27 @@ export interface Answer {
 export const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
 export const err = (stderr: string, exitCode = 1): Answer => ({ stdout: '', stderr, exitCode });
 
-const IFINDEX: Record<string, number> = { enP2p1s0f0np0: 3, enP2p1s0f1np1: 4, enp1s0f0np0: 5, enp1s0f1np1: 6 };
-
 function noDevice(iface: string): Answer {
   return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
 }
+
+// What the simulated EEPROM advertises per class (generated to the SFF-8636/CMIS layouts real cables use). SFF-8636:
+// Spark DACs set the 40G-CR4 compliance bit plus an extended code (FORMATS §4a): 0x40 (200GBASE-CR4) at 26.5625 GBd
+// for QSFP56; a QSFP112-class DAC says 0x3F at 53.125 GBd, so byte 140 = 0xFF and byte 222 = 0xD5 as on the recorded
+// Spark cable (samples/ethtool-module/spark-dac-amphenol-njaakk-n911-...). CMIS: the application descriptors.
+const SFF8636_CLASS = {
+  QSFP28: { extendedCompliance: 0x0b, nominalRateGBd: 25.78125, encoding: 0x05 },
+  QSFP56: { extendedCompliance: 0x40, nominalRateGBd: 26.5625, encoding: 0x08 },
+  QSFP112: { extendedCompliance: 0x3f, nominalRateGBd: 53.125, encoding: 0x08 },
+} as const;
+const CMIS_APPLICATIONS = {
+  QSFP28: [{ hostInterface: 0x1a, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }],
+  QSFP56: [{ hostInterface: 0x1c, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 }],
+  QSFP112: [
+    { hostInterface: 0x48, mediaInterface: 0x01, hostLanes: 4, mediaLanes: 4 },
+    { hostInterface: 0x47, mediaInterface: 0x01, hostLanes: 2, mediaLanes: 2 },
+  ],
+} as const;
 
 // The module's memory map: the scenario's, else SFF-8636 for QSFP56 and CMIS for QSFP112.
 function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
@@ -36,17 +52,15 @@ export function eepromBytes(core: LabCore, node: string): Uint8Array {
   const c = core.spec.cable;
   const e = c.eeprom;
   const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
+  // What the EEPROM advertises: the trained family unless the scenario says otherwise (a 400G-class cable trains 4 x 50G).
+  const cls = c.eepromClass ?? c.family;
   const [a, b, x, y] = e.attenuationDb;
   if (memoryMapOf(core.spec) === 'sff8636') {
-    // Spark DACs advertise the 40G-CR4 compliance bit plus an extended code (FORMATS §4a): 0x40 (200GBASE-CR4) at
-    // 26.5625 GBd for QSFP56; a QSFP112-class DAC says 0x3F at 53.125 GBd, so byte 140 = 0xFF and byte 222 = 0xD5
-    // as on the recorded Spark cable (samples/ethtool-module/spark-dac-amphenol-njaakk-n911-...).
-    const qsfp112 = c.family === 'QSFP112';
     const att: Record<string, number> = { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y };
     if (e.attenuation25gDb !== undefined) att['25.8GHz'] = e.attenuation25gDb;
-    return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, extendedCompliance: qsfp112 ? 0x3f : 0x40, nominalRateGBd: qsfp112 ? 53.125 : 26.5625 });
+    return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, ...SFF8636_CLASS[cls] });
   }
-  return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y } });
+  return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y }, applications: CMIS_APPLICATIONS[cls].map((app) => ({ ...app })) });
 }
 
 // Kernel-stack frames (ARP, IPv6 neighbour discovery, mDNS, the NCCL bootstrap's TCP...) one PCIe function of the
@@ -74,15 +88,17 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   const iface = flag === undefined ? words[0] : words[1];
   const params = words.slice(flag === undefined ? 1 : 2);
   if (!iface || iface.startsWith('-')) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
-  const loc = locate(iface);
+  const loc = core.locate(node, iface);
   if (!loc || loc.netdev !== iface) return noDevice(iface);
   const cabled = loc.cage === core.cageOf(node);
+  if (flag === '-i' || flag === '--driver') return ok(formatEthtoolDriver(loc.pci, core.nodeSpec(node).nicFirmware ?? SIM_NIC_FIRMWARE));
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
   const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, pcsSymbolErrors: 0, crcFrames: 0, linkDown: 0 };
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
-    const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo });
+    const speedMbps = core.nodeSpec(node).speedMbps ?? 200000;
+    const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo, speedMbps });
     return { stdout: link.stdout, stderr: link.stderr, exitCode: 0 };
   }
   if (flag === '-S' || flag === '--statistics') {
@@ -107,11 +123,12 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
 }
 
-// ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model.
+// ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model; nothing while the PCI functions are removed.
 export function ibdev2netdev(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
   const cage = core.cageOf(node);
-  const rows = SPARK_CAGES.flatMap((c) => c.rails.map((r) => ({ ...r, up: c.index === cage && up })));
+  const rows = core.functions(node).map((r) => ({ ...r, up: r.cage === cage && up }));
+  if (rows.length === 0) return ok('');
   rows.sort((x, y) => (x.rdmaDevice < y.rdmaDevice ? -1 : x.rdmaDevice > y.rdmaDevice ? 1 : 0));
   return ok(rows.map((r) => `${r.rdmaDevice} port 1 ==> ${r.netdev} (${r.up ? 'Up' : 'Down'})`).join('\n') + '\n');
 }
@@ -120,13 +137,13 @@ export function ibdev2netdev(core: LabCore, node: string): Answer {
 export function rdmaLink(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
   const cage = core.cageOf(node);
-  const order = ['rocep1s0f0', 'rocep1s0f1', 'roceP2p1s0f0', 'roceP2p1s0f1'];
+  const order = core.functions(node).sort((x, y) => x.rail - y.rail || x.cage - y.cage);
+  if (order.length === 0) return ok('');
   return ok(
     order
-      .map((d) => {
-        const l = locate(d)!;
+      .map((l) => {
         const a = l.cage === cage && up;
-        return `link ${d}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
+        return `link ${l.rdmaDevice}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
       })
       .join('\n') + '\n',
   );
@@ -138,12 +155,12 @@ export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   const iface = di >= 0 ? argv[di + 1] : undefined;
   if (!argv.includes('addr') && !argv.includes('a') && !argv.includes('address')) return err(`Object "${argv[1] ?? ''}" is unknown, try "ip help".\n`);
   if (!iface) return err('Command line is not complete. Try option "help"\n', 255);
-  const loc = locate(iface);
+  const loc = core.locate(node, iface);
   if (!loc || loc.netdev !== iface) return err(`Device "${iface}" does not exist.\n`);
   if (loc.cage !== core.cageOf(node)) return ok('');
   const ip = core.nodeSpec(node).railIps[loc.rail]!;
   const brd = ip.replace(/\.\d+$/, '.255');
-  return ok(`${IFINDEX[iface]}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
+  return ok(`${loc.ifindex}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
 }
 
 // nvidia-smi --query-gpu=<fields> --format=csv[,noheader][,nounits] for the one GB10 GPU.
@@ -185,7 +202,8 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   };
   hw(0, 'acpitz', null, 44800);
   hw(1, 'nvme', 'Composite', 41850);
-  for (let i = 2; i < 6; i++) hw(i, 'mlx5', 'asic', nic);
+  // One mlx5 hwmon device per PCI function: gone with the functions while no cable is in.
+  for (let i = 0; i < core.functions(node).length; i++) hw(i + 2, 'mlx5', 'asic', nic);
   // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
   const n = core.nodeSpec(node);
   files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
@@ -199,17 +217,44 @@ export function virtualFiles(core: LabCore, node: string): Map<string, string> {
   files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
   const up = core.model.isLinkUp(t);
   const cage = core.cageOf(node);
-  for (const c of SPARK_CAGES) {
-    for (const r of c.rails) {
-      const a = c.index === cage && up;
-      files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
-      files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? 200000 : -1}\n`);
-      files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
-      files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, a ? '4: ACTIVE\n' : '1: DOWN\n');
-    }
+  const guid = sysImageGuid(core, node);
+  for (const r of core.functions(node)) {
+    const a = r.cage === cage && up;
+    files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
+    files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? (n.speedMbps ?? 200000) : -1}\n`);
+    // The physical port (the cage) as mlx5 names it, and the PCI function behind the netdev.
+    files.set(`/sys/class/net/${r.netdev}/phys_port_name`, `p${r.cage}\n`);
+    files.set(`/sys/class/net/${r.netdev}/dev_port`, '0\n');
+    files.set(`/sys/class/net/${r.netdev}/device/uevent`, `DRIVER=mlx5_core\nPCI_CLASS=20000\nPCI_ID=15B3:1021\nPCI_SUBSYS_ID=15B3:0021\nPCI_SLOT_NAME=${r.pci}\nMODALIAS=pci:v000015B3d00001021sv000015B3sd00000021bc02sc00i00\n`);
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/sys_image_guid`, `${guid}\n`);
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, a ? '4: ACTIVE\n' : '1: DOWN\n');
   }
+  // The management port (not RDMA): a netdev whose device is not the CX-7.
+  files.set('/sys/class/net/enP7s7/device/uevent', 'DRIVER=r8127\nPCI_CLASS=20000\nPCI_ID=10EC:8127\nPCI_SUBSYS_ID=10EC:0123\nPCI_SLOT_NAME=0007:01:00.0\nMODALIAS=pci:v000010ECd00008127sv000010ECsd00000123bc02sc00i00\n');
+  files.set('/sys/class/net/enP7s7/carrier', '1\n');
+  files.set('/etc/dgx-release', SIM_DGX_RELEASE);
+  files.set('/etc/os-release', SIM_OS_RELEASE);
   return files;
 }
+
+// The NIC's system image GUID: one per NIC, the same on its four functions (generated per node).
+function sysImageGuid(core: LabCore, node: string): string {
+  const h = Math.floor(uniform(core.seed, streamId(node), 71) * 2 ** 32).toString(16).padStart(8, '0');
+  return `b8ce:f603:${h.slice(0, 4)}:${h.slice(4)}`;
+}
+
+// Generated answers (not recordings) for the node's release files and its NIC firmware.
+const SIM_NIC_FIRMWARE = '28.45.4028 (MT_0000001221)';
+const SIM_DGX_RELEASE = 'DGX_NAME="DGX Spark"\nDGX_PRETTY_NAME="NVIDIA DGX Spark (simulated)"\nDGX_SWBUILD_DATE="2026-05-12-10-00-00"\nDGX_SWBUILD_VERSION="7.2.3"\nDGX_COMMIT_ID="0000000"\nDGX_PLATFORM="DGX Spark (simulated lab)"\n\nDGX_OTA_VERSION="7.5.0"\nDGX_OTA_DATE="Tue 01 Sep 2026 09:00:00 AM UTC"\n';
+const SIM_OS_RELEASE = 'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nHOME_URL="https://www.ubuntu.com/"\nUBUNTU_CODENAME=noble\n';
+
+// `ethtool -i <if>` of an mlx5 function (layout of ethtool's driver info; in-tree mlx5 reports the kernel release).
+function formatEthtoolDriver(pci: string, firmware: string): string {
+  return `driver: mlx5_core\nversion: ${SIM_KERNEL}\nfirmware-version: ${firmware}\nexpansion-rom-version: \nbus-info: ${pci}\nsupports-statistics: yes\nsupports-test: yes\nsupports-eeprom-access: yes\nsupports-register-dump: no\nsupports-priv-flags: yes\n`;
+}
+
+const SIM_KERNEL = '6.17.0-1032-nvidia';
 
 // `grep -H . <files>` and `cat <files>` over the virtual files (globs expanded like the shell).
 export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
@@ -240,6 +285,17 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
   return { stdout, stderr, exitCode };
 }
 
+// `systemctl reboot --no-block` as root reboots the node (it answers at once; the node goes down seconds later).
+// A plain `systemctl reboot` or `reboot` returns and nothing happens, as reported on Sparks (FORMATS §0: "sudo
+// systemctl reboot sometimes did nothing there; systemctl reboot --no-block worked"); without root logind refuses.
+export function systemctl(core: LabCore, node: string, argv: string[], sudo: boolean): Answer {
+  const reboot = argv[0] === 'reboot' || argv[1] === 'reboot';
+  if (!reboot) return err(`systemctl: only "systemctl reboot --no-block" is simulated\n`, 1);
+  if (!sudo) return err('Failed to reboot system via logind: Interactive authentication required.\nFailed to start reboot.target: Interactive authentication required.\nSee system logs and \'systemctl status reboot.target\' for details.\n', 1);
+  if (argv[0] === 'systemctl' && argv.includes('--no-block')) core.model.requestReboot(node, core.now());
+  return ok('');
+}
+
 
 // Small host facts: date, uname, hostname, whoami, command -v.
 export function hostFact(core: LabCore, node: string, argv: string[]): Answer | null {
@@ -251,7 +307,7 @@ export function hostFact(core: LabCore, node: string, argv: string[]): Answer | 
       if (argv[1] === '+%s.%N') return ok(`${(core.clock.now() / 1000).toFixed(9)}\n`);
       return ok(`${new Date(core.clock.now()).toUTCString()}\n`);
     case 'uname':
-      return ok(argv[1] === '-r' ? '6.17.0-1032-nvidia\n' : argv[1] === '-a' ? `Linux ${n.hostname ?? node} 6.17.0-1032-nvidia #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n` : 'Linux\n');
+      return ok(argv[1] === '-r' ? `${SIM_KERNEL}\n` : argv[1] === '-a' ? `Linux ${n.hostname ?? node} ${SIM_KERNEL} #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n` : 'Linux\n');
     case 'hostname':
       return ok(`${n.hostname ?? node}\n`);
     case 'whoami':

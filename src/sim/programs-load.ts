@@ -1,8 +1,6 @@
 // The load generators of a simulated node as processes: ib_write_bw (server, client, loopback), gpu_burn and
 // mpirun all_reduce_perf. Each changes the model while it runs and prints in the real tools' layout.
 import type { LabCore, Listener } from './lab-core.js';
-import { locate, SPARK_CAGES } from './lab-core.js';
-import { railCapGbps } from './scenario.js';
 import type { Session } from './model.js';
 import { normal, streamId, uniform } from './prng.js';
 import type { ProcBehaviour, ProcStatus } from './sim-process.js';
@@ -134,11 +132,16 @@ function shown(printed: string, rowsText: string, buffering: StdoutBuffering, ex
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
 const iterSeconds = (a: PerftestArgs, gbps: number) => (a.iterations * a.size * 8) / (gbps * 1e9);
 
+// What `ib_write_bw --version` prints on a simulated node (generated).
+const SIM_PERFTEST_VERSION = '6.22';
+
 // ib_write_bw: a server (no address) waits on its port; a client connects to the node owning the address.
 export function startIbWriteBw(core: LabCore, node: string, argv: string[], buffering: StdoutBuffering = 'full'): ProcBehaviour {
+  if (argv.includes('--version') || argv.includes('-V')) return exitedAtOnce(`Version: ${SIM_PERFTEST_VERSION}\n`, '', 0);
   const a = parsePerftest(argv);
   if (typeof a === 'string') return exitedAtOnce('', ` ${a}\n`, 1);
-  const dev = a.device ? locate(a.device) : locate('rocep1s0f0');
+  // Without -d perftest takes the first RDMA device it finds.
+  const dev = a.device ? core.locate(node, a.device) : (core.functions(node)[0] ?? null);
   if (!dev) return exitedAtOnce('', ` Couldn't find device ${a.device}\n Unable to find the Infiniband/RoCE device\n`, 1);
   const noPeak = a.durationS !== null || a.infinite;
   const t = core.now();
@@ -148,7 +151,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       return exitedAtOnce('', " Couldn't bind to port (Address already in use)\n", 1);
     }
     core.listeners.push(l);
-    return serverBehaviour(core, l, a, noPeak, buffering);
+    return serverBehaviour(core, l, a, noPeak, buffering, t);
   }
   const owner = core.ownerOf(a.serverIp);
   // A server that has not reached accept() yet refuses the connection like a closed port.
@@ -156,7 +159,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   const loopback = owner?.node === node;
   core.model.advance(t);
   // Both ends must use a device of their node's cabled cage: another cage has no cable (and no address).
-  const serverCage = l ? locate(l.device)?.cage : undefined;
+  const serverCage = l && owner ? core.locate(owner.node, l.device)?.cage : undefined;
   if (!owner || !l || dev.cage !== core.cageOf(node) || serverCage !== core.cageOf(owner.node) || (!loopback && !core.model.isLinkUp(t))) {
     return exitedAtOnce('', connectFailure(a.serverIp, a.port), 1);
   }
@@ -165,7 +168,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   if (loopback) caps.push(spec.throughput.loopbackGbps);
   // A throttled rail (PCIe function) caps every transfer through it, at either end.
   for (const [n, rail] of [[node, dev.rail], [owner.node, l.rail]] as const) {
-    const cap = railCapGbps(core.nodeSpec(n), rail);
+    const cap = core.railCap(n, rail);
     if (cap !== null) caps.push(cap);
   }
   const gbpsPerDir = loopback ? Math.min(...caps.slice(1), spec.throughput.loopbackGbps) : Math.min(...caps);
@@ -200,7 +203,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   };
 }
 
-function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering): ProcBehaviour {
+function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering, startS: number): ProcBehaviour {
   let stopped = false;
   return {
     plannedEndS: () => null,
@@ -215,6 +218,11 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
       if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', buffering, false), stderr: '', ended: false, exitCode: null };
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
+      // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
+      if (!s && core.model.rebootedSince(l.node, startS, tS)) {
+        l.closed = true;
+        return { stdout: shown(banner, '', buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
+      }
       if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
@@ -434,7 +442,7 @@ function nodeMatchesInclude(core: LabCore, node: string, include: string): boole
       const block = 2 ** (32 - Number(cidr[2]));
       return ips.some((ip) => Math.floor(num(ip) / block) === Math.floor(num(cidr[1]!) / block));
     }
-    const loc = locate(item);
+    const loc = core.locate(node, item);
     return loc !== null && loc.netdev === item && loc.cage === cage;
   });
 }
@@ -479,19 +487,23 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   if (oob !== undefined && names.some((n) => !nodeMatchesInclude(core, n, oob))) {
     return exitedAtOnce('', `${DASHES}\nNone of the TCP networks specified to be included for out-of-band communications\ncould be found:\n\n  Value given: ${oob}\n\nPlease revise the specification and try again.\n${DASHES}\n`, 1);
   }
-  const cabled = (n: string) => SPARK_CAGES.find((c) => c.index === core.cageOf(n))!;
+  // A node's cabled cage: its two functions (rail 0, rail 1), as that node names them.
+  const cabled = (n: string) => {
+    const rails = core.functions(n).filter((f) => f.cage === core.cageOf(n));
+    return { index: core.cageOf(n), rails };
+  };
   const linkUp = core.model.isLinkUp(t);
   const rankRuns: NcclRankRun[] = ranks.map((r, i) => {
     const n = names[i]!;
     const spec = core.nodeSpec(n);
     const cage = cabled(n);
-    const ifname = r.ctx.env.get('NCCL_SOCKET_IFNAME') || cage.rails[0].netdev;
-    const ifLoc = locate(ifname);
+    const ifname = r.ctx.env.get('NCCL_SOCKET_IFNAME') || (cage.rails[0]?.netdev ?? '');
+    const ifLoc = core.locate(n, ifname);
     const ip = ifLoc && ifLoc.netdev === ifname && ifLoc.cage === cage.index ? spec.railIps[ifLoc.rail]! : '';
     const hcaEnv = r.ctx.env.get('NCCL_IB_HCA');
     const named = hcaEnv ? hcaEnv.split(',').map((h) => h.replace(/^[=^]/, '').split(':')[0]!).filter(Boolean) : cage.rails.map((x) => x.rdmaDevice);
     // Devices of this node's cabled cage are ACTIVE; the other cage has no cable (and a down link has none at all).
-    let devices = named.filter((d) => locate(d)?.rdmaDevice === d && locate(d)!.cage === cage.index && linkUp);
+    let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && linkUp);
     if (core.spec.nccl.devices === 1) devices = devices.slice(0, 1);
     const pid = 20000 + Math.floor(uniform(core.seed, streamId(n), 60, Math.floor(t)) * 30000);
     return { name: spec.hostname ?? n, pid, ip, netdev: ifname, devices };

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import type { Rail } from '../domain/node.js';
 import type { Outcome } from '../domain/outcome.js';
 
 export const SCENARIOS_DIR = join(import.meta.dirname, '..', '..', 'samples', 'scenarios');
@@ -24,6 +25,9 @@ export interface ScenarioNode {
   gpuLoadIneffective?: boolean;
   // `sudo -n` answers "a password is required".
   sudoRefuses?: boolean;
+  // The programs this node's sudoers NOPASSWD line allows (e.g. ["ethtool"]); `sudo -n` of any other asks for a
+  // password. Default: every program.
+  sudoCommands?: string[];
   // Added to this node's NIC temperature (two boxes are never identical).
   nicTempOffsetC?: number;
   // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel.
@@ -31,6 +35,14 @@ export interface ScenarioNode {
   // How this node answers SSH from the other node (mpirun's way in): "ok" (default), or the two ways a non-interactive
   // session fails: no key accepted ("needs-password") or the other node does not know this node's host key.
   sshFromPeer?: 'ok' | 'needs-password' | 'unknown-host-key';
+  // Interface names when udev or the RDMA core named them otherwise: per cage, its two rails (PCIe 0000: function
+  // first). Default: the DGX OS names (enp1s0f0np0/rocep1s0f0 ...).
+  interfaces?: [[Rail, Rail], [Rail, Rail]];
+  // What `ethtool <if>` reports as Speed for each PCIe function of the cabled cage: 200000, or 100000 as some
+  // firmware and switch states show (FORMATS §0); default 200000.
+  speedMbps?: 100000 | 200000;
+  // NIC firmware version `ethtool -i` reports (default a generated 28.45.4028).
+  nicFirmware?: string;
 }
 
 export interface ScenarioEeprom {
@@ -57,7 +69,10 @@ export interface ScenarioSpec {
   expected: { outcome: Outcome; why: string };
   nodes: [ScenarioNode, ScenarioNode];
   cable: {
+    // What the link trains: QSFP56 4 x 50G PAM4, QSFP112 2 x 100G PAM4.
     family: 'QSFP56' | 'QSFP112';
+    // What the EEPROM advertises when it differs from the trained family (a 400G-class cable training 4 x 50G).
+    eepromClass?: 'QSFP28' | 'QSFP56' | 'QSFP112';
     eeprom: ScenarioEeprom;
     // Serial each end reports when they differ (eeprom-mismatch); default: eeprom.vendorSn at both.
     serialByNode?: Record<string, string>;
@@ -82,6 +97,8 @@ export interface ScenarioSpec {
   flaps?: { afterIdleLinkLoadS: number; downS: number }[];
   // Seconds a dropped link takes to retrain.
   linkRecoverS: number;
+  // Seconds a node commanded to reboot (`systemctl reboot --no-block`) stays unreachable; default 90.
+  rebootS?: number;
   throughput: { railGbps: number; loopbackGbps: number };
   nccl: { busbwGBs: number; devices: 1 | 2 };
   gpu: { idleUtilPct: number; loadUtilPct: number; idleTempC: number; loadTempC: number; idlePowerW: number; loadPowerW: number };
@@ -118,9 +135,15 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     if (t !== undefined && !rate(t) && !(Array.isArray(t) && t.length === 2 && t.every((x) => x === null || rate(x)))) {
       fail(where, `nodes[${n.name}].throttledGbps must be a rate in Gb/s (both rails) or [rail 0, rail 1] with null for a rail that is not throttled`);
     }
+    if (n.sudoCommands !== undefined && !(Array.isArray(n.sudoCommands) && n.sudoCommands.every((c) => typeof c === 'string'))) fail(where, `nodes[${n.name}].sudoCommands must list program names`);
+    if (n.speedMbps !== undefined && n.speedMbps !== 100000 && n.speedMbps !== 200000) fail(where, `nodes[${n.name}].speedMbps must be 100000 or 200000`);
+    if (n.nicFirmware !== undefined && (typeof n.nicFirmware !== 'string' || !/^[\x20-\x7e]{1,64}$/.test(n.nicFirmware))) fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
+    if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
   }
   if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
+  if (s.cable.eepromClass !== undefined && !['QSFP28', 'QSFP56', 'QSFP112'].includes(s.cable.eepromClass)) fail(where, 'cable.eepromClass must be QSFP28, QSFP56 or QSFP112');
+  if (s.rebootS !== undefined && !(typeof s.rebootS === 'number' && s.rebootS > 0)) fail(where, 'rebootS must be a number of seconds > 0');
   const mm = s.cable.eeprom?.memoryMap;
   if (mm !== undefined && mm !== 'sff8636' && mm !== 'cmis') fail(where, 'cable.eeprom.memoryMap must be "sff8636" or "cmis"');
   const a25 = s.cable.eeprom?.attenuation25gDb;
@@ -145,6 +168,19 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
   return { linkRecoverS: 6, ...s } as ScenarioSpec;
+}
+
+// Four distinct interface names, two per cage, that commands can name (Linux IFNAMSIZ, RDMA device names).
+function checkInterfaces(v: unknown, where: string): void {
+  const cages = Array.isArray(v) && v.length === 2 && v.every((c) => Array.isArray(c) && c.length === 2) ? (v as Rail[][]) : null;
+  if (!cages) throw new UsageError(`${where} must be [[rail 0, rail 1] of cage 0, [rail 0, rail 1] of cage 1]`);
+  const rails = cages.flat();
+  for (const r of rails) {
+    if (typeof r?.netdev !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/.test(r.netdev)) throw new UsageError(`${where}: netdev ${JSON.stringify(r?.netdev)} is not an interface name`);
+    if (typeof r.rdmaDevice !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.rdmaDevice)) throw new UsageError(`${where}: rdmaDevice ${JSON.stringify(r.rdmaDevice)} is not an RDMA device name`);
+  }
+  const names = rails.flatMap((r) => [r.netdev, r.rdmaDevice]);
+  if (new Set(names).size !== names.length) throw new UsageError(`${where}: every netdev and RDMA device name must be distinct`);
 }
 
 // Load a scenario by name (from samples/scenarios/) or by path to a JSON file.

@@ -4,6 +4,7 @@
 export interface ParsedCommand {
   argv: string[];
   sudo: boolean;
+  sudoList?: boolean; // `sudo -l <command>`: only asks whether the command is allowed
   stderrToNull: boolean;
   stderrToStdout: boolean;
   // stdout buffering the program runs with: `stdbuf -oL` line, `stdbuf -o0` none, else glibc's full buffering.
@@ -99,7 +100,7 @@ export function parseCommand(line: string): ParsedCommand | null {
     if (w === 'sudo') {
       out.sudo = true;
       i++;
-      while (rest[i]?.startsWith('-')) i++;
+      while (rest[i]?.startsWith('-')) if (rest[i++] === '-l') out.sudoList = true;
     } else if (w === 'nohup' || w === 'exec') i++;
     else if (w === 'stdbuf') {
       i++;

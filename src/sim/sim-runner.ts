@@ -5,7 +5,7 @@ import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSess
 import { TransportError } from '../transport/types.js';
 import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
-import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, type Answer } from './programs-host.js';
+import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, systemctl, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
 import { sshAnswer, testAnswer } from './programs-access.js';
 import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
@@ -83,7 +83,9 @@ export class SimRunner implements CommandRunner {
       exitCode: a.exitCode,
       signal: null,
     });
-    if (p.sudo && this.core.nodeSpec(this.node).sudoRefuses) return shape(err('sudo: a password is required\n'));
+    if (p.sudo && this.sudoRefuses(prog)) return shape(p.sudoList ? err('', 1) : err('sudo: a password is required\n'));
+    // `sudo -n -l <command>` prints the command's full path when the sudoers lines allow it, and runs nothing.
+    if (p.sudoList) return shape(hostFact(this.core, this.node, ['command', '-v', prog])?.exitCode === 0 ? { stdout: `${p.argv.join(' ')}\n`, stderr: '', exitCode: 0 } : err('', 1));
     if (this.notInstalled(p.argv[0]!)) return shape(err(`sh: 1: ${p.argv[0]}: not found\n`, 127));
     if (LOADS.has(prog)) {
       const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd, p.stdout);
@@ -113,6 +115,12 @@ export class SimRunner implements CommandRunner {
     return shape(this.answer(prog, p.argv, p.sudo, keep));
   }
 
+  // `sudo -n <prog>` without a NOPASSWD line for it asks for a password, which -n refuses.
+  private sudoRefuses(prog: string): boolean {
+    const n = this.core.nodeSpec(this.node);
+    return Boolean(n.sudoRefuses) || (n.sudoCommands !== undefined && !n.sudoCommands.includes(prog));
+  }
+
   private answer(prog: string, argv: string[], sudo: boolean, keep?: RegExp): Answer {
     const core = this.core;
     switch (prog) {
@@ -126,6 +134,9 @@ export class SimRunner implements CommandRunner {
         return rdmaLink(core, this.node);
       case 'nvidia-smi':
         return nvidiaSmi(core, this.node, argv);
+      case 'systemctl':
+      case 'reboot':
+        return systemctl(core, this.node, argv, sudo);
       case 'grep':
       case 'cat':
         return readFiles(core, this.node, argv);
@@ -190,7 +201,7 @@ export class SimRunner implements CommandRunner {
     }
     const p = parseCommand(line);
     const prog = p?.argv[0]?.split('/').pop() ?? '';
-    if (p && p.sudo && this.core.nodeSpec(this.node).sudoRefuses) {
+    if (p && p.sudo && this.sudoRefuses(prog)) {
       return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
     }
     if (p && p.argv[0] && this.notInstalled(p.argv[0])) return this.register(command, opts.name, exitedAtOnce('', `sh: 1: ${p.argv[0]}: not found\n`, 127));

@@ -89,7 +89,15 @@ export const cmd = {
   eepromLower: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)} page 0 offset 0 length 128 hex on`,
   eepromUpper: (iface: string) => `sudo -n ethtool -m ${validate.iface(iface)} page 0 offset 128 length 128 hex on`,
   ethtoolVersion: () => 'ethtool --version',
+  // Driver and NIC firmware of a function.
+  ethtoolDriver: (iface: string) => `ethtool -i ${validate.iface(iface)}`,
+  // DGX OS release and the Ubuntu release under it (a missing /etc/dgx-release is skipped).
+  osRelease: () => 'grep -H . /etc/dgx-release /etc/os-release 2>/dev/null',
+  perftestVersion: () => 'ib_write_bw --version',
   ibdev2netdev: () => 'ibdev2netdev',
+  // Where each netdev sits (physical port, PCI function) and which NIC each RDMA device is, from sysfs; attributes a
+  // netdev lacks (lo has no device) are skipped, so grep's exit status says nothing: the output is the answer.
+  netIdentity: () => 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid 2>/dev/null',
   rdmaLink: () => 'rdma link show',
   nvidiaSmi: () =>
     'nvidia-smi --query-gpu=index,name,utilization.gpu,temperature.gpu,power.draw --format=csv,noheader,nounits',
@@ -102,6 +110,13 @@ export const cmd = {
   // DMI/SMBIOS strings (what machine, which BIOS); unreadable attributes are skipped (grep prints nothing for them).
   dmi: () => `grep -H . ${DMI_FIELDS.map((f) => `${DMI_DIR}/${f}`).join(' ')} 2>/dev/null`,
   hostname: () => 'hostname',
+  // Changes with every boot: a new value proves a reboot happened.
+  bootId: () => 'cat /proc/sys/kernel/random/boot_id',
+  // The batch's one other privileged command: reboot after a cable swap (the hot-plug trap). `--no-block` returns at
+  // once; on Sparks a plain `systemctl reboot` sometimes did nothing (FORMATS §0).
+  reboot: () => 'sudo -n systemctl reboot --no-block',
+  // Whether the sudoers lines allow that reboot, without rebooting (prints the command when allowed).
+  rebootAllowed: () => 'sudo -n -l /usr/bin/systemctl reboot --no-block',
   whoami: () => 'whoami',
   which: (tool: string) => `command -v ${check('tool name', tool, /^[A-Za-z0-9_.+-]{1,64}$/)}`,
   // A program with its own argument vector (a protocol's GPU load, its check): every argument quoted on its own, so

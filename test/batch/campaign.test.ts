@@ -7,6 +7,7 @@ import type { CliIo } from '../../src/cli/io.js';
 import type { Operator } from '../../src/batch/operator.js';
 import type { BatchState } from '../../src/batch/state.js';
 import { runCli } from '../helpers/cli.js';
+import { csvObjects } from '../helpers/csv.js';
 
 // Simulated box of 5 cables (generated scenarios, not recordings): c4 repeats c1's simulated serial.
 const BOX = 'good-qsfp56=SIMBOX01,failing-clone,good-qsfp112,good-qsfp56=SIMBOX01,marginal-qsfp112';
@@ -16,12 +17,8 @@ function io(cwd: string, signal?: AbortSignal): CliIo & { out: () => string } {
   return { stdout: (s) => void (out += s), stderr: () => undefined, readStdin: async () => '', isTTY: false, cwd, env: {}, ...(signal ? { signal } : {}), out: () => out };
 }
 
-function csvRows(path: string): Record<string, string>[] {
-  const [head, ...lines] = readFileSync(path, 'utf8').trim().split('\n');
-  const names = head!.split(',');
-  // The cells these tests read (label, serial, outcome) hold no commas or quotes.
-  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [names[i] ?? `x${i}`, v])));
-}
+// batch.csv as records (an RFC 4180 reader: node facts such as the OS release hold commas).
+const csvRows = (path: string): Record<string, string>[] => csvObjects(readFileSync(path, 'utf8'));
 
 describe('cablequal batch on the simulated lab', () => {
   it('5 cables, an interruption on the third, --resume: 5 rows with the expected outcomes, reports linked', async () => {
@@ -63,6 +60,11 @@ describe('cablequal batch on the simulated lab', () => {
       ['c5', 'LX24301577', 'MARGINAL'], // marginal-qsfp112 stays MARGINAL even on the quick protocol (seed 1)
     ]);
     expect(state.cables[3]!.reason).toBe('repeated serial: SIMBOX01 was already tested in this batch as "c1"');
+    // The hot-plug trap: every cable the scripted operator swapped into the running nodes (c2, c3, c5; c4 was refused
+    // before anything ran) was measured only after both nodes rebooted; c1 and the resumed c3 were in at boot.
+    const log = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: string; node?: string; exitCode?: number });
+    expect(log.filter((e) => e.step === 'reboot').map((e) => [e.node, e.exitCode])).toEqual([['spark-a', 0], ['spark-b', 0], ['spark-a', 0], ['spark-b', 0], ['spark-a', 0], ['spark-b', 0]]);
+    expect(log.filter((e) => e.step === 'rebooted')).toHaveLength(3);
     expect(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')).toContain('"refused: repeated serial: SIMBOX01 was already tested in this batch as ""c1"""');
     expect(state.cables[4]!.warnings).toEqual(['manifest expects part number WRONG-PN, the EEPROM says LMTQF022-SD-R']);
 

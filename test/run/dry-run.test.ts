@@ -59,7 +59,7 @@ describe('run --dry-run', () => {
     writeFileSync(manifest, 'label\ncable-1\n');
     const r = await runCli(['batch', '--manifest', manifest, '--sim', 'good-qsfp56', '--pair', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--out', join(dir, 'batch'), '--dry-run']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^\[pair 1\] spark-a:0,spark-b:1: every cable's run executes these commands/);
+    expect(r.out).toMatch(/^\[pair 1\] spark-a:0,spark-b:1: every cable's run executes these commands\. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then \(--reboot auto\) reads .*runs \[sudo\] sudo -n systemctl reboot --no-block on both/);
     expect(r.out).toContain('nodes spark-a (cage 0), spark-b (cage 1)');
     expect(r.out).toContain('-x NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -x NCCL_SOCKET_IFNAME=enp1s0f1np1');
     expect(existsSync(join(dir, 'batch'))).toBe(false);
@@ -88,7 +88,7 @@ describe('run --nodes --dry-run on nodes reached over SSH (`sim serve`)', () => 
     expect(real.err).toBe('');
     expect(real.code).toBe(0);
     expect(real.out).toContain('nodes spark-a (cage 0), spark-b (cage 1)');
-    expect(real.out).toContain('Only read-only discovery (ibdev2netdev, ip -o -4 addr) ran on the nodes');
+    expect(real.out).toContain("Only read-only discovery (ibdev2netdev, the netdevs' sysfs identity, ip -o -4 addr) ran on the nodes");
     expect(real.out).toContain('mpirun --mca oob_tcp_if_include 10.10.0.0/24 -np 1 -H 10.10.0.1:1');
     // The node lock and stale-load cleanup a real run adds around the protocol are listed too.
     expect(real.out).toMatch(/^setup:\n {2}mkdir -p \/tmp\/cablequal \|\| exit 1; if mkdir \/tmp\/cablequal\/lock/m);

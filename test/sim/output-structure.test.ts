@@ -289,4 +289,24 @@ describe('output structure of the simulated lab against real outputs', () => {
     expect(sim.length).toBeGreaterThanOrEqual(6);
     for (const l of sim) expect(l).toMatch(/^\/sys\/class\/dmi\/id\/(sys_vendor|product_name|product_version|board_name|bios_vendor|bios_version|bios_date):[^\n]+$/);
   });
+
+  it('ethtool -i: the driver-info keys of the real mlx5 paste, in its order (values differ: kernel, firmware, PSID)', async () => {
+    const { lab } = newLab('good-qsfp56');
+    const sim = outputLines((await lab.runner('spark-a').run(cmd.ethtoolDriver(IF))).stdout);
+    const rel = 'ethtool-stats/cx4-ubuntu1804-ethtool-i-and-S-head-partial.txt';
+    const keysOnly = (l: string) => l.trimEnd().replace(/: .*$/, ': <v>');
+    const drop = /^(#|NIC statistics:|\s)/;
+    holdAgainst(sim, { samples: [rel], reference: realLines(rel, { drop }), prepare: keysOnly, drop });
+  });
+
+  it('sysfs identity, release files, perftest --version, reboot: `grep -H .` path:value lines and the documented one-liners', async () => {
+    const { lab } = newLab('good-qsfp56');
+    const ids = outputLines((await lab.runner('spark-a').run(cmd.netIdentity())).stdout);
+    expect(ids.length).toBeGreaterThanOrEqual(16);
+    for (const l of ids) expect(l).toMatch(/^(\/sys\/class\/net\/[^/]+\/(phys_port_name:p\d|device\/uevent:[A-Z_]+=\S+)|\/sys\/class\/infiniband\/[^/]+\/sys_image_guid:[0-9a-f]{4}(:[0-9a-f]{4}){3})$/);
+    for (const l of outputLines((await lab.runner('spark-a').run(cmd.osRelease())).stdout)) expect(l).toMatch(/^\/etc\/(dgx-release|os-release):[A-Z0-9_]+=("[^"]*"|\S+)$/);
+    // perftest_parameters.c: printf("Version: %s\n", user_param->version) for -V/--version.
+    expect((await lab.runner('spark-a').run(cmd.perftestVersion())).stdout).toMatch(/^Version: \S+\n$/);
+    expect(await lab.runner('spark-a').run(cmd.rebootAllowed())).toMatchObject({ stdout: '/usr/bin/systemctl reboot --no-block\n', exitCode: 0 });
+  });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { parseIbdev2netdev, cagesFromLinks } from '../../src/probes/ibdev2netdev.js';
+import { parseNetIdentity } from '../../src/probes/net-identity.js';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { createLab } from '../../src/sim/lab.js';
@@ -82,7 +83,10 @@ describe('scenario wiring', () => {
       (s['nodes'] as Json[])[0]!['cage'] = 0;
     });
     const lab = createLab({ scenario: file, clock: new VirtualClock() });
-    const up = async (node: string) => cagesFromLinks(parseIbdev2netdev((await lab.runner(node).run(cmd.ibdev2netdev())).stdout).links).filter((c) => c.up).map((c) => c.index);
+    const up = async (node: string) => {
+      const ids = parseNetIdentity((await lab.runner(node).run(cmd.netIdentity())).stdout);
+      return cagesFromLinks(parseIbdev2netdev((await lab.runner(node).run(cmd.ibdev2netdev())).stdout).links, ids).filter((c) => c.up).map((c) => c.index);
+    };
     expect(await up('spark-a')).toEqual([0]);
     expect(await up('spark-b')).toEqual([1]);
     expect((await lab.runner('spark-a').run('ip -o -4 addr show dev enp1s0f0np0')).stdout).toContain('inet 192.168.100.10/24');
@@ -110,6 +114,28 @@ describe('scenario wiring', () => {
     expect(JSON.parse(bad.out).reasons[0].rule).toBe('preflight-rails');
   });
 
+  it('interface names that differ from the defaults: the run finds the cabled cage from the node (ports, PCI functions), never from the names', async () => {
+    const renamed = [
+      [{ netdev: 'cx7p0a', rdmaDevice: 'mlx5_0' }, { netdev: 'cx7p0b', rdmaDevice: 'mlx5_2' }],
+      [{ netdev: 'cx7p1a', rdmaDevice: 'mlx5_1' }, { netdev: 'cx7p1b', rdmaDevice: 'mlx5_3' }],
+    ];
+    const file = variant('good-qsfp56', (s) => {
+      s['name'] = 'renamed-interfaces';
+      (s['nodes'] as Json[])[1]!['interfaces'] = renamed;
+    });
+    const lab = createLab({ scenario: file, clock: new VirtualClock() });
+    expect((await lab.runner('spark-b').run(cmd.ibdev2netdev())).stdout).toBe('mlx5_0 port 1 ==> cx7p0a (Down)\nmlx5_1 port 1 ==> cx7p1a (Up)\nmlx5_2 port 1 ==> cx7p0b (Down)\nmlx5_3 port 1 ==> cx7p1b (Up)\n');
+    const out = mkdtempSync(join(tmpdir(), 'cq-names-'));
+    const r = await runCli(['run', '--sim', file, '--protocol', 'quick', '--out', out, '--json']);
+    const res = JSON.parse(r.out) as { outcome: string; runDir: string; reasons: unknown[] };
+    expect(res.outcome, JSON.stringify(res.reasons)).toBe('PASS');
+    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as { nodes: { name: string; cage: { index: number; rails: { netdev: string; rdmaDevice: string; pci: string }[] } }[] };
+    expect(rec.nodes.map((n) => [n.name, n.cage.index, n.cage.rails.map((x) => `${x.netdev}/${x.rdmaDevice}@${x.pci}`)])).toEqual([
+      ['spark-a', 1, ['enp1s0f1np1/rocep1s0f1@0000:01:00.1', 'enP2p1s0f1np1/roceP2p1s0f1@0002:01:00.1']],
+      ['spark-b', 1, ['cx7p1a/mlx5_1@0000:01:00.1', 'cx7p1b/mlx5_3@0002:01:00.1']],
+    ]);
+  });
+
   it('refuses malformed fields with the field named', () => {
     const bad = (change: (s: Json) => void) => () => createLab({ scenario: variant('good-qsfp56', change), clock: new VirtualClock() });
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['cage'] = 2))).toThrow(/cage must be 0 or 1/);
@@ -117,6 +143,10 @@ describe('scenario wiring', () => {
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['throttledGbps'] = [null, -1]))).toThrow(/throttledGbps/);
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-z': [] }))).toThrow(/lanesByReceiver.spark-z: no such node/);
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-a': [[[40, 0]]] }))).toThrow(/must hold 4 rate curves/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'b' }]]))).toThrow(/interfaces must be/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'x' }, { netdev: 'a', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/distinct/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a;reboot', rdmaDevice: 'x' }, { netdev: 'b', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/not an interface name/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['speedMbps'] = 50000))).toThrow(/speedMbps must be 100000 or 200000/);
     expect(bad((s) => (s['burstBits'] = [[1e-4, 0.5]]))).toThrow(/burstBits must be a list of \[pre-FEC BER/);
     expect(bad((s) => (s['burstBits'] = [[1e-4, 8], [1e-6, 2]]))).toThrow(/burstBits.*increasing/);
     expect(bad((s) => (s['burstBits'] = 8))).toThrow(/burstBits/);

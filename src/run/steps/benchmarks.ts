@@ -101,7 +101,10 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
     devices: parsed.netDevices,
     ranks: ranks.map(({ node, network, devices }) => ({ node, network, devices })),
   };
-  if (a.record) a.record.ncclVersion = parsed.ncclVersion ?? a.record.ncclVersion;
+  // NCCL and nccl-tests print their versions from rank 0 (the first node): kept with that node's facts.
+  if (parsed.ncclVersion) a.record.ncclVersion = parsed.ncclVersion;
+  if (parsed.version) a.record.ncclTestsVersion = parsed.version;
+  if (parsed.ncclVersion || parsed.version) ctx.journal.append({ type: 'node-info', tS: ctx.tS, node: a.spec.name, record: a.record });
   ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'nccl', ...ctx.benchmarks.nccl });
   const off = ranks.find((x) => x.network !== 'IB');
   if (parsed.network !== 'IB' || off) {

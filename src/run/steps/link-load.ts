@@ -68,33 +68,35 @@ export async function endedWith(p: RemoteProcess): Promise<CommandResult | null 
   }
 }
 
-// Wait until a started ib_write_bw server listens (its banner is in its output), instead of a fixed head start.
-// It exiting first, or not listening within SERVER_READY_TIMEOUT_S, is an ERROR with its output tail.
-export async function waitUntilListening(ctx: RunContext, node: NodeState, server: RemoteProcess, device: string): Promise<void> {
-  const deadline = ctx.tS + SERVER_READY_TIMEOUT_S;
-  for (;;) {
+// Poll a started ib_write_bw server until it listens (its banner is in its output): null then, else why not (it exited
+// first, or did not listen within SERVER_READY_TIMEOUT_S), with its output tail. No fixed head start.
+export async function untilListening(server: RemoteProcess, sleep: (ms: number) => Promise<void>, device: string): Promise<string | null> {
+  for (let waitedMs = 0; ; waitedMs += READY_POLL_MS) {
     const exited = await endedWith(server);
     if (exited !== PENDING) {
-      const out = exited ?? { ...(await server.output()), exitCode: null };
-      throw new SetupError(
-        setupReason('ib-write-bw-server', `${node.spec.name}: ib_write_bw server on ${device} (${server.name}) exited before it listened (exit ${exited?.exitCode ?? 'unknown'}): ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`, {
-          node: node.spec.name,
-          advice: 'check the device name and that nothing else holds the port (ib_write_bw on the node by hand, with the same arguments)',
-        }),
-      );
+      const out = exited ?? (await server.output());
+      return `ib_write_bw server on ${device} (${server.name}) exited before it listened (exit ${exited?.exitCode ?? 'unknown'}): ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`;
     }
     const out = await server.output();
-    if (LISTENING.test(out.stdout)) return;
-    if (ctx.tS >= deadline) {
-      throw new SetupError(
-        setupReason('ib-write-bw-server', `${node.spec.name}: ib_write_bw server on ${device} (${server.name}) did not listen within ${SERVER_READY_TIMEOUT_S} s: ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`, {
-          node: node.spec.name,
-          advice: 'run the server command by hand on the node; it must print "Waiting for client to connect" (run it line-buffered: stdbuf -oL)',
-        }),
-      );
+    if (LISTENING.test(out.stdout)) return null;
+    if (waitedMs >= SERVER_READY_TIMEOUT_S * 1000) {
+      return `ib_write_bw server on ${device} (${server.name}) did not listen within ${SERVER_READY_TIMEOUT_S} s: ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`;
     }
-    await ctx.sleep(READY_POLL_MS);
+    await sleep(READY_POLL_MS);
   }
+}
+
+// What to do about a server that did not listen (the advice of ERROR ib-write-bw-server).
+export function serverAdvice(why: string): string {
+  return /exited before/.test(why)
+    ? 'check the device name and that nothing else holds the port (ib_write_bw on the node by hand, with the same arguments)'
+    : 'run the server command by hand on the node; it must print "Waiting for client to connect" (run it line-buffered: stdbuf -oL)';
+}
+
+// Wait until a started ib_write_bw server listens; it exiting first, or not listening in time, is an ERROR.
+export async function waitUntilListening(ctx: RunContext, node: NodeState, server: RemoteProcess, device: string): Promise<void> {
+  const why = await untilListening(server, (ms) => ctx.sleep(ms), device);
+  if (why) throw new SetupError(setupReason('ib-write-bw-server', `${node.spec.name}: ${why}`, { node: node.spec.name, advice: serverAdvice(why) }));
 }
 
 // Start full link load on both rails at once (one rail alone carries only ~100 Gb/s on a Spark): per rail one

@@ -1,8 +1,13 @@
 import { cmd, ipAddrCommand } from '../../transport/commands.js';
-import { cagesFromLinks, parseIbdev2netdev } from '../../probes/ibdev2netdev.js';
+import { cagesFromLinks, parseIbdev2netdev, pickCage } from '../../probes/ibdev2netdev.js';
+import { parseNetIdentity } from '../../probes/net-identity.js';
+import { readCableSerial } from '../../probes/eeprom-hex.js';
 import { parseEthtoolLink } from '../../probes/ethtool-link.js';
 import { parseEthtoolFec } from '../../probes/ethtool-fec.js';
 import { parseDmi } from '../../probes/dmi.js';
+import { parseEthtoolDriver } from '../../probes/ethtool-driver.js';
+import { osReleaseText, parseOsRelease } from '../../probes/os-release.js';
+import { parsePerftestVersion } from '../../probes/perftest-version.js';
 import { ParseError } from '../../domain/errors.js';
 import { parseIpv4, subnetOf } from '../ip-addr.js';
 import type { Protocol } from '../../protocol/index.js';
@@ -125,22 +130,21 @@ async function checkPeerSsh(ctx: RunContext): Promise<void> {
   }
 }
 
-// Find the cage the cable is in: the requested one, or with `auto` the one whose two rails are Up.
+// Find the cage the cable is in from what the node says (ibdev2netdev for devices and carrier, sysfs for which
+// physical port and PCI function each one is): the requested cage, or with `auto` the one whose two rails are Up.
 async function discoverCage(ctx: RunContext, node: NodeState): Promise<void> {
   const text = await ctx.runChecked(node, cmd.ibdev2netdev(), 'ibdev2netdev', 20_000);
+  const ids = await ctx.runLogged(node, cmd.netIdentity(), 'net-identity', 20_000);
   let cages;
   try {
-    cages = cagesFromLinks(parseIbdev2netdev(text).links);
+    cages = cagesFromLinks(parseIbdev2netdev(text).links, parseNetIdentity(ids.stdout));
   } catch (e) {
-    if (e instanceof ParseError) fail('preflight-rails', node, `cannot read ibdev2netdev: ${e.message}`, 'check that the mlx5 driver is loaded and ibdev2netdev works');
+    if (e instanceof ParseError) fail('preflight-rails', node, `cannot tell the cages apart: ${e.message}`, 'check that the mlx5 driver is loaded, ibdev2netdev works and /sys/class/net/<if>/device points at the ConnectX-7');
     throw e;
   }
-  const want = node.spec.cage;
-  const cage = want === 'auto' ? cages.find((c) => c.up) : cages.find((c) => c.index === want);
-  if (!cage) {
-    const seen = cages.map((c) => `cage ${c.index}: ${c.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`).join('; ');
-    fail('preflight-rails', node, want === 'auto' ? `no cage has both rails Up (${seen || 'no cage found'})` : `cage ${want} not found (${seen})`, 'plug the cable in fully, check ibdev2netdev, or pass --port');
-  }
+  const picked = pickCage(cages, node.spec.cage);
+  if ('problem' in picked) fail('preflight-rails', node, picked.problem, 'plug the cable in fully, check ibdev2netdev, or pass --port');
+  const cage = picked.cage;
   if (!cage.up) {
     fail('preflight-rails', node, `cage ${cage.index} rails not both Up: ${cage.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`, 'a Spark cable carries 200G only over both PCIe rails; check the cable seating and the other end');
   }
@@ -148,13 +152,34 @@ async function discoverCage(ctx: RunContext, node: NodeState): Promise<void> {
   node.record.cage = { index: cage.index, rails: [{ ...cage.rails[0] }, { ...cage.rails[1] }] };
 }
 
-// Both rails: link detected, 200000 Mb/s, 2 or 4 lanes, RS-FEC active; remember their IPv4 addresses.
+// Both functions of one cage read one cable: the same EEPROM serial on both rails (when sudo lets us read it).
+async function confirmOneCable(ctx: RunContext, node: NodeState): Promise<void> {
+  const [r0, r1] = node.cage!.rails;
+  const read = (netdev: string) => readCableSerial((c) => ctx.runLogged(node, c, `eeprom-serial:${netdev}`, 20_000), netdev);
+  const [a, b] = [await read(r0.netdev), await read(r1.netdev)];
+  if (a && b && a !== b) {
+    fail('preflight-rails', node, `cage ${node.cage!.index}: ${r0.netdev} reads cable serial ${a} but ${r1.netdev} reads ${b}: these two functions are not one cage`, 'check which netdevs belong to the cabled port (ibdev2netdev, /sys/class/net/<if>/phys_port_name) and pass --port');
+  }
+}
+
+// What `ethtool <if>` may report as Speed on one PCIe function of a healthy Spark cable: 200000, or 100000
+// depending on firmware and switch state (FORMATS §0, samples-real/ethtool-link). The throughput decides speed.
+export const SPARK_FUNCTION_SPEEDS_MBPS = [200000, 100000];
+
+// Why a function's reported speed is not one a Spark cable link shows, or null when it is.
+export function speedProblem(speedMbps: number | null): string | null {
+  if (speedMbps !== null && SPARK_FUNCTION_SPEEDS_MBPS.includes(speedMbps)) return null;
+  return `speed ${speedMbps ?? 'unknown'} Mb/s; a Spark PCIe function reports 200000 or 100000`;
+}
+
+// Both rails: link detected, a Spark function speed, 2 or 4 lanes, RS-FEC active; remember their IPv4 addresses.
 async function checkRails(ctx: RunContext, node: NodeState): Promise<void> {
   const rails = node.cage!.rails;
   for (const [i, rail] of rails.entries()) {
     const link = parseEthtoolLink(await ctx.runChecked(node, cmd.ethtoolLink(rail.netdev), `ethtool-link:${rail.netdev}`, 20_000));
     if (link.linkDetected !== true) fail('preflight-link', node, `${rail.netdev}: link not detected`, 'check the cable at both ends');
-    if (link.speedMbps !== 200000) fail('preflight-speed', node, `${rail.netdev}: speed ${link.speedMbps ?? 'unknown'} Mb/s, expected 200000`, 'a 200G cable should train at 200000 Mb/s; check the cable type and the peer port');
+    const slow = speedProblem(link.speedMbps);
+    if (slow) fail('preflight-speed', node, `${rail.netdev}: ${slow}`, 'check the cable type and the peer port: the link trained below 200G (the ib_write_bw throughput is what judges its speed)');
     if (link.lanes !== null && link.lanes !== 2 && link.lanes !== 4) fail('preflight-lanes', node, `${rail.netdev}: ${link.lanes} lanes, expected 2 or 4`, 'check the cable family (QSFP56: 4 lanes, QSFP112: 2 lanes)');
     if (i === 0) {
       node.record.lanes = link.lanes;
@@ -192,6 +217,26 @@ async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
   if (kernel.exitCode === 0) node.record.kernel = kernel.stdout.trim();
   const eth = await node.runner.run(cmd.ethtoolVersion(), { timeoutMs: 10_000 });
   if (eth.exitCode === 0) node.record.ethtoolVersion = eth.stdout.trim().replace(/^ethtool version\s*/, '');
+  // Traceability: what a lab compares between two batches. Each is kept raw in the journal; an unreadable one stays
+  // unknown (a warning), never a reason to stop.
+  const fact = async <T>(command: string, what: string, parse: (text: string) => T, apply: (v: T) => void) => {
+    const r = await ctx.runLogged(node, command, what, 10_000);
+    try {
+      if (r.stdout.trim() === '') throw new ParseError(what, 1, `no output (exit ${r.exitCode}${r.stderr ? `: ${r.stderr.trim().split('\n')[0]}` : ''})`);
+      apply(parse(r.stdout));
+    } catch (e) {
+      if (!(e instanceof ParseError)) throw e;
+      ctx.log.warn({ node: node.spec.name, what, err: e.message }, 'node fact unreadable');
+    }
+  };
+  await fact(cmd.ethtoolDriver(node.cage!.rails[0].netdev), 'ethtool-driver', parseEthtoolDriver, (d) => {
+    node.record.driver = [d.driver, d.version].filter(Boolean).join(' ');
+    if (d.firmwareVersion) node.record.firmware = d.firmwareVersion;
+  });
+  await fact(cmd.osRelease(), 'os-release', (t) => osReleaseText(parseOsRelease(t)), (v) => {
+    if (v) node.record.osRelease = v;
+  });
+  await fact(cmd.perftestVersion(), 'perftest-version', parsePerftestVersion, (v) => (node.record.perftestVersion = v));
 }
 
 // Preflight on every node: each failure is an ERROR that says what to do, never a cable verdict.
@@ -213,6 +258,7 @@ export async function preflight(ctx: RunContext): Promise<void> {
       await discoverCage(ctx, n);
       await checkRails(ctx, n);
       await checkSudo(ctx, n, users[i] ?? 'user');
+      await confirmOneCable(ctx, n);
       await readVersions(ctx, n);
     }),
   );

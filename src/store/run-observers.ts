@@ -1,0 +1,110 @@
+// What watches a run besides the journal: the results store (start, throttled live status, end) and, with
+// --metrics-port, the Prometheus endpoint. `run` and `batch` create one and call it from their existing hooks.
+// Neither can lose or fail a run: a store problem is one warning; only a metrics port that cannot be bound stops
+// the command before anything runs (bad usage, exit 2).
+import { RunMetrics } from '../metrics/run-metrics.js';
+import { serveMetrics, type MetricsServer } from '../metrics/serve.js';
+import { chooseStore, openStore } from './open-store.js';
+import { StoreRecorder, type LiveFigures } from './recorder.js';
+import type { RunPlace } from './run-row.js';
+
+export interface ObserverOptions {
+  storeDir: string; // the reports directory whose cablequal.db is the embedded store
+  db?: string | undefined; // --db URL (else $CABLEQUAL_DB); "off" writes no store
+  metricsPort?: number | undefined;
+  metricsHost?: string | undefined;
+}
+
+// The run as observers see it at its start.
+export interface ObservedRun {
+  runId: string;
+  label: string | null;
+  startedAt: string;
+  simulated: boolean;
+  scenario: string | null;
+  protocol: { name: string; sha256: string; file: string; regression?: unknown };
+  nodes: { name: string; host: string }[];
+}
+
+export class RunObservers {
+  private recorder: StoreRecorder = new StoreRecorder(null, () => undefined);
+  private metrics: RunMetrics | null = null;
+  private server: MetricsServer | null = null;
+
+  constructor(
+    private readonly opts: ObserverOptions,
+    private readonly io: { env: NodeJS.ProcessEnv; cwd: string; stderr: (s: string) => void },
+  ) {}
+
+  // Bind the metrics port, if asked (a failure is a usage error, before anything connects or runs).
+  async listen(): Promise<void> {
+    if (this.opts.metricsPort === undefined || this.server) return;
+    this.metrics = new RunMetrics();
+    this.server = await serveMetrics(this.metrics, { port: this.opts.metricsPort, ...(this.opts.metricsHost ? { host: this.opts.metricsHost } : {}) });
+    this.io.stderr(`cablequal: metrics at ${this.server.url}\n`);
+  }
+
+  // Open the store once the run is about to start (a command refused before that writes nothing); a failure is a warning.
+  async open(): Promise<void> {
+    await this.listen();
+    if (this.recorder.store) return;
+    const db = this.opts.db ?? this.io.env['CABLEQUAL_DB'];
+    if (db === 'off') return;
+    const warn = (line: string) => this.io.stderr(`${line}\n`);
+    try {
+      const store = await openStore(chooseStore({ out: this.opts.storeDir, db, env: {}, cwd: this.io.cwd }));
+      this.recorder = new StoreRecorder(store, warn);
+    } catch (e) {
+      warn(`cablequal: warning: ${(e as Error).message}; runs go on without the store (\`cablequal db import\` adds them later)`);
+    }
+  }
+
+  started(run: ObservedRun, place: Pick<RunPlace, 'batchId' | 'batchRole'> = {}): void {
+    this.metrics?.started(run.runId, { label: run.label, protocol: run.protocol.name, simulated: run.simulated });
+    this.recorder.started({ ...run, runDir: null, ...place });
+  }
+
+  status(runId: string, s: LiveFigures): void {
+    try {
+      this.metrics?.update(runId, s as Parameters<RunMetrics['update']>[1]);
+    } catch {
+      // a malformed status never stops a run
+    }
+    this.recorder.status(runId, s);
+  }
+
+  // The run's record is final and its reports written.
+  async finished(record: { runId: string; outcome: string }, runDir: string, place: Pick<RunPlace, 'batchId' | 'batchRole'> = {}): Promise<void> {
+    this.metrics?.decided(record.runId, record.outcome);
+    await this.recorder.finished(record, runDir, place);
+  }
+
+  // The run never got a journal (nothing on disk to index): its started row goes.
+  async abandoned(runId: string): Promise<void> {
+    this.recorder.write((st) => st.runAbandoned(runId));
+    await this.recorder.flush();
+  }
+
+  // Batch rows and the like, through the store's queue.
+  get store(): StoreRecorder {
+    return this.recorder;
+  }
+
+  async close(): Promise<void> {
+    await this.recorder.close();
+    await this.server?.close();
+  }
+}
+
+// The observed run from the deps `run` and `batch` hand to runQualification.
+export function observedRunOf(d: { runId: string; label: string | null; clock: { now(): number }; simulated: boolean; scenario?: string; protocol: ObservedRun['protocol']; nodes: { name: string; host: string }[] }): ObservedRun {
+  return {
+    runId: d.runId,
+    label: d.label,
+    startedAt: new Date(d.clock.now()).toISOString(),
+    simulated: d.simulated,
+    scenario: d.scenario ?? null,
+    protocol: { name: d.protocol.name, sha256: d.protocol.sha256, file: d.protocol.file, regression: d.protocol.regression },
+    nodes: d.nodes.map((n) => ({ name: n.name, host: n.host })),
+  };
+}

@@ -1,0 +1,180 @@
+// A finished run record as the store's rows: the run, its cable and part, its procedure and station. Pure, and
+// defensive: records from older and newer cablequal versions carry fields this one does not know, or lack optional ones.
+// Nothing here decides a verdict: outcome and reasons are the record's (built from the journal).
+import { createHash } from 'node:crypto';
+import type { SqlValue } from './sql.js';
+
+// The columns of `runs`, in the order of RUN_COLUMNS.
+export type RunRow = Record<(typeof RUN_COLUMNS)[number], SqlValue>;
+
+export const RUN_COLUMNS = [
+  'run_id', 'state', 'outcome', 'label', 'cable_serial', 'part_number', 'vendor', 'lot', 'simulated', 'scenario',
+  'procedure_sha256', 'protocol_name', 'station_id', 'controller', 'batch_id', 'batch_role', 'started_at', 'ended_at',
+  'decided_at_s', 'fec_margin_decades', 'worst_lane_ber', 'worst_lane_ber_ub95', 'max_lane_ratio', 'pre_fec_ber_loaded',
+  'crc_errors', 'post_fec_errors', 'link_down_events', 'nic_temp_max_c', 'ib_write_bw_gbps', 'nccl_busbw_gbs',
+  'main_reason', 'run_dir', 'certificate_file', 'certificate_sha256', 'signer_fingerprint', 'content_sha256',
+] as const;
+
+// The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
+export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes'] as const;
+export type DetailRow = Record<(typeof DETAIL_COLUMNS)[number], string>;
+
+export interface CableRow {
+  serial: string;
+  part_number: string | null;
+  vendor: string | null;
+  vendor_oui: string | null;
+  vendor_rev: string | null;
+  date_code: string | null;
+  lot: string | null;
+  length_m: number | null;
+  family: string | null;
+}
+
+export interface StationRow {
+  id: string;
+  controller: string | null;
+  node_a: string;
+  node_b: string;
+}
+
+// Where a run was made and what it belongs to; not in the record (the journal does not know its controller).
+export interface RunPlace {
+  runDir: string | null;
+  controller: string | null;
+  batchId?: string | null;
+  batchRole?: 'cable' | 'golden-first' | 'golden-last' | null;
+  certificate?: { file: string; sha256: string; signer: string | null } | null;
+  regression?: unknown; // the protocol's regression tolerances (golden drift limits), when known
+}
+
+export interface RowsOfRun {
+  run: RunRow;
+  details: DetailRow;
+  cable: CableRow | null;
+  part: { part_number: string; vendor: string | null; family: string | null; lanes: number | null } | null;
+  procedure: { sha256: string; name: string; file: string | null; regression: string | null } | null;
+  station: StationRow | null;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : null);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+const maxOf = (xs: (number | null)[]): number | null => {
+  const ok = xs.filter((x): x is number => x !== null);
+  return ok.length ? Math.max(...ok) : null;
+};
+const sumOf = (xs: (number | null)[]): number | null => {
+  const ok = xs.filter((x): x is number => x !== null);
+  return ok.length ? ok.reduce((a, b) => a + b, 0) : null;
+};
+
+// The soak phase with GPUs loaded, whose pre-FEC BER is the headline the certificate prints.
+export const LOADED_PHASE = 'soak-loaded';
+
+// The station: the controller and the two nodes it drove (in the run's order).
+export function stationOf(controller: string | null, nodes: unknown[]): StationRow | null {
+  const names = nodes.map((n) => str(obj(n)?.['host']) ?? str(obj(n)?.['name'])).filter((n): n is string => n !== null);
+  if (names.length < 2) return null;
+  return { id: `${controller ?? '?'} ${names[0]}+${names[1]}`, controller, node_a: names[0]!, node_b: names[1]! };
+}
+
+// The cable as its EEPROM states it, from the first end that was read; lot is the EEPROM's date code field
+// (SFF-8636 bytes 212-219 / CMIS 182-189: YYMMDD plus an optional 2-character lot code).
+export function cableOf(record: Obj): CableRow | null {
+  const cable = obj(record['cable']);
+  const serial = str(cable?.['serial']);
+  if (!cable || !serial) return null;
+  const id = arr(cable['ends']).map((e) => obj(obj(e)?.['identity'])).find((x) => x !== null) ?? null;
+  const dateCode = str(id?.['dateCode'])?.trim() ?? null;
+  return {
+    serial,
+    part_number: str(cable['partNumber']),
+    vendor: str(cable['vendor']),
+    vendor_oui: str(id?.['vendorOui']),
+    vendor_rev: str(id?.['vendorRev']),
+    date_code: dateCode,
+    lot: dateCode,
+    length_m: num(id?.['lengthM']),
+    family: str(cable['family']),
+  };
+}
+
+// Every row a finished record gives, with the run's place (station, batch, certificate).
+export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
+  const record = obj(value);
+  const runId = str(record?.['runId']);
+  if (!record || !runId) throw new Error('not a run record (no runId)');
+  const cable = cableOf(record);
+  const cableObj = obj(record['cable']);
+  const protocol = obj(record['protocol']);
+  const analysis = obj(record['analysis']);
+  const perPhase = arr(analysis?.['perNodePhase']).map(obj).filter((p): p is Obj => p !== null);
+  const lanes = perPhase.flatMap((p) => arr(p['laneStats']).map(obj).filter((l): l is Obj => l !== null));
+  const benchmarks = obj(record['benchmarks']);
+  const reasons = arr(record['reasons']);
+  const nodes = arr(record['nodes']);
+  const station = stationOf(place.controller, nodes);
+  const run: RunRow = {
+    run_id: runId,
+    state: 'finished',
+    outcome: str(record['outcome']),
+    label: str(record['label']),
+    cable_serial: cable?.serial ?? null,
+    part_number: cable?.part_number ?? null,
+    vendor: cable?.vendor ?? null,
+    lot: cable?.lot ?? null,
+    simulated: record['simulated'] === true ? 1 : 0,
+    scenario: str(record['scenario']),
+    procedure_sha256: str(protocol?.['sha256']),
+    protocol_name: str(protocol?.['name']),
+    station_id: station?.id ?? null,
+    controller: place.controller,
+    batch_id: place.batchId ?? null,
+    batch_role: place.batchRole ?? null,
+    started_at: str(record['startedAt']),
+    ended_at: str(record['endedAt']),
+    decided_at_s: num(record['decidedAtS']),
+    fec_margin_decades: num(analysis?.['fecMarginDecades']),
+    worst_lane_ber: maxOf(lanes.map((l) => num(l['ber']))),
+    worst_lane_ber_ub95: maxOf(lanes.map((l) => num(l['berUb95']))),
+    max_lane_ratio: num(analysis?.['maxLaneRatio']),
+    pre_fec_ber_loaded: maxOf(perPhase.filter((p) => p['phase'] === LOADED_PHASE).map((p) => num(p['preFecBer']))),
+    crc_errors: sumOf(perPhase.map((p) => num(p['crcErrors']))),
+    post_fec_errors: sumOf(perPhase.map((p) => num(p['postFecErrors']))),
+    link_down_events: sumOf(perPhase.map((p) => num(p['linkDownEvents']))),
+    nic_temp_max_c: maxOf(perPhase.map((p) => num(p['nicTempMaxC']))),
+    ib_write_bw_gbps: num(obj(benchmarks?.['ibWriteBw'])?.['sumMedianGbps']),
+    nccl_busbw_gbs: num(obj(benchmarks?.['nccl'])?.['busbwGBs']),
+    main_reason: str(obj(reasons.find((r) => obj(r)?.['grade'] !== 'PASS') ?? reasons[0])?.['message']),
+    run_dir: place.runDir,
+    certificate_file: place.certificate?.file ?? null,
+    certificate_sha256: place.certificate?.sha256 ?? null,
+    signer_fingerprint: place.certificate?.signer ?? null,
+    content_sha256: null,
+  };
+  const details: DetailRow = { reasons: JSON.stringify(reasons), measurements: JSON.stringify(arr(record['measurements'])), nodes: JSON.stringify(nodes) };
+  run.content_sha256 = contentHash(run, details);
+  return {
+    run,
+    details,
+    cable,
+    part: cable?.part_number ? { part_number: cable.part_number, vendor: cable.vendor, family: cable.family, lanes: num(cableObj?.['lanes']) } : null,
+    procedure: typeof run.procedure_sha256 === 'string' ? { sha256: run.procedure_sha256, name: String(run.protocol_name ?? '?'), file: str(protocol?.['file']), regression: place.regression === undefined ? null : JSON.stringify(place.regression) } : null,
+    station,
+  };
+}
+
+// What makes a row's content: everything but where it was imported from (controller, station: kept from the first
+// writer) and the hash itself. The same run imported twice hashes the same and its row is left untouched.
+export function contentHash(run: RunRow, details: DetailRow): string {
+  const h = createHash('sha256');
+  for (const c of RUN_COLUMNS) {
+    if (c === 'content_sha256' || c === 'controller' || c === 'station_id') continue;
+    h.update(`${c}=${JSON.stringify(run[c])}\n`);
+  }
+  for (const c of DETAIL_COLUMNS) h.update(`${c}=${details[c]}\n`);
+  return h.digest('hex');
+}
