@@ -88,6 +88,7 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('`gradeRunDir` (src/cli/grade-command.ts) in a fresh child process per repetition; RSS from `process.resourceUsage().maxRSS`.', '');
   out.push('| figure | value |', '|---|---|');
   out.push(`| wall time of gradeRunDir (ms) | ${fmtSummary(r.grade.wallMs, 0)} |`);
+  if ('cpuMs' in r.grade && r.grade.cpuMs) out.push(`| CPU time of gradeRunDir, user + system (ms) | ${fmtSummary(r.grade.cpuMs, 0)} |`);
   out.push(`| peak RSS of the process (MB) | ${fmtSummary(r.grade.maxRssMB, 0)} |`);
   out.push(`| RSS before grading: node + tsx + code loaded (MB) | ${fmtSummary(r.grade.baselineRssMB, 0)} |`);
   out.push(`| outcome | ${r.grade.runs[0]?.outcome ?? 'n/a'} |`, '');
@@ -99,10 +100,14 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(`| ticks / simulated s / outcome | ${r.full.runs[0]?.ticks} / ${r.full.runs[0]?.simulatedS} / ${r.full.runs[0]?.outcome} |`, '');
 
   out.push('## 5. failing-clone: anomaly → decision → link drop (simulated time)', '');
-  out.push(`Anomaly = first tick where lane ${'ratio'} per tick (the detector's conservative certainLaneRatio: worst lane over the 95% Poisson`);
-  out.push(`bound of the others' median) reaches the lane-ratio FAIL limit (${r.clone.laneRatioFail}x); decision = the journal's \`decision\` line (the detector`);
-  out.push(`needs ${r.clone.laneRatioConsecutiveTicks} ticks in a row); link drop = the simulator's first \`link-down\` event in the same scenario run again with the lane-ratio`);
-  out.push('early stop switched off (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+  if ('fecWindowFailDecades' in r.clone) {
+    out.push(`Rules version 2. Anomaly = first tick where one lane's BER over that tick alone is certainly (95% lower bound) beyond the fec-window`);
+    out.push(`FAIL line (${r.clone.fecWindowFailDecades} decade below 2.4e-4); decision = the journal's \`decision\` line (the watch needs a full ${r.clone.windowS}-s window beyond the`);
+    out.push(`line, held ${r.clone.holdS} s); link drop = the simulator's first \`link-down\` event in the same scenario run again with every early stop`);
+    out.push('but link-down unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+  } else {
+    out.push('Rules version 1 (figures of an earlier bench run): anomaly = first tick with the per-tick lane ratio at the FAIL limit; decision after 5 ticks in a row.', '');
+  }
   out.push('| figure | value |', '|---|---|');
   out.push(`| anomaly / decision / link drop (s into the run) | ${c?.anomalyS ?? 'n/a'} / ${c?.decisionS ?? 'n/a'} / ${c?.linkDownS !== null && c?.linkDownS !== undefined ? fmt(c.linkDownS) : 'n/a'} |`);
   out.push(`| anomaly → decision | ${c?.anomalyToDecisionS ?? 'n/a'} s |`);
@@ -115,7 +120,10 @@ export function renderMarkdown(r: BenchResults): string {
   out.push(verdict(ratio === null ? null : ratio >= 10, 'sampler >= 10x the naive way', `the ratio is ${fmt(ratio, 2)}x (${fmtSummary(r.ssh.ratio, 2)} over the repetitions). The persistent shell removes the per-command session and shell start-up (\`:\` round trip ${fmt(med(r.ssh.emptyRoundTripMs.persistent), 2)} ms vs ${fmt(med(r.ssh.emptyRoundTripMs.freshExec))} ms), but ${perTickForks}, and a fork+exec of /bin/true from Node.js costs ${fmt(med(r.ssh.forkExecMs), 2)} ms on this machine, so the node-side work bounds the ratio.`));
   out.push(verdict(persistentRate === null ? null : persistentRate >= 20, '>= 20 ticks/s per node', `back to back the persistent sampler reached ${fmt(persistentRate, 2)} ticks/s per node (both nodes each tick), and ${fmt(med(v(2).summary['ticksPerS']), 2)} at the fixed ${fmt(1000 / v(2).intervalMs, 0)} Hz setting, with two nodes, their sshds, shells and filters and the controller on 2 cores.`));
   out.push(verdict(skew20 === null ? null : skew20 <= 20, 'cross-node skew p99 <= 20 ms', `p99 was ${fmt(skew20, 2)} ms at the fixed-rate setting (${fmt(med(v(0).summary['skewP99Ms']), 2)} ms back to back).`));
-  out.push(verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median).`));
+  const gradeCpu = 'cpuMs' in r.grade && r.grade.cpuMs ? med(r.grade.cpuMs) : null;
+  const lastRerun = r.reruns?.filter((x) => x.sections.includes('grade')).at(-1);
+  const gradeLoad = gradeCpu !== null && lastRerun ? ` of wall time, with ${fmt(gradeCpu, 0)} ms of CPU time (median), on a machine at load average ${lastRerun.loadAvgAtStart[0]!.toFixed(1)} (2 cores)` : '';
+  out.push(verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median)${gradeLoad}.`));
   out.push(verdict(gradeRss === null ? null : gradeRss <= 300, 'grading peak RSS <= 300 MB', `peak RSS was ${fmt(gradeRss, 0)} MB, of which ${fmt(med(r.grade.baselineRssMB), 0)} MB before reading the journal.`));
   out.push(verdict(fullMs === null ? null : fullMs <= 5000, 'full simulated procedure <= 5 s', `it took ${fmt(fullMs === null ? null : fullMs / 1000, 2)} s (median).`));
   out.push('');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { intervalDelta } from '../src/analysis/counters.js';
 import { canonicalRail } from '../src/analysis/analyze.js';
-import { certainLaneRatio } from '../src/analysis/early-stop.js';
+import { poissonLowerBound } from '../src/analysis/poisson.js';
 import type { NodeSample } from '../src/domain/sample.js';
 import type { RunRecord } from '../src/domain/record.js';
 import { parseProtocol, limitOf } from '../src/protocol/index.js';
@@ -61,13 +61,15 @@ export async function benchFullProcedure(reps: number, outDir: string, log: (s: 
   return { runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
 }
 
-// Section 5: failing-clone. Anomaly = first tick where the bad lane's per-tick ratio (the early-stop detector's
-// conservative measure, certainLaneRatio) reaches the lane-ratio FAIL limit; decision = the journal's `decision`
-// line; link drop = the simulator's first `link-down` event (lab.events, same virtual time base as the journal).
+// Section 5: failing-clone. Anomaly = first tick where a lane's own BER over that one tick is certainly (95% lower
+// bound) beyond the fec-window FAIL line (the condition the watch then has to see over a full window, held for holdS);
+// decision = the journal's `decision` line; link drop = the simulator's first `link-down` event (lab.events, same
+// virtual time base as the journal) in the same scenario run again with the statistical early stops switched off.
 export async function benchFailingClone(reps: number, outDir: string, log: (s: string) => void) {
   const text = readFileSync(PROTOCOL_PATH, 'utf8');
   const protocol = parseProtocol(text, 'protocols/spark-burnin.json');
-  const fail = limitOf(protocol, 'lane-ratio').fail;
+  const fw = limitOf(protocol, 'fec-window');
+  const failBer = 2.4e-4 / 10 ** fw.fail;
   const runs: { wallMs: number; outcome: string; noEarlyStopOutcome: string; anomalyS: number | null; decisionS: number | null; linkDownS: number | null; anomalyToDecisionS: number | null; decisionToLinkDownS: number | null; rule: string | null }[] = [];
   for (let i = 0; i < reps; i++) {
     const r = await runSim('failing-clone', text, join(outDir, 'clone'), `clone-${i}`);
@@ -82,16 +84,21 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
       prev.set(s.node, s);
       const a = before && canonicalRail(before);
       const b = canonicalRail(s, a?.netdev);
-      if (!a || !b) continue;
-      const d = intervalDelta(reviveRail(a), reviveRail(b), b.lanes ?? 4);
-      if (d === 'reset') continue;
-      const ratio = certainLaneRatio(d.laneErrors);
-      if (ratio && ratio.value >= fail) anomalyS = l.tS ?? null;
+      if (!a || !b || !before) continue;
+      const lanes = b.lanes ?? 4;
+      const d = intervalDelta(reviveRail(a), reviveRail(b), lanes);
+      const dt = (s.tMs - before.tMs) / 1000;
+      if (d === 'reset' || dt <= 0) continue;
+      if (d.laneErrors.some((k) => poissonLowerBound(k) / (dt * (212.5e9 / lanes)) > failBer)) anomalyS = l.tS ?? null;
     }
-    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with the
-    // lane-ratio early stop switched off (laneRatioConsecutiveTicks huge) shows when the link would have dropped.
-    const noStop = JSON.parse(text) as { earlyStop: { laneRatioConsecutiveTicks: number } };
-    noStop.earlyStop.laneRatioConsecutiveTicks = 1_000_000;
+    // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with every
+    // early stop but link-down unable to FAIL (the FEC window, the lane ratio, and the CRC and post-FEC errors of the
+    // uncorrectable codewords that come shortly before the drop) shows when the link would have dropped.
+    const noStop = JSON.parse(text) as { limits: { rule: string; fail: number }[] };
+    for (const l of noStop.limits) {
+      if (l.rule === 'fec-window') l.fail = -1000;
+      if (l.rule === 'lane-ratio' || l.rule === 'crc-errors' || l.rule === 'post-fec-errors') l.fail = 1e12;
+    }
     const cf = await runSim('failing-clone', JSON.stringify(noStop), join(outDir, 'clone-no-early-stop'), `clone-nostop-${i}`);
     const cfStart = readJournal(join(cf.runDir, 'journal.jsonl')).lines.find((l) => l.type === 'run-start');
     const cfOffsetS = cfStart ? (Date.parse(String(cfStart['startedAt'])) - cf.startMs) / 1000 : 0;
@@ -112,7 +119,7 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     });
     log(`  failing-clone rep ${i + 1}/${reps}: ${r.record.outcome} anomaly ${anomalyS} s, decision ${decisionS} s, link-down ${linkDownS} s`);
   }
-  return { laneRatioFail: fail, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
+  return { fecWindowFailDecades: fw.fail, windowS: fw.params?.['windowS'] ?? null, holdS: fw.params?.['holdS'] ?? null, runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
 }
 
 // Journal counters come back as numbers or decimal strings; the delta code wants bigints.
@@ -138,14 +145,20 @@ export async function makeTenHzJournal(outDir: string): Promise<{ runDir: string
 // Section 3, step 2: `gradeRunDir` in a fresh child process per repetition (wall time of the call, peak RSS).
 export function benchGrade(runDir: string, reps: number, log: (s: string) => void) {
   const child = new URL('./grade-child.ts', import.meta.url).pathname;
-  const runs: { wallMs: number; maxRssMB: number; baselineRssMB: number; outcome: string }[] = [];
+  const runs: { wallMs: number; cpuMs?: number; maxRssMB: number; baselineRssMB: number; outcome: string }[] = [];
   for (let i = 0; i < reps; i++) {
     const out = execFileSync(process.execPath, ['--import', 'tsx', child, runDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     const r = JSON.parse(out.trim().split('\n').at(-1)!) as (typeof runs)[number];
     runs.push(r);
-    log(`  grade rep ${i + 1}/${reps}: ${r.outcome} in ${r.wallMs.toFixed(0)} ms, peak RSS ${r.maxRssMB.toFixed(0)} MB`);
+    log(`  grade rep ${i + 1}/${reps}: ${r.outcome} in ${r.wallMs.toFixed(0)} ms (CPU ${r.cpuMs?.toFixed(0)} ms), peak RSS ${r.maxRssMB.toFixed(0)} MB`);
   }
-  return { runs, wallMs: summarize(runs.map((r) => r.wallMs)), maxRssMB: summarize(runs.map((r) => r.maxRssMB)), baselineRssMB: summarize(runs.map((r) => r.baselineRssMB)) };
+  return {
+    runs,
+    wallMs: summarize(runs.map((r) => r.wallMs)),
+    cpuMs: summarize(runs.map((r) => r.cpuMs ?? null)),
+    maxRssMB: summarize(runs.map((r) => r.maxRssMB)),
+    baselineRssMB: summarize(runs.map((r) => r.baselineRssMB)),
+  };
 }
 
 export type { Summary };

@@ -1,14 +1,15 @@
 // From the journal's per-node samples to the AnalysisRecord: per lane, per node, per phase statistics.
-import { linearRegression, mean } from 'simple-statistics';
+import { mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, carryForward, intervalDelta, laneRatio } from './counters.js';
-import { poissonUpperBound } from './poisson.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, carryForward, certainLaneRatio, intervalDelta } from './counters.js';
+import { EarlyStopDetector, type EarlyStopDecision, type WatchSettings } from './early-stop.js';
 
 // One journal entry: a node's sample tagged with the phase it was taken in.
 export interface LabelledSample {
   phase: string;
   sample: NodeSample;
+  tS?: number; // seconds since the run started (the journal line's tS); else from the node's first sample
 }
 
 // What analysis needs to know of the protocol's phases (Protocol['phases'] fits).
@@ -22,6 +23,13 @@ export interface AnalysisInput {
   samples: readonly LabelledSample[];
   phases?: readonly AnalysisPhase[]; // order of phases, and which soak is idle or GPU-loaded
   lanes?: number; // fallback when `ethtool <if>` gave no Lanes: line
+  watch?: Omit<WatchSettings, 'gradedPhases' | 'lanes'>; // the rules' windows and floors (none: no windows, no early stop)
+}
+
+// The phases error rates are graded on: the soaks (the procedure's long, loaded phases), or every phase without one.
+export function gradedPhasesOf(phases: readonly AnalysisPhase[]): string[] | null {
+  const soaks = phases.filter((p) => p.kind === 'soak').map((p) => p.name);
+  return soaks.length ? soaks : null;
 }
 
 interface Acc {
@@ -74,24 +82,15 @@ function maxOf(xs: readonly number[]): number {
 }
 
 function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePhaseStats {
-  const laneBitRate = SERIAL_RATE_BPS / lanes;
-  const floorRate = 1 / a.seconds; // one error per phase: zero lanes give a finite ratio
-  const laneStats: LaneStats[] = a.laneErrors.map((errors, lane) => ({
-    node,
-    phase,
-    lane,
-    errors,
-    seconds: a.seconds,
-    ratePerS: errors / a.seconds,
-    ber: errors / (a.seconds * laneBitRate),
-    berUb95: poissonUpperBound(errors) / (a.seconds * laneBitRate),
-  }));
+  const laneBits = a.seconds * (SERIAL_RATE_BPS / lanes);
+  const laneStats: LaneStats[] = a.laneErrors.map((errors, lane) => {
+    const b = berBounds(errors, laneBits);
+    return { node, phase, lane, errors, seconds: a.seconds, ratePerS: errors / a.seconds, ber: b.ber, berUb95: b.ub95, berLb95: b.lb95 };
+  });
   const bits = a.seconds * SERIAL_RATE_BPS;
   const total = a.laneErrors.length > 0 ? a.laneErrors.reduce((x, y) => x + y, 0) : (a.correctedBits ?? 0);
-  const { worstLane, ratio } = laneRatio(
-    laneStats.map((l) => l.ratePerS),
-    floorRate,
-  );
+  const ratio = certainLaneRatio(a.laneErrors);
+  const all = berBounds(total, bits);
   return {
     node,
     phase,
@@ -99,16 +98,18 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     lanes,
     laneStats,
     correctedBits: a.correctedBits ?? 0,
-    preFecBer: total / bits,
-    preFecBerUb95: poissonUpperBound(total) / bits,
-    correctedBitsBerUb95: a.correctedBits === null ? null : poissonUpperBound(a.correctedBits) / bits,
+    preFecBer: all.ber,
+    preFecBerUb95: all.ub95,
+    correctedBitsBerUb95: a.correctedBits === null ? null : berBounds(a.correctedBits, bits).ub95,
     postFecErrors: a.postFecErrors,
     crcErrors: a.crcErrors,
     symbolErrors: a.symbolErrors,
     linkDownEvents: a.linkDownEvents,
     counterResets: a.counterResets,
-    worstLane,
-    worstLaneRatio: ratio,
+    worstLane: ratio?.lane ?? null,
+    worstLaneRatio: ratio?.value ?? 0,
+    ratioAgainstZero: ratio?.againstZero ?? false,
+    worstLaneBerLb95: ratio ? laneStats[ratio.lane]!.berLb95! : 0,
     nicTempMaxC: a.temps.length ? maxOf(a.temps) : null,
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
@@ -116,10 +117,9 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
   };
 }
 
-// Per-tick points (NIC temperature, log10 pre-FEC error rate) of one node, for the temperature slope.
-type TempPoint = [number, number];
-
-// Analyse a run: counter deltas with reset detection, per-lane BER with exact Poisson bounds, lane ratio, FEC margin, temperature slope.
+// Analyse a run: counter deltas with reset detection, per-lane BER with exact Poisson bounds, lane ratio, FEC margin,
+// sliding windows and each lane's growth with temperature (samples may come unsorted; the early-stop watch sees them
+// per node in time order, nodes one after the other).
 export function analyzeRun(input: AnalysisInput): AnalysisRecord {
   const byNode = new Map<string, LabelledSample[]>();
   for (const s of input.samples) {
@@ -127,14 +127,14 @@ export function analyzeRun(input: AnalysisInput): AnalysisRecord {
     list.push(s);
     byNode.set(s.sample.node, list);
   }
-  const analyzer = new RunAnalyzer(input.phases ?? []);
+  const analyzer = new RunAnalyzer(input.phases ?? [], input.watch, input.lanes);
   for (const [node, list] of byNode) {
     list.sort((a, b) => a.sample.tMs - b.sample.tMs);
     const first = list.find((l) => l.sample.rails.length > 0);
     const netdev = first?.sample.rails[0]?.netdev;
     const lanes = list.map((l) => canonicalRail(l.sample, netdev)?.lanes).find((x) => x != null) ?? input.lanes ?? null;
     analyzer.node(node, netdev, lanes);
-    for (const { phase, sample } of list) analyzer.push(phase, sample);
+    for (const { phase, sample, tS } of list) analyzer.push(phase, sample, tS ?? (sample.tMs - list[0]!.sample.tMs) / 1000);
   }
   return analyzer.finish();
 }
@@ -143,7 +143,6 @@ interface NodeAcc {
   netdev: string | undefined;
   lanes: number | null;
   accs: Map<string, Acc>;
-  points: TempPoint[];
   prev: { rail: RailSample; tMs: number } | null;
 }
 
@@ -151,17 +150,30 @@ interface NodeAcc {
 // in time order, after node() told its canonical netdev and lane count (analyzeRun does both for unsorted input).
 export class RunAnalyzer {
   private readonly nodes = new Map<string, NodeAcc>();
-  private readonly soakPhases: Set<string>;
+  private readonly graded: string[] | null;
+  // The early-stop watch runs inside the analysis, so a re-grade decides from the samples exactly as the run did.
+  readonly detector: EarlyStopDetector | null;
 
-  constructor(private readonly phases: readonly AnalysisPhase[]) {
-    this.soakPhases = new Set(phases.filter((p) => p.kind === 'soak').map((p) => p.name));
+  constructor(
+    private readonly phases: readonly AnalysisPhase[],
+    watch?: Omit<WatchSettings, 'gradedPhases' | 'lanes'>,
+    lanes?: number,
+  ) {
+    this.graded = gradedPhasesOf(phases);
+    this.detector = watch ? new EarlyStopDetector({ ...watch, gradedPhases: this.graded ? new Set(this.graded) : null, ...(lanes ? { lanes } : {}) }) : null;
+  }
+
+  // The first certain FAIL the watch saw (what stops a live run), or null.
+  get decision(): EarlyStopDecision | null {
+    return this.detector?.decision ?? null;
   }
 
   node(node: string, netdev: string | undefined, lanes: number | null): void {
-    this.nodes.set(node, { netdev, lanes, accs: new Map(), points: [], prev: null });
+    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null });
   }
 
-  push(phase: string, sample: NodeSample): void {
+  // tS: seconds since the run started (the journal line's tS), for when the watch decided.
+  push(phase: string, sample: NodeSample, tS = 0): void {
     const n = this.nodes.get(sample.node);
     if (!n) throw new Error(`analysis: node ${sample.node} was not announced`);
     let acc = n.accs.get(phase);
@@ -173,57 +185,59 @@ export class RunAnalyzer {
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
     }
     const read = canonicalRail(sample, n.netdev);
-    if (!read) return;
+    if (!read) {
+      this.detector?.pushInterval(phase, sample, tS, null);
+      return;
+    }
     const prev = n.prev;
     const rail = carryForward(prev?.rail, read);
-    if (prev) {
-      const dt = (sample.tMs - prev.tMs) / 1000;
-      const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
-      if (d === 'reset') acc.counterResets++;
-      else if (d) {
-        acc.seconds += dt;
-        let errs = 0;
-        for (let i = 0; i < d.laneErrors.length; i++) {
-          const e = d.laneErrors[i]!;
-          acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + e;
-          errs += e;
-        }
-        if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
-        acc.postFecErrors += d.postFecErrors;
-        acc.crcErrors += d.crcErrors;
-        acc.symbolErrors += d.symbolErrors;
-        acc.linkDownEvents += d.linkDownEvents;
-        if (!d.laneErrors.length) errs = d.correctedBits ?? 0;
-        const inScope = this.soakPhases.size === 0 || this.soakPhases.has(phase);
-        if (inScope && errs > 0 && sample.nicTempC !== null) n.points.push([sample.nicTempC, Math.log10(errs / dt)]);
-      }
-    }
     n.prev = { rail, tMs: sample.tMs };
+    if (!prev) {
+      this.detector?.pushInterval(phase, sample, tS, null);
+      return;
+    }
+    const dt = (sample.tMs - prev.tMs) / 1000;
+    const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
+    if (d === 'reset') acc.counterResets++;
+    else if (d) {
+      acc.seconds += dt;
+      for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
+      if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
+      acc.postFecErrors += d.postFecErrors;
+      acc.crcErrors += d.crcErrors;
+      acc.symbolErrors += d.symbolErrors;
+      acc.linkDownEvents += d.linkDownEvents;
+    }
+    // The watch takes the same interval (computed once; again only if it counts lanes differently).
+    this.detector?.pushInterval(phase, sample, tS, d && d !== 'reset' ? { prev: prev.rail, rail, d, dt, lanesUsed: n.lanes } : null);
   }
 
   finish(): AnalysisRecord {
     const phaseOrder = new Map(this.phases.map((p, i) => [p.name, i]));
     const perNodePhase: NodePhaseStats[] = [];
-    const slopes: number[] = [];
     for (const [node, n] of this.nodes) {
       const laneCount = n.lanes ?? Math.max(0, ...[...n.accs.values()].map((a) => a.laneErrors.length));
       for (const [phase, acc] of n.accs) {
         if (acc.seconds > 0) perNodePhase.push(phaseStats(node, phase, acc, laneCount || 4));
       }
-      const temps = new Set(n.points.map((p) => p[0]));
-      if (n.points.length >= 3 && temps.size >= 2) slopes.push(linearRegression(n.points).m);
     }
     perNodePhase.sort(
       (a, b) => (phaseOrder.get(a.phase) ?? 1e9) - (phaseOrder.get(b.phase) ?? 1e9) || a.phase.localeCompare(b.phase) || a.node.localeCompare(b.node),
     );
-    const margins = perNodePhase.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
-    const withLanes = perNodePhase.filter((s) => s.laneStats.length >= 2);
+    const graded = this.graded ? perNodePhase.filter((s) => this.graded!.includes(s.phase)) : perNodePhase;
+    const margins = graded.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
+    const withLanes = graded.filter((s) => s.laneStats.length >= 2);
+    const laneTemp = this.detector?.laneTemp() ?? [];
+    const slopes = laneTemp.filter((l) => l.hotErrors > 0).map((l) => l.slopeDecadesPerC);
     return {
       perNodePhase,
       fecMarginDecades: margins.length ? Math.min(...margins.map((m) => m.decades)) : null,
       maxLaneRatio: withLanes.length ? Math.max(...withLanes.map((s) => s.worstLaneRatio)) : null,
       loadedVsIdleRatio: loadedVsIdle(perNodePhase, this.phases),
       logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
+      gradedPhases: this.graded ?? [...new Set(perNodePhase.map((s) => s.phase))],
+      windows: this.detector?.windows() ?? [],
+      laneTemp,
     };
   }
 }

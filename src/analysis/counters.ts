@@ -1,12 +1,22 @@
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
 import type { RailSample } from '../domain/sample.js';
 import type { U64 } from '../domain/u64.js';
-import { median } from 'simple-statistics';
+import { poissonLowerBound, poissonUpperBound } from './poisson.js';
 
 // 200GBASE-CR4 serial rate (4 x 53.125 Gb/s); rx_bits_phy is not exposed on DGX OS kernels, so time x rate is the denominator.
 export const SERIAL_RATE_BPS = 212.5e9;
 // Pre-FEC BER that RS(544,514) "KP4" is designed to correct (FORMATS §11).
 export const FEC_LIMIT_BER = 2.4e-4;
+
+// A BER's distance below the RS-FEC design input in decades (Infinity for zero: no errors, no measurable closeness).
+export function decadesBelowFecLimit(ber: number): number {
+  return ber > 0 ? Math.log10(FEC_LIMIT_BER / ber) : Infinity;
+}
+
+// The 95% bounds of a bit error rate from a count over `bits` bits.
+export function berBounds(errors: number, bits: number): { ber: number; lb95: number; ub95: number } {
+  return { ber: errors / bits, lb95: poissonLowerBound(errors) / bits, ub95: poissonUpperBound(errors) / bits };
+}
 
 // One counter's change; `reset` when it went down (mlxlink --pc, driver reload): the new value becomes the baseline.
 export function counterDelta(prev: U64 | undefined, cur: U64 | undefined): { delta: number; reset: boolean } | null {
@@ -85,15 +95,16 @@ export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number |
   return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents };
 }
 
-// Ratio of the worst lane's rate to the median of the others, each floored so zero lanes do not divide by zero.
-export function laneRatio(rates: readonly number[], floorRate: number): { worstLane: number | null; ratio: number } {
-  if (rates.length < 2) return { worstLane: null, ratio: 0 };
-  let worst = 0;
-  rates.forEach((r, i) => {
-    if (r > rates[worst]!) worst = i;
-  });
-  const top = rates[worst]!;
-  if (top <= 0) return { worstLane: null, ratio: 0 };
-  const others = rates.filter((_, i) => i !== worst);
-  return { worstLane: worst, ratio: top / Math.max(median(others), floorRate) };
+// The certain lane ratio of counts taken over the same time: the worst lane's 95% lower bound over the 95% upper bound
+// of the other lanes' median count (upper middle for an even number), so counting noise never makes a ratio look
+// larger than it is. `againstZero`: the others' median is zero, so the ratio is only a lower bound ("at least").
+export function certainLaneRatio(counts: readonly number[]): { lane: number; value: number; againstZero: boolean } | null {
+  if (counts.length < 2) return null;
+  let lane = 0;
+  for (let i = 1; i < counts.length; i++) if (counts[i]! > counts[lane]!) lane = i;
+  const top = counts[lane]!;
+  if (top <= 0) return null;
+  const others = counts.filter((_, i) => i !== lane).sort((a, b) => a - b);
+  const mid = others[Math.floor(others.length / 2)]!;
+  return { lane, value: poissonLowerBound(top) / poissonUpperBound(mid), againstZero: mid === 0 };
 }

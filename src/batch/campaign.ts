@@ -10,6 +10,7 @@ import type { ManifestCable } from './manifest.js';
 import { NodeMutexes, NodeUse } from './mutex.js';
 import type { Operator } from './operator.js';
 import { pairReady, probeEnd } from './probe.js';
+import { unreachableReporter } from './reachability.js';
 import { saveState, type BatchState, type CableState } from './state.js';
 import { settleBench, type BenchLogEntry, type RebootMode, type SettleResult } from './settle.js';
 
@@ -201,7 +202,13 @@ type Wait = { serial: string; partNumber: string | null; swapped: boolean } | 's
 
 // Wait for the swap: the old cable gone, then one new cable up on both ends with a readable serial.
 async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | null, expect: string | null): Promise<Wait> {
-  const look = async () => pairReady(await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage))));
+  const pair = deps.benches.indexOf(bench);
+  const unreachable = unreachableReporter(deps.clock, (l) => deps.operator.say(l), `[pair ${pair + 1}] `);
+  const look = async () => {
+    const ends = await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage)));
+    unreachable(bench.nodes.map((n) => n.name), ends);
+    return pairReady(ends);
+  };
   const acceptable = (r: { serial: string } | null) => r !== null && r.serial !== previous && (expect === null || r.serial === expect);
   const pollMs = deps.pollMs ?? 5000;
   // Already in when asked for (the first cable of a batch, a resumed one): not plugged into running nodes by this batch.

@@ -11,6 +11,7 @@ export interface EndView {
   serial: string | null;
   partNumber: string | null;
   note: string | null; // why not ready, for the operator
+  unreachable?: boolean; // the node did not answer at all (SSH down, host off)
 }
 
 // Look at one node's cage without trusting the operator: ibdev2netdev and sysfs for the rails, ethtool -m for the
@@ -35,7 +36,8 @@ export async function probeEnd(runner: CommandRunner, cage: number | 'auto'): Pr
     if (other !== null && other !== id.vendorSn) return { ...none(`cage ${c.index}: ${c.rails[0].netdev} reads serial ${id.vendorSn}, ${c.rails[1].netdev} reads ${other}`), up: c.up };
     return { up: c.up, serial: id.vendorSn || null, partNumber: id.vendorPn || null, note: c.up ? null : `cage ${c.index}: link not up on both rails` };
   } catch (e) {
-    if (e instanceof TransportError || e instanceof ParseError) return none(e.message);
+    if (e instanceof TransportError) return { ...none(e.message), unreachable: true };
+    if (e instanceof ParseError) return none(e.message);
     throw e;
   }
 }

@@ -18,7 +18,9 @@ import { writeBatchSummary } from '../batch/summary.js';
 import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
 import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
-import type { CliIo } from './io.js';
+import { ensureDir } from '../io/ensure-dir.js';
+import { printable } from '../domain/text.js';
+import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
 import type { Protocol } from '../protocol/index.js';
 import { makeRunners } from './transports.js';
@@ -41,12 +43,30 @@ export interface BatchArgs {
   out?: string;
   acceptNewHostKeys?: boolean;
   dryRun?: boolean;
+  sshConfig?: string;
+  onHangup?: HangupMode;
   // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
   reboot?: RebootMode;
   db?: string; // results store (default cablequal.db in the directory holding the batch directory)
   metricsPort?: number;
   metricsHost?: string;
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
+}
+
+// A cage holds one cable: the same node and cage in two pairs is refused, and a node in two pairs must name its
+// cage in each (with `auto` both pairs could pick the same one).
+export function checkPairCages(pairs: NodeSpec[][]): void {
+  const owner = new Map<string, number>();
+  pairs.forEach((nodes, p) => {
+    for (const n of nodes) {
+      const elsewhere = pairs.findIndex((other, q) => q !== p && other.some((x) => x.name === n.name));
+      if (elsewhere >= 0 && n.cage === 'auto') throw new UsageError(`--pair: ${n.name} is in pairs ${Math.min(p, elsewhere) + 1} and ${Math.max(p, elsewhere) + 1}: give its cage in each (e.g. ${n.name}:0 and ${n.name}:1)`);
+      const key = `${n.name}:${n.cage}`;
+      const first = owner.get(key);
+      if (first !== undefined) throw new UsageError(`--pair: cage ${n.cage} of ${n.name} is given to pairs ${first + 1} and ${p + 1}: a cage holds one cable`);
+      owner.set(key, p);
+    }
+  });
 }
 
 // `cablequal batch`: qualify a box of cables one after another, on one or several node pairs.
@@ -74,6 +94,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
   const pairNodes = pairSpecs.map((p) => parseNodes(p, args.port) as [NodeSpec, NodeSpec]);
+  checkPairCages(pairNodes);
   if (args.sim !== undefined) {
     // Each simulated pair is a lab of its own: a node named in two pairs takes turns for the benchmarks (the
     // per-node lock is real), but its bandwidth and temperature are not shared in the simulation. Say so.
@@ -86,6 +107,8 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   // polls for the swap and reboots the nodes, which the header line says).
   if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
+  // A bad --out (a file, /proc/x) is refused in one line before anything runs.
+  ensureDir(dir, '--out');
   let state = loadState(dir);
   if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
   if (!state && args.resume) throw new UsageError(`--resume: no batch state in ${dir}`);
@@ -120,7 +143,8 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       benches.push({ nodes: [where(0), where(1)], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
     });
   } else {
-    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`) }) as Map<string, CommandRunner> });
+    const sshConfig = args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {};
+    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...sshConfig }) as Map<string, CommandRunner> });
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
@@ -128,9 +152,13 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   if (rebootMode !== 'auto' && rebootMode !== 'manual') throw new UsageError(`--reboot: "${String(rebootMode)}" is not auto or manual`);
   if (rebootMode === 'auto') await checkRebootAllowed(benches);
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
-  const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, io.stderr) : null;
-  const operator = args.operator ?? stdinOp ?? silentOperator(io.stderr);
+  // Operator lines carry EEPROM serials and part numbers (untrusted): shown escaped.
+  const toOperator = (s: string) => io.stderr(s.split('\n').map(printable).join('\n'));
+  const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, toOperator) : null;
+  const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
   let lastPhase = new Map<number, string>();
+  // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
+  io.onHangup?.(args.onHangup ?? 'continue', () => operator.say(`cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`));
   try {
     state = await runBatch({
       dir,
@@ -206,15 +234,19 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         : {}),
     });
   } finally {
+    io.onHangup?.('continue');
     stdinOp?.close();
     lastPhase = new Map();
     for (const b of benches) await Promise.all([...b.runners.values()].map((r) => r.close().catch(() => undefined)));
   }
   storeBatch();
   const { csv, html, rows } = await writeBatchSummary(dir, state);
-  for (const r of rows) io.stdout(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}\n`);
+  for (const r of rows) io.stdout(`${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
-  if (signal.aborted) return EXIT.interrupted;
+  if (signal.aborted) {
+    const by = io.interruptedBy?.();
+    return by ? signalExitCode(by) : EXIT.interrupted;
+  }
   // A bench that could not be made measurable is an ERROR (its cable stays pending for --resume).
   if (state.cables.some((c) => c.benchError)) return EXIT.error;
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
@@ -269,10 +301,10 @@ async function batchDryRun(args: BatchArgs, pairSpecs: string[], manifest: Manif
       `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
     );
     try {
-      io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys) }, protocol, protocolText, io));
+      io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys), ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}) }, protocol, protocolText, io));
     } catch (e) {
       if (!(e instanceof DiscoveryError)) throw e;
-      io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${e.message}\n`);
+      io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${printable(e.message)}\n`);
       return EXIT.error;
     }
   }

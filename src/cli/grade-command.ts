@@ -1,43 +1,103 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
-import { parseProtocol } from '../protocol/index.js';
+import { printable } from '../domain/text.js';
 import { readJournal } from '../run/journal.js';
+import { screenJournal } from '../run/journal-shape.js';
 import { buildRecord } from '../run/record-builder.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { exitCodeFor } from './exit-codes.js';
+import { asOneLine } from './failure.js';
 import type { CliIo } from './io.js';
 
-// Re-grade a run directory from its journal (also how a SIGKILLed run becomes an ABORTED record).
-export function gradeRunDir(runDir: string, protocolPath?: string): RunRecord {
+// A run directory's journal, checked to be a readable file before anything reads it.
+function journalOf(runDir: string): string {
+  const dir = statSync(runDir, { throwIfNoEntry: false });
+  if (!dir) throw new UsageError(`${runDir}: no such run directory`);
+  if (!dir.isDirectory()) throw new UsageError(`${runDir}: not a directory; give a run directory (reports/<cable>/<run id>)`);
   const journalPath = join(runDir, 'journal.jsonl');
-  if (!existsSync(journalPath)) throw new UsageError(`${runDir}: no journal.jsonl here; give a run directory (reports/<cable>/<run id>)`);
-  const contents = readJournal(journalPath);
-  if (!contents.lines.some((l) => l.type === 'run-start')) throw new UsageError(`${journalPath}: no run-start line; not a cablequal journal`);
-  let protocol;
+  const st = statSync(journalPath, { throwIfNoEntry: false });
+  if (!st) throw new UsageError(`${runDir}: no journal.jsonl here; give a run directory (reports/<cable>/<run id>)`);
+  if (!st.isFile()) throw new UsageError(`${journalPath}: not a file (a journal is a file of JSON lines)`);
+  return journalPath;
+}
+
+// Re-grade a run directory from its journal (also how a SIGKILLed run becomes an ABORTED record), with today's rules
+// or the version given (`verify` re-grades a certificate with the rules that signed it). Lines that cannot be read are
+// left out and listed in record.journal.problems.
+export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?: number): RunRecord {
+  const journalPath = journalOf(runDir);
+  const contents = screenJournal(readJournal(journalPath));
+  if (!contents.lines.some((l) => l.type === 'run-start')) {
+    const why = contents.problems?.find((p) => p.reason.startsWith('run-start'));
+    throw new UsageError(`${journalPath}: no readable run-start line${why ? ` (line ${why.line}: ${why.reason})` : ''}; not a cablequal journal, or its first line is damaged: nothing to grade`);
+  }
+  let protocol: { text: string; file: string } | undefined;
   if (protocolPath) {
-    let text: string;
     try {
-      text = readFileSync(protocolPath, 'utf8');
+      protocol = { text: readFileSync(protocolPath, 'utf8'), file: protocolPath };
     } catch (e) {
       throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    protocol = parseProtocol(text, protocolPath);
   }
-  return buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(journalPath).size, ...(protocol ? { protocol } : {}) });
+  return buildRecord(contents, {
+    journalFile: 'journal.jsonl',
+    journalBytes: statSync(journalPath).size,
+    ...(protocol ? { protocol } : {}),
+    ...(rulesVersion !== undefined ? { rulesVersion } : {}),
+  });
 }
 
-// `cablequal grade <run dir>`: rebuild record.json from the journal and print the verdict.
-export async function gradeCommand(args: { runDir: string; protocol?: string; json: boolean }, io: CliIo): Promise<number> {
-  const runDir = resolve(io.cwd, args.runDir);
-  const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
-  writeJsonAtomic(join(runDir, 'record.json'), record);
-  if (args.json) {
-    io.stdout(`${JSON.stringify({ outcome: record.outcome, reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message })), runDir, decidedAtS: record.decidedAtS, simulated: record.simulated })}\n`);
-  } else {
-    io.stdout(`${record.outcome}: ${record.cable.serial ?? 'unidentified cable'} (${runDir})\n`);
-    for (const r of record.reasons) io.stdout(`  - [${r.rule}] ${r.message}\n`);
+// The journal lines a record was built without, as warning lines (what `grade`, `report` and `verify` print).
+export function journalWarnings(record: RunRecord, runDir: string): string[] {
+  const j = record.journal;
+  if (!j.badLines) return [];
+  const shown = (j.problems ?? []).slice(0, 5).map((p) => `line ${p.line}: ${p.reason}`);
+  const more = j.badLines > shown.length ? `; and ${j.badLines - shown.length} more (record.json lists up to 50)` : '';
+  return [printable(`warning: ${join(runDir, j.file)}: ${j.badLines} line(s) unreadable, left out of the record: ${shown.join('; ')}${more}`)];
+}
+
+// Write record.json; a full disk is an ERROR line naming the file (exit 3 by the caller), the journal untouched.
+export function writeRecord(runDir: string, record: RunRecord): void {
+  try {
+    writeJsonAtomic(join(runDir, 'record.json'), record);
+  } catch (e) {
+    throw asOneLine(e, '; journal.jsonl is untouched: grade again once this is fixed', join(runDir, 'record.json')) ?? e;
   }
-  return exitCodeFor(record.outcome);
+}
+
+// `cablequal grade <run dir>...`: rebuild each record.json from its journal and print the verdicts (today's rules
+// unless --rules names another version), with what the re-grade had to decide (defaults, conversions, version) as
+// notes. The exit code is the most severe of the runs' (4 ABORTED > 3 ERROR > 1 FAIL > 0).
+export async function gradeCommand(args: { runDirs: string[]; protocol?: string; rules?: number; json: boolean }, io: CliIo): Promise<number> {
+  let worst = 0;
+  for (const dir of args.runDirs) {
+    const runDir = resolve(io.cwd, dir);
+    const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, args.rules);
+    for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
+    writeRecord(runDir, record);
+    const notes = record.rules?.notes ?? [];
+    if (args.json) {
+      io.stdout(
+        `${JSON.stringify({
+          outcome: record.outcome,
+          reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}) })),
+          headline: record.headline ?? null,
+          rulesVersion: record.rules?.version ?? null,
+          notes,
+          runDir,
+          decidedAtS: record.decidedAtS,
+          simulated: record.simulated,
+          ...(record.journal.badLines ? { badJournalLines: record.journal.badLines } : {}),
+        })}\n`,
+      );
+    } else {
+      io.stdout(`${record.outcome}: ${printable(record.cable.serial ?? 'unidentified cable')} (${runDir}; rules version ${record.rules?.version ?? '?'})\n`);
+      for (const r of record.reasons) io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}\n`);
+      for (const n of notes) io.stdout(`  note: ${printable(n)}\n`);
+    }
+    worst = Math.max(worst, exitCodeFor(record.outcome));
+  }
+  return worst;
 }

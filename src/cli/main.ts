@@ -1,11 +1,14 @@
 import yargs from 'yargs';
-import { UsageError } from '../domain/errors.js';
 import { PARSERS } from '../probes/registry.js';
 import { EXIT } from './exit-codes.js';
-import { processIo, type CliIo } from './io.js';
+import { ArgvError, describeFailure } from './failure.js';
+import { HANGUP_MODES, processIo, type CliIo, type HangupMode } from './io.js';
+import { intArg, positiveArg, refuseRepeated } from './options.js';
 import { parseCommand } from './parse-command.js';
-import { runCommand } from './run-command.js';
+import { preflightCommand, runCommand } from './run-command.js';
 import { gradeCommand } from './grade-command.js';
+import { statusCommand } from './status-command.js';
+import { cleanupCommand } from './cleanup-command.js';
 import { scenariosCommand } from './sim-command.js';
 import { simServeCommand } from './sim-serve-command.js';
 import { compareCommand, keygenCommand, regressCommand, reportCommand, verifyCommand } from './report-commands.js';
@@ -13,11 +16,13 @@ import { compareCommand, keygenCommand, regressCommand, reportCommand, verifyCom
 // The composition root: the only place that wires real dependencies; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   let code: number = EXIT.ok;
-  let usageProblem: string | null = null;
-  const parser = yargs(argv)
+  const signal = io.signal ?? new AbortController().signal;
+  const base = yargs(argv);
+  const parser = base
     .scriptName('cablequal')
     .usage('$0 <command> [options]\n\nBurn-in qualification of 200G cables between DGX Spark nodes.')
     .strict()
+    .middleware((args) => refuseRepeated(args, (base as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions()), true)
     .demandCommand(1, 'name a command (see --help)')
     .command(
       'parse <kind> <file>',
@@ -38,7 +43,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         y
           .option('sim', { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' })
           .option('sim-fault', { type: 'string', array: true, describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s' })
-          .option('seed', { type: 'number', describe: 'simulator seed (same seed, same journal)' })
+          .option('seed', { type: 'string', describe: 'simulator seed, a whole number (same seed, same journal)', coerce: intArg('seed', 0, 2 ** 32 - 1) })
           .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages' })
           .option('port', { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)', default: undefined })
           .option('protocol', { type: 'string', describe: 'built-in protocol name (spark-burnin, quick) or a protocol file', default: 'spark-burnin' })
@@ -47,12 +52,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('json', { type: 'boolean', describe: 'print one JSON object on stdout', default: false })
           .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
-          .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken)', default: false })
+          .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken; see cablequal cleanup)', default: false })
           .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false })
+          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)' })
           .option('db', { type: 'string', describe: 'results store: postgres://... shared by several controllers (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)' })
-          .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)' })
+          .option('metrics-port', { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) })
           .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' })
-          .option('speed', { type: 'number', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)' }),
+          .option('speed', { type: 'string', describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)', coerce: positiveArg('speed', 1000) }),
       async (args) => {
         code = await runCommand(
           {
@@ -63,6 +69,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
             dryRun: args.dryRun,
+            onHangup: args.onHangup as HangupMode,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.simFault ? { simFault: args.simFault.map(String) } : {}),
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
@@ -75,7 +82,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             acceptNewHostKeys: args.acceptNewHostKeys,
           },
           io,
-          io.signal ?? new AbortController().signal,
+          signal,
         );
       },
     )
@@ -93,34 +100,56 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('accept-new-host-keys', { type: 'boolean', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config' }),
       async (args) => {
-        code = await runCommand(
+        code = await preflightCommand(
           {
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),
             ...(args.port !== undefined ? { port: String(args.port) } : {}),
             protocol: args.protocol,
-            label: 'preflight',
             out: args.out,
             json: args.json,
             acceptNewHostKeys: args.acceptNewHostKeys,
-            preflightOnly: true,
           },
           io,
-          io.signal ?? new AbortController().signal,
+          signal,
         );
       },
     )
     .command(
-      'grade <runDir>',
-      'rebuild a run\'s record from its journal (a killed run becomes ABORTED; --protocol re-grades with other limits)',
+      'grade <runDirs..>',
+      'rebuild each run\'s record from its journal (a killed run becomes ABORTED; --protocol re-grades with other limits)',
       (y) =>
         y
-          .positional('runDir', { type: 'string', demandOption: true })
+          .positional('runDirs', { type: 'string', array: true, demandOption: true })
           .option('protocol', { type: 'string', describe: 'grade with the limits of this protocol file instead of the recorded one' })
+          .option('rules', { type: 'number', describe: 'grade with this version of the grading rules (default: today\'s; 1 = cablequal 0.1.0)' })
+          .option('json', { type: 'boolean', default: false, describe: 'one JSON object per run, one per line' }),
+      async (args) => {
+        code = await gradeCommand({ runDirs: args.runDirs.map(String), ...(args.protocol ? { protocol: args.protocol } : {}), ...(args.rules !== undefined ? { rules: args.rules } : {}), json: args.json }, io);
+      },
+    )
+    .command(
+      'status',
+      'list the runs under a reports directory that are going on, or that died without ending (phase, time, nodes, pid)',
+      (y) =>
+        y
+          .option('out', { type: 'string', default: 'reports', describe: 'reports directory to look in' })
           .option('json', { type: 'boolean', default: false }),
       async (args) => {
-        code = await gradeCommand({ runDir: args.runDir, ...(args.protocol ? { protocol: args.protocol } : {}), json: args.json }, io);
+        code = await statusCommand({ out: args.out, json: args.json }, io);
+      },
+    )
+    .command(
+      'cleanup',
+      'after a controller died: stop its run\'s processes on the nodes (found by their run marker) and release its node locks',
+      (y) =>
+        y
+          .option('nodes', { type: 'string', demandOption: true, describe: 'the nodes to clean: a,b (or a:0,b:1 as run --nodes takes)' })
+          .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config' })
+          .option('accept-new-host-keys', { type: 'boolean', default: false }),
+      async (args) => {
+        code = await cleanupCommand({ nodes: args.nodes, ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}), acceptNewHostKeys: args.acceptNewHostKeys }, io);
       },
     )
     .command(
@@ -185,12 +214,14 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('reboot', { type: 'string', choices: ['auto', 'manual'], default: 'auto', describe: 'after each swap the nodes need a reboot with the cable in: auto (sudo systemctl reboot --no-block) or manual (you are told when; the batch waits for both boot ids to change)' })
           .option('resume', { type: 'boolean', default: false, describe: 'continue the batch in --out with the next untested cable' })
           .option('sim', { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' })
-          .option('seed', { type: 'number' })
+          .option('seed', { type: 'string', describe: 'simulator seed, a whole number', coerce: intArg('seed', 0, 2 ** 32 - 1) })
           .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
           .option('accept-new-host-keys', { type: 'boolean', default: false })
           .option('dry-run', { type: 'boolean', default: false, describe: 'print, per pair, every command one cable\'s run executes on each node; nothing runs but read-only discovery' })
+          .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
+          .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue or abort' })
           .option('db', { type: 'string', describe: 'results store: postgres://... (default cablequal.db beside the batch directory, or $CABLEQUAL_DB; off: none)' })
-          .option('metrics-port', { type: 'number', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)' })
+          .option('metrics-port', { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) })
           .option('metrics-host', { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' }),
       async (args) => {
         const { batchCommand } = await import('./batch-command.js');
@@ -214,9 +245,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.out ? { out: args.out } : {}),
             acceptNewHostKeys: args.acceptNewHostKeys,
             dryRun: args.dryRun,
+            ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
+            onHangup: args.onHangup as HangupMode,
           },
           io,
-          io.signal ?? new AbortController().signal,
+          signal,
         );
       },
     )
@@ -245,11 +278,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
         y
           .option('out', { type: 'string', describe: 'reports directory (its cablequal.db, and the certificates served)', default: 'reports' })
           .option('db', { type: 'string', describe: 'postgres://... (or $CABLEQUAL_DB) instead of <out>/cablequal.db' })
-          .option('port', { type: 'number', default: 8080 })
+          .option('port', { type: 'string', describe: 'TCP port (0 = a free one)', default: '8080', coerce: intArg('port', 0, 65535) })
           .option('host', { type: 'string', describe: 'address to bind (the dashboard has no login: keep it on loopback unless the network is trusted)', default: '127.0.0.1' }),
       async (args) => {
         const { dashboardCommand } = await import('../dashboard/dashboard-command.js');
-        code = await dashboardCommand({ out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port, host: args.host }, io, io.signal ?? new AbortController().signal);
+        code = await dashboardCommand({ out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port ?? 8080, host: args.host }, io, signal);
       },
     )
     .command('sim', 'the simulated lab', (y) =>
@@ -269,22 +302,24 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             yy
               .option('scenario', { type: 'string', demandOption: true })
               .option('sim-fault', { type: 'string', array: true })
-              .option('port', { type: 'number', describe: 'first SSH port (0 = random)', default: 0 })
-              .option('speed', { type: 'number', describe: 'speed-up factor of simulated time (give the same --speed to `cablequal run`)', default: 1 })
-              .option('seed', { type: 'number', describe: 'simulator seed (the same scenario and seed as `run --sim` give the same verdict)' })
+              .option('port', { type: 'string', describe: 'first SSH port (0 = random; the second node gets the next one)', default: '0', coerce: intArg('port', 0, 65534) })
+              .option('speed', { type: 'string', describe: 'speed-up factor of simulated time, above 0, at most 1000 (give the same --speed to `cablequal run`)', default: '1', coerce: positiveArg('speed', 1000) })
+              .option('seed', { type: 'string', describe: 'simulator seed, a whole number (the same scenario and seed as `run --sim` give the same verdict)', coerce: intArg('seed', 0, 2 ** 32 - 1) })
               .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
           async (args) => {
             code = await simServeCommand(
-              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port, speed: args.speed, dir: args.dir, ...(args.seed !== undefined ? { seed: args.seed } : {}) },
+              { scenario: args.scenario, faults: (args.simFault ?? []).map(String), port: args.port ?? 0, speed: args.speed ?? 1, dir: args.dir, ...(args.seed !== undefined ? { seed: args.seed } : {}) },
               io,
             );
           },
         )
         .demandCommand(1, 'name a sim command: scenarios or serve'),
     )
+    // Stop at the first problem: a command never runs with arguments yargs found wrong.
     .fail((msg, err) => {
-      if (err && !(err instanceof UsageError)) throw err;
-      usageProblem = msg ?? err?.message ?? 'bad usage';
+      // yargs wraps what a coerce function throws in its own YError: that is a usage problem too.
+      if (err && err.name !== 'YError') throw err;
+      throw new ArgvError(err?.message ?? msg ?? 'bad usage');
     })
     .help()
     .version(false)
@@ -292,15 +327,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
   try {
     await parser.parseAsync();
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.stderr(`cablequal: ${e.message}\n`);
-      return EXIT.usage;
-    }
-    throw e;
-  }
-  if (usageProblem !== null) {
-    io.stderr(`cablequal: ${usageProblem}\nRun "cablequal --help" for usage.\n`);
-    return EXIT.usage;
+    // Bad input and a full disk are one line and an exit code; anything else is a bug (exit 70, with its stack).
+    const failure = describeFailure(e);
+    if (!failure) throw e;
+    io.stderr(`cablequal: ${failure.text}\n`);
+    return failure.code;
   }
   return code;
 }

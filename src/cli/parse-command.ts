@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ParseError } from '../domain/errors.js';
 import { bigintReplacer } from '../domain/u64.js';
+import { clip, printable, quoteInput } from '../domain/text.js';
 import { PARSERS } from '../probes/registry.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -15,14 +16,14 @@ export function stripSourceHeader(text: string): string {
 export async function parseCommand(kind: string, file: string, io: CliIo): Promise<number> {
   const parser = PARSERS[kind];
   if (!parser) {
-    io.stderr(`cablequal parse: unknown kind "${kind}"; kinds: ${Object.keys(PARSERS).join(', ')}\n`);
+    io.stderr(`cablequal parse: unknown kind ${quoteInput(kind)}; kinds: ${Object.keys(PARSERS).join(', ')}\n`);
     return EXIT.usage;
   }
   let text: string;
   try {
     text = file === '-' ? await io.readStdin() : await readFile(resolve(io.cwd, file), 'utf8');
   } catch (e) {
-    io.stderr(`cablequal parse: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}\n`);
+    io.stderr(`cablequal parse: cannot read ${printable(file)}: ${printable((e as NodeJS.ErrnoException).code ?? (e as Error).message)}\n`);
     return EXIT.usage;
   }
   try {
@@ -31,7 +32,8 @@ export async function parseCommand(kind: string, file: string, io: CliIo): Promi
     return EXIT.ok;
   } catch (e) {
     if (e instanceof ParseError) {
-      io.stderr(`${file === '-' ? '<stdin>' : file}: ${e.message}\n`);
+      // The line quoted in a parse error is the node's text: shown escaped, never sent raw to the terminal.
+      io.stderr(`${file === '-' ? '<stdin>' : printable(file)}: ${clip(printable(e.message), 1000)}\n`);
       return EXIT.usage;
     }
     throw e;

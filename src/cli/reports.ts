@@ -5,6 +5,7 @@ import { renderAll } from '../report/index.js';
 import { readJournal } from '../run/journal.js';
 import { buildTimeseries } from '../run/timeseries.js';
 import type { CliIo } from './io.js';
+import { printable } from '../domain/text.js';
 
 // Hand the finished record and its series to the output writers (certificate or run report, CSVs).
 // A writer failure is reported but never loses the run: record.json and the journal are already on disk.
@@ -14,7 +15,7 @@ export async function writeReports(record: RunRecord, runDir: string, io: CliIo)
     const series = statSync(journal, { throwIfNoEntry: false }) ? buildTimeseries(readJournal(journal)) : { points: [], throughput: [] };
     return await renderAll(record, runDir, series, { env: io.env });
   } catch (e) {
-    io.stderr(`cablequal: could not write the reports of ${runDir}: ${(e as Error).message} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`);
+    io.stderr(`cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`);
     return [];
   }
 }

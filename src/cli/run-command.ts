@@ -17,10 +17,13 @@ import { parseDmi, simulatedSpeed } from '../probes/dmi.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
 import { cmd, validate } from '../transport/commands.js';
+import { ensureDir } from '../io/ensure-dir.js';
+import { printable, quoteInput } from '../domain/text.js';
+import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
 import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
-import type { CliIo } from './io.js';
+import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
@@ -42,14 +45,17 @@ export interface RunArgs {
   acceptNewHostKeys?: boolean;
   sshConfig?: string;
   breakLock?: boolean;
-  preflightOnly?: boolean;
   dryRun?: boolean;
+  onHangup?: HangupMode;
   db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
   metricsPort?: number;
   metricsHost?: string;
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
 }
+
+// `cablequal preflight` takes the run's node, port, protocol and output options, and no cable options.
+export type PreflightArgs = Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'protocol' | 'out' | 'json' | 'acceptNewHostKeys' | 'sshConfig'>;
 
 // Resolve `--protocol`: a built-in name (spark-burnin, quick) or a path.
 export function resolveProtocolPath(p: string | undefined, cwd: string): string {
@@ -60,23 +66,30 @@ export function resolveProtocolPath(p: string | undefined, cwd: string): string 
 
 // `--nodes a,b` or `a:0,b:1`; `--port` applies to nodes without their own cage.
 export function parseNodes(spec: string, port: string | undefined): NodeSpec[] {
+  const nodes = parseNodeList(spec, port);
+  if (nodes.length !== 2) throw new UsageError(`--nodes: a cable joins two nodes, got ${nodes.length}`);
+  if (nodes[0]!.name === nodes[1]!.name) throw new UsageError('--nodes: the two nodes must differ');
+  return nodes;
+}
+
+// Any number of nodes in the `--nodes` syntax (user@host:cage, comma separated).
+export function parseNodeList(spec: string, port: string | undefined): NodeSpec[] {
   const defaultCage = parseCage(port ?? 'auto', '--port');
   const nodes = spec.split(',').map((part) => {
+    if (part.length > 300) throw new UsageError(`--nodes: ${quoteInput(part)} is too long for a host name (at most 253 characters)`);
     const m = /^([^:@\s]+@)?([^:\s]+)(?::(\d|auto))?$/.exec(part.trim());
-    if (!m) throw new UsageError(`--nodes: cannot read "${part}": expected host or host:cage, e.g. spark-a:1,spark-b:1`);
+    if (!m) throw new UsageError(`--nodes: cannot read ${quoteInput(part)}: expected host or host:cage, e.g. spark-a:1,spark-b:1`);
     const host = validate.host(m[2]!);
     const user = m[1] ? m[1].slice(0, -1) : undefined;
     return { name: host, host, ...(user ? { user } : {}), cage: m[3] ? parseCage(m[3], `--nodes ${part}`) : defaultCage } satisfies NodeSpec;
   });
-  if (nodes.length !== 2) throw new UsageError(`--nodes: a cable joins two nodes, got ${nodes.length}`);
-  if (nodes[0]!.name === nodes[1]!.name) throw new UsageError('--nodes: the two nodes must differ');
   return nodes;
 }
 
 function parseCage(v: string, where: string): number | 'auto' {
   if (v === 'auto') return 'auto';
   if (v === '0' || v === '1') return Number(v);
-  throw new UsageError(`${where}: cage must be 0, 1 or auto, got "${v}"`);
+  throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}`);
 }
 
 // `--protocol` read and validated (shared by run and batch).
@@ -104,6 +117,8 @@ export function cliRunDeps(o: {
   signal: AbortSignal;
   sim?: string;
   onStatus?: RunDeps['onStatus'];
+  // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
+  onLogger?: (log: pino.Logger) => void;
 }): RunDeps {
   const runId = newRunId(o.clock);
   return {
@@ -115,7 +130,11 @@ export function cliRunDeps(o: {
     outDir: o.outDir,
     label: o.label,
     runId,
-    log: (runDir) => pino({ level: 'info', base: { runId } }, pino.destination({ dest: join(runDir, 'run.log'), sync: true })),
+    log: (runDir) => {
+      const log = pino({ level: 'info', base: { runId } }, pino.destination({ dest: join(runDir, 'run.log'), sync: true }));
+      o.onLogger?.(log);
+      return log;
+    },
     signal: o.signal,
     simulated: Boolean(o.sim),
     ...(o.sim ? { scenario: o.sim } : {}),
@@ -151,6 +170,115 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
   }
 }
 
+// What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
+async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
+  if (!args.sim && !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
+  if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
+  const speed = args.speed ?? 1;
+  if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
+  const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  await observers?.listen();
+  let clock: Clock;
+  let runners: Map<string, CommandRunner>;
+  let nodes: NodeSpec[];
+  if (args.sim) {
+    clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+    ({ nodes, runners } = simNodes(args, clock));
+  } else {
+    if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
+    clock = speed === 1 ? systemClock : new ScaledClock(speed);
+    nodes = parseNodes(args.nodes!, args.port);
+    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+  }
+  try {
+    if (speed !== 1 && !args.sim) await checkSpeedUp(runners, speed);
+    // A bad --out (a file, /proc/x, read-only) is refused before anything runs on a node; nothing is created
+    // before the arguments are known good.
+    const outDir = ensureDir(resolve(io.cwd, args.out), '--out');
+    return { clock, runners, nodes, protocol, protocolText, outDir };
+  } catch (e) {
+    await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
+    throw e;
+  }
+}
+
+// Run the protocol (or its preflight only) with the CLI's status output; an exit code when no journal could be started.
+// `observers` (run only): the results store and --metrics-port, told when the run starts, how it goes and how it ended.
+async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run' | 'preflight', observers: RunObservers | null): Promise<RunResult | number> {
+  const { clock, runners, nodes, protocol, protocolText, outDir } = await prepare(args, io, what, observers);
+  let lastProgress = Date.now();
+  let lastPhase = '';
+  // A terminal gets one live line; a log (not a TTY) gets a line at each phase change and every 30 s.
+  const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
+    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${printable(formatStatus(s))}`);
+    else if (s.phase !== lastPhase || Date.now() - lastProgress >= 30_000) {
+      lastProgress = Date.now();
+      lastPhase = s.phase;
+      io.stderr(`${printable(formatStatus(s))}\n`);
+    }
+  };
+  // SIGHUP (the terminal or the SSH session to the controller closed): noted in run.log; the run goes on unless
+  // the operator chose --on-hangup abort.
+  let logger: pino.Logger | null = null;
+  io.onHangup?.(args.onHangup ?? 'continue', () =>
+    logger?.warn({ signal: 'SIGHUP', onHangup: args.onHangup ?? 'continue' }, args.onHangup === 'abort' ? 'controller terminal closed: stopping the run' : 'controller terminal closed: the run goes on (cablequal status finds it)'),
+  );
+  let deps: RunDeps | null = null;
+  try {
+    await observers?.open();
+    const d = cliRunDeps({
+      clock,
+      runners,
+      nodes,
+      protocol,
+      protocolText,
+      outDir,
+      label: what === 'preflight' ? 'preflight' : (args.label ?? null),
+      signal,
+      ...(args.sim ? { sim: args.sim } : {}),
+      onStatus: (s) => {
+        onStatus(s);
+        observers?.status(d.runId, s);
+      },
+      onLogger: (l) => (logger = l),
+    });
+    deps = d;
+    observers?.started(observedRunOf(d));
+    return await runQualification({ ...d, preflightOnly: what === 'preflight', breakLock: Boolean(args.breakLock) });
+  } catch (e) {
+    if (deps) await observers?.abandoned(deps.runId);
+    // The journal could not even be started (disk full, read-only --out): one line, exit 3.
+    if (!(e instanceof JournalWriteError)) throw e;
+    io.stderr(`cablequal: ERROR: ${printable(e.message)}\n`);
+    return EXIT.error;
+  } finally {
+    io.onHangup?.('continue');
+    await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
+    if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
+  }
+}
+
+// The exit code of a finished run: the signal's (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when one stopped it.
+function finalCode(record: RunRecord, io: CliIo, signal: AbortSignal): number {
+  if (!signal.aborted) return exitCodeFor(record.outcome);
+  const by = io.interruptedBy?.();
+  return by ? signalExitCode(by) : EXIT.interrupted;
+}
+
+// The reasons, each on its own line with its advice; text from cables and nodes is shown escaped.
+function printReasons(record: RunRecord, io: CliIo): void {
+  for (const r of record.reasons) io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
+}
+
+// A run that broke its journal mid-way: no report is rendered on a full disk, only the one-line ERROR.
+function journalBroke(result: RunResult, io: CliIo): number | null {
+  const journalWrite = result.record.reasons.find((r) => r.rule === 'journal-write');
+  if (!journalWrite) return null;
+  io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; run directory ${result.runDir}\n`);
+  return EXIT.error;
+}
+
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // --dry-run runs nothing and writes nothing: no store, no metrics.
@@ -160,88 +288,34 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     return dryRunCommand(args, protocol, protocolText, io);
   }
   // The results store and --metrics-port watch the run; closed on every way out.
-  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.preflightOnly ? 'off' : args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
   try {
-    return await qualifyCommand(args, io, signal, observers);
+    return await runObserved(args, io, signal, observers);
   } finally {
     await observers.close();
   }
 }
 
-async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
-  if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
-  const speed = args.speed ?? 1;
-  if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
-  if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
-  const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
-  await observers.listen();
-  let clock: Clock;
-  let runners: Map<string, CommandRunner>;
-  let nodes: NodeSpec[];
-  if (args.sim) {
-    clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
-    ({ nodes, runners } = simNodes(args, clock));
-  } else {
-    clock = speed === 1 ? systemClock : new ScaledClock(speed);
-    nodes = parseNodes(args.nodes!, args.port);
-    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
-    if (speed !== 1) {
-      try {
-        await checkSpeedUp(runners, speed);
-      } catch (e) {
-        await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
-        throw e;
-      }
-    }
-  }
-  const outDir = resolve(io.cwd, args.out);
-  let lastProgress = Date.now();
-  const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
-    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${formatStatus(s)}`);
-    else if (Date.now() - lastProgress >= 30_000) {
-      lastProgress = Date.now();
-      io.stderr(`${formatStatus(s)}\n`);
-    }
-  };
-  let result: RunResult;
-  await observers.open();
-  const deps = cliRunDeps({ clock, runners, nodes, protocol, protocolText, outDir, label: args.label ?? null, signal, ...(args.sim ? { sim: args.sim } : {}), onStatus: (s) => {
-    onStatus(s);
-    observers.status(deps.runId, s);
-  } });
-  observers.started(observedRunOf(deps));
-  try {
-    result = await runQualification({
-      ...deps,
-      preflightOnly: Boolean(args.preflightOnly),
-      breakLock: Boolean(args.breakLock),
-    });
-  } catch (e) {
-    // The journal could not even be started (disk full, read-only --out): one line, exit 3.
-    await observers.abandoned(deps.runId);
-    if (!(e instanceof JournalWriteError)) throw e;
-    io.stderr(`cablequal: ERROR: ${e.message}\n`);
-    return EXIT.error;
-  } finally {
-    await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
-  }
-  if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
+async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
+  const result = await execute(args, io, signal, 'run', observers);
+  if (typeof result === 'number') return result;
   const { record, runDir } = result;
-  // The journal broke mid-run: no report is rendered on a full disk, only the one-line ERROR (record.json if it fitted).
-  const journalWrite = record.reasons.find((r) => r.rule === 'journal-write');
-  if (journalWrite) {
+  const broke = journalBroke(result, io);
+  if (broke !== null) {
     await observers.finished(record, runDir);
-    io.stderr(`cablequal: ERROR: ${journalWrite.message}; loads stopped; run directory ${runDir}\n`);
-    return EXIT.error;
+    return broke;
   }
-  const written = args.preflightOnly ? [] : await writeReports(record, runDir, io);
+  const written = await writeReports(record, runDir, io);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
-  if (!args.preflightOnly) await observers.finished(record, runDir);
+  await observers.finished(record, runDir);
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.grade ? { grade: r.grade } : {}), ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
+        headline: record.headline ?? null,
+        rulesVersion: record.rules?.version ?? null,
         runDir,
         certificate,
         cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
@@ -251,13 +325,54 @@ async function qualifyCommand(args: RunArgs, io: CliIo, signal: AbortSignal, obs
       })}\n`,
     );
   } else {
-    io.stdout(`${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${record.cable.vendor ?? '?'} ${record.cable.partNumber ?? ''} serial ${record.cable.serial ?? '?'}\n`);
-    for (const r of record.reasons) io.stdout(`  - [${r.rule}] ${r.message}${r.advice ? `\n    what to do: ${r.advice}` : ''}\n`);
+    const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
+    io.stdout(`${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
+    printReasons(record, io);
     if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
     io.stdout(`  run directory: ${runDir}\n`);
   }
-  if (signal.aborted) return EXIT.interrupted;
-  return exitCodeFor(record.outcome);
+  return finalCode(record, io, signal);
+}
+
+// `cablequal preflight`: checks both nodes without loading anything; says what each node showed, no cable verdict.
+export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  const result = await execute({ ...args }, io, signal, 'preflight', null);
+  if (typeof result === 'number') return result;
+  const { record, runDir } = result;
+  const broke = journalBroke(result, io);
+  if (broke !== null) return broke;
+  const ready = record.outcome === 'PASS';
+  if (args.json) {
+    io.stdout(
+      `${JSON.stringify({
+        ready,
+        outcome: record.outcome,
+        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        nodes: record.nodes,
+        runDir,
+        simulated: record.simulated,
+      })}\n`,
+    );
+  } else {
+    io.stdout(`preflight ${ready ? 'OK: both nodes are ready' : `${record.outcome}: the nodes are not ready`}${record.simulated ? ' (simulated lab)' : ''}\n`);
+    for (const n of record.nodes) io.stdout(`  ${printable(describeNode(n))}\n`);
+    if (!ready) printReasons(record, io);
+    io.stdout(`  run directory: ${runDir}\n`);
+  }
+  return finalCode(record, io, signal);
+}
+
+// One line per node: the cage and its rails, link speed, lanes, FEC, versions (what preflight read).
+function describeNode(n: RunRecord['nodes'][number]): string {
+  const parts = [
+    n.cage ? `cage ${n.cage.index} (${n.cage.rails.map((r) => r.netdev).join(', ')})` : 'no cage found',
+    n.speedMbps != null ? `${n.speedMbps} Mb/s` : null,
+    n.lanes != null ? `${n.lanes} lanes` : null,
+    n.fecActive ? `FEC ${n.fecActive}` : null,
+    n.kernel ? `kernel ${n.kernel}` : null,
+    n.firmware ? `firmware ${n.firmware}` : null,
+  ].filter(Boolean);
+  return `${n.name}: ${parts.join(', ')}`;
 }
 
 // The simulated lab of `--sim`: its two nodes, or with --nodes a:0,b:1 renamed and with the cable in those cages (the
@@ -272,7 +387,7 @@ function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Ma
     clock,
     ...(named ? { nodeNames: [named[0]!.name, named[1]!.name] as [string, string], cages: [cageOf(named[0]!), cageOf(named[1]!)] as [0 | 1 | undefined, 0 | 1 | undefined] } : {}),
   });
-  const nodes = named ?? lab.nodes.map((name) => ({ name, host: name, cage: args.port ? parseCage(args.port, '--port') : ('auto' as const) }));
+  const nodes = named ?? lab.nodes.map((name) => ({ name, host: name, cage: args.port !== undefined ? parseCage(args.port, '--port') : ('auto' as const) }));
   return { nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) };
 }
 
@@ -284,7 +399,7 @@ async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: st
     text = await dryRunPlan(args, protocol, protocolText, io);
   } catch (e) {
     if (!(e instanceof DiscoveryError)) throw e;
-    io.stderr(`cablequal: ERROR: dry run: ${e.message}\n`);
+    io.stderr(`cablequal: ERROR: dry run: ${printable(e.message)}\n`);
     return EXIT.error;
   }
   io.stdout(text);

@@ -1,7 +1,7 @@
 import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
 import type { Cage } from './node.js';
 import type { Measurement } from './limit.js';
-import type { Outcome, Reason } from './outcome.js';
+import type { Grade, Outcome, Reason } from './outcome.js';
 
 // Statistics of one lane of one receiver over one phase.
 export interface LaneStats {
@@ -13,6 +13,7 @@ export interface LaneStats {
   ratePerS: number;
   ber: number; // errors / (seconds x lane bit rate)
   berUb95: number; // 95% upper confidence bound (Poisson), > 0 even for zero errors
+  berLb95?: number; // 95% lower confidence bound (0 for zero errors); rules version 2 on
 }
 
 // One receiver (node) over one phase.
@@ -32,7 +33,11 @@ export interface NodePhaseStats {
   linkDownEvents: number;
   counterResets: number;
   worstLane: number | null;
-  worstLaneRatio: number; // worst lane rate / median of the others (floored)
+  // Rules version 2: the certain ratio, worst lane's 95% lower bound over the others' median 95% upper bound (0: no
+  // errors on any lane). Version 1: worst lane rate / median of the others, floored at one error per phase.
+  worstLaneRatio: number;
+  ratioAgainstZero?: boolean; // the others' median had no errors: the ratio is only a lower bound ("at least")
+  worstLaneBerLb95?: number; // the worst lane's BER 95% lower bound (what the lane-ratio floors are checked against)
   nicTempMaxC: number | null;
   nicTempMeanC: number | null;
   gpuUtilMeanPct: number | null;
@@ -66,6 +71,42 @@ export interface BenchmarkRecord {
   } | null;
 }
 
+// How one lane of one receiver followed the NIC temperature over the graded phases: the coolest third of the range
+// seen against the hottest third (rules version 2).
+export interface LaneTempStats {
+  node: string;
+  lane: number;
+  coolC: [number, number];
+  hotC: [number, number];
+  coolSeconds: number;
+  hotSeconds: number;
+  coolErrors: number;
+  hotErrors: number;
+  growthDecades: number; // log10(hot rate / cool rate), half an error added to each count
+  growthLbDecades: number | null; // at least this (95%); null: no errors when hot
+  slopeDecadesPerC: number;
+  othersGrowthDecades: number; // median growth of the receiver's other lanes
+  growing: boolean; // certainly grew by the lane-ratio rule's growingDecades: a ratio may FAIL it
+  runaway: boolean; // growing, and by runawayDecades more than the others: the failing clone's signature
+}
+
+// The worst sliding window of one receiver (per lane for fec-window), held for holdS (rules version 2).
+export interface WindowStats {
+  rule: 'fec-window' | 'lane-ratio';
+  node: string;
+  lane: number | null; // null: corrected bits of all lanes (no per-lane counters)
+  phase: string;
+  windowS: number;
+  holdS: number;
+  value: number; // fec-window: decades of FEC margin from the window's BER 95% lower bound; lane-ratio: certain ratio (x)
+  grade: Grade;
+  atS: number; // seconds into the run when it had held for holdS
+  berLb95: number; // the lane's BER 95% lower bound in that window
+  windowErrors: number;
+  windowSeconds: number;
+  againstZero?: boolean;
+}
+
 // Everything the analysis derived from the journal.
 export interface AnalysisRecord {
   perNodePhase: NodePhaseStats[];
@@ -73,6 +114,34 @@ export interface AnalysisRecord {
   maxLaneRatio: number | null;
   loadedVsIdleRatio: number | null;
   logRateVsTempSlope: number | null; // decades of error rate per degree C
+  // Rules version 2 on:
+  gradedPhases?: string[]; // the phases error rates are graded on (the soaks; every phase when there is none)
+  windows?: WindowStats[];
+  laneTemp?: LaneTempStats[];
+}
+
+// One receiver in the loaded soak, as a PASS certificate states it first (rules version 2).
+export interface HeadlineReceiver {
+  node: string;
+  seconds: number;
+  errors: number; // pre-FEC errors of all lanes (or corrected bits without per-lane counters)
+  berUb95: number; // of all lanes together, at 212.5 Gb/s
+  lanes: { lane: number; errors: number; berUb95: number }[];
+  fecMarginDecades: number | null; // worst lane, from its BER 95% upper bound
+  nicTempMeanC: number | null;
+  nicTempMaxC: number | null;
+  crcErrors: number;
+  postFecErrors: number;
+  linkDownEvents: number;
+  laneRatio: string; // "no errors", "at least 1200x", "1.8x"
+  statement: string;
+}
+
+// What was proven, per receiver and lane, in the phase the procedure exists for: the GPU-loaded soak (else the last
+// soak, else the longest phase). Short phases are reported in the tables, never here.
+export interface Headline {
+  phase: string;
+  receivers: HeadlineReceiver[];
 }
 
 export interface PhaseRecord {
@@ -150,8 +219,13 @@ export interface RunRecord {
   benchmarks: BenchmarkRecord;
   analysis: AnalysisRecord | null;
   measurements: Measurement[];
+  // The grading rules that produced outcome and reasons (absent in records of rules version 1), and what loading the
+  // protocol had to decide (defaults for rules it lacks, settings converted from version 1).
+  rules?: { version: number; notes: string[] };
+  headline?: Headline | null;
   sampling: SamplingStats;
-  journal: { file: string; lines: number; bytes: number };
+  // problems: journal lines left out on reading (not JSON, or fields missing), first 50 with their line numbers.
+  journal: { file: string; lines: number; bytes: number; badLines?: number; problems?: { line: number; reason: string }[] };
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];

@@ -1,101 +1,67 @@
-// The cable verdict: every analysis figure checked against the protocol's limits, worst grade wins, each non-PASS named.
+// The cable verdict: every cable rule of the registry measures the run and grades it against the protocol's limit,
+// worst grade wins, each non-PASS named with where, value, limit and advice; a PASS states what the loaded soak proved.
 import type { Limit, Measurement } from '../domain/limit.js';
 import type { Grade, Reason } from '../domain/outcome.js';
 import { worstGrade } from '../domain/outcome.js';
-import type { AnalysisRecord, BenchmarkRecord, NodePhaseStats } from '../domain/record.js';
+import type { AnalysisRecord, BenchmarkRecord, Headline, HeadlineReceiver, NodePhaseStats } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
-import { fecMarginOf } from '../analysis/analyze.js';
-import { checkLimit, formatLimit } from './in-range.js';
+import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
+import { RULES, defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
+import { checkLimit, formatLimit, formatNumber, sayLimit } from '../rules/in-range.js';
 import { checkLoopback, loopbackCoversRails } from './setup-checks.js';
 
 export interface CableVerdict {
   outcome: Grade;
   reasons: Reason[];
   measurements: Measurement[];
+  headline: Headline | null;
 }
 
-// What each rule advises when it is not PASS.
-const ADVICE: Record<string, string> = {
-  'crc-errors': 'frames were lost on the wire: replace the cable',
-  'post-fec-errors': 'FEC could not correct every codeword: replace the cable',
-  'link-down-events': 'the link flapped: replace the cable (check the other node too)',
-  'fec-margin': 'pre-FEC errors are close to what RS-FEC can correct',
-  'lane-ratio': 'one lane is much worse than the others: a single bad conductor pair or connector',
-  'ib-write-bw-sum': 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
-};
-
-function limitFor(protocol: Pick<Protocol, 'limits'>, rule: string): Limit {
-  const l = protocol.limits.find((x) => x.rule === rule);
-  if (!l) throw new RangeError(`protocol has no limit "${rule}"`);
-  return l;
+// The protocol's limit of a rule with every setting filled in (its declared default when the protocol lacks it).
+function limitFor(protocol: Pick<Protocol, 'limits'>, decl: RuleDeclaration): Limit & { params: Readonly<Record<string, number>> } {
+  const d = defaultLimit(decl);
+  const l = protocol.limits.find((x) => x.rule === decl.id);
+  return l ? { ...l, params: { ...d.params, ...l.params } } : d;
 }
 
 // Grade the cable from a complete run. ERROR/ABORTED are decided by the run, never here.
-export function gradeRun(analysis: AnalysisRecord, benchmarks: BenchmarkRecord, protocol: Pick<Protocol, 'limits'>): CableVerdict {
+export function gradeRun(
+  analysis: AnalysisRecord,
+  benchmarks: BenchmarkRecord,
+  protocol: Pick<Protocol, 'limits' | 'phases'>,
+  rules: readonly RuleDeclaration[] = RULES, // the registry; a test adds a rule here to show what adding one takes
+): CableVerdict {
   const measurements: Measurement[] = [];
+  const checked: { decl: RuleDeclaration; m: Measurement; c: Check }[] = [];
   const reasons: Reason[] = [];
-  const measure = (rule: string, value: number, where: { node?: string; phase?: string; lane?: number | null }, extra?: string) => {
-    const limit = limitFor(protocol, rule);
-    const { grade, text } = checkLimit(limit, value);
-    const m: Measurement = { rule, value, unit: limit.unit, grade, limitText: formatLimit(limit) };
-    if (where.node !== undefined) m.node = where.node;
-    if (where.phase !== undefined) m.phase = where.phase;
-    if (where.lane != null) m.lane = where.lane;
-    measurements.push(m);
-    return { m, text: extra ? `${text}; ${extra}` : text };
+  const limitOf = (rule: string): Limit => {
+    const decl = rules.find((r) => r.id === rule);
+    if (!decl) throw new RangeError(`no rule "${rule}"`);
+    return limitFor(protocol, decl);
   };
-  const reasonOf = ({ m, text }: { m: Measurement; text: string }): Reason => {
-    const at = [m.node, m.phase, m.lane !== undefined ? `lane ${m.lane}` : undefined].filter(Boolean).join(' ');
-    const r: Reason = { rule: m.rule, grade: m.grade, message: at ? `${at}: ${text}` : text, value: m.value, unit: m.unit, limit: m.limitText };
-    if (m.node !== undefined) r.node = m.node;
-    if (m.phase !== undefined) r.phase = m.phase;
-    if (m.lane !== undefined) r.lane = m.lane;
-    if (m.grade !== 'PASS' && ADVICE[m.rule]) r.advice = ADVICE[m.rule];
-    return r;
-  };
-
-  const headline: { m: Measurement; text: string }[] = [];
-  const worstOf = (xs: { m: Measurement; text: string }[], worse: (a: number, b: number) => boolean) =>
-    xs.reduce<{ m: Measurement; text: string } | null>((w, x) => (w === null || worse(x.m.value, w.m.value) ? x : w), null);
-
-  const margins: { m: Measurement; text: string }[] = [];
-  const ratios: { m: Measurement; text: string }[] = [];
-  for (const s of analysis.perNodePhase) {
-    const where = { node: s.node, phase: s.phase };
-    for (const [rule, v] of [
-      ['crc-errors', s.crcErrors],
-      ['post-fec-errors', s.postFecErrors],
-      ['link-down-events', s.linkDownEvents],
-    ] as const) {
-      const x = measure(rule, v, where);
-      if (x.m.grade !== 'PASS') reasons.push(reasonOf(x));
-    }
-    const fm = fecMarginOf(s);
-    if (fm) margins.push(measure('fec-margin', fm.decades, { ...where, lane: fm.lane }, marginSource(s, fm.lane)));
-    if (s.laneStats.length >= 2 && s.worstLane !== null) {
-      ratios.push(measure('lane-ratio', s.worstLaneRatio, { ...where, lane: s.worstLane }, ratioDetail(s)));
-    } else if (s.laneStats.length >= 2) {
-      ratios.push(measure('lane-ratio', 0, where, 'no pre-FEC errors on any lane'));
-    }
-  }
-  for (const x of [...margins, ...ratios]) if (x.m.grade !== 'PASS') reasons.push(reasonOf(x));
-  const wm = worstOf(margins, (a, b) => a < b);
-  const wr = worstOf(ratios, (a, b) => a > b);
-  if (wm) headline.push(wm);
-  if (wr) headline.push(wr);
-
-  // Throughput says only "not broken"; it is graded only when loopback showed every rail of every node is not throttled.
+  // Throughput says only "not broken": it is graded only when loopback showed every rail of every node not throttled.
   const rails = benchmarks.ibWriteBw?.perRail.map((r) => r.rail) ?? [];
-  const loopbackFine = loopbackCoversRails(benchmarks.loopback, rails) && checkLoopback(benchmarks.loopback, limitFor(protocol, 'loopback-floor')).length === 0;
-  if (benchmarks.ibWriteBw && loopbackFine) {
-    // The limit is a unidirectional figure: with one stream per direction, each direction is held to it.
-    const bw = benchmarks.ibWriteBw;
-    const dirs = bw.perDirection ?? [{ from: null, to: null, perRail: bw.perRail, sumMedianGbps: bw.sumMedianGbps }];
-    for (const d of dirs) {
-      const x = measure('ib-write-bw-sum', d.sumMedianGbps, {}, `${d.from ? `${d.from} -> ${d.to}: ` : ''}median of ${d.perRail.length} rails summed`);
-      if (x.m.grade !== 'PASS') reasons.push(reasonOf(x));
-      headline.push(x);
+  const loopbackFine = loopbackCoversRails(benchmarks.loopback, rails) && checkLoopback(benchmarks.loopback, limitOf('loopback-floor')).length === 0;
+  for (const decl of rules) {
+    if (!decl.measure) continue;
+    const limit = limitFor(protocol, decl);
+    const checks = decl.measure({
+      analysis,
+      benchmarks,
+      loopbackFine,
+      limit,
+      limitOf,
+      check: (v) => checkLimit(limit, v, decl),
+      say: (v, g, text) => sayLimit(limit, v, g, text, decl),
+    });
+    const mine: { decl: RuleDeclaration; m: Measurement; c: Check }[] = [];
+    for (const c of checks) {
+      const m = measurementOf(decl, limit, c);
+      measurements.push(m);
+      mine.push({ decl, m, c });
     }
+    checked.push(...mine);
+    reasons.push(...worstPerReceiver(decl, mine));
   }
 
   for (const s of analysis.perNodePhase) {
@@ -111,21 +77,132 @@ export function gradeRun(analysis: AnalysisRecord, benchmarks: BenchmarkRecord, 
   }
 
   const outcome = worstGrade(measurements.map((m) => m.grade));
-  // A PASS still says why: the figures closest to their limits.
-  if (outcome === 'PASS') reasons.unshift(...headline.map(reasonOf));
+  const headline = headlineOf(analysis, protocol.phases, limitOf('fec-margin'), limitOf('lane-ratio'));
+  // A PASS states what was proven: the loaded soak per receiver, and the throughput when it was graded.
+  if (outcome === 'PASS') {
+    const bw = checked.filter((x) => x.decl.id === 'ib-write-bw-sum').map((x) => reasonOf(x.decl, x.m, x.c));
+    reasons.unshift(...passStatement(headline, limitOf('fec-margin')), ...bw);
+  }
   reasons.sort((a, b) => rank(a.grade) - rank(b.grade));
-  return { outcome, reasons, measurements };
+  return { outcome, reasons, measurements, headline };
+}
+
+// One reason per rule and receiver, for its worst check; the other non-PASS checks of the same rule and receiver are
+// listed after it ("also FAIL: lane 0, lane 1"), and every check stays in the measurements.
+function worstPerReceiver(decl: RuleDeclaration, checks: { decl: RuleDeclaration; m: Measurement; c: Check }[]): Reason[] {
+  const bad = checks.filter((x) => x.c.grade !== 'PASS');
+  const byNode = new Map<string, typeof bad>();
+  for (const x of bad) byNode.set(x.m.node ?? '', [...(byNode.get(x.m.node ?? '') ?? []), x]);
+  const out: Reason[] = [];
+  for (const xs of byNode.values()) {
+    const worse = (a: (typeof xs)[number], b: (typeof xs)[number]) =>
+      rank(a.c.grade) < rank(b.c.grade) || (a.c.grade === b.c.grade && (decl.direction === 'min' ? a.m.value < b.m.value : a.m.value > b.m.value));
+    const worst = xs.reduce((w, x) => (worse(x, w) ? x : w));
+    const r = reasonOf(decl, worst.m, worst.c);
+    const others = xs.filter((x) => x !== worst).map((x) => `${x.c.grade} ${[x.m.phase, x.m.lane !== undefined ? `lane ${x.m.lane}` : undefined].filter(Boolean).join(' ')}`);
+    const uniq = [...new Set(others)];
+    if (uniq.length) r.message += `; also ${uniq.slice(0, 6).join(', ')}${uniq.length > 6 ? ', ...' : ''}`;
+    out.push(r);
+  }
+  return out;
 }
 
 const rank = (g: Grade | undefined) => (g === 'FAIL' ? 0 : g === 'MARGINAL' ? 1 : g === 'PASS' ? 2 : 3);
 
-function marginSource(s: NodePhaseStats, lane: number | null): string {
-  if (lane === null) return `from corrected bits (${s.correctedBits} over ${Math.round(s.seconds)} s)`;
-  const l = s.laneStats[lane];
-  return l ? `${l.errors} pre-FEC errors over ${Math.round(s.seconds)} s, BER upper bound ${l.berUb95.toExponential(2)}` : '';
+function measurementOf(decl: RuleDeclaration, limit: Limit, c: Check): Measurement {
+  const m: Measurement = { rule: decl.id, value: c.value, unit: decl.unit, grade: c.grade, limitText: formatLimit(limit, decl) };
+  if (c.node !== undefined) m.node = c.node;
+  if (c.phase !== undefined) m.phase = c.phase;
+  if (c.lane !== undefined) m.lane = c.lane;
+  return m;
 }
 
-function ratioDetail(s: NodePhaseStats): string {
-  const rates = s.laneStats.map((l) => l.ratePerS.toPrecision(3)).join(' / ');
-  return `lane rates ${rates} errors/s`;
+function reasonOf(decl: RuleDeclaration, m: Measurement, c: Check): Reason {
+  const at = [m.node, m.phase, m.lane !== undefined ? `lane ${m.lane}` : undefined].filter(Boolean).join(' ');
+  const r: Reason = { rule: m.rule, grade: m.grade, message: at ? `${at}: ${c.text}` : c.text, value: m.value, unit: m.unit, limit: m.limitText };
+  if (m.node !== undefined) r.node = m.node;
+  if (m.phase !== undefined) r.phase = m.phase;
+  if (m.lane !== undefined) r.lane = m.lane;
+  if (c.atS !== undefined) r.atS = c.atS;
+  if (m.grade !== 'PASS') r.advice = decl.advice;
+  return r;
 }
+
+// The phase a PASS is stated for: the last GPU-loaded soak, else the last soak, else the longest phase with data.
+export function headlinePhase(stats: readonly NodePhaseStats[], phases: readonly { name: string; kind: string; gpuLoad?: boolean }[]): string | null {
+  const has = (name: string) => stats.some((s) => s.phase === name);
+  const soaks = phases.filter((p) => p.kind === 'soak' && has(p.name));
+  const loaded = soaks.filter((p) => p.gpuLoad === true).at(-1) ?? soaks.at(-1);
+  if (loaded) return loaded.name;
+  const longest = [...stats].sort((a, b) => b.seconds - a.seconds)[0];
+  return longest?.phase ?? null;
+}
+
+// Per receiver of the headline phase: BER upper bound of all lanes and of each lane, NIC temperature, FEC margin, counts.
+export function headlineOf(analysis: AnalysisRecord, phases: readonly { name: string; kind: string; gpuLoad?: boolean }[], fecLimit: Limit, ratioLimit?: Limit): Headline | null {
+  const phase = headlinePhase(analysis.perNodePhase, phases);
+  if (phase === null) return null;
+  const floor = ratioLimit?.params?.['marginalFloorBer'];
+  const receivers = analysis.perNodePhase.filter((s) => s.phase === phase).map((s) => receiverOf(s, fecLimit, floor));
+  return { phase, receivers };
+}
+
+function receiverOf(s: NodePhaseStats, fecLimit: Limit, ratioFloorBer: number | undefined): HeadlineReceiver {
+  const errors = s.laneStats.length ? s.laneStats.reduce((a, l) => a + l.errors, 0) : s.correctedBits;
+  const all = berBounds(errors, s.seconds * SERIAL_RATE_BPS);
+  const lanes = s.laneStats.map((l) => ({ lane: l.lane, errors: l.errors, berUb95: l.berUb95 }));
+  const worstUb = lanes.length ? Math.max(...lanes.map((l) => l.berUb95)) : s.correctedBitsBerUb95 ?? null;
+  const fecMarginDecades = worstUb === null ? null : decadesBelowFecLimit(worstUb);
+  const belowFloor = ratioFloorBer !== undefined && s.worstLaneBerLb95 !== undefined && s.worstLaneBerLb95 < ratioFloorBer;
+  const laneRatio =
+    s.laneStats.length < 2
+      ? 'one lane'
+      : s.worstLane === null
+        ? 'no errors'
+        : `${s.ratioAgainstZero ? 'at least ' : ''}${formatNumber(s.worstLaneRatio)}x (lane ${s.worstLane}${belowFloor ? `, below the ${ratioFloorBer!.toExponential(0)} floor: not graded` : ''})`;
+  const temp = s.nicTempMeanC !== null ? `NIC ${s.nicTempMeanC.toFixed(1)} °C mean, ${s.nicTempMaxC!.toFixed(1)} max` : 'NIC temperature not read';
+  const laneText = !lanes.length
+    ? 'no per-lane counters: corrected bits of all lanes'
+    : errors === 0
+      ? `no errors on ${lanes.length} lanes, each below ${sci(Math.max(...lanes.map((l) => l.berUb95)))}`
+      : lanes.map((l) => `lane ${l.lane} below ${sci(l.berUb95)}${l.errors ? ` (${l.errors} errors)` : ''}`).join(', ');
+  const margin = fecMarginDecades === null ? '' : `, FEC margin ${fecMarginDecades.toFixed(1)} decades (${formatLimit(fecLimit)})`;
+  const statement =
+    `${s.node}, ${s.phase} (${duration(s.seconds)} at ${SERIAL_RATE_BPS / 1e9} Gb/s, ${temp}): pre-FEC BER below ${sci(all.ub95)} ` +
+    `(95% upper bound, ${errors} errors; ${laneText})${margin}; ${s.crcErrors} CRC, ${s.postFecErrors} post-FEC, ${s.linkDownEvents} link-down; lane ratio: ${laneRatio}`;
+  return {
+    node: s.node,
+    seconds: s.seconds,
+    errors,
+    berUb95: all.ub95,
+    lanes,
+    fecMarginDecades,
+    nicTempMeanC: s.nicTempMeanC,
+    nicTempMaxC: s.nicTempMaxC,
+    crcErrors: s.crcErrors,
+    postFecErrors: s.postFecErrors,
+    linkDownEvents: s.linkDownEvents,
+    laneRatio,
+    statement,
+  };
+}
+
+// The reasons of a PASS: one statement per receiver of the headline phase.
+function passStatement(headline: Headline | null, fecLimit: Limit): Reason[] {
+  return (headline?.receivers ?? []).map((r) => ({
+    rule: 'fec-margin',
+    grade: 'PASS',
+    node: r.node,
+    phase: headline!.phase,
+    message: r.statement,
+    ...(r.fecMarginDecades !== null && Number.isFinite(r.fecMarginDecades) ? { value: r.fecMarginDecades } : {}),
+    unit: 'decades',
+    limit: formatLimit(fecLimit),
+  }));
+}
+
+function duration(s: number): string {
+  return s >= 120 ? `${formatNumber(Math.round(s / 6) / 10)} min` : `${formatNumber(Math.round(s))} s`;
+}
+
+const sci = (x: number) => x.toExponential(1);

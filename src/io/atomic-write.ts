@@ -1,12 +1,52 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { bigintReplacer } from '../domain/u64.js';
 
-// Temp file beside the target, so the final rename stays on one file system.
+// Temp file beside the target, so the final rename stays on one file system. Hidden (dot) and named after the
+// target, the writing process and a random tag, so a temp file left by a SIGKILL can be recognised and swept.
 function tempPath(path: string): string {
+  sweepStaleTemps(dirname(path));
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+const TEMP = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+// A temp file this old was not left by a write in progress (a write takes milliseconds).
+const STALE_TEMP_MS = 60_000;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // exists, owned by someone else
+  }
+}
+
+// Remove temp files a killed writer left in `dir`: older than a minute and their writer's pid gone. Returns the
+// names removed. Best effort: a directory that cannot be listed is left as it is.
+export function sweepStaleTemps(dir: string, now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TEMP.exec(name);
+    if (!m || Number(m[1]) === process.pid) continue;
+    const path = join(dir, name);
+    try {
+      if (now - statSync(path).mtimeMs < STALE_TEMP_MS || alive(Number(m[1]))) continue;
+      rmSync(path, { force: true });
+      removed.push(name);
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
+  return removed;
 }
 
 // A reader (or a crash) sees the old file or the new one, never half of it: write a temp file, fsync, rename over.

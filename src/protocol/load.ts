@@ -3,11 +3,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
-import type { LimitRule, Protocol } from './types.js';
-import { validateProtocol } from './validate.js';
+import type { Protocol } from './types.js';
+import { validateProtocol, type ValidateOptions } from './validate.js';
+import { nestingExceeds } from '../domain/json-depth.js';
 
 // Parse protocol text; the sha256 is of the UTF-8 bytes so a run record pins exactly what was run.
-export function parseProtocol(text: string | Uint8Array, fileLabel: string): Protocol {
+export function parseProtocol(text: string | Uint8Array, fileLabel: string, opts: ValidateOptions = {}): Protocol {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : Buffer.from(text);
   let json: unknown;
   try {
@@ -16,7 +17,9 @@ export function parseProtocol(text: string | Uint8Array, fileLabel: string): Pro
     const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
     throw new UsageError(`${fileLabel}: not valid JSON: ${msg}`);
   }
-  const body = validateProtocol(json, fileLabel);
+  // A protocol nests four levels; 100,000 would overflow the validator's recursion: refuse it in one line.
+  if (nestingExceeds(json, 32)) throw new UsageError(`${fileLabel}: nested deeper than 32 levels: not a protocol`);
+  const body = validateProtocol(json, fileLabel, opts);
   return { ...body, file: fileLabel, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
@@ -33,7 +36,7 @@ export function loadProtocol(path: string): Protocol {
 }
 
 // The limit for a rule id; every rule is guaranteed present by validation.
-export function limitOf(protocol: Pick<Protocol, 'limits'>, rule: LimitRule): Limit {
+export function limitOf(protocol: Pick<Protocol, 'limits'>, rule: string): Limit {
   const l = protocol.limits.find((x) => x.rule === rule);
   if (!l) throw new UsageError(`protocol ${'name' in protocol ? String(protocol.name) : ''}: no limit "${rule}"`);
   return l;

@@ -1,4 +1,5 @@
 import type { Limit } from '../domain/limit.js';
+import { RULES } from '../rules/registry.js';
 
 // The phase kinds the run orchestrator knows how to execute, in the order a burn-in uses them.
 export const PHASE_KINDS = ['preflight', 'identity', 'loopback', 'ib_write_bw', 'nccl', 'soak'] as const;
@@ -107,9 +108,10 @@ export type TemplateCommand = keyof typeof COMMAND_PLACEHOLDERS;
 // The placeholder a GPU load's arguments may use.
 export const GPU_LOAD_PLACEHOLDERS = ['durationS'] as const;
 
-// When the incremental detector may stop a phase early because a FAIL is already certain.
+// What happens once the run's watch has seen a certain FAIL (which FAILs are certain, and how long a window must hold,
+// is each rule's own setting: src/rules/registry.ts). Protocols of rules version 1 said `laneRatioConsecutiveTicks`;
+// the loader reads it as the lane-ratio rule's holdS (ticks x samplingIntervalS) and notes it.
 export interface EarlyStopConfig {
-  laneRatioConsecutiveTicks: number; // ticks in a row with one lane above the lane-ratio FAIL limit
   keepSamplingS: number; // keep sampling this long after the decision, for the record
 }
 
@@ -121,12 +123,12 @@ export interface RegressionTolerances {
   tempC: number;
 }
 
-// Rule ids are a contract: the certificate and the CSVs name them.
-export const CABLE_RULES = ['crc-errors', 'post-fec-errors', 'link-down-events', 'fec-margin', 'lane-ratio', 'ib-write-bw-sum'] as const;
+// Rule ids are a contract: the certificate and the CSVs name them (declared in src/rules/registry.ts).
+export const CABLE_RULES: readonly string[] = RULES.filter((r) => r.kind === 'cable').map((r) => r.id);
 // Thresholds that decide ERROR (the setup could not judge the cable), never a cable grade.
-export const SETUP_RULES = ['loopback-floor', 'gpu-util-min'] as const;
-export const LIMIT_RULES = [...CABLE_RULES, ...SETUP_RULES] as const;
-export type LimitRule = (typeof LIMIT_RULES)[number];
+export const SETUP_RULES: readonly string[] = RULES.filter((r) => r.kind === 'setup').map((r) => r.id);
+export const LIMIT_RULES: readonly string[] = RULES.map((r) => r.id);
+export type LimitRule = string;
 
 // A loaded, validated protocol: every command line, duration, interval and limit of a run.
 export interface Protocol {
@@ -138,9 +140,12 @@ export interface Protocol {
   maxSampleGapS: number;
   phases: Phase[];
   commands: ProtocolCommands;
-  limits: Limit[];
+  limits: Limit[]; // one per rule of the registry, every setting filled in (a rule the file leaves out has its defaults)
   earlyStop: EarlyStopConfig;
   regression: RegressionTolerances;
   file: string; // label the protocol was loaded from
   sha256: string; // of the file bytes, recorded in the run record
+  // What loading had to decide for the file: defaults for rules it leaves out, a version 1 setting converted, a rule
+  // this version does not know (ignored when reading a journal). Shown by `grade` and kept in the record.
+  notes: string[];
 }

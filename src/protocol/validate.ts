@@ -1,14 +1,13 @@
 // Hand-written validation of a protocol file: each problem becomes one line naming file, JSON path and what was expected.
 import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
+import { LIMIT_KEYS, RULES, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
 import {
   COMMAND_PLACEHOLDERS,
   GPU_LOAD_PLACEHOLDERS,
-  LIMIT_RULES,
   PHASE_KINDS,
   type EarlyStopConfig,
   type GpuLoad,
-  type LimitRule,
   type Phase,
   type PhaseKind,
   type ProtocolCommands,
@@ -24,17 +23,16 @@ type Obj = Record<string, Json>;
 export const REQUIRED_TOP_KEYS = ['name', 'description', 'phases', 'commands', 'limits', 'earlyStop', 'regression'] as const;
 export const OPTIONAL_TOP_KEYS = ['$schema', 'samplingIntervalS', 'maxSampleGapS'] as const;
 
-// Which side of each rule is good: a limit file cannot turn "max CRC errors" into a minimum.
-export const RULE_DIRECTION: Record<LimitRule, 'min' | 'max'> = {
-  'crc-errors': 'max',
-  'post-fec-errors': 'max',
-  'link-down-events': 'max',
-  'fec-margin': 'min',
-  'lane-ratio': 'max',
-  'ib-write-bw-sum': 'min',
-  'loopback-floor': 'min',
-  'gpu-util-min': 'min',
-};
+// Which side of each rule is good (from the registry): a limit file cannot turn "max CRC errors" into a minimum.
+export const RULE_DIRECTION: Readonly<Record<string, 'min' | 'max'>> = Object.fromEntries(RULES.map((r) => [r.id, r.direction]));
+
+// How strictly to read a protocol: a file for a new run is refused for an unknown rule or setting (a typo must not
+// pass silently); the protocol a journal embeds is read leniently (a rule this version no longer knows is noted and
+// ignored), so every journal a lab holds keeps grading.
+export interface ValidateOptions {
+  lenient?: boolean;
+  rules?: readonly RuleDeclaration[]; // the rules to check limits against (default: the registry; tests add one)
+}
 
 // Keys each phase kind accepts (required ones first); the schema mirrors this table.
 export const PHASE_KEYS: Record<PhaseKind, { required: readonly string[]; optional: readonly string[] }> = {
@@ -132,7 +130,7 @@ function phase(c: Checker, v: Json, path: string, limits: Limit[]): Phase {
     o[key] === undefined ? undefined : f(o[key], join(path, key));
   const msgSize = opt('msgSize', (x, p) => c.positiveInt(x, p)) ?? DEFAULT_MSG_SIZE;
   const bidi = o['bidirectional'] === undefined ? true : c.boolean(o['bidirectional'], join(path, 'bidirectional'));
-  const limitFail = (rule: LimitRule) => limits.find((l) => l.rule === rule)?.fail;
+  const limitFail = (rule: string) => limits.find((l) => l.rule === rule)?.fail;
   switch (k) {
     case 'preflight':
     case 'identity':
@@ -165,17 +163,37 @@ function phase(c: Checker, v: Json, path: string, limits: Limit[]): Phase {
   }
 }
 
-function limit(c: Checker, v: Json, path: string): Limit {
+// One limit entry, checked against its rule's declaration: direction and unit as declared (the file may leave them
+// out), marginal on the good side of fail, each setting a number in its declared range. Null: skipped (lenient, noted).
+function limit(c: Checker, v: Json, path: string, notes: string[], lenient: boolean, rules: readonly RuleDeclaration[]): Limit | null {
   const o = c.object(v, path);
-  c.keys(o, path, ['rule', 'direction', 'fail', 'unit'], ['marginal', 'description']);
   const rule = o['rule'];
-  if (typeof rule !== 'string' || !(LIMIT_RULES as readonly string[]).includes(rule)) {
-    c.fail(join(path, 'rule'), `one of ${LIMIT_RULES.join(', ')}`, rule);
+  const decl = typeof rule === 'string' ? rules.find((r) => r.id === rule) : undefined;
+  if (!decl) {
+    if (lenient && typeof rule === 'string') {
+      notes.push(`${path}: rule "${rule}" is not known to this version of the rules: ignored`);
+      return null;
+    }
+    c.fail(join(path, 'rule'), `one of ${rules.map((r) => r.id).join(', ')}`, rule);
   }
-  const dir = RULE_DIRECTION[rule as LimitRule];
-  if (o['direction'] !== dir) c.fail(join(path, 'direction'), `"${dir}" for ${rule}`, o['direction']);
+  const paramKeys = Object.keys(decl.params);
+  for (const k of LIMIT_KEYS.required) if (!(k in o)) c.fail(join(path, k), 'a value (required key)', undefined, false);
+  const known = new Set<string>([...LIMIT_KEYS.required, ...LIMIT_KEYS.optional, ...paramKeys]);
+  for (const k of Object.keys(o)) {
+    if (known.has(k)) continue;
+    if (lenient) notes.push(`${join(path, k)}: not a setting of ${decl.id} in this version of the rules: ignored`);
+    else c.fail(join(path, k), `no such key (known for ${decl.id}: ${[...known].join(', ')})`, undefined, false);
+  }
+  const declared = (key: 'direction' | 'unit', want: string) => {
+    if (o[key] === undefined || o[key] === want) return;
+    if (lenient) notes.push(`${join(path, key)}: ${JSON.stringify(o[key])} read as "${want}", as ${decl.id} declares`);
+    else c.fail(join(path, key), `"${want}" for ${decl.id}`, o[key]);
+  };
+  declared('direction', decl.direction);
+  declared('unit', decl.unit);
+  const dir = decl.direction;
   const fail = c.finite(o['fail'], join(path, 'fail'));
-  const out: Limit = { rule, direction: dir, fail, unit: c.string(o['unit'], join(path, 'unit')) };
+  const out: Limit = { rule: decl.id, direction: dir, fail, unit: decl.unit };
   if (o['marginal'] !== undefined) {
     const m = c.finite(o['marginal'], join(path, 'marginal'));
     // The marginal band sits on the good side of the fail threshold.
@@ -184,6 +202,63 @@ function limit(c: Checker, v: Json, path: string): Limit {
     out.marginal = m;
   }
   if (o['description'] !== undefined) out.description = c.string(o['description'], join(path, 'description'));
+  const params: Record<string, number> = {};
+  for (const [k, p] of Object.entries(decl.params)) {
+    const x = o[k];
+    if (x === undefined) {
+      params[k] = p.default;
+      continue;
+    }
+    const ok = typeof x === 'number' && Number.isFinite(x) && (p.minExclusive ? x > p.min : x >= p.min);
+    if (!ok) c.fail(join(path, k), `a number ${p.minExclusive ? '>' : '>='} ${p.min} (${p.unit}: ${p.doc})`, x);
+    params[k] = x as number;
+  }
+  if (paramKeys.length) out.params = params;
+  return out;
+}
+
+// The limits: each known rule at most once; a rule the file leaves out gets its declared default (an older protocol
+// without a newer rule), noted so the record says which limits the file did not set.
+function limits(c: Checker, v: Json, notes: string[], lenient: boolean, rules: readonly RuleDeclaration[]): Limit[] {
+  if (!Array.isArray(v)) c.fail('limits', 'an array', v);
+  const out: Limit[] = [];
+  (v as Json[]).forEach((x, i) => {
+    const l = limit(c, x, `limits[${i}]`, notes, lenient, rules);
+    if (!l) return;
+    if (out.some((y) => y.rule === l.rule)) {
+      if (lenient) notes.push(`limits[${i}]: a second limit for ${l.rule}: ignored, the first one applies`);
+      else c.fail('limits', `exactly one limit with rule "${l.rule}"`, `${(v as Json[]).filter((y) => (y as Obj)?.['rule'] === l.rule).length}`);
+      return;
+    }
+    out.push(l);
+  });
+  for (const r of rules) {
+    if (out.some((l) => l.rule === r.id)) continue;
+    const d = defaultLimit(r);
+    out.push(Object.keys(d.params).length ? d : { rule: d.rule, direction: d.direction, fail: d.fail, ...(d.marginal !== undefined ? { marginal: d.marginal } : {}), unit: d.unit });
+    notes.push(`limits: no limit for ${r.id} (added in rules version ${r.since}): its default applies`);
+  }
+  return out;
+}
+
+// earlyStop: keepSamplingS; a version 1 `laneRatioConsecutiveTicks` becomes the lane-ratio rule's holdS in seconds
+// (ticks x samplingIntervalS) unless the lane-ratio limit sets holdS itself.
+function earlyStop(c: Checker, v: Json, limitsOut: Limit[], limitsJson: Json, intervalS: number, notes: string[]): EarlyStopConfig {
+  const es = c.object(v, 'earlyStop');
+  c.keys(es, 'earlyStop', ['keepSamplingS'], ['laneRatioConsecutiveTicks']);
+  const out: EarlyStopConfig = { keepSamplingS: c.nonNegative(es['keepSamplingS'], 'earlyStop.keepSamplingS') };
+  if (es['laneRatioConsecutiveTicks'] !== undefined) {
+    const ticks = c.positiveInt(es['laneRatioConsecutiveTicks'], 'earlyStop.laneRatioConsecutiveTicks');
+    const lr = limitsOut.find((l) => l.rule === 'lane-ratio');
+    const setInFile = Array.isArray(limitsJson) && limitsJson.some((l) => (l as Obj)?.['rule'] === 'lane-ratio' && (l as Obj)['holdS'] !== undefined);
+    if (lr?.params && !setInFile) {
+      const holdS = ticks * intervalS;
+      lr.params = { ...lr.params, holdS };
+      notes.push(`earlyStop.laneRatioConsecutiveTicks: ${ticks} ticks of ${intervalS} s read as the lane-ratio holdS ${holdS} s (persistence is in seconds since rules version 2)`);
+    } else {
+      notes.push('earlyStop.laneRatioConsecutiveTicks: ignored, the lane-ratio limit sets holdS');
+    }
+  }
   return out;
 }
 
@@ -283,8 +358,9 @@ function commands(c: Checker, v: Json): ProtocolCommands {
 }
 
 // Validate parsed JSON into a Protocol body (without file/sha256); throws UsageError naming the first problem.
-export function validateProtocol(json: Json, file: string) {
+export function validateProtocol(json: Json, file: string, opts: ValidateOptions = {}) {
   const c = new Checker(file);
+  const notes: string[] = [];
   const o = c.object(json, '(top level)');
   c.keys(o, '', REQUIRED_TOP_KEYS, OPTIONAL_TOP_KEYS);
   const name = c.name(o['name'], 'name');
@@ -292,32 +368,22 @@ export function validateProtocol(json: Json, file: string) {
   const samplingIntervalS = o['samplingIntervalS'] === undefined ? 1 : c.positive(o['samplingIntervalS'], 'samplingIntervalS');
   const maxSampleGapS = sampleGap(c, o['maxSampleGapS'], samplingIntervalS);
 
-  if (!Array.isArray(o['limits'])) c.fail('limits', 'an array', o['limits']);
-  const limits = (o['limits'] as Json[]).map((l, i) => limit(c, l, `limits[${i}]`));
-  for (const rule of LIMIT_RULES) {
-    const n = limits.filter((l) => l.rule === rule).length;
-    if (n !== 1) c.fail('limits', `exactly one limit with rule "${rule}"`, `${n}`);
-  }
+  const lim = limits(c, o['limits'], notes, opts.lenient === true, opts.rules ?? RULES);
 
   if (!Array.isArray(o['phases']) || o['phases'].length === 0) c.fail('phases', 'a non-empty array', o['phases']);
-  const phases = (o['phases'] as Json[]).map((p, i) => phase(c, p, `phases[${i}]`, limits));
+  const phases = (o['phases'] as Json[]).map((p, i) => phase(c, p, `phases[${i}]`, lim));
   const seen = new Set<string>();
   phases.forEach((p, i) => {
     if (seen.has(p.name)) c.fail(`phases[${i}].name`, 'a name not used by an earlier phase', p.name);
     seen.add(p.name);
   });
 
-  const es = c.object(o['earlyStop'], 'earlyStop');
-  c.keys(es, 'earlyStop', ['laneRatioConsecutiveTicks', 'keepSamplingS'], []);
-  const earlyStop: EarlyStopConfig = {
-    laneRatioConsecutiveTicks: c.positiveInt(es['laneRatioConsecutiveTicks'], 'earlyStop.laneRatioConsecutiveTicks'),
-    keepSamplingS: c.nonNegative(es['keepSamplingS'], 'earlyStop.keepSamplingS'),
-  };
+  const es = earlyStop(c, o['earlyStop'], lim, o['limits'], samplingIntervalS, notes);
 
   const rg = c.object(o['regression'], 'regression');
   const rkeys = ['throughputPct', 'busbwPct', 'berDecades', 'tempC'] as const;
   c.keys(rg, 'regression', rkeys, []);
   const regression = Object.fromEntries(rkeys.map((k) => [k, c.nonNegative(rg[k], `regression.${k}`)])) as unknown as RegressionTolerances;
 
-  return { name, description, samplingIntervalS, maxSampleGapS, phases, commands: commands(c, o['commands']), limits, earlyStop, regression };
+  return { name, description, samplingIntervalS, maxSampleGapS, phases, commands: commands(c, o['commands']), limits: lim, earlyStop: es, regression, notes };
 }

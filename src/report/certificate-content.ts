@@ -2,7 +2,7 @@ import type { CableFamily } from '../domain/cable.js';
 import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
-import type { BenchmarkRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+import type { BenchmarkRecord, Headline, LaneTempStats, NodeRecord, PhaseRecord, RunRecord, SamplingStats, WindowStats } from '../domain/record.js';
 
 // Phases whose BER the certificate headlines (the default protocol's soak phases).
 export const IDLE_PHASE = 'soak-idle';
@@ -46,6 +46,7 @@ export interface NodePhaseContent {
   counterResets: number;
   worstLane: number | null;
   worstLaneRatio: number;
+  laneRatioText: string; // "no errors", "at least 1200x", "1.8x" (rules version 2: a certain ratio, a lower bound against zero lanes)
   nicTempMaxC: number | null;
   nicTempMeanC: number | null;
   gpuUtilMeanPct: number | null;
@@ -60,6 +61,10 @@ export interface CertificateContent {
   label: string | null;
   outcome: Outcome;
   verdict: 'PASS' | 'MARGINAL' | 'FAIL' | null; // null for a run report
+  // The grading rules that produced the verdict; `verify` re-grades with the same version (absent: version 1).
+  rulesVersion: number;
+  // What the loaded soak proved, per receiver and lane (the first thing a PASS states; shown for every verdict).
+  headline: Headline | null;
   reasons: Reason[];
   decidedAtS: number | null;
   simulated: boolean;
@@ -86,6 +91,9 @@ export interface CertificateContent {
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;
   perNodePhase: NodePhaseContent[];
+  // Per receiver and lane: the worst sliding window held for holdS, and how the error rate followed the NIC temperature.
+  worstWindows: WindowStats[];
+  laneTemperature: LaneTempStats[];
   summary: {
     fecMarginDecades: number | null;
     maxLaneRatio: number | null;
@@ -126,6 +134,14 @@ export function summarise(record: RunRecord): CertificateContent['summary'] {
     linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
     nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
   };
+}
+
+// A lane ratio as a reader should see it: "no errors" when no lane had any, "at least" when only bounded.
+export function laneRatioText(p: { laneStats: readonly unknown[]; worstLane: number | null; worstLaneRatio: number; ratioAgainstZero?: boolean }): string {
+  if (p.laneStats.length < 2) return '—';
+  if (p.worstLane === null || !(p.worstLaneRatio > 0)) return 'no errors';
+  const v = p.worstLaneRatio >= 100 ? p.worstLaneRatio.toFixed(0) : String(Number(p.worstLaneRatio.toPrecision(2)));
+  return `${p.ratioAgainstZero ? 'at least ' : ''}${v}x`;
 }
 
 // How the link trained, from ethtool's Lanes and Speed: "4 x 50G" (lanes x speed per lane), or the lanes alone.
@@ -177,6 +193,8 @@ export function certificateContent(record: RunRecord): CertificateContent {
     label: record.label,
     outcome: record.outcome,
     verdict: kind === 'certificate' ? (record.outcome as 'PASS' | 'MARGINAL' | 'FAIL') : null,
+    rulesVersion: record.rules?.version ?? 1,
+    headline: record.headline ?? null,
     reasons: record.reasons,
     decidedAtS: record.decidedAtS,
     simulated: record.simulated,
@@ -216,11 +234,14 @@ export function certificateContent(record: RunRecord): CertificateContent {
       counterResets: p.counterResets,
       worstLane: p.worstLane,
       worstLaneRatio: p.worstLaneRatio,
+      laneRatioText: laneRatioText(p),
       nicTempMaxC: p.nicTempMaxC,
       nicTempMeanC: p.nicTempMeanC,
       gpuUtilMeanPct: p.gpuUtilMeanPct,
       gpuTempMaxC: p.gpuTempMaxC,
     })),
+    worstWindows: record.analysis?.windows ?? [],
+    laneTemperature: record.analysis?.laneTemp ?? [],
     summary: summarise(record),
     measurements: record.measurements,
     sampling: record.sampling,

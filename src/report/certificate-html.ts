@@ -174,15 +174,41 @@ function laneTable(c: CertificateContent): string {
           return `<td class="num${worst ? ' grade-FAIL' : ''}">${s ? `${fmtExp(s.ber)}<br><span class="muted">≤${fmtExp(s.berUb95)}</span>` : ''}</td>`;
         })
         .join('');
-      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${fmtRatio(p.worstLaneRatio)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
+      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${e(p.laneRatioText)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
     })
     .join('');
   return `<table class="lanes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:5%"><col style="width:9%"></colgroup><thead><tr><th>receiver</th><th>phase</th><th class="num">s</th><th class="num">pre-FEC BER (ub95)</th>${laneHead}<th class="num">worst lane ratio</th><th class="num">CRC</th><th class="num">post-FEC</th><th class="num">link down</th><th class="num">NIC max °C</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
+// What the loaded soak proved, per receiver: the statement a PASS leads with (a FAIL or MARGINAL leads with its
+// reasons; its figures are in the lane table and certificate.json's headline).
+function headline(c: CertificateContent): string {
+  const h = c.headline;
+  if (!h || h.receivers.length === 0) return '';
+  const rows = h.receivers
+    .map((r) => {
+      const lanes = r.lanes.length ? r.lanes.map((l) => `${l.lane}: ≤${fmtExp(l.berUb95)}${l.errors ? ` (${fmtCount(l.errors)})` : ''}`).join('<br>') : 'no per-lane counters';
+      const temp = r.nicTempMeanC === null ? '—' : `${fmtFixed(r.nicTempMeanC, 1)} (max ${fmtFixed(r.nicTempMaxC, 1)})`;
+      const margin = r.fecMarginDecades === null ? '—' : fmtFixed(r.fecMarginDecades, 1);
+      return `<tr><td>${e(r.node)}</td><td class="num">${fmtFixed(r.seconds / 60, 1)}</td><td class="num">${e(temp)}</td><td class="num"><b>≤${fmtExp(r.berUb95)}</b><br><span class="muted">${fmtCount(r.errors)} errors</span></td><td class="num">${lanes}</td><td class="num"><b>${e(margin)}</b></td><td class="num">${fmtCount(r.crcErrors)} / ${fmtCount(r.postFecErrors)} / ${fmtCount(r.linkDownEvents)}</td><td>${e(r.laneRatio)}</td></tr>`;
+    })
+    .join('');
+  return `<section class="headline"><h2>What the loaded soak proved (${e(h.phase)}, per receiver and lane)</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over 60 minutes at 212.5 Gb/s bound the BER below 3.9e-15. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
+}
+
+// Lanes whose error rate grew with the NIC temperature (a runaway is the failing clone's signature).
+function temperatureLine(c: CertificateContent): string {
+  const runaway = c.laneTemperature.filter((l) => l.runaway);
+  const grew = (runaway.length ? runaway : c.laneTemperature.filter((l) => l.growing)).slice(0, 4);
+  if (grew.length === 0) return '';
+  const item = (l: CertificateContent['laneTemperature'][number]) =>
+    `${e(l.node)} lane ${e(l.lane)} ${l.runaway ? '<b class="grade-FAIL">runaway</b>: ' : ''}×10^${fmtFixed(l.growthDecades, 1)} from ${fmtFixed(l.coolC[0], 0)}–${fmtFixed(l.coolC[1], 0)} °C to ${fmtFixed(l.hotC[0], 0)}–${fmtFixed(l.hotC[1], 0)} °C (others ×10^${fmtFixed(l.othersGrowthDecades, 1)})`;
+  return `<p>Error rate versus NIC temperature (coolest third of the soak temperatures against the hottest): ${grew.map(item).join('; ')}.</p>`;
+}
+
 function summaryLine(c: CertificateContent): string {
   const s = c.summary;
-  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${fmtRatio(s.maxLaneRatio)}×</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
+  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
 }
 
 const GRADE_ORDER = { PASS: 0, MARGINAL: 1, FAIL: 2 } as const;
@@ -198,7 +224,8 @@ function measurementsTable(c: CertificateContent, graded: boolean): string {
       const values = ms.map((m) => m.value).filter((v) => Number.isFinite(v));
       const lo = values.length ? Math.min(...values) : NaN;
       const hi = values.length ? Math.max(...values) : NaN;
-      const range = ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
+      const range =
+        rule === 'lane-ratio' && hi === 0 ? 'no errors' : ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
       const limits = [...new Set(ms.map((m) => m.limitText))];
       const whereText = ms.length === 1 ? where(worst) : graded && worst.grade !== 'PASS' ? `worst: ${where(worst)}` : `${ms.length} checks`;
       return `<tr><td>${e(rule)}</td><td>${e(whereText)}</td><td class="num">${e(range)}</td><td>${e(limits.length === 1 ? limits[0]! : limits.join('; '))}</td>${graded ? `<td class="grade-${e(worst.grade)}">${e(worst.grade)}${ms.length > 1 ? ` <span class="muted">(${ms.filter((m) => m.grade === worst.grade).length}/${ms.length})</span>` : ''}</td>` : ''}</tr>`;
@@ -241,10 +268,10 @@ export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseri
 <body class="${isCert ? 'certificate' : 'run-report'}">
 <div class="head"><div><h1>${e(title)}</h1><p><b>${e(ident)}</b>${c.label ? ` · label ${e(c.label)}` : ''} · run <span class="mono">${e(c.runId)}</span></p></div>${verdictBox}</div>
 ${banners}
-<section class="verdict-reasons"><h2>${isCert ? 'Verdict and reasons' : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
+${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
-<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${measurementsTable(c, isCert)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
 <section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
 ${footer(c, signature, jsonName)}
 </body></html>

@@ -69,16 +69,20 @@ export async function writeCertificateJson(record: RunRecord, dir: string, extra
   return [await writeCertificateDocument(await certificateDocumentFor(record, dir, extras), dir)];
 }
 
-// The lead's re-grader: reads the run dir's journal/record again and returns the verdict it reaches.
-export type Regrade = (runDir: string) => Promise<{ outcome: Outcome; reasons: Reason[] }>;
+// The re-grader: reads the run dir's journal again and returns the verdict the given rules version reaches.
+export type Regrade = (runDir: string, rulesVersion: number) => Promise<{ outcome: Outcome; reasons: Reason[] }>;
 
 export interface VerifyOptions {
   regrade: Regrade;
+  // Today's rules version: a certificate signed under an older one is re-graded with its own rules (it must agree),
+  // then with today's, and a different verdict today is reported as a note, not a problem.
+  currentRulesVersion: number;
   // Trusted lab public key (PEM). Without it the embedded key is used and a note says the signer is not pinned.
   publicKeyPem?: string;
 }
 
 export interface VerifyResult {
+  rulesVersion?: number; // the rules the certificate was re-graded with (the ones it names)
   ok: boolean;
   problems: string[];
   notes: string[];
@@ -144,9 +148,10 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   else if (!h) problems.push(`${jp}: journal missing`);
   else if (h.sha256 !== body.journal.sha256) problems.push(`journal ${basename(jp)} SHA-256 ${h.sha256} differs from the certified ${body.journal.sha256}`);
 
-  // 3. Verdict.
+  // 3. Verdict, with the rules the certificate was signed under (certificates of rules version 1 do not say).
+  const version = typeof body.rulesVersion === 'number' ? body.rulesVersion : 1;
   try {
-    const again = await opts.regrade(runDir);
+    const again = await opts.regrade(runDir, version);
     if (again.outcome !== body.outcome) problems.push(`re-grading gives ${again.outcome}, certificate says ${body.outcome}`);
     const want = (body.reasons ?? []).map(reasonKey).sort().join('\n');
     const got = again.reasons.map(reasonKey).sort().join('\n');
@@ -154,6 +159,18 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   } catch (err) {
     problems.push(`re-grading failed: ${(err as Error).message}`);
   }
+  if (version !== opts.currentRulesVersion) {
+    try {
+      const today = await opts.regrade(runDir, opts.currentRulesVersion);
+      notes.push(
+        today.outcome === body.outcome
+          ? `signed under rules version ${version}; today's rules (version ${opts.currentRulesVersion}) reach the same verdict (${today.outcome})`
+          : `signed under rules version ${version}; today's rules (version ${opts.currentRulesVersion}) would grade this run ${today.outcome}, not ${body.outcome}: the certificate stands for the rules it was signed under`,
+      );
+    } catch (err) {
+      notes.push(`today's rules (version ${opts.currentRulesVersion}) could not re-grade it: ${(err as Error).message}`);
+    }
+  }
 
-  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp };
+  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp, rulesVersion: version };
 }

@@ -8,11 +8,26 @@ import type { RunTimeseries } from './timeseries.js';
 
 export type CsvCell = string | number | boolean | null | undefined;
 
-// RFC 4180: CRLF line ends, quotes only where needed, header row first; null/undefined become empty cells.
+// Text a spreadsheet would run as a formula (OWASP "CSV injection"): a cell starting with = + - @ TAB or CR.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+// One cell's text. Labels, serials, vendor names and reasons come from operators and cable EEPROMs: a text cell
+// that starts like a formula (`=HYPERLINK(...)`) gets a leading single quote (shown as text, never evaluated; the
+// cell is quoted too). Numbers are written as numbers, never prefixed: -3.2 in a numeric column stays -3.2, while
+// the text "-3.2" (a label, say) becomes '-3.2 — the column's type decides, not the look of the value.
+export function csvCell(v: CsvCell): string {
+  if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return '';
+  if (typeof v !== 'string') return String(v);
+  return FORMULA_START.test(v) ? `'${v}` : v;
+}
+
+// RFC 4180: CRLF line ends, quotes only where needed, header row first; null/undefined become empty cells. Every
+// CSV cablequal writes goes through here (summary, lanes, timeseries, throughput, compare, batch).
 export function toCsv(header: string[], rows: CsvCell[][]): string {
-  const cells = rows.map((r) => r.map((v) => (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v))));
-  // csv-stringify only quotes the record delimiter itself; a bare LF inside a field must be quoted too (RFC 4180).
-  return stringify([header, ...cells], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
+  const cells = [header, ...rows].map((r) => r.map(csvCell));
+  // csv-stringify only quotes the record delimiter itself; a bare LF inside a field must be quoted too (RFC 4180);
+  // a neutralised formula is quoted as OWASP advises.
+  return stringify(cells, { record_delimiter: 'windows', quoted_match: [/[\r\n]/, /^'[=+\-@\t\r]/] });
 }
 
 // One node fact of every node, in node order joined by " / " (empty where unknown); null when no node knows it.

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
+import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { fmtExp } from './format.js';
@@ -30,12 +31,35 @@ export interface RegressionRow {
   status: RegressionStatus;
 }
 
+// A run that cannot take part in a regression check, and what it lacks.
+export interface IncompleteRun {
+  role: 'baseline' | 'run';
+  runId: string;
+  missing: string;
+}
+
 export interface RegressionResult {
   baselineRunId: string;
   tolerances: Tolerances;
   rows: RegressionRow[];
+  // Runs that are not complete (aborted, ERROR, phases cut short, no samples): nothing can be said about them.
+  incomplete: IncompleteRun[];
   ok: boolean;
   warnings: string[];
+}
+
+// What keeps a run from being compared, or null when it is complete: every phase done and a cable verdict. An
+// ABORTED baseline has no figures, and a run killed mid-soak has half of them; "nothing out of tolerance" between
+// them would be an OK that says nothing, so a regression check needs complete runs on both sides.
+export function incompleteness(r: RunRecord): string | null {
+  if (r.outcome === 'ABORTED' || r.outcome === 'ERROR') {
+    const why = r.reasons[0] ? `${r.reasons[0].rule}: ${r.reasons[0].message}` : 'no reason recorded';
+    return `the run ended ${r.outcome} (${why}): it has no complete figures`;
+  }
+  const cut = r.phases.filter((p) => p.status !== 'done');
+  if (cut.length) return `phase(s) not completed: ${cut.map((p) => `${p.name} ${p.status}`).join(', ')}`;
+  if (!r.analysis) return 'no samples were analysed';
+  return null;
 }
 
 type Kind = 'pct-throughput' | 'pct-busbw' | 'decades' | 'celsius';
@@ -108,7 +132,12 @@ export function regressRecords(baseline: RunRecord, runs: RunRecord[], tolerance
   const warnings = runs
     .filter((r) => r.cable.serial && baseline.cable.serial && r.cable.serial !== baseline.cable.serial)
     .map((r) => `${r.runId}: cable serial ${r.cable.serial} differs from the baseline's ${baseline.cable.serial} (not the same reference cable?)`);
-  return { baselineRunId: baseline.runId, tolerances: tol, rows, ok: rows.every((r) => r.status === 'ok' || r.status === 'skipped'), warnings };
+  const incomplete: IncompleteRun[] = [
+    ...[baseline].flatMap((r) => (incompleteness(r) ? [{ role: 'baseline' as const, runId: r.runId, missing: incompleteness(r)! }] : [])),
+    ...runs.flatMap((r) => (incompleteness(r) ? [{ role: 'run' as const, runId: r.runId, missing: incompleteness(r)! }] : [])),
+  ];
+  if (runs.length === 0) incomplete.push({ role: 'run', runId: '(none)', missing: 'no run to compare with the baseline' });
+  return { baselineRunId: baseline.runId, tolerances: tol, rows, incomplete, ok: incomplete.length === 0 && rows.every((r) => r.status === 'ok' || r.status === 'skipped'), warnings };
 }
 
 function fmtMetricValue(row: RegressionRow, v: number | null): string {
@@ -129,12 +158,18 @@ export function renderRegressionText(res: RegressionResult): string {
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   const bad = res.rows.filter((r) => r.status === 'out-of-tolerance' || r.status === 'missing').length;
+  const verdict = res.incomplete.length
+    ? `CANNOT COMPARE: ${res.incomplete.length} run(s) incomplete; a regression check needs complete runs on both sides`
+    : res.ok
+      ? `OK: ${res.rows.length} checks within tolerance`
+      : `REGRESSION: ${bad} of ${res.rows.length} checks out of tolerance or missing`;
   return [
     `Regression against baseline ${res.baselineRunId}`,
     line(header),
     ...body.map(line),
     ...res.warnings.map((w) => `warning: ${w}`),
-    res.ok ? `OK: ${res.rows.length} checks within tolerance` : `REGRESSION: ${bad} of ${res.rows.length} checks out of tolerance or missing`,
+    ...res.incomplete.map((i) => `INCOMPLETE ${i.role} ${i.runId}: ${i.missing}`),
+    verdict,
     '',
   ].join('\n');
 }
@@ -157,6 +192,13 @@ export function regressionJunit(res: RegressionResult): string {
             : {}),
     })),
   }));
+  // An incomplete run is one failed case of its own (its metrics cannot be trusted either way).
+  for (const i of res.incomplete) {
+    suites.push({
+      name: `regression ${i.runId} vs ${res.baselineRunId}`,
+      cases: [{ classname: `cablequal.regress.${i.runId}`, name: `complete ${i.role}`, failure: { type: 'incomplete', message: `${i.role} ${i.runId}: ${i.missing}` } }],
+    });
+  }
   return junitXml('cablequal regression', suites);
 }
 
@@ -167,11 +209,25 @@ export interface RegressOptions {
   junitPath?: string; // where to write JUnit XML (atomically)
 }
 
-// Reads the runs' record.json, compares, and optionally writes JUnit XML; `text` is ready for the terminal.
+// Reads the runs' record.json, compares, and optionally writes JUnit XML; `text` is ready for the terminal. A run
+// directory without a readable record (a killed run not graded yet) is an incomplete run.
 export async function regress(opts: RegressOptions): Promise<RegressionResult & { text: string; paths: string[] }> {
-  const baseline = await readRunRecord(opts.baseline);
-  const runs = await Promise.all(opts.runs.map((d) => readRunRecord(d)));
-  const res = regressRecords(baseline, runs, opts.tolerances);
+  const baseline = await readRunRecord(opts.baseline).catch((e: unknown) => {
+    throw e instanceof UsageError ? new UsageError(`--baseline: ${e.message}; a killed run needs \`cablequal grade ${opts.baseline}\` first`) : e;
+  });
+  const runs: RunRecord[] = [];
+  const unread: IncompleteRun[] = [];
+  for (const d of opts.runs) {
+    try {
+      runs.push(await readRunRecord(d));
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      unread.push({ role: 'run', runId: basename(d), missing: `${e.message}; a killed run needs \`cablequal grade ${d}\` first` });
+    }
+  }
+  const compared = regressRecords(baseline, runs, opts.tolerances);
+  const incomplete = [...compared.incomplete.filter((i) => !(unread.length && i.runId === '(none)')), ...unread];
+  const res: RegressionResult = { ...compared, incomplete, ok: compared.ok && incomplete.length === 0 };
   const paths: string[] = [];
   if (opts.junitPath) {
     await mkdir(dirname(opts.junitPath), { recursive: true });

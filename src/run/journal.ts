@@ -99,26 +99,52 @@ export class JournalWriter {
   }
 }
 
+// A journal line left out on reading, with why (1-based line number).
+export interface JournalProblem {
+  line: number;
+  reason: string;
+}
+
 // What a journal held, and whether its last line was cut off (a crash while writing).
 export interface JournalContents {
   lines: JournalLine[];
   truncatedTail: boolean;
   badLines: number[];
+  // Why each bad line was left out (not JSON, no type, or fields a reader needs missing or of the wrong type).
+  problems?: JournalProblem[];
+  // File line number of each entry of `lines` (absent: lines are numbered in order).
+  lineNos?: number[];
+  // Set once screenJournal has checked the lines' fields.
+  screened?: boolean;
 }
 
 // Read a journal written by JournalWriter; a torn last line (SIGKILL mid-write) is dropped and reported, not fatal.
+// Line numbers are kept (lineNos[i] is the file line of lines[i]) so that a line screened out later is named.
 export function readJournal(path: string): JournalContents {
   const lines: JournalLine[] = [];
-  const { truncatedTail, badLines } = forEachJournalLine(path, (l) => void lines.push(l));
-  return { lines, truncatedTail, badLines };
+  const lineNos: number[] = [];
+  const { truncatedTail, badLines, problems } = forEachJournalLine(path, (l, n) => {
+    lines.push(l);
+    lineNos.push(n);
+  });
+  return { lines, truncatedTail, badLines, problems, lineNos };
 }
 
 // Stream a journal line by line (never the whole file in one string: a 10 Hz run's journal is ~100 MB);
-// same tolerance as readJournal: a torn last line is reported, a bad line elsewhere is listed by number.
-export function forEachJournalLine(path: string, visit: (line: JournalLine, lineNo: number) => void): { truncatedTail: boolean; badLines: number[] } {
+// same tolerance as readJournal: a torn last line is reported, a bad line elsewhere is listed by number and left
+// out. (Lines that parse but lack fields a reader needs are screened out by screenJournal, journal-shape.ts.)
+export function forEachJournalLine(
+  path: string,
+  visit: (line: JournalLine, lineNo: number) => void,
+): { truncatedTail: boolean; badLines: number[]; problems: JournalProblem[] } {
   const badLines: number[] = [];
+  const problems: JournalProblem[] = [];
   let truncatedTail = false;
   let lineNo = 0;
+  const bad = (reason: string) => {
+    badLines.push(lineNo);
+    problems.push({ line: lineNo, reason });
+  };
   const take = (text: string, last: boolean) => {
     lineNo++;
     if (text === '') return;
@@ -127,11 +153,11 @@ export function forEachJournalLine(path: string, visit: (line: JournalLine, line
       v = JSON.parse(text);
     } catch {
       if (last) truncatedTail = true;
-      else badLines.push(lineNo);
+      else bad('not JSON');
       return;
     }
-    if (v && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string') visit(v as JournalLine, lineNo);
-    else badLines.push(lineNo);
+    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string') return bad('not a journal line (no "type")');
+    visit(v as JournalLine, lineNo);
   };
   const fd = openSync(path, 'r');
   try {
@@ -159,5 +185,5 @@ export function forEachJournalLine(path: string, visit: (line: JournalLine, line
   } finally {
     closeSync(fd);
   }
-  return { truncatedTail, badLines };
+  return { truncatedTail, badLines, problems };
 }

@@ -1,13 +1,13 @@
-import { mkdirSync, renameSync, existsSync, statSync } from 'node:fs';
+import { renameSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
+import type { NodeSample } from '../domain/sample.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
-import { EarlyStopDetector, type EarlyStopDecision } from '../analysis/early-stop.js';
-import { formatLimit } from '../grading/index.js';
-import type { Reason } from '../domain/outcome.js';
+import { decisionReason, liveWatch } from '../grading/engine.js';
+import { RULES_VERSION } from '../rules/registry.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
@@ -22,8 +22,11 @@ import { loopback } from './steps/loopback.js';
 import { ibWriteBw, nccl } from './steps/benchmarks.js';
 import { soak } from './steps/soak.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import { ensureDir } from '../io/ensure-dir.js';
+import { commandText } from '../domain/text.js';
+import { LiveStateFile, protocolRemainingS } from './live-state.js';
 import { cmd } from '../transport/commands.js';
-import { acquireLock, type NodeLock } from '../transport/node-lock.js';
+import { acquireLock, LOCK_HEARTBEAT_MS, type NodeLock } from '../transport/node-lock.js';
 import { cleanupStale } from '../transport/remote-process.js';
 
 // Everything a run needs from outside, injected (zx/OpenHTF style) so the core runs in virtual time under the simulator.
@@ -53,6 +56,8 @@ export interface RunDeps {
   benchmarkGate?: (phase: Phase) => Promise<() => void>;
   // The journal's file calls (tests inject a disk that fills up).
   journalIo?: JournalIo;
+  // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
+  lockHeartbeatMs?: number;
 }
 
 export interface RunResult {
@@ -69,7 +74,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const { clock, protocol } = deps;
   if (deps.nodes.length !== 2) throw new UsageError(`a cable joins two nodes: got ${deps.nodes.length} (${deps.nodes.map((n) => n.name).join(', ')})`);
   let runDir = join(deps.outDir, safeDirName(deps.label ?? 'unidentified'), deps.runId);
-  mkdirSync(runDir, { recursive: true });
+  ensureDir(runDir, 'reports directory (--out)');
   const log = typeof deps.log === 'function' ? deps.log(runDir) : deps.log;
   const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo);
   // Error paths must not fail again on a broken journal: the failure is kept in journal.failure.
@@ -86,16 +91,21 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     return { spec, runner, cage: null, railIps: [null, null], railSubnets: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
+  const startedAt = new Date(clock.now()).toISOString();
+  const live = new LiveStateFile(runDir, { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes }, deps.wallNow ?? Date.now);
+  const liveNow = (force = false) => live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
   journal.append({
     type: 'run-start',
     tS: 0,
     runId: deps.runId,
-    startedAt: new Date(clock.now()).toISOString(),
+    startedAt,
     label: deps.label,
     simulated: deps.simulated,
     scenario: deps.scenario ?? null,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     protocolText: deps.protocolText,
+    // The grading rules this run was watched and graded with (journals without it are rules version 1).
+    rulesVersion: RULES_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
@@ -105,11 +115,20 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   let loop: SamplingLoop | null = null;
   const locks: NodeLock[] = [];
   const statusTimer = deps.onStatus ? setInterval(() => deps.onStatus!(liveStatus(ctx, loop)), 1000) : null;
+  liveNow(true);
+  // Wall-clock timers: live.json for `cablequal status`, and the node locks' heartbeat (a live run's lock stays fresh).
+  const liveTimer = setInterval(() => liveNow(), 5000);
+  liveTimer.unref();
+  const beatTimer = setInterval(() => {
+    for (const l of locks) l.heartbeat().catch((e: unknown) => log.warn({ err: e, node: l.node }, 'refreshing the node lock failed'));
+  }, deps.lockHeartbeatMs ?? LOCK_HEARTBEAT_MS);
+  beatTimer.unref();
   try {
     await takeNodes(ctx, locks, deps);
     for (const phase of protocol.phases) {
       ctx.checkAborted();
       ctx.currentPhase = phase.name;
+      liveNow(true);
       // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs).
       const gated = deps.benchmarkGate && ['loopback', 'ib_write_bw', 'nccl'].includes(phase.kind);
       if (gated) journal.append({ type: 'gate-wait', tS: ctx.tS, phase: phase.name, sharedNodes: deps.sharedNodes ?? [] });
@@ -132,14 +151,22 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         journal.append({ type: 'identity', tS: ctx.tS, ends: ctx.ends });
         if (!deps.label) {
           const serial = ctx.ends[0]?.identity?.vendorSn;
-          if (serial) runDir = moveRunDir(runDir, join(deps.outDir, safeDirName(serial), deps.runId));
+          if (serial) {
+            runDir = moveRunDir(runDir, join(deps.outDir, safeDirName(serial), deps.runId));
+            live.moved(runDir);
+          }
         }
         // Sample from here on: counters through the benchmarks and soaks, on both nodes.
         if (!loop) {
           const lanes = nodes.find((n) => n.record.lanes)?.record.lanes;
           // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
-          const detector = new EarlyStopDetector({ limits: protocol.limits, laneRatioConsecutiveTicks: protocol.earlyStop.laneRatioConsecutiveTicks, ...(lanes ? { lanes } : {}) });
-          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push: (_phase, s) => toReason(detector.push(s), _phase, protocol) }, {
+          // The same watch a re-grade runs over the journal: counts at once, windows and lane ratio held for seconds.
+          const detector = liveWatch(protocol, lanes ?? null);
+          const push = (phase: string, s: NodeSample) => {
+            const d = detector.push(phase, s, ctx.tS);
+            return d ? decisionReason(d, protocol) : null;
+          };
+          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push }, {
             intervalMs: protocol.samplingIntervalS * 1000,
             maxGapS: protocol.maxSampleGapS,
           });
@@ -158,13 +185,17 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   } catch (e) {
     if (e instanceof JournalWriteError || journal.failure) {
       log.error({ err: journal.failure ?? e }, 'journal write failed: stopping the run');
+    } else if (e instanceof RunAborted || ctx.signal.aborted) {
+      // Whatever a command cut by the abort signal threw (its channel killed, its output cut short) is the abort
+      // itself, never a transport or setup fault: the run is ABORTED, with what the cut command said kept.
+      const why = e instanceof RunAborted ? e.why : String(ctx.signal.reason ?? 'interrupted');
+      const cut = e instanceof RunAborted ? {} : { cut: commandText((e as Error)?.message ?? String(e), 300) };
+      tryAppend({ type: 'aborted', tS: ctx.tS, phase: ctx.currentPhase, why, ...cut });
+      tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'aborted' });
     } else if (e instanceof SetupError) {
       tryAppend({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason: e.reason });
       tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'error', note: e.reason.rule });
       log.error({ reason: e.reason }, 'run cannot judge the cable');
-    } else if (e instanceof RunAborted) {
-      tryAppend({ type: 'aborted', tS: ctx.tS, phase: ctx.currentPhase, why: e.why });
-      tryAppend({ type: 'phase-end', tS: ctx.tS, phase: ctx.currentPhase, status: 'aborted' });
     } else if (e instanceof TransportError) {
       const reason = { rule: 'transport', message: e.message, node: e.node, ...(e.advice ? { advice: e.advice } : {}) };
       tryAppend({ type: 'setup-error', tS: ctx.tS, phase: ctx.currentPhase, reason });
@@ -176,6 +207,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     }
   } finally {
     if (statusTimer) clearInterval(statusTimer);
+    clearInterval(liveTimer);
+    clearInterval(beatTimer);
     if (loop && !ctx.signal.aborted && !journal.failure) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
     // Loads stop on every path, a broken journal included (stopping journals nothing).
     await ctx.stopProcesses();
@@ -185,17 +218,21 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       tryAppend({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
     }
   }
-  if (journal.failure) return journalFailed(journal, runDir, log);
-  if (!ctx.signal.aborted || journal.stats.lines > 0) {
-    tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+  try {
     if (journal.failure) return journalFailed(journal, runDir, log);
+    if (!ctx.signal.aborted || journal.stats.lines > 0) {
+      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+      if (journal.failure) return journalFailed(journal, runDir, log);
+    }
+    journal.close();
+    const contents = readJournal(join(runDir, 'journal.jsonl'));
+    const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
+    writeJsonAtomic(join(runDir, 'record.json'), record);
+    log.info({ outcome: record.outcome, runDir }, 'run finished');
+    return { record, runDir };
+  } finally {
+    live.end();
   }
-  journal.close();
-  const contents = readJournal(join(runDir, 'journal.jsonl'));
-  const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
-  writeJsonAtomic(join(runDir, 'record.json'), record);
-  log.info({ outcome: record.outcome, runDir }, 'run finished');
-  return { record, runDir };
 }
 
 // The journal broke (disk full): the verdict is ERROR whatever the samples said, never a PASS/FAIL from half a journal.
@@ -258,25 +295,9 @@ async function snapshotCounters(ctx: RunContext, what: string): Promise<void> {
 
 function moveRunDir(from: string, to: string): string {
   if (from === to || existsSync(to)) return from;
-  mkdirSync(join(to, '..'), { recursive: true });
+  ensureDir(join(to, '..'), 'reports directory (--out)');
   renameSync(from, to); // open journal fd stays valid across the rename
   return to;
-}
-
-// The detector's decision as a FAIL reason, with the limit text the certificate prints beside the value.
-function toReason(d: EarlyStopDecision | null, phase: string, protocol: Protocol): Reason | null {
-  if (!d) return null;
-  const limit = protocol.limits.find((l) => l.rule === d.rule);
-  return {
-    rule: d.rule,
-    grade: 'FAIL',
-    message: d.message,
-    node: d.node,
-    phase,
-    value: d.value,
-    ...(limit ? { unit: limit.unit, limit: formatLimit(limit) } : {}),
-    ...(d.lane !== undefined ? { lane: d.lane } : {}),
-  };
 }
 
 async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {

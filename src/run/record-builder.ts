@@ -3,18 +3,29 @@ import { classifyCable } from '../eeprom/classify.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
-import { parseProtocol, type Protocol } from '../protocol/index.js';
-import { analyzeRun, RunAnalyzer, type LabelledSample } from '../analysis/analyze.js';
-import { gradeRun } from '../grading/index.js';
+import { UsageError } from '../domain/errors.js';
+import { parseProtocol } from '../protocol/index.js';
+import { gradeWithVersion, KNOWN_RULES_VERSIONS, type GradedJournal, type JournalSamples } from '../grading/engine.js';
+import { RULES_VERSION } from '../rules/registry.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
+import { screenJournal } from './journal-shape.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
-// so a re-grade of an untouched journal always gives the verdict the run gave.
+// so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
+// the early-stop watch is run again over them, never taken from the journal's `decision` line.
 export interface BuildOptions {
-  protocol?: Protocol; // override the protocol recorded in the journal (grade with changed limits)
+  protocol?: { text: string; file: string }; // override the protocol recorded in the journal (grade with changed limits)
+  rulesVersion?: number; // grade with this version of the rules (default: today's, RULES_VERSION)
   journalFile: string;
   journalBytes: number;
+}
+
+// The rules version a journal was written under (journals of version 1 do not say).
+export function journalRulesVersion(contents: JournalContents): number {
+  const start = contents.lines.find((l) => l.type === 'run-start');
+  const v = start?.['rulesVersion'];
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : 1;
 }
 
 function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[] {
@@ -46,11 +57,26 @@ function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
 }
 
 // Turn a run's journal into its record: outcome, reasons, analysis, measurements.
-export function buildRecord(contents: JournalContents, opts: BuildOptions): RunRecord {
+export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRecord {
+  // The journal is untrusted: lines without the fields read below are left out and listed in record.journal.
+  const contents = screenJournal(journal);
   const lines = contents.lines;
   const start = lines.find((l) => l.type === 'run-start');
   if (!start) throw new Error('journal has no run-start line: not a cablequal journal');
-  const protocol = opts.protocol ?? parseProtocol(String(start.protocolText), String((start.protocol as { file?: string })?.file ?? 'journal'));
+  const version = opts.rulesVersion ?? RULES_VERSION;
+  if (!(KNOWN_RULES_VERSIONS as readonly number[]).includes(version)) {
+    throw new UsageError(`rules version ${version}: this cablequal grades with versions ${KNOWN_RULES_VERSIONS.join(' and ')}`);
+  }
+  // The journal's own protocol is read leniently (a rule this version no longer knows is noted, not fatal); a file
+  // given to re-grade with is the operator's, checked strictly.
+  const protocolText = opts.protocol?.text ?? String(start.protocolText);
+  const protocol = opts.protocol
+    ? parseProtocol(opts.protocol.text, opts.protocol.file)
+    : parseProtocol(protocolText, String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true });
+  const journalVersion = journalRulesVersion(contents);
+  // What today's loader had to decide for the protocol concerns today's rules only (version 1 reads its own way).
+  const notes = version === 1 ? [] : [...protocol.notes];
+  if (journalVersion !== version) notes.unshift(`journal written under rules version ${journalVersion}; graded with rules version ${version}`);
   const end = lines.find((l) => l.type === 'run-end');
   const setupErrors = linesOf<JournalLine & { reason: Reason }>(lines, 'setup-error').map((l) => l.reason);
   const abortedLine = lines.find((l) => l.type === 'aborted');
@@ -73,9 +99,13 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     }
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
-  const scan = scanSamples(lines);
-  const analysis = scan.count ? analyzeSamples(lines, scan, protocol.phases, lanes) : null;
-  const graded = analysis ? gradeRun(analysis, benchmarks, protocol) : null;
+  const samples = journalSamplesOf(lines);
+  const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, protocolText, benchmarks, lanes) : null;
+  const phases = phasesOf(lines, aborted);
+  if (decisionLine && graded && version !== 1 && (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)) {
+    const was = `${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''}`;
+    notes.push(`the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`);
+  }
 
   let outcome: Outcome;
   let reasons: Reason[];
@@ -84,7 +114,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     reasons = setupErrors;
   } else if (aborted) {
     outcome = 'ABORTED';
-    const lastTick = scan.lastTick;
+    const lastTick = samples.lastTick;
     reasons = [
       abortedLine
         ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
@@ -97,9 +127,17 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   } else if (graded) {
     outcome = graded.outcome;
     reasons = graded.reasons;
-    if (decisionLine && !reasons.some((r) => r.grade === 'FAIL')) {
-      outcome = 'FAIL';
-      reasons = [decisionLine.reason, ...reasons];
+    // A run stopped early by a watch these rules do not confirm never ran its soaks: no verdict can be stated.
+    const unsoaked = phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early'));
+    if (version !== 1 && outcome !== 'FAIL' && unsoaked.length) {
+      outcome = 'ERROR';
+      reasons = [
+        {
+          rule: 'not-soaked',
+          message: `the run was stopped before ${unsoaked.map((p) => p.name).join(' and ')} ended${decisionLine ? ` (a FAIL decided by the rules version ${journalVersion} watch: ${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''})` : ''}, and these rules find no FAIL in what was measured: the cable was not fully tested`,
+          advice: 'qualify the cable again',
+        },
+      ];
     }
   } else {
     outcome = 'ERROR';
@@ -107,7 +145,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
   }
 
   const sampling = (lines.find((l) => l.type === 'sampling')?.stats as SamplingStats | undefined) ?? {
-    ticks: scan.ticks.size,
+    ticks: samples.ticks.size,
     intervalP50Ms: null,
     intervalP99Ms: null,
     skewP99Ms: null,
@@ -123,7 +161,7 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
     label: (start.label as string | null) ?? null,
     outcome,
     reasons,
-    decidedAtS: decisionLine && outcome === 'FAIL' ? Number(decisionLine.tS) : null,
+    decidedAtS: outcome === 'FAIL' ? (graded?.decidedAtS ?? null) : null,
     // Simulated when run with --sim, or when a node said it is the simulated lab (sim serve over real SSH).
     simulated: Boolean(start.simulated) || nodes.some((n) => n.simulated === true),
     ...(start.scenario ? { scenario: String(start.scenario) } : {}),
@@ -140,12 +178,14 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
       vendor: id?.vendorName ?? null,
       partNumber: id?.vendorPn ?? null,
     },
-    phases: phasesOf(lines, aborted),
+    phases,
     benchmarks,
-    analysis,
+    analysis: graded?.analysis ?? null,
     measurements: graded?.measurements ?? [],
+    rules: { version, notes },
+    headline: graded?.headline ?? null,
     sampling,
-    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes },
+    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes, ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}) },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }
@@ -153,24 +193,21 @@ export function buildRecord(contents: JournalContents, opts: BuildOptions): RunR
 type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[] } };
 
 // What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
-// its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time order.
-interface SampleScan {
-  count: number;
-  lastTick: number | null;
-  ticks: Set<number>;
-  nodes: Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>;
-}
-
-function scanSamples(lines: JournalLine[]): SampleScan {
-  const scan: SampleScan = { count: 0, lastTick: null, ticks: new Set(), nodes: new Map() };
+// its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time
+// order; then the samples on demand, in journal order, revived one at a time (only the canonical rail when asked).
+function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: number | null; ticks: Set<number> } {
+  const nodes = new Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>();
+  let count = 0;
+  let lastTick: number | null = null;
+  const ticks = new Set<number>();
   for (const l of lines) {
     if (l.type !== 'sample') continue;
     const s = (l as RawSampleLine).sample;
-    scan.count++;
-    scan.lastTick = s.tick;
-    scan.ticks.add(s.tick);
-    let n = scan.nodes.get(s.node);
-    if (!n) scan.nodes.set(s.node, (n = { netdev: undefined, lanes: null, lastTMs: -Infinity, ordered: true }));
+    count++;
+    lastTick = s.tick;
+    ticks.add(s.tick);
+    let n = nodes.get(s.node);
+    if (!n) nodes.set(s.node, (n = { netdev: undefined, lanes: null, lastTMs: -Infinity, ordered: true }));
     if (n.netdev === undefined && s.rails.length > 0) n.netdev = s.rails[0]!.netdev;
     if (n.lanes === null && n.netdev !== undefined) {
       const lanes = s.rails.find((r) => r.netdev === n!.netdev)?.lanes;
@@ -179,28 +216,24 @@ function scanSamples(lines: JournalLine[]): SampleScan {
     if (!(s.tMs >= n.lastTMs)) n.ordered = false; // out of order, or NaN: leave it to the sorting path
     else n.lastTMs = s.tMs;
   }
-  return scan;
-}
-
-// Analyse the journal's samples: streamed one by one (only the canonical rail revived) when every node's samples
-// are in time order, as the sampler writes them; otherwise all revived and sorted by analyzeRun.
-function analyzeSamples(lines: JournalLine[], scan: SampleScan, phases: Protocol['phases'], lanes: number | null) {
-  if ([...scan.nodes.values()].some((n) => !n.ordered)) {
-    const samples: LabelledSample[] = linesOf<RawSampleLine>(lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
-    return analyzeRun({ samples, phases, ...(lanes ? { lanes } : {}) });
-  }
-  const analyzer = new RunAnalyzer(phases);
-  for (const [node, n] of scan.nodes) analyzer.node(node, n.netdev, n.lanes ?? lanes ?? null);
-  for (const l of lines) {
-    if (l.type !== 'sample') continue;
-    const raw = (l as RawSampleLine).sample;
-    analyzer.push((l as RawSampleLine).phase, reviveSample(raw, scan.nodes.get(raw.node)!.netdev));
-  }
-  return analyzer.finish();
+  return {
+    count,
+    lastTick,
+    ticks,
+    nodes,
+    forEach(fn, canonicalOnly) {
+      for (const l of lines) {
+        if (l.type !== 'sample') continue;
+        const raw = (l as RawSampleLine).sample;
+        const sample = canonicalOnly ? reviveSample(raw, nodes.get(raw.node)!.netdev) : reviveSample(raw);
+        fn((l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
+      }
+    },
+  };
 }
 
 // Samples in journal order with phases (for time-series outputs).
-export function journalSamples(contents: JournalContents): LabelledSample[] {
+export function journalSamples(contents: JournalContents): { phase: string; sample: NodeSample }[] {
   return linesOf<JournalLine & { phase: string; sample: unknown }>(contents.lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
 }
 

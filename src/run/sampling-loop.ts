@@ -2,6 +2,7 @@ import { quantile } from 'simple-statistics';
 import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
+import { clip } from '../domain/text.js';
 import type { RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
@@ -20,7 +21,8 @@ export interface TickSource {
   close(): Promise<void>;
 }
 
-// Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a runaway lane).
+// Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
+// beyond its FAIL line): src/analysis/early-stop.ts, the same watch a re-grade runs over the journal.
 export interface EarlyStopDetector {
   push(phase: string, sample: NodeSample): Reason | null;
 }
@@ -247,7 +249,7 @@ export class SamplingLoop {
     const ctx = this.ctx;
     if (!this.gapStart.has(r.node)) {
       this.gapStart.set(r.node, ctx.tS);
-      ctx.journal.append({ type: 'gap-start', tS: ctx.tS, phase, node: r.node, error: r.error ?? 'no sample' });
+      ctx.journal.append({ type: 'gap-start', tS: ctx.tS, phase, node: r.node, error: clip(r.error ?? 'no sample', 300) });
       ctx.log.warn({ node: r.node, error: r.error }, 'node sample missing');
     }
     const from = this.gapStart.get(r.node)!;
@@ -255,7 +257,7 @@ export class SamplingLoop {
       this.setupFault = {
         rule: 'node-lost',
         node: r.node,
-        message: `${r.node}: no sample for ${Math.round(ctx.tS - from)} s (${r.error ?? 'unknown'}), more than the ${this.opts.maxGapS} s tolerated`,
+        message: `${r.node}: no sample for ${Math.round(ctx.tS - from)} s (${clip(r.error ?? 'unknown', 300)}), more than the ${this.opts.maxGapS} s tolerated`,
         advice: 'check the node and its SSH path; the cable was not judged',
       };
     }

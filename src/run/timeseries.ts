@@ -1,5 +1,6 @@
 import type { JournalContents, JournalLine } from './journal.js';
 import { reviveSample } from './revive.js';
+import { screenJournal } from './journal-shape.js';
 
 // Series for the charts and timeseries.csv (the report writers' RunTimeseries shape), derived from the journal.
 export interface LanePoint {
@@ -19,7 +20,8 @@ export interface RailThroughputPoint {
 
 // Per-lane error rates between consecutive samples of each node (a counter decrease is a reset: no point),
 // and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
-export function buildTimeseries(contents: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
+export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
+  const contents = screenJournal(journal); // untrusted: lines without the fields read here are left out
   const points: LanePoint[] = [];
   const prev = new Map<string, { tMs: number; lanes: bigint[] }>();
   for (const l of contents.lines) {

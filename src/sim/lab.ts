@@ -1,5 +1,6 @@
 // The simulated lab the run orchestrator and the CLI drive: two Sparks and one cable in virtual (or real) time.
 import type { Clock } from '../domain/clock.js';
+import { UsageError } from '../domain/errors.js';
 import type { CommandRunner } from '../transport/types.js';
 import { parseFault, type Fault } from './faults.js';
 import { LabCore } from './lab-core.js';
@@ -82,6 +83,9 @@ export function createLab(opts: CreateLabOptions): SimLab {
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);
+  const names = spec.nodes.map((n) => n.name);
+  const stray = faults.find((f) => f.node !== null && !names.includes(f.node));
+  if (stray) throw new UsageError(`fault "${stray.text}": no simulated node "${stray.node}" (nodes: ${names.join(', ')})`);
   const core = new LabCore(spec, seed, faults, opts.clock);
   const runners = new Map<string, SimRunner>(spec.nodes.map((n) => [n.name, new SimRunner(core, n.name)]));
   const check = (node: string) => {

@@ -90,6 +90,11 @@ export class SimRunner implements CommandRunner {
     if (LOADS.has(prog)) {
       const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd, p.stdout);
       if (opts.onOutput) void this.stream(proc, opts.onOutput);
+      // Cut by the caller's abort signal as SSH would cut it (the channel signalled KILL): the load does not outlive it.
+      const onAbort = () => void proc.stop();
+      if (opts.signal?.aborted) onAbort();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      void proc.done.finally(() => opts.signal?.removeEventListener('abort', onAbort));
       const timeout = opts.timeoutMs;
       if (timeout !== undefined) {
         const ac = new AbortController();

@@ -30,6 +30,15 @@ function checkOwner(o: LockOwner): LockOwner {
   return o;
 }
 
+// The owner file, its age in seconds and how many processes carry its run marker (the "held" part of a reply).
+function heldReport(r: string): string {
+  return [
+    `cat ${r}/lock/owner 2>/dev/null`,
+    `echo "cq-lock-age $(( $(date +%s) - $(stat -c %Y ${r}/lock/owner 2>/dev/null || stat -c %Y ${r}/lock) ))"`,
+    `o=$(sed -n 's/^run=//p' ${r}/lock/owner 2>/dev/null); n=0; if [ -n "$o" ]; then n=$(grep -lzx "CABLEQUAL_RUN=$o" /proc/[0-9]*/environ 2>/dev/null | wc -l); fi; echo "cq-lock-live $n"`,
+  ].join('; ');
+}
+
 // Try to take the lock; when held, print the owner file, its age in seconds and how many processes carry its run marker.
 export function buildAcquire(root: string, owner: LockOwner): string {
   const r = validate.path(root);
@@ -38,16 +47,29 @@ export function buildAcquire(root: string, owner: LockOwner): string {
   return [
     `mkdir -p ${r} || exit 1`,
     `if mkdir ${r}/lock 2>/dev/null; then printf '%s\\n' ${lines} > ${r}/lock/owner && echo 'cq-lock acquired'; else echo 'cq-lock held'`,
-    `cat ${r}/lock/owner 2>/dev/null`,
-    `echo "cq-lock-age $(( $(date +%s) - $(stat -c %Y ${r}/lock/owner 2>/dev/null || stat -c %Y ${r}/lock) ))"`,
-    `o=$(sed -n 's/^run=//p' ${r}/lock/owner 2>/dev/null); n=0; if [ -n "$o" ]; then n=$(grep -lzx "CABLEQUAL_RUN=$o" /proc/[0-9]*/environ 2>/dev/null | wc -l); fi; echo "cq-lock-live $n"; fi`,
+    `${heldReport(r)}; fi`,
   ].join('; ');
+}
+
+// Look at the lock without taking it (`cablequal cleanup`): `cq-lock free`, or the same report as a held acquire.
+export function buildLockInfo(root: string): string {
+  const r = validate.path(root);
+  return `if [ -d ${r}/lock ]; then echo 'cq-lock held'; ${heldReport(r)}; else echo 'cq-lock free'; fi`;
+}
+
+// Pure reading of buildLockInfo's output.
+export function parseLockInfoReply(stdout: string): LockReply | { state: 'free' } | null {
+  if (/^cq-lock free$/m.test(stdout)) return { state: 'free' };
+  const r = parseAcquireReply(stdout);
+  return r?.state === 'held' ? r : null;
 }
 
 // Recognise the lock scripts (the SSH server of the simulated lab keeps its lock in memory instead of a directory).
 export function parseLockScript(
   script: string,
-): { op: 'acquire'; root: string; owner: Partial<LockOwner> } | { op: 'release' | 'heartbeat'; root: string; run: string } | null {
+): { op: 'acquire'; root: string; owner: Partial<LockOwner> } | { op: 'release' | 'heartbeat'; root: string; run: string } | { op: 'info'; root: string } | null {
+  const info = /^if \[ -d (\S+)\/lock \]; then echo 'cq-lock held'; cat \1\/lock\/owner 2>\/dev\/null;/.exec(script);
+  if (info) return { op: 'info', root: info[1]! };
   const acq = /^mkdir -p (\S+) \|\| exit 1; if mkdir \1\/lock 2>\/dev\/null; then printf '%s\\n' (.*?) > \1\/lock\/owner && echo 'cq-lock acquired';/.exec(script);
   if (acq) {
     const owner: Partial<LockOwner> = {};
@@ -116,7 +138,16 @@ export interface AcquireOptions {
   now?: () => number;
 }
 
-function describeOwner(o: Partial<LockOwner>): string {
+// The controller's name as a lock records it (and as `cablequal cleanup` compares it).
+export function controllerHost(name = hostname()): string {
+  return name.replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 253) || 'unknown';
+}
+
+// A live run refreshes its locks' heartbeat every minute; three missed beats and the run is judged gone.
+export const LOCK_HEARTBEAT_MS = 60_000;
+export const LOCK_DEAD_AFTER_S = 180;
+
+export function describeOwner(o: Partial<LockOwner>): string {
   return `run ${o.run ?? '(unknown)'}${o.label ? ` "${o.label}"` : ''} from ${o.host ?? '?'} pid ${o.pid ?? '?'}, started ${o.started ?? '?'}`;
 }
 
@@ -126,7 +157,7 @@ export async function acquireLock(runner: CommandRunner, opts: AcquireOptions): 
   const owner = checkOwner({
     run: opts.runId,
     label: opts.label,
-    host: (opts.controllerHost ?? hostname()).replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 253) || 'unknown',
+    host: controllerHost(opts.controllerHost),
     pid: opts.pid ?? process.pid,
     started: new Date((opts.now ?? Date.now)()).toISOString(),
   });
@@ -151,10 +182,11 @@ export async function acquireLock(runner: CommandRunner, opts: AcquireOptions): 
     const who = describeOwner(reply.owner);
     const stale = reply.ageS !== null && reply.ageS > staleS && reply.liveProcesses === 0;
     if (!stale) {
+      // An orphan of a dead controller (a load left with --run_infinitely) keeps the lock live for ever: cleanup ends it.
       throw new TransportError(
         runner.node,
         `node is locked by ${who}; last heartbeat ${reply.ageS ?? '?'} s ago, ${reply.liveProcesses} process(es) of that run alive`,
-        'wait for that run to finish or stop it first',
+        `wait for that run to finish or stop it first; if its controller died, \`cablequal cleanup --nodes ${runner.node}\` stops that run's processes and releases the lock (it refuses while the run is alive)`,
       );
     }
     if (!opts.breakLock || attempt > 0 || !reply.owner.run) {

@@ -194,17 +194,17 @@ async function runOrThrow(runner: CommandRunner, script: string, what: string): 
   return r;
 }
 
-// Processes left behind by earlier runs (other than `exceptRunId`).
-export async function findStale(runner: CommandRunner, opts: { root?: string; exceptRunId?: string } = {}): Promise<StaleProcess[]> {
+// Processes left behind by earlier runs (other than `exceptRunId`; only `onlyRunId`'s when given).
+export async function findStale(runner: CommandRunner, opts: { root?: string; exceptRunId?: string; onlyRunId?: string } = {}): Promise<StaleProcess[]> {
   const root = opts.root ?? RUN_ROOT;
   const r = await runOrThrow(runner, buildFindStale(root), 'looking for stale processes');
-  return parseFindStaleReply(r.stdout, root).filter((p) => p.runId !== opts.exceptRunId);
+  return parseFindStaleReply(r.stdout, root).filter((p) => p.runId !== opts.exceptRunId && (opts.onlyRunId === undefined || p.runId === opts.onlyRunId));
 }
 
 // Stop them (TERM, then KILL after graceMs); returns what was found and how each ended.
 export async function cleanupStale(
   runner: CommandRunner,
-  opts: { root?: string; exceptRunId?: string; graceMs?: number } = {},
+  opts: { root?: string; exceptRunId?: string; onlyRunId?: string; graceMs?: number } = {},
 ): Promise<Array<StaleProcess & { outcome: StopOutcome | null }>> {
   const found = await findStale(runner, opts);
   const done: Array<StaleProcess & { outcome: StopOutcome | null }> = [];

@@ -22,7 +22,8 @@ import type { ResolvedHost, SshConfig } from './ssh-config.js';
 import { loadSshConfig } from './ssh-config-files.js';
 import { parseJumpHop, resolveHost } from './ssh-config.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from './types.js';
-import { TransportError } from './types.js';
+import { CommandAbortedError, TransportError } from './types.js';
+import { commandText, printable } from '../domain/text.js';
 
 // An outage of the connection to a node, from the drop to the moment commands could run again.
 export interface Gap {
@@ -125,6 +126,20 @@ export function takeShellFrame(marker: string, out: string, err: string) {
     restOut: rest.slice(oe.index + oe[0].length),
     restErr: err.slice(eend + marker.length + 4),
   };
+}
+
+// Send a signal request on an exec channel (RFC 4254 6.9). ssh2's ch.signal() does nothing once stdin is closed
+// (it checks `writable`), and run() closes stdin at once so that a command reading it ends: the request is sent
+// through the channel's protocol directly, as ch.signal() would. OpenSSH >= 7.9 delivers it to the command.
+export function signalChannel(ch: ClientChannel, name: string): void {
+  const c = ch as unknown as { outgoing?: { id: number; state: string }; _client?: { _protocol?: { signal(id: number, name: string): void } } };
+  try {
+    // 'eof': our side sent EOF (stdin closed); the channel is still open for requests until it is closed.
+    if ((c.outgoing?.state === 'open' || c.outgoing?.state === 'eof') && c._client?._protocol) c._client._protocol.signal(c.outgoing.id, name);
+    else ch.signal(name);
+  } catch {
+    // the channel or the connection is already gone: nothing left to signal
+  }
 }
 
 interface Target {
@@ -285,7 +300,11 @@ export class SshRunner implements CommandRunner {
       c.once('close', () => {
         if (!ready) reject(refusal ?? new TransportError(this.node, `cannot connect to ${t.host}:${t.port}: connection closed during the handshake`));
       });
-      c.once('error', (e: Error & { level?: string }) => {
+      // `on`, not `once`: a host that accepts TCP but never speaks SSH (or speaks garbage) makes ssh2 emit several
+      // errors (handshake timeout, then the lost connection); an unheard one would crash the process. The first
+      // settles the promise, the rest are already told.
+      c.on('error', (e: Error & { level?: string }) => {
+        if (ready) return; // from now on adopt()'s handler reads them
         if (refusal) return reject(refusal);
         const authFail = e.level === 'client-authentication';
         reject(
@@ -293,11 +312,12 @@ export class SshRunner implements CommandRunner {
             this.node,
             authFail
               ? `authentication as ${t.user}@${t.host}:${t.port} failed (tried ${plan.agent ? 'agent, ' : ''}${plan.keys.map((k) => k.path).join(', ') || 'no identity files'})${plan.notes.length ? `; ${plan.notes.join('; ')}` : ''}`
-              : `cannot connect to ${t.host}:${t.port}: ${e.message}`,
+              : `cannot connect to ${t.host}:${t.port}: ${this.explainHandshake(e.message)}`,
             authFail ? `authorise the key on the node (ssh-copy-id) or load it into ssh-agent` : undefined,
             { cause: e },
           ),
         );
+        c.end();
       });
       c.connect(cfg);
     });
@@ -309,6 +329,15 @@ export class SshRunner implements CommandRunner {
       intervalMs: this.o.keepaliveIntervalMs ?? (this.resolved.serverAliveIntervalS ? this.resolved.serverAliveIntervalS * 1000 : 15_000),
       countMax: this.o.keepaliveCountMax ?? this.resolved.serverAliveCountMax,
     };
+  }
+
+  // ssh2's words for a handshake that never happened, turned into what the operator can check.
+  private explainHandshake(message: string): string {
+    if (/timed out while waiting for handshake/i.test(message)) {
+      return `no SSH handshake within ${this.connectTimeoutMs()} ms (ConnectTimeout): the host accepted the TCP connection but did not speak SSH; check the host and port`;
+    }
+    if (/protocol|ident|bad packet|invalid/i.test(message)) return `the host did not answer as an SSH server (${printable(message)}); check the host and port`;
+    return printable(message);
   }
 
   // ssh2's words for a dead connection, turned into what the operator can check.
@@ -337,7 +366,8 @@ export class SshRunner implements CommandRunner {
         clearTimeout(timer);
         resolve(s);
       });
-      s.once('error', (e: Error) => {
+      // `on`: a second error before ssh2 takes the socket over must not go unheard.
+      s.on('error', (e: Error) => {
         clearTimeout(timer);
         reject(new TransportError(this.node, `cannot connect to ${host}:${port}: ${e.message}`, undefined, { cause: e }));
       });
@@ -519,11 +549,7 @@ export class SshRunner implements CommandRunner {
       let timedOut = false;
       let aborted = false;
       const kill = () => {
-        try {
-          ch.signal('KILL');
-        } catch {
-          // the channel may already be gone
-        }
+        signalChannel(ch, 'KILL');
         ch.close();
       };
       // sshd may keep the channel open until the command dies: report the timeout now, without waiting.
@@ -539,6 +565,7 @@ export class SshRunner implements CommandRunner {
         kill();
       };
       opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) onAbort();
       ch.on('data', (d: Buffer) => out.push(d));
       ch.stderr.on('data', (d: Buffer) => err.push(d));
       let finished = false;
@@ -556,8 +583,8 @@ export class SshRunner implements CommandRunner {
           durationMs: this.clock.now() - t0,
         };
         if (timedOut) return resolve({ ...result, timedOut: true });
-        if (aborted) return reject(new TransportError(this.node, `\`${command}\` aborted`));
-        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${command}\`${this.dropCause ? ` (${this.dropCause})` : ''}`));
+        if (aborted) return reject(new CommandAbortedError(this.node, command));
+        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${commandText(command)}\`${this.dropCause ? ` (${this.dropCause})` : ''}`));
         resolve(result);
       };
       ch.on('close', finish);
@@ -629,7 +656,7 @@ export class SshRunner implements CommandRunner {
           } else if (ended) {
             if (timer) clearTimeout(timer);
             notify = null;
-            reject(new TransportError(this.node, `${ended} while running \`${command}\``));
+            reject(new TransportError(this.node, `${ended} while running \`${commandText(command)}\``));
           }
         };
         notify();

@@ -129,8 +129,9 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
     const lock = parseLockScript(command);
     if (lock) {
       const held = locks.get(lock.root);
-      if (lock.op === 'acquire') {
+      if (lock.op === 'acquire' || lock.op === 'info') {
         if (!held) {
+          if (lock.op === 'info') return { stdout: 'cq-lock free\n', stderr: '', exitCode: 0 };
           locks.set(lock.root, { owner: lock.owner, beatMs: Date.now() });
           return { stdout: 'cq-lock acquired\n', stderr: '', exitCode: 0 };
         }
@@ -258,6 +259,10 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
           accept?.();
           abort.abort(new Error('signalled by client'));
         });
+        // SshRunner closes stdin at once, and ssh2's server drops every channel request after the client's EOF, so
+        // the KILL it sends on abort or timeout never arrives here (OpenSSH delivers it). The channel closed by the
+        // client under a running command stands for that kill; after a command ended, the abort changes nothing.
+        session.on('close', () => abort.abort(new Error('channel closed by client')));
         // SshRunner's persistent shell arrives as an exec of SAMPLING_SHELL: served as the line shell it becomes.
         session.on('exec', (accept, _reject, info) =>
           info.command === SAMPLING_SHELL ? serveShell(client, accept()) : serveExec(client, accept(), info.command, abort),

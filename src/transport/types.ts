@@ -56,6 +56,8 @@ export interface CommandRunner {
   close(): Promise<void>;
 }
 
+import { commandText } from '../domain/text.js';
+
 // A command ran but failed: carries its evidence and reads well in one line (execa/labgrid style).
 export class RemoteCommandError extends Error {
   override readonly name = 'RemoteCommandError';
@@ -71,7 +73,7 @@ export class RemoteCommandError extends Error {
           ? `killed with ${result.signal}`
           : `exited with ${result.exitCode}`;
     const tail = result.stderr.trim().split('\n').slice(-3).join(' | ');
-    super(`${node}: \`${result.command}\` ${why ?? how}${tail ? `: ${tail}` : ''}`);
+    super(`${node}: \`${commandText(result.command)}\` ${why ?? how}${tail ? `: ${commandText(tail, 300)}` : ''}`);
   }
 }
 
@@ -85,5 +87,17 @@ export class TransportError extends Error {
     options?: { cause?: unknown },
   ) {
     super(`${node}: ${message}${advice ? ` (${advice})` : ''}`, options);
+  }
+}
+
+// A command cut short by the caller's abort signal (Ctrl-C): the run is being stopped, nothing failed. Kept apart
+// from TransportError so that an interrupted command is never read as a lost node.
+export class CommandAbortedError extends Error {
+  override readonly name = 'CommandAbortedError';
+  constructor(
+    readonly node: string,
+    readonly command: string,
+  ) {
+    super(`${node}: \`${commandText(command)}\` cut short by the abort signal`);
   }
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeRun, fecMarginOf, type LabelledSample } from '../../src/analysis/analyze.js';
-import { counterDelta, intervalDelta, laneRatio } from '../../src/analysis/counters.js';
+import { certainLaneRatio, counterDelta, intervalDelta } from '../../src/analysis/counters.js';
+import { poissonLowerBound, poissonUpperBound } from '../../src/analysis/poisson.js';
 import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
+import { DEFAULT_RULES } from '../rules/defaults.js';
 import { sample } from '../helpers/samples.js';
 import { nodeSample, series } from './build.js';
 
@@ -39,19 +41,24 @@ describe('counter deltas', () => {
   });
 });
 
-describe('lane ratio', () => {
-  it('GX10 200G DAC sample (lanes 6/2/190/0): lane 2 is 95x the median of the others', () => {
+describe('certain lane ratio (rules version 2)', () => {
+  it('GX10 200G DAC sample (lanes 6/2/190/0): lane 2 is at least 26x the median of the others (95% bounds)', () => {
     const st = parseEthtoolStats(sample('ethtool-stats/gx10-blog-lane-errors-partial.txt'));
-    const rates = st.lanes.map(Number);
-    expect(rates).toEqual([6, 2, 190, 0]);
-    expect(laneRatio(rates, 1e-9)).toEqual({ worstLane: 2, ratio: 95 });
+    const counts = st.lanes.map(Number);
+    expect(counts).toEqual([6, 2, 190, 0]);
+    // others sorted 0, 2, 6: median 2; lower bound of 190 over the upper bound of 2 (chi2inv(0.05, 380)/2 = 167.9, chi2inv(0.95, 6)/2 = 6.296)
+    const r = certainLaneRatio(counts)!;
+    expect(r).toMatchObject({ lane: 2, againstZero: false });
+    expect(r.value).toBeCloseTo(poissonLowerBound(190) / poissonUpperBound(2), 12);
+    expect(r.value).toBeCloseTo(26.67, 2);
   });
 
-  it('floors the others at one error per phase so quiet lanes do not divide by zero', () => {
-    const perPhase = 600;
-    expect(laneRatio([0, 0, 5 / perPhase, 0], 1 / perPhase)).toEqual({ worstLane: 2, ratio: 5 });
-    expect(laneRatio([0, 0, 0, 0], 1 / perPhase)).toEqual({ worstLane: null, ratio: 0 });
-    expect(laneRatio([1, 3], 0.01)).toEqual({ worstLane: 1, ratio: 3 });
+  it('against lanes with zero errors the ratio is a lower bound; no errors at all is no ratio', () => {
+    expect(certainLaneRatio([0, 0, 5, 0])).toEqual({ lane: 2, value: poissonLowerBound(5) / poissonUpperBound(0), againstZero: true });
+    expect(certainLaneRatio([0, 0, 0, 0])).toBeNull();
+    expect(certainLaneRatio([7])).toBeNull();
+    // two lanes (QSFP112): the other lane is the median
+    expect(certainLaneRatio([3000, 1])).toEqual({ lane: 0, value: poissonLowerBound(3000) / poissonUpperBound(1), againstZero: false });
   });
 });
 
@@ -83,8 +90,12 @@ describe('analyzeRun', () => {
     expect(loaded.laneStats[1]!.ratePerS).toBe(2000);
     expect(loaded.laneStats[1]!.ber).toBeCloseTo(2000 / LANE_BPS, 20);
     expect(loaded.worstLane).toBe(1);
-    expect(loaded.worstLaneRatio).toBe(1000);
-    expect(r.maxLaneRatio).toBe(1000);
+    // 1000x as counted; the certain ratio is the lower bound of 360000 over the upper bound of 360
+    expect(loaded.worstLaneRatio).toBeCloseTo(poissonLowerBound(360000) / poissonUpperBound(360), 10);
+    expect(loaded.worstLaneRatio).toBeCloseTo(914, 0);
+    expect(loaded.ratioAgainstZero).toBe(false);
+    expect(loaded.worstLaneBerLb95).toBeCloseTo(poissonLowerBound(360000) / (180 * LANE_BPS), 20);
+    expect(r.maxLaneRatio).toBe(loaded.worstLaneRatio);
     expect(r.loadedVsIdleRatio).toBe(10);
     expect(loaded.preFecBer).toBeCloseTo((360000 + 3 * 360) / (180 * 212.5e9), 20);
     // worst upper bound: lane 1 loaded, 360000 errors -> UB ~ 360987
@@ -129,16 +140,34 @@ describe('analyzeRun', () => {
     expect(s.gpuTempMaxC).toBe(50);
   });
 
-  it('slope of log10(error rate) against NIC temperature', () => {
-    // GENERATED: rate = 1000 * 10^(0.1 (T - 50)), NIC warming 50 -> 80 C over 300 s: 0.1 decades per degree
+  it('growth of each lane with NIC temperature: coolest third against hottest third of the range, in decades', () => {
+    // GENERATED: lane 0 = 1000 * 10^(0.1 (T - 50)), lanes 1-3 steady at 50/s; NIC warming 50 -> 80 C over 300 s
     const temp = (t: number) => 50 + (30 * t) / 300;
-    const xs = series('spark-b', 300, (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 0, 0, 0], (t) => ({ temp: temp(t) }));
-    const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-loaded', sample: s })), phases: PHASES });
-    expect(r.logRateVsTempSlope).toBeCloseTo(0.1, 3);
+    const xs = series('spark-b', 300, (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 50, 50, 50], (t) => ({ temp: temp(t) }));
+    const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-loaded', sample: s })), phases: PHASES, watch: DEFAULT_RULES });
+    const lt = r.laneTemp!;
+    expect(lt.map((l) => l.lane)).toEqual([0, 1, 2, 3]);
+    // 2 decades between the thirds (50-60 C and 70-80 C), whose mean temperatures are 20 C apart: 0.1 decades per degree
+    expect(lt[0]!.growthDecades).toBeCloseTo(2, 1);
+    expect(lt[0]!.slopeDecadesPerC).toBeCloseTo(0.1, 2);
+    expect(r.logRateVsTempSlope).toBeCloseTo(0.1, 2);
+    expect(lt[0]).toMatchObject({ growing: true, runaway: true });
+    expect(lt[1]!.growthDecades).toBeCloseTo(0, 1);
+    expect(lt[1]).toMatchObject({ growing: false, runaway: false });
+    expect(lt[0]!.othersGrowthDecades).toBeCloseTo(0, 1);
   });
 
   it('returns nulls when there is nothing to analyse', () => {
-    expect(analyzeRun({ samples: [] })).toEqual({ perNodePhase: [], fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null });
+    expect(analyzeRun({ samples: [] })).toEqual({
+      perNodePhase: [],
+      fecMarginDecades: null,
+      maxLaneRatio: null,
+      loadedVsIdleRatio: null,
+      logRateVsTempSlope: null,
+      gradedPhases: [],
+      windows: [],
+      laneTemp: [],
+    });
   });
 });
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { RunAnalyzer } from '../../src/analysis/analyze.js';
 import { carryForward } from '../../src/analysis/counters.js';
-import { EarlyStopDetector } from '../../src/analysis/early-stop.js';
-import type { Limit } from '../../src/domain/limit.js';
+import { EarlyStopDetector, type CountRule } from '../../src/analysis/early-stop.js';
 import type { NodeSample, RailSample } from '../../src/domain/sample.js';
+import { DEFAULT_RULES } from '../rules/defaults.js';
 
 // GENERATED samples of a sampler that reads `ethtool -S` every tick but the link and FEC items only every N ticks:
 // on other ticks the rail has no linkUp/speedMbps/lanes/fec at all, as sample-set.ts leaves it.
@@ -44,15 +44,10 @@ function analyze(xs: NodeSample[]) {
   return stats[0]!;
 }
 
-const limits = (fail: Partial<Record<'crc-errors' | 'post-fec-errors' | 'link-down-events' | 'lane-ratio', number>>): Limit[] => [
-  { rule: 'crc-errors', direction: 'max', fail: fail['crc-errors'] ?? 1, unit: 'errors' },
-  { rule: 'post-fec-errors', direction: 'max', fail: fail['post-fec-errors'] ?? 1, unit: 'errors' },
-  { rule: 'link-down-events', direction: 'max', fail: fail['link-down-events'] ?? 1, unit: 'events' },
-  { rule: 'lane-ratio', direction: 'max', fail: fail['lane-ratio'] ?? 1000, unit: 'x' },
-];
-function earlyStop(xs: NodeSample[], fail: Parameters<typeof limits>[0], lanes?: number) {
-  const d = new EarlyStopDetector({ limits: limits(fail), laneRatioConsecutiveTicks: 5, ...(lanes !== undefined ? { lanes } : {}) });
-  for (const s of xs) if (d.push(s)) break;
+function earlyStop(xs: NodeSample[], fail: Partial<Record<CountRule, number>>, lanes?: number) {
+  const countFail = { 'crc-errors': 1, 'post-fec-errors': 1, 'link-down-events': 1, ...fail };
+  const d = new EarlyStopDetector({ ...DEFAULT_RULES, countFail, gradedPhases: null, ...(lanes !== undefined ? { lanes } : {}) });
+  for (const s of xs) if (d.push('soak', s, s.tick)) break;
   return d.decision;
 }
 
@@ -109,11 +104,21 @@ describe('link state read every 10th tick', () => {
     expect(analyze(xs).linkDownEvents).toBe(1);
   });
 
-  it('early stop counts lanes with the lane count of the last link read', () => {
-    // GENERATED 2-lane link on a NIC exposing 4 lane counters (2 and 3 idle at 0): lane 1 at 50000/tick, lane 0 at 100/tick.
-    // Over the 2 trained lanes that is 50000 / bound(100) ~ 420x, never certainly 1000x; read as 4 lanes, the
-    // others' median would be 0 (bound 3) and the detector would stop on a healthy-enough link.
-    const xs = stream(30, (t) => ({ lanes: [100 * t, 50_000 * t, 0, 0], linkLanes: 2 }), 10, 1);
+  it('the watch counts lanes with the lane count of the last link read', () => {
+    // GENERATED 2-lane link on a NIC exposing 4 lane counters (2 and 3 idle at 0): lane 1 at 50000/tick, lane 0 at
+    // 20000/tick. Over the 2 trained lanes lane 1 is 2.5x lane 0 and its BER is 50000 / 106.25e9; read as 4 lanes, the
+    // others' median would be 0 and the window would look MARGINAL against "zero" lanes.
+    const xs = stream(120, (t) => ({ lanes: [20_000 * t, 50_000 * t, 0, 0], linkLanes: 2 }), 10, 1);
+    const a = new RunAnalyzer([{ name: 'soak', kind: 'soak' }], DEFAULT_RULES);
+    a.node('b', 'enp1s0f1np1', null);
+    xs.forEach((x) => a.push('soak', x, x.tick));
+    const w = a.finish().windows!;
+    const ratio = w.find((x) => x.rule === 'lane-ratio')!;
+    expect(ratio).toMatchObject({ grade: 'PASS', lane: 1, againstZero: false });
+    expect(ratio.value).toBeCloseTo(2.5, 1);
+    const fec = w.find((x) => x.rule === 'fec-window' && x.lane === 1)!;
+    expect(fec.berLb95).toBeCloseTo(50_000 / 106.25e9, 9);
+    expect(w.filter((x) => x.rule === 'fec-window').map((x) => x.lane)).toEqual([0, 1]);
     expect(earlyStop(xs, {})).toBeNull();
   });
 });

@@ -1,148 +1,215 @@
 import { describe, expect, it } from 'vitest';
-import { EarlyStopDetector, certainLaneRatio } from '../../src/analysis/early-stop.js';
-import { laneRatio } from '../../src/analysis/counters.js';
-import type { Limit } from '../../src/domain/limit.js';
+import { EarlyStopDetector, type WatchSettings } from '../../src/analysis/early-stop.js';
+import { decadesBelowFecLimit } from '../../src/analysis/counters.js';
+import { poissonLowerBound } from '../../src/analysis/poisson.js';
 import type { NodeSample } from '../../src/domain/sample.js';
-import { nodeSample, series } from './build.js';
+import { DEFAULT_RULES } from '../rules/defaults.js';
+import { nodeSample, type Tick } from './build.js';
 
-const LIMITS: Limit[] = [
-  { rule: 'crc-errors', direction: 'max', fail: 1, unit: 'errors' },
-  { rule: 'post-fec-errors', direction: 'max', fail: 1, unit: 'errors' },
-  { rule: 'link-down-events', direction: 'max', fail: 1, unit: 'events' },
-  { rule: 'lane-ratio', direction: 'max', fail: 1000, marginal: 100, unit: 'x' },
-];
-const detector = () => new EarlyStopDetector({ limits: LIMITS, laneRatioConsecutiveTicks: 5 });
+const LANE_BPS = 53.125e9;
+const SOAKS = new Set(['soak-idle', 'soak-loaded']);
+const watch = (over: Partial<WatchSettings> = {}) => new EarlyStopDetector({ ...DEFAULT_RULES, gradedPhases: SOAKS, ...over });
 
-// Feed both nodes tick by tick, as the sampler would; returns the first decision and the tick it came at.
-function run(d: EarlyStopDetector, ...nodes: NodeSample[][]) {
-  const n = Math.max(...nodes.map((x) => x.length));
-  for (let i = 0; i < n; i++) for (const xs of nodes) if (xs[i] && d.push(xs[i]!)) return d.decision;
-  return null;
+// GENERATED cumulative counters from per-second lane rates, one sample every dt seconds (rates may depend on t).
+function gen(node: string, seconds: number, dt: number, rates: (t: number) => number[], extra: (t: number) => Partial<Tick> = () => ({})): NodeSample[] {
+  const out: NodeSample[] = [];
+  let acc: number[] = rates(0).map(() => 0);
+  const n = Math.round(seconds / dt);
+  for (let i = 0; i <= n; i++) {
+    const t = i * dt;
+    if (i > 0) acc = acc.map((v, l) => v + Math.round((rates(t)[l] ?? 0) * dt));
+    out.push(nodeSample(node, i, { t, lanes: [...acc], ...extra(t) }));
+  }
+  return out;
 }
 
-describe('EarlyStopDetector on a GENERATED failing-clone-like series', () => {
-  // Loaded phase: lane 2 climbs exponentially from 2.9e3/s to 1.17e7/s over 186 s (the link dropped 3.1 min in);
-  // the other lanes stay at ~5/s with a deterministic wobble; spark-a, the other receiver, stays clean.
-  const DROP_S = 186;
-  const growth = Math.log(1.17e7 / 2.9e3) / DROP_S;
-  const clone = series('spark-b', DROP_S + 10, (t) => {
-    const wobble = 1 + 0.3 * Math.sin(t);
-    return [5 * wobble, 4 * wobble, 2.9e3 * Math.exp(growth * t), 6 * wobble];
-  }, (t) => (t >= DROP_S ? { linkDown: 1, linkUp: false } : {}));
-  const clean = series('spark-a', DROP_S + 10, () => [3, 3, 3, 3]);
+// Feed the nodes tick by tick as the sampler does (phase from the sample's time); the decision and its tick.
+function run(d: EarlyStopDetector, phaseOf: (t: number) => string, ...nodes: NodeSample[][]) {
+  const n = Math.max(...nodes.map((x) => x.length));
+  for (let i = 0; i < n; i++) {
+    for (const xs of nodes) {
+      const s = xs[i];
+      if (!s) continue;
+      const t = (s.tMs - 1_700_000_000_000) / 1000;
+      if (d.push(phaseOf(t), s, t)) return d.decision;
+    }
+  }
+  return null;
+}
+const soak = () => 'soak-loaded';
 
-  it('stops on lane ratio long before the link drops', () => {
-    const d = detector();
-    const dec = run(d, clean, clone)!;
-    expect(dec.rule).toBe('lane-ratio');
-    expect(dec.node).toBe('spark-b');
-    expect(dec.lane).toBe(2);
-    // others' median ~5/tick has a 95% bound of ~10.5; lane 2 passes 1000 x 10.5 at 2.9e3 e^(growth t) = 10.5e3 => t ~ 29 s, + 4 ticks
-    expect(dec.tick).toBeGreaterThanOrEqual(25);
-    expect(dec.tick).toBeLessThan(45);
-    expect(dec.tick).toBeLessThan(DROP_S);
-    expect(dec.value).toBeGreaterThanOrEqual(1000);
-    expect(dec.message).toMatch(/^spark-b: lane 2 at \d+x or more the median of the other lanes \(95% bound\) for 5 ticks in a row \(fail at 1000x or more\)$/);
+describe('the watch on a GENERATED failing-clone-like run', () => {
+  // 300 s idle soak at 60 C (lane 2 at 2.9e3/s, others at 40/s), then the loaded soak: the NIC heats 60 -> 81 C over
+  // 186 s, lane 2 climbs 0.4/C (to ~1.2e7/s, BER ~2.4e-4), the others 0.25/C; the link drops at 186 s into the load.
+  const IDLE = 300;
+  const DROP = IDLE + 186;
+  const temp = (t: number) => (t <= IDLE ? 60 : 84 - 24 * Math.exp(-(t - IDLE) / 90));
+  const rates = (t: number) => {
+    const x = temp(t) - 60;
+    return [40 * Math.exp(0.25 * x), 36 * Math.exp(0.25 * x), 2900 * Math.exp(0.4 * x), 44 * Math.exp(0.25 * x)];
+  };
+  const clone = gen('spark-b', DROP + 10, 1, rates, (t) => ({ temp: temp(t), ...(t >= DROP ? { linkDown: 1, linkUp: false } : {}) }));
+  const clean = gen('spark-a', DROP + 10, 1, () => [0, 0, 0, 0], (t) => ({ temp: temp(t) }));
+  const phaseOf = (t: number) => (t <= IDLE ? 'soak-idle' : 'soak-loaded');
+
+  it('stops on the FEC window of the bad receiver and lane, well before the link drops', () => {
+    const d = run(watch(), phaseOf, clean, clone)!;
+    expect(d).toMatchObject({ rule: 'fec-window', node: 'spark-b', lane: 2, phase: 'soak-loaded' });
+    expect(d.tS).toBeGreaterThan(IDLE + 60);
+    expect(d.tS).toBeLessThan(DROP - 20);
+    expect(d.value).toBeLessThan(1);
+    expect(d.message).toMatch(/^spark-b lane 2: pre-FEC BER at least \S+ \(95% lower bound\) in every 60-s window for 10 s: FEC margin \S+ decades or less < 1/);
+  });
+
+  it('without the FEC window, the lane ratio stops it once the lane is 1000x the others and grows with heat, naming the runaway', () => {
+    const d = run(watch({ fecWindow: null }), phaseOf, clean, clone)!;
+    expect(d).toMatchObject({ rule: 'lane-ratio', node: 'spark-b', lane: 2 });
+    expect(d.tS).toBeLessThan(DROP);
+    expect(d.value).toBeGreaterThanOrEqual(1000);
+    expect(d.message).toMatch(/runaway: lane 2 grew \S+ decades from .* while the others grew \S+ \(the failing clone's signature\)/);
+  });
+
+  it('without either window, the link drop decides, at the tick it is seen', () => {
+    const d = run(watch({ fecWindow: null, laneRatio: null }), phaseOf, clean, clone)!;
+    expect(d).toMatchObject({ rule: 'link-down-events', node: 'spark-b', tS: DROP, value: 1 });
+  });
+
+  it('keeps, per receiver and lane, the worst window held for holdS, and how each lane grew with temperature', () => {
+    const d = watch({ fecWindow: { ...DEFAULT_RULES.fecWindow!, fail: -1e9 } }); // never decides: watch the whole run
+    run(d, phaseOf, clean, clone);
+    const w = d.windows();
+    const lane2 = w.find((x) => x.rule === 'fec-window' && x.node === 'spark-b' && x.lane === 2)!;
+    expect(lane2.value).toBeLessThan(1); // beyond the default FAIL line (the test moved it away to watch the whole run)
+    expect(w.some((x) => x.node === 'spark-a')).toBe(false); // no errors on spark-a: no finite window margin
+    const g = d.laneTemp().filter((x) => x.node === 'spark-b');
+    expect(g.map((x) => x.runaway)).toEqual([false, false, true, false]);
+    expect(g[2]!.growthDecades - g[0]!.growthDecades).toBeGreaterThan(0.5);
   });
 
   it('is sticky: later ticks return the same decision', () => {
-    const d = detector();
-    const first = run(d, clone)!;
-    expect(d.push(clone[100]!)).toBe(first);
-  });
-
-  it('with the lane-ratio rule needing many ticks, the link drop decides instead', () => {
-    const d = new EarlyStopDetector({ limits: LIMITS, laneRatioConsecutiveTicks: 1000 });
-    const dec = run(d, clone)!;
-    expect(dec).toMatchObject({ rule: 'link-down-events', node: 'spark-b', tick: DROP_S, value: 1 });
+    const d = watch();
+    const first = run(d, phaseOf, clone)!;
+    expect(d.push('soak-loaded', clone.at(-1)!, DROP + 10)).toBe(first);
   });
 });
 
-describe('EarlyStopDetector boundaries', () => {
-  // GENERATED per-tick lane counts: the ratio is exactly what the test sets.
-  const ticks = (node: string, perTick: number[][]) => {
-    let acc = [0, 0, 0, 0];
-    return [[0, 0, 0, 0], ...perTick].map((inc, t) => {
-      acc = acc.map((v, i) => v + (t === 0 ? 0 : (inc[i] ?? 0)));
-      return nodeSample(node, t, { t, lanes: acc });
+describe('early decisions never come from a benchmark phase, and persistence is in seconds', () => {
+  // GENERATED: every lane at BER 1e-4 (5.3e6 errors/s), far beyond the FEC FAIL line 2.4e-5.
+  const bad = (dt: number, seconds: number) => gen('spark-b', seconds, dt, () => [5.3e6, 5.3e6, 5.3e6, 5.3e6]);
+
+  it('a benchmark phase (ib_write_bw, nccl) never fills a window', () => {
+    expect(run(watch(), () => 'ib-write-bw', bad(1, 200))).toBeNull();
+  });
+
+  it('a soak decides once a 60-s window is full and has held 10 s beyond the line', () => {
+    const d = run(watch(), soak, bad(1, 200))!;
+    expect(d).toMatchObject({ rule: 'fec-window', tS: 70 });
+  });
+
+  it('a benchmark phase in between empties the window: the soak starts over', () => {
+    // an interval belongs to the phase of the sample that ends it: 49-50 s is the first soak second again
+    const d = run(watch(), (t) => (t >= 40 && t < 50 ? 'nccl' : 'soak-loaded'), bad(1, 200))!;
+    expect(d.tS).toBe(49 + 60 + 10);
+  });
+
+  it('at 10 Hz the same seconds, not the same ticks: 5 ticks (0.5 s) beyond the line decide nothing', () => {
+    expect(run(watch(), soak, bad(0.1, 100))).toMatchObject({ rule: 'fec-window', tS: 70 });
+    // 60 s clean at 10 Hz, then 0.5 s of a burst: no window stays beyond the line for 10 s
+    const burst = gen('spark-b', 70, 0.1, (t) => (t > 60 && t <= 60.5 ? [5.3e8, 0, 0, 0] : [0, 0, 0, 0]));
+    const w = watch({ fecWindow: { ...DEFAULT_RULES.fecWindow!, windowS: 1 } });
+    expect(run(w, soak, burst)).toBeNull();
+  });
+
+  it('counts decide at once in any phase', () => {
+    const xs = [0, 1, 2].map((t) => nodeSample('spark-a', t, { t, lanes: [0, 0, 0, 0], crc: t === 2 ? 1 : 0 }));
+    expect(run(watch(), () => 'loopback', xs)).toMatchObject({ rule: 'crc-errors', node: 'spark-a', tS: 2, value: 1 });
+  });
+});
+
+describe('FEC window boundaries (1-s window, no hold, so each tick is one window)', () => {
+  const oneSecond = { ...DEFAULT_RULES.fecWindow!, windowS: 1, holdS: 0 };
+  // The smallest per-second count whose 95% lower bound is beyond the FAIL line (margin < 1 decade at 53.125 Gb/s).
+  let k0 = Math.floor(2.4e-5 * LANE_BPS);
+  while (!(decadesBelowFecLimit(poissonLowerBound(k0) / LANE_BPS) < 1)) k0++;
+
+  it(`FAILs at ${k0} errors in the window and not one below (the lower bound decides, not the count)`, () => {
+    expect(decadesBelowFecLimit(k0 / LANE_BPS)).toBeLessThan(1);
+    const at = gen('b', 3, 1, () => [k0, 0, 0, 0]);
+    expect(run(watch({ fecWindow: oneSecond, laneRatio: null }), soak, at)).toMatchObject({ rule: 'fec-window', lane: 0, tS: 1 });
+    const below = gen('b', 3, 1, () => [k0 - 1, 0, 0, 0]);
+    const d = watch({ fecWindow: oneSecond, laneRatio: null });
+    expect(run(d, soak, below)).toBeNull();
+    const w = d.windows().find((x) => x.lane === 0)!;
+    expect(w.value).toBeGreaterThanOrEqual(1);
+    expect(w.grade).toBe('MARGINAL');
+  });
+
+  it('a 2-lane QSFP112 link counts each lane at 106.25 Gb/s', () => {
+    const xs = gen('b', 3, 1, () => [2 * k0, 0]).map((s) => ({ ...s, rails: s.rails.map((r) => ({ ...r, lanes: 2 })) }));
+    const d = watch({ fecWindow: oneSecond, laneRatio: null });
+    expect(run(d, soak, xs)).toMatchObject({ rule: 'fec-window', lane: 0 });
+    expect(d.windows()[0]!.berLb95).toBeCloseTo(poissonLowerBound(2 * k0) / 106.25e9, 12);
+  });
+
+  it('without per-lane counters, the corrected bits of all lanes are watched as one (lane null, 212.5 Gb/s)', () => {
+    const xs = [0, 1, 2].map((t) => {
+      const s = nodeSample('b', t, { t, corrected: t * 4 * k0 });
+      return s;
     });
-  };
-  const at2 = (others: number, worst: number, n: number) => Array.from({ length: n }, () => [others, others, worst, others]);
-
-  it('counts a tick only when the ratio is >= 1000 against the 95% bound of the others (10000/tick -> bound 10165.6)', () => {
-    expect(certainLaneRatio([10_000, 10_000, 10_165_600, 10_000])!.value).toBeCloseTo(1000, 1);
-    expect(run(detector(), ticks('b', at2(10_000, 10_170_000, 5)))?.rule).toBe('lane-ratio');
-    // 1010x as a point estimate, but not certainly above 1000x: never stops
-    expect(run(detector(), ticks('b', at2(10_000, 10_100_000, 50)))).toBeNull();
-  });
-
-  it('4 ticks above, one below, 4 above: the streak restarts', () => {
-    const hi = at2(10_000, 20_000_000, 4);
-    expect(run(detector(), ticks('b', [...hi, [10_000, 10_000, 50, 10_000], ...hi]))).toBeNull();
-  });
-
-  it('quiet others: zero counts are bounded at 3, so the worst lane needs 2996 errors in one tick', () => {
-    expect(certainLaneRatio([0, 0, 2996, 0])!.value).toBeCloseTo(1000.09, 2);
-    expect(run(detector(), ticks('b', Array.from({ length: 20 }, () => [0, 0, 2990, 0])))).toBeNull();
-    expect(run(detector(), ticks('b', Array.from({ length: 5 }, () => [0, 0, 3000, 0])))?.lane).toBe(2);
-    expect(run(detector(), ticks('b', Array.from({ length: 20 }, () => [0, 0, 0, 0])))).toBeNull();
-  });
-
-  it('counting noise at low rates does not fake certainty: a true 1000x lane at ~3 errors/s for the others (GENERATED Poisson)', () => {
-    // Poisson counts from a fixed-seed generator: lane 2 at 2900/s, others 2.9, 2.6, 3.1/s (true ratio exactly 1000)
-    const rnd = lcg(7);
-    const poisson = (mean: number) => {
-      if (mean > 50) return Math.round(mean + Math.sqrt(mean) * gauss(rnd));
-      let k = 0;
-      for (let p = rnd(); p > Math.exp(-mean); p *= rnd()) k++;
-      return k;
-    };
-    const perTick = Array.from({ length: 600 }, () => [poisson(2.9), poisson(2.6), poisson(2900), poisson(3.1)]);
-    expect(run(detector(), ticks('b', perTick))).toBeNull();
-    // the naive per-tick point estimate (others floored at 1/tick) crosses 1000x in many of these ticks
-    const naive = perTick.filter((c) => laneRatio(c, 1).ratio >= 1000).length;
-    expect(naive).toBeGreaterThan(150);
-  });
-
-  it('a healthy QSFP112-like stream of corrected errors on every lane never stops the run', () => {
-    const xs = series('a', 600, (t) => [3000 + 100 * Math.sin(t), 2800, 3100, 2900]);
-    expect(run(detector(), xs)).toBeNull();
-  });
-
-  it('one CRC error, one post-FEC error or one uncorrectable block is certain', () => {
-    const crc = [nodeSample('a', 0, { t: 0, lanes: [0, 0, 0, 0] }), nodeSample('a', 1, { t: 1, lanes: [0, 0, 0, 0], crc: 1 })];
-    expect(run(detector(), crc)).toMatchObject({ rule: 'crc-errors', value: 1, message: 'a: 1 crc errors (fail at 1 or more)' });
-    const unc = [nodeSample('a', 0, { t: 0, uncorrectable: 5 }), nodeSample('a', 1, { t: 1, uncorrectable: 6 })];
-    expect(run(detector(), unc)).toMatchObject({ rule: 'post-fec-errors', value: 1 });
-  });
-
-  it('a counter reset is neither an error nor a streak breaker', () => {
-    const xs = [
-      nodeSample('a', 0, { t: 0, lanes: [0, 0, 0, 0], crc: 5 }),
-      nodeSample('a', 1, { t: 1, lanes: [0, 0, 0, 0], crc: 0 }),
-      nodeSample('a', 2, { t: 2, lanes: [0, 0, 0, 0], crc: 0 }),
-    ];
-    expect(run(detector(), xs)).toBeNull();
-  });
-
-  it('ignores the second PCIe function of the cage', () => {
-    const xs = [0, 1, 2].map((t) => nodeSample('a', t, { t, lanes: [0, 0, 0, 0] }, { crc: t }));
-    expect(run(detector(), xs)).toBeNull();
-  });
-
-  it('refuses limits without the rules it needs', () => {
-    expect(() => new EarlyStopDetector({ limits: LIMITS.slice(1), laneRatioConsecutiveTicks: 5 })).toThrow('"crc-errors"');
+    const d = watch({ fecWindow: oneSecond, laneRatio: null });
+    expect(run(d, soak, xs)).toMatchObject({ rule: 'fec-window', message: expect.stringMatching(/^b \(corrected bits, all lanes\)/) });
+    expect(d.windows()[0]).toMatchObject({ lane: null });
+    expect(d.windows()[0]!.berLb95).toBeCloseTo(poissonLowerBound(4 * k0) / 212.5e9, 12);
   });
 });
 
-// Deterministic generators for the GENERATED noise above.
-function lcg(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return (x + 0.5) / 4294967296;
-  };
-}
-function gauss(rnd: () => number): number {
-  return Math.sqrt(-2 * Math.log(rnd())) * Math.cos(2 * Math.PI * rnd());
-}
+describe('lane ratio in windows: floors, the steady cap and growth with temperature', () => {
+  // 60 s at 55 C, then 120 s warming linearly to 80 C. Other lanes steady at 1/s.
+  const temp = (t: number) => (t <= 60 ? 55 : 55 + (25 * (t - 60)) / 120);
+  const lr = (over: Partial<NonNullable<WatchSettings['laneRatio']>> = {}) => watch({ fecWindow: null, laneRatio: { ...DEFAULT_RULES.laneRatio!, ...over } });
+  const grade = (d: EarlyStopDetector) => d.windows().find((w) => w.rule === 'lane-ratio');
+
+  it('a lane growing 2 decades with heat, above 1e-6 and 1000x the others, FAILs and is named a runaway', () => {
+    // lane 1: 1e-7 at 55 C -> 1e-5 at 80 C (0.08 decades per degree)
+    const xs = gen('spark-b', 180, 1, (t) => [1, 5312 * 10 ** (0.08 * (temp(t) - 55)), 1, 1], (t) => ({ temp: temp(t) }));
+    const d = lr();
+    expect(run(d, soak, xs)).toMatchObject({ rule: 'lane-ratio', node: 'spark-b', lane: 1, message: expect.stringMatching(/runaway: lane 1/) });
+  });
+
+  it('the same ratio on a steady lane is MARGINAL at most, and never stops the run', () => {
+    // lane 1 steady at 5e-6 (265625/s), the others at 1/s: far above both floors, 1000s of x, but it does not grow
+    const xs = gen('spark-b', 180, 1, () => [1, 265625, 1, 1], (t) => ({ temp: temp(t) }));
+    const d = lr();
+    expect(run(d, soak, xs)).toBeNull();
+    expect(grade(d)).toMatchObject({ grade: 'MARGINAL', lane: 1 });
+    expect(grade(d)!.value).toBeGreaterThan(1000);
+  });
+
+  it('a ratio above 1000x with the lane below the 1e-6 FAIL floor is MARGINAL (the lane is above 1e-9)', () => {
+    const xs = gen('spark-b', 180, 1, (t) => [0, 5312 * 10 ** (0.03 * (temp(t) - 55)), 0, 0], (t) => ({ temp: temp(t) }));
+    const d = lr();
+    expect(run(d, soak, xs)).toBeNull();
+    expect(grade(d)).toMatchObject({ grade: 'MARGINAL', againstZero: true });
+  });
+
+  it('a lane with a few errors against zero lanes, below the 1e-9 floor, is PASS however large the bounded ratio', () => {
+    // 20 errors/s on lane 3 is BER 3.8e-10: below the floor that makes a ratio count
+    const xs = gen('spark-b', 180, 1, () => [0, 0, 0, 20], (t) => ({ temp: temp(t) }));
+    const d = lr();
+    run(d, soak, xs);
+    expect(grade(d)).toMatchObject({ grade: 'PASS', lane: 3, againstZero: true });
+    expect(grade(d)!.value).toBeGreaterThan(100);
+  });
+
+  it('the floors and the growth needed are the protocol`s: exactly at a floor counts (>=)', () => {
+    // lane 2 steady at 1200/s: a window of 60 s has a lower bound of ~71,600 errors => BER ~2.25e-8
+    const xs = gen('spark-b', 180, 1, () => [0, 0, 1200, 0], (t) => ({ temp: temp(t) }));
+    const lb = poissonLowerBound(1200 * 60) / (60 * LANE_BPS);
+    const at = lr({ marginalFloorBer: lb });
+    run(at, soak, xs);
+    expect(grade(at)).toMatchObject({ grade: 'MARGINAL' });
+    const above = lr({ marginalFloorBer: lb * 1.001 });
+    run(above, soak, xs);
+    expect(grade(above)).toMatchObject({ grade: 'PASS' });
+  });
+});

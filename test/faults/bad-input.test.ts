@@ -89,7 +89,9 @@ describe('protocol loader under bad input (fast-check)', { timeout: 60_000 }, ()
   it('a key holding a newline (found by the splice property) is escaped: still one line', () => {
     const text = REAL[1]!.replace('"marginal": 100', '"ma\\nal": 100');
     expect(text).not.toBe(REAL[1]);
-    expect(onlyUsageErrors(text)).toBe('bad.json: limits[4].ma\\nal: expected no such key (known: rule, direction, fail, unit, marginal, description)');
+    expect(onlyUsageErrors(text)).toBe(
+      'bad.json: limits[5].ma\\nal: expected no such key (known for lane-ratio: rule, fail, direction, marginal, unit, description, marginalFloorBer, failFloorBer, growingDecades, runawayDecades, minSpanC, windowS, holdS)',
+    );
   });
 
   it('a mistake a user makes gives the exact message', () => {

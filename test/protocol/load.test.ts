@@ -11,6 +11,9 @@ const QUICK = join(ROOT, 'protocols', 'quick.json');
 const FULL = join(ROOT, 'protocols', 'spark-burnin.json');
 
 // A copy of quick.json changed by `edit`, parsed under a fake label.
+// The limit entry of a rule in a protocol's JSON.
+const ruleLimit = (p: Record<string, any>, rule: string): Record<string, any> => p.limits.find((l: { rule: string }) => l.rule === rule);
+
 function broken(edit: (p: Record<string, any>) => void): () => unknown {
   const p = JSON.parse(readFileSync(QUICK, 'utf8'));
   edit(p);
@@ -42,7 +45,10 @@ describe('loadProtocol', () => {
     expect(limitOf(p, 'lane-ratio')).toMatchObject({ direction: 'max', fail: 1000, marginal: 100 });
     expect(limitOf(p, 'fec-margin')).toMatchObject({ direction: 'min', fail: 1, marginal: 2 });
     expect(limitOf(p, 'ib-write-bw-sum')).toMatchObject({ direction: 'min', fail: 170, marginal: 180 });
-    expect(p.earlyStop).toEqual({ laneRatioConsecutiveTicks: 5, keepSamplingS: 10 });
+    expect(p.earlyStop).toEqual({ keepSamplingS: 10 });
+    expect(limitOf(p, 'fec-window')).toMatchObject({ direction: 'min', fail: 1, marginal: 2, params: { windowS: 60, holdS: 10 } });
+    expect(limitOf(p, 'lane-ratio').params).toEqual({ marginalFloorBer: 1e-9, failFloorBer: 1e-6, growingDecades: 1, runawayDecades: 0.5, minSpanC: 5, windowS: 60, holdS: 10 });
+    expect(p.notes).toEqual([]);
     expect(p.regression).toEqual({ throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 });
     expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(p.file).toBe(FULL);
@@ -99,8 +105,12 @@ describe('protocol validation messages', () => {
     ['missing top key', (p) => delete p.limits, 'protocols/x.json: limits: expected a value (required key)'],
     ['limit direction flipped', (p) => (p.limits[0].direction = 'min'), 'protocols/x.json: limits[0].direction: expected "max" for crc-errors, got "min"'],
     ['marginal on the bad side', (p) => (p.limits[3].marginal = 0.5), 'protocols/x.json: limits[3].marginal: expected a number above fail (1) for a min limit, got 0.5'],
-    ['missing rule', (p) => p.limits.splice(4, 1), 'protocols/x.json: limits: expected exactly one limit with rule "lane-ratio", got "0"'],
-    ['unknown rule', (p) => (p.limits[0].rule = 'crc'), 'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"'],
+    ['rule twice', (p) => p.limits.push({ ...p.limits[0] }), 'protocols/x.json: limits: expected exactly one limit with rule "crc-errors", got "2"'],
+    ['unknown rule', (p) => (p.limits[0].rule = 'crc'), 'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"'],
+    ['unit not the declared one', (p) => (p.limits[0].unit = 'frames'), 'protocols/x.json: limits[0].unit: expected "errors" for crc-errors, got "frames"'],
+    ['setting of another rule', (p) => (p.limits[0].windowS = 60), 'protocols/x.json: limits[0].windowS: expected no such key (known for crc-errors: rule, fail, direction, marginal, unit, description)'],
+    ['setting out of range', (p) => (ruleLimit(p, 'fec-window').windowS = 0), 'protocols/x.json: limits[4].windowS: expected a number > 0 (s: length of the sliding window over the soaks), got 0'],
+    ['floor not a number', (p) => (ruleLimit(p, 'lane-ratio').failFloorBer = '1e-6'), 'protocols/x.json: limits[5].failFloorBer: expected a number > 0 (BER: ... and this before a ratio can FAIL it), got "1e-6"'],
     ['template typo', (p) => (p.commands.gpuLoad = 'gpu_burn {duration}'), 'protocols/x.json: commands.gpuLoad: expected placeholders among {durationS}, got "{duration}"'],
     ['shell operator', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}; reboot'), 'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"'],
     ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a percentage in (0, 100], got 190'],
@@ -138,8 +148,8 @@ describe('protocol validation messages', () => {
     delete p.phases[2].floorGbps;
     delete p.phases[2].msgSize;
     delete p.phases[6].gpuUtilMinPct;
-    p.limits[6].fail = 95; // loopback-floor
-    p.limits[7].fail = 80; // gpu-util-min
+    ruleLimit(p, 'loopback-floor').fail = 95;
+    ruleLimit(p, 'gpu-util-min').fail = 80;
     const q = parseProtocol(JSON.stringify(p), 'x');
     expect(q.samplingIntervalS).toBe(1);
     expect(q.maxSampleGapS).toBe(60);
@@ -169,6 +179,56 @@ describe('maxSampleGapS (node-loss tolerance)', () => {
     expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(90);
     p.samplingIntervalS = 30;
     expect(parseProtocol(JSON.stringify(p), 'x').maxSampleGapS).toBe(60);
+  });
+});
+
+describe('older protocols and the protocols journals embed', () => {
+  const V1 = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'journals-v1', 'protocol-spark-burnin-v1.json'), 'utf8');
+
+  it('a rules version 1 protocol loads: fec-window gets its defaults, 5 ticks become a 5-s lane-ratio hold, each noted', () => {
+    const p = parseProtocol(V1, 'old.json');
+    expect(limitOf(p, 'fec-window')).toMatchObject({ fail: 1, marginal: 2, params: { windowS: 60, holdS: 10 } });
+    expect(limitOf(p, 'lane-ratio').params).toMatchObject({ holdS: 5, marginalFloorBer: 1e-9, failFloorBer: 1e-6 });
+    expect(p.earlyStop).toEqual({ keepSamplingS: 10 });
+    expect(p.notes).toEqual([
+      'limits: no limit for fec-window (added in rules version 2): its default applies',
+      'earlyStop.laneRatioConsecutiveTicks: 5 ticks of 1 s read as the lane-ratio holdS 5 s (persistence is in seconds since rules version 2)',
+    ]);
+  });
+
+  it('ticks are converted with the sampling interval (10 Hz: 5 ticks are half a second); a holdS in the file wins', () => {
+    const p = JSON.parse(V1);
+    p.samplingIntervalS = 0.1;
+    expect(limitOf(parseProtocol(JSON.stringify(p), 'x'), 'lane-ratio').params!['holdS']).toBeCloseTo(0.5, 12);
+    const q = JSON.parse(readFileSync(FULL, 'utf8'));
+    q.earlyStop.laneRatioConsecutiveTicks = 50;
+    const parsed = parseProtocol(JSON.stringify(q), 'x');
+    expect(limitOf(parsed, 'lane-ratio').params!['holdS']).toBe(10);
+    expect(parsed.notes).toEqual(['earlyStop.laneRatioConsecutiveTicks: ignored, the lane-ratio limit sets holdS']);
+  });
+
+  it('a journal`s protocol naming a rule this version does not know is read, the rule noted and ignored', () => {
+    const p = JSON.parse(readFileSync(FULL, 'utf8'));
+    p.limits.push({ rule: 'eye-height', direction: 'min', fail: 10, unit: 'mV' });
+    ruleLimit(p, 'fec-window').slopeC = 3;
+    ruleLimit(p, 'crc-errors').unit = 'frames';
+    const text = JSON.stringify(p);
+    expect(() => parseProtocol(text, 'x.json')).toThrow('x.json: limits[0].unit: expected "errors" for crc-errors, got "frames"');
+    const q = parseProtocol(text, 'journal', { lenient: true });
+    expect(q.limits.map((l) => l.rule)).not.toContain('eye-height');
+    expect(limitOf(q, 'crc-errors').unit).toBe('errors');
+    expect(q.notes).toEqual([
+      'limits[0].unit: "frames" read as "errors", as crc-errors declares',
+      'limits[4].slopeC: not a setting of fec-window in this version of the rules: ignored',
+      'limits[9]: rule "eye-height" is not known to this version of the rules: ignored',
+    ]);
+  });
+
+  it('direction and unit may be left out: the rule declares them', () => {
+    const p = JSON.parse(readFileSync(FULL, 'utf8'));
+    delete ruleLimit(p, 'crc-errors').direction;
+    delete ruleLimit(p, 'crc-errors').unit;
+    expect(limitOf(parseProtocol(JSON.stringify(p), 'x'), 'crc-errors')).toMatchObject({ direction: 'max', unit: 'errors', fail: 1 });
   });
 });
 

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeXml } from '../../src/report/escape.js';
 import { renderCertificateHtml, writeCertificateHtml } from '../../src/report/certificate-html.js';
+import { headlineOf } from '../../src/grading/grade-run.js';
 import { crowdedFailRecord, errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
 
@@ -84,5 +85,22 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
       { numRuns: 50 },
     );
     expect(escapeXml('a\u0000b\u001f<')).toBe('a\\x00b\\x1f&lt;');
+  });
+});
+
+describe('certificate.html: what a PASS states first, and the rules that graded it', () => {
+  it('a PASS leads with the loaded soak per receiver and lane; the lane ratio with no errors reads "no errors"', () => {
+    const rec = passRecord();
+    const analysis = rec.analysis!;
+    const phases = [{ name: 'soak-idle', kind: 'soak', gpuLoad: false }, { name: 'soak-loaded', kind: 'soak', gpuLoad: true }];
+    const withHeadline = { ...rec, headline: headlineOf(analysis, phases, { rule: 'fec-margin', direction: 'min', fail: 1, marginal: 2, unit: 'decades' }) };
+    const html = renderCertificateHtml(withHeadline, passTimeseries());
+    expect(html).toContain('What the loaded soak proved (soak-loaded, per receiver and lane)');
+    expect(html.indexOf('What the loaded soak proved')).toBeLessThan(html.indexOf('Verdict and reasons'));
+    expect(html).toContain('(grading rules version 2)');
+    expect(html).toContain('<td>no errors</td>');
+    expect(html).not.toMatch(/>0x</);
+    // a FAIL leads with its reasons, without the PASS statement
+    expect(renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), sig)).not.toContain('What the loaded soak proved');
   });
 });

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
+import { RULES_VERSION } from '../../src/rules/registry.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
 import { verifyCertificate, writeCertificateJson, type CertificateDocument, type Regrade } from '../../src/report/certificate-json.js';
 import { keygen, loadLabKey } from '../../src/report/sign.js';
@@ -38,7 +39,7 @@ describe('certificate.json', () => {
 
   it('verifies with the trusted key, the journal and the re-graded verdict', async () => {
     const { cert, record, publicKeyPem, keys } = await signedRun();
-    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem });
+    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem, currentRulesVersion: RULES_VERSION });
     expect(v.problems).toEqual([]);
     expect(v.ok).toBe(true);
     expect(v.outcome).toBe('FAIL');
@@ -51,7 +52,7 @@ describe('certificate.json', () => {
     const bytes = readFileSync(jp);
     bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x01;
     writeFileSync(jp, bytes);
-    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem });
+    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem, currentRulesVersion: RULES_VERSION });
     expect(v.ok).toBe(false);
     expect(v.problems).toHaveLength(1);
     expect(v.problems[0]).toMatch(/journal journal.jsonl SHA-256 [0-9a-f]{64} differs/);
@@ -60,7 +61,7 @@ describe('certificate.json', () => {
   it("fails after the certificate's outcome is edited", async () => {
     const { cert, record, publicKeyPem } = await signedRun();
     writeFileSync(cert, readFileSync(cert, 'utf8').replace('"outcome":"FAIL"', '"outcome":"PASS"'));
-    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem });
+    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem, currentRulesVersion: RULES_VERSION });
     expect(v.ok).toBe(false);
     expect(v.problems).toContain('signature does not match the certificate content (edited, or signed by another key)');
     expect(v.problems).toContain('re-grading gives FAIL, certificate says PASS');
@@ -69,14 +70,14 @@ describe('certificate.json', () => {
   it('fails with another key', async () => {
     const { cert, record, root } = await signedRun();
     const other = await keygen(join(root, 'other'));
-    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem: readFileSync(other.publicKeyPath, 'utf8') });
+    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem: readFileSync(other.publicKeyPath, 'utf8'), currentRulesVersion: RULES_VERSION });
     expect(v.ok).toBe(false);
     expect(v.problems.some((p) => p.startsWith('signed by key sha256:') && p.includes(other.fingerprint))).toBe(true);
   });
 
   it('fails when re-grading disagrees about the reasons', async () => {
     const { cert, record, publicKeyPem } = await signedRun();
-    const v = await verifyCertificate(cert, { regrade: async () => ({ outcome: 'FAIL', reasons: record.reasons.slice(0, 1) }), publicKeyPem });
+    const v = await verifyCertificate(cert, { regrade: async () => ({ outcome: 'FAIL', reasons: record.reasons.slice(0, 1) }), publicKeyPem, currentRulesVersion: RULES_VERSION });
     expect(v.problems).toEqual(['re-grading gives reasons [link-down], certificate lists [link-down, lane-ratio]']);
   });
 
@@ -88,7 +89,7 @@ describe('certificate.json', () => {
     const doc = JSON.parse(readFileSync(cert!, 'utf8')) as CertificateDocument;
     expect(doc.signature).toBeNull();
     expect(doc.body.signer).toBeNull();
-    const v = await verifyCertificate(cert!, { regrade: regradeAs(record) });
+    const v = await verifyCertificate(cert!, { regrade: regradeAs(record), currentRulesVersion: RULES_VERSION });
     expect(v.problems).toEqual(['certificate is unsigned (no lab key at /nowhere/lab-key.pem)']);
   });
 
@@ -108,7 +109,7 @@ describe('certificate.json', () => {
     const root = tempRoot();
     const p = join(root, 'x.json');
     writeFileSync(p, '{"hello":1}');
-    const v = await verifyCertificate(p, { regrade: async () => ({ outcome: 'PASS', reasons: [] }) });
+    const v = await verifyCertificate(p, { regrade: async () => ({ outcome: 'PASS', reasons: [] }), currentRulesVersion: RULES_VERSION });
     expect(v).toMatchObject({ ok: false, problems: [`${p}: not a cablequal certificate (schema cablequal.certificate/1)`] });
   });
 });

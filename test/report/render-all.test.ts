@@ -20,7 +20,7 @@ describe('renderAll', () => {
     const html = readFileSync(join(dir, 'certificate.html'), 'utf8');
     expect(html).toContain(keys.fingerprint);
     expect(html).toContain(doc.body.journal.sha256!);
-    const v = await verifyCertificate(join(dir, 'certificate.json'), { regrade: async () => ({ outcome: rec.outcome, reasons: rec.reasons }), publicKeyPem: readFileSync(keys.publicKeyPath, 'utf8') });
+    const v = await verifyCertificate(join(dir, 'certificate.json'), { regrade: async () => ({ outcome: rec.outcome, reasons: rec.reasons }), publicKeyPem: readFileSync(keys.publicKeyPath, 'utf8'), currentRulesVersion: 2 });
     expect(v.problems).toEqual([]);
   });
 

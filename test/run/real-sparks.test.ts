@@ -166,19 +166,20 @@ describe('ib_write_bw servers are waited for, and throughput is per direction', 
     const p = quick((x) => (x.commands.loopbackServer = 'ib_write_bw -d rocep9s9f9 -p {tcpPort} -F --report_gbits -s {msgSize} -D {durationS}'));
     const { result, journal } = await run(['--sim', 'good-qsfp56', '--protocol', p]);
     expect(result.reasons[0]).toMatchObject({ rule: 'ib-write-bw-server' });
-    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rocep1s0f1\) exited before it listened \(exit 1\): Couldn't find device rocep9s9f9 \| Unable to find the Infiniband\/RoCE device$/);
-    expect(journal.filter((l) => l.type === 'raw' && String(l.command).startsWith('ib_write_bw'))).toEqual([]);
+    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) exited before it listened \(exit 1\): Couldn't find device rocep9s9f9 \| Unable to find the Infiniband\/RoCE device$/);
+    // No client ran (preflight's `ib_write_bw --version` is no client).
+    expect(journal.filter((l) => l.type === 'raw' && String(l.command).startsWith('ib_write_bw -d'))).toEqual([]);
   });
 
   it('a server that never prints its banner: ERROR after the bounded wait (20 s), no client started', async () => {
     const p = quick((x) => (x.commands.loopbackServer = 'sleep 600'));
     const { result, journal } = await run(['--sim', 'good-qsfp56', '--protocol', p]);
     expect(result.reasons[0]).toMatchObject({ rule: 'ib-write-bw-server' });
-    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rocep1s0f1\) did not listen within 20 s: no output$/);
+    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) did not listen within 20 s: no output$/);
     const err = journal.find((l) => l.type === 'setup-error')!;
     expect(err.tS).toBeGreaterThanOrEqual(20);
     expect(err.tS).toBeLessThan(22);
-    expect(journal.filter((l) => l.type === 'raw' && String(l.command).startsWith('ib_write_bw'))).toEqual([]);
+    expect(journal.filter((l) => l.type === 'raw' && String(l.command).startsWith('ib_write_bw -d'))).toEqual([]);
   });
 });
 

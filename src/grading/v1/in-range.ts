@@ -1,6 +1,7 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
 // OpenHTF-style InRange: a limit with a marginal band that grades a value and prints itself next to it.
-import type { Limit } from '../domain/limit.js';
-import type { Grade } from '../domain/outcome.js';
+import type { Limit } from './types.js';
+import type { Grade } from '../../domain/outcome.js';
 
 // Thresholds are the first bad value on the high side, so each band is half-open [a, b):
 //   max: FAIL when value >= fail, MARGINAL when value >= marginal (crc-errors fail 1 => one error fails; lane-ratio fails at exactly 1000)

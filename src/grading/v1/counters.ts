@@ -1,0 +1,100 @@
+// Rules version 1, FROZEN: a copy of what cablequal 0.1.0 graded with (see engine.ts). Do not change it.
+// Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
+import type { RailSample } from '../../domain/sample.js';
+import type { U64 } from '../../domain/u64.js';
+import { median } from 'simple-statistics';
+
+// 200GBASE-CR4 serial rate (4 x 53.125 Gb/s); rx_bits_phy is not exposed on DGX OS kernels, so time x rate is the denominator.
+export const SERIAL_RATE_BPS = 212.5e9;
+// Pre-FEC BER that RS(544,514) "KP4" is designed to correct (FORMATS §11).
+export const FEC_LIMIT_BER = 2.4e-4;
+
+// One counter's change; `reset` when it went down (mlxlink --pc, driver reload): the new value becomes the baseline.
+export function counterDelta(prev: U64 | undefined, cur: U64 | undefined): { delta: number; reset: boolean } | null {
+  if (prev === undefined || cur === undefined) return null;
+  if (cur < prev) return { delta: 0, reset: true };
+  return { delta: Number(cur - prev), reset: false };
+}
+
+// Link state and FEC are read only every few ticks: an unread value is the last one read, so each delta spans the
+// whole stretch between two readings (nothing is lost) and a link that stays down is seen going down only once.
+export function carryForward(prev: RailSample | undefined, cur: RailSample): RailSample {
+  if (!prev) return cur;
+  const out: RailSample = { ...cur };
+  if (cur.linkUp === undefined && prev.linkUp !== undefined) out.linkUp = prev.linkUp;
+  if (cur.speedMbps === undefined && prev.speedMbps !== undefined) out.speedMbps = prev.speedMbps;
+  if (cur.lanes === undefined && prev.lanes !== undefined) out.lanes = prev.lanes;
+  if (cur.fec === undefined && prev.fec !== undefined) out.fec = prev.fec;
+  // A tick whose `ethtool -S` failed has no counters at all: holding the last ones makes its interval zero and the
+  // next good read's interval carry the whole change, so no error between the two is lost.
+  if (isEmpty(cur.counters) && !isEmpty(prev.counters)) out.counters = prev.counters;
+  // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
+  // counter has counted it, so the next reading of "down" must not count it again.
+  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'])?.delta ?? 0) > 0) {
+    out.linkUp = false;
+  }
+  return out;
+}
+
+function isEmpty(o: object): boolean {
+  for (const _ in o) return false;
+  return true;
+}
+
+// What happened on one receiver between two ticks.
+export interface IntervalDelta {
+  laneErrors: number[]; // pre-FEC raw errors per lane (rx_err_lane_N_phy); empty when the NIC lacks the counters
+  correctedBits: number | null;
+  postFecErrors: number; // rx_pcs_symbol_err_phy + FEC uncorrectable blocks
+  crcErrors: number;
+  symbolErrors: number;
+  linkDownEvents: number;
+}
+
+// The delta of one interval, or 'reset' when any counter used went down: the interval is dropped, never a negative rate.
+export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number | null): IntervalDelta | 'reset' {
+  let reset = false;
+  const d = (name: string): number => {
+    const r = counterDelta(prev.counters[name], cur.counters[name]);
+    if (r?.reset) reset = true;
+    return r?.delta ?? 0;
+  };
+  const laneErrors: number[] = [];
+  const maxLanes = lanes ?? 8;
+  for (let i = 0; i < maxLanes; i++) {
+    const name = `rx_err_lane_${i}_phy`;
+    if (!(name in cur.counters) || !(name in prev.counters)) break;
+    laneErrors.push(d(name));
+  }
+  const fecDelta = (a: U64 | undefined, b: U64 | undefined): number => {
+    const r = counterDelta(a, b);
+    if (r?.reset) reset = true;
+    return r?.delta ?? 0;
+  };
+  let correctedBits: number | null = null;
+  if ('rx_corrected_bits_phy' in cur.counters && 'rx_corrected_bits_phy' in prev.counters) correctedBits = d('rx_corrected_bits_phy');
+  else if (cur.fec?.correctedBits !== undefined && prev.fec?.correctedBits !== undefined) {
+    correctedBits = fecDelta(prev.fec.correctedBits, cur.fec.correctedBits);
+  }
+  const postFecErrors = d('rx_pcs_symbol_err_phy') + fecDelta(prev.fec?.uncorrectableBlocks, cur.fec?.uncorrectableBlocks);
+  const crcErrors = d('rx_crc_errors_phy');
+  const symbolErrors = d('rx_symbol_err_phy');
+  // A link seen going down counts even if link_down_events_phy did not move (or is missing).
+  const seenDown = prev.linkUp !== false && cur.linkUp === false ? 1 : 0;
+  const linkDownEvents = Math.max(d('link_down_events_phy'), seenDown);
+  if (reset) return 'reset';
+  return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents };
+}
+
+// Ratio of the worst lane's rate to the median of the others, each floored so zero lanes do not divide by zero.
+export function laneRatio(rates: readonly number[], floorRate: number): { worstLane: number | null; ratio: number } {
+  if (rates.length < 2) return { worstLane: null, ratio: 0 };
+  let worst = 0;
+  rates.forEach((r, i) => {
+    if (r > rates[worst]!) worst = i;
+  });
+  const top = rates[worst]!;
+  if (top <= 0) return { worstLane: null, ratio: 0 };
+  const others = rates.filter((_, i) => i !== worst);
+  return { worstLane: worst, ratio: top / Math.max(median(others), floorRate) };
+}

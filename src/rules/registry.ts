@@ -1,0 +1,363 @@
+// Every rule a verdict is made of, declared once (the model is OpenHTF's measurement declaration): its id, unit, which
+// side is good, what its value is called, what to do when it is not PASS, its default limits and settings, how it is
+// measured, and the measuring. The protocol's limits and their validation, the JSON Schema's `limits`, the certificate's
+// labels, the advice and README's verdict table all derive from this list. Adding a rule is one entry here plus its test.
+import type { Limit } from '../domain/limit.js';
+import type { Grade } from '../domain/outcome.js';
+import type { AnalysisRecord, BenchmarkRecord, LaneTempStats, NodePhaseStats } from '../domain/record.js';
+import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
+import { growthText } from '../analysis/early-stop.js';
+
+// The grading rules this code applies. Every record and certificate names the version that produced it; version 1
+// (cablequal 0.1.0) is kept frozen in src/grading/v1 for certificates it signed.
+export const RULES_VERSION = 2;
+
+// The keys every limit entry of a protocol may have; a rule's settings (its `params`) come beside them.
+export const LIMIT_KEYS = { required: ['rule', 'fail'], optional: ['direction', 'marginal', 'unit', 'description'] } as const;
+
+// One setting of how a rule is measured (a window length, a floor), with its default and the range it may take.
+export interface ParamDeclaration {
+  default: number;
+  unit: string;
+  doc: string;
+  min: number; // smallest value allowed
+  minExclusive?: boolean; // the value must be above `min`
+}
+
+// One graded figure of a rule: the value, its grade, and the sentence that says both (without the place).
+export interface Check {
+  value: number;
+  grade: Grade;
+  text: string;
+  node?: string;
+  phase?: string;
+  lane?: number;
+  atS?: number;
+}
+
+// What a rule's measuring sees: the analysis of the run, the benchmarks, its own limit (every setting filled in),
+// the other limits, and sentence makers bound to its limit.
+export interface MeasureInput {
+  analysis: AnalysisRecord;
+  benchmarks: BenchmarkRecord;
+  loopbackFine: boolean; // loopback ran on every rail of every node and none was throttled (the setup checks say so)
+  limit: Limit & { params: Readonly<Record<string, number>> };
+  limitOf: (rule: string) => Limit;
+  // Grade a value against the limit and say it: "margin 2.7 decades >= 2 (marginal below 2, fail below 1)".
+  check: (value: number) => { grade: Grade; text: string };
+  // The same sentence for a grade the rule decided itself (two bounds, floors); a relation is stated only when true.
+  say: (value: number, grade: Grade, valueText?: string) => string;
+}
+
+export interface RuleDeclaration {
+  id: string;
+  kind: 'cable' | 'setup'; // cable rules grade PASS/MARGINAL/FAIL; setup rules only make a run ERROR
+  since: number; // rules version that introduced it (an older protocol without it gets the defaults below)
+  unit: string;
+  direction: 'min' | 'max'; // 'min': the value must stay at or above; 'max': below
+  label: string; // what its value is called in a sentence
+  fail: number;
+  marginal?: number;
+  params: Readonly<Record<string, ParamDeclaration>>;
+  measured: string; // how it is measured, for README, the schema and the operator
+  earlyStop?: string; // when it stops a run before its end
+  advice: string; // what to do when it is not PASS
+  limitNote?: (params: Readonly<Record<string, number>>) => string; // settings printed beside the limit
+  measure?: (m: MeasureInput) => Check[]; // cable rules only
+}
+
+// ---- helpers shared by the measuring below
+
+const sci = (x: number, d = 1) => x.toExponential(d);
+const num = (x: number) => (Number.isInteger(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : String(Number(x.toPrecision(3))));
+const gradedOf = (a: AnalysisRecord): NodePhaseStats[] => {
+  const g = a.gradedPhases;
+  return g ? a.perNodePhase.filter((s) => g.includes(s.phase)) : a.perNodePhase;
+};
+const laneTempOf = (a: AnalysisRecord, node: string): LaneTempStats[] =>
+  (a.laneTemp ?? []).filter((l) => l.node === node).sort((x, y) => x.lane - y.lane);
+
+// "; runaway: lane 2 grew ... (the failing clone's signature)" when that lane of that receiver ran away with temperature.
+function runawayOf(a: AnalysisRecord, node: string, lane: number | null): string {
+  if (lane === null) return '';
+  const temp = laneTempOf(a, node);
+  if (!temp.find((t) => t.lane === lane)?.runaway) return '';
+  // The record's entries carry their growing/runaway flags, so no thresholds are needed to word them.
+  return `; ${growthText(temp, lane, { growingDecades: 0, runawayDecades: 0 })}`;
+}
+
+function countRule(id: string, unit: string, label: string, measured: string, advice: string, count: (s: NodePhaseStats) => number): RuleDeclaration {
+  return {
+    id,
+    kind: 'cable',
+    since: 1,
+    unit,
+    direction: 'max',
+    label,
+    fail: 1,
+    params: {},
+    measured,
+    earlyStop: 'at once, in any phase',
+    advice,
+    measure: (m) =>
+      m.analysis.perNodePhase.map((s) => {
+        const v = count(s);
+        return { value: v, ...m.check(v), node: s.node, phase: s.phase };
+      }),
+  };
+}
+
+// FEC margin of one receiver over one phase, from per-lane counts (or the corrected bits of all lanes without them).
+function fecMargin(m: MeasureInput, s: NodePhaseStats): Check | null {
+  const lanes = s.laneStats.length
+    ? s.laneStats.map((l) => ({ lane: l.lane as number | null, errors: l.errors, ub: l.berUb95, lb: l.berLb95 ?? berBounds(l.errors, l.seconds * (SERIAL_RATE_BPS / s.lanes)).lb95 }))
+    : s.correctedBitsBerUb95 != null
+      ? [{ lane: null, errors: s.correctedBits, ...bounds(berBounds(s.correctedBits, s.seconds * SERIAL_RATE_BPS)) }]
+      : [];
+  if (lanes.length === 0) return null;
+  const where = (l: { lane: number | null }) => (l.lane === null ? 'corrected bits of all lanes' : `lane ${l.lane}`);
+  const { fail, marginal } = m.limit;
+  // FAIL only when certain: even the lane's BER lower bound is above the FAIL line.
+  const certain = lanes.map((l) => ({ l, d: decadesBelowFecLimit(l.lb) })).filter((x) => x.d < fail).sort((a, b) => a.d - b.d)[0];
+  const at = (l: { lane: number | null }) => ({ node: s.node, phase: s.phase, ...(l.lane !== null ? { lane: l.lane } : {}) });
+  if (certain) {
+    const { l, d } = certain;
+    return {
+      value: d,
+      grade: 'FAIL',
+      ...at(l),
+      text: `${m.say(d, 'FAIL', `at most ${num(d)} decades`)}; ${where(l)}: BER at least ${sci(l.lb, 2)} (95% lower bound), ${l.errors} pre-FEC errors over ${num(s.seconds)} s${runawayOf(m.analysis, s.node, l.lane)}`,
+    };
+  }
+  // PASS must be proven: the margin is taken from each lane's BER upper bound, so zero errors still give a finite figure.
+  const worst = lanes.map((l) => ({ l, d: decadesBelowFecLimit(l.ub) })).sort((a, b) => a.d - b.d)[0]!;
+  const grade: Grade = marginal !== undefined && worst.d < marginal ? 'MARGINAL' : worst.d < fail ? 'MARGINAL' : 'PASS';
+  const note = worst.d < fail ? ` (beyond the fail line by its upper bound only: a FAIL needs the lower bound beyond it)` : '';
+  return {
+    value: worst.d,
+    grade,
+    ...at(worst.l),
+    text: `${m.say(worst.d, grade)}${note}; ${where(worst.l)}: ${worst.l.errors} pre-FEC errors over ${num(s.seconds)} s, BER below ${sci(worst.l.ub, 2)} (95% upper bound)${grade === 'PASS' ? '' : runawayOf(m.analysis, s.node, worst.l.lane)}`,
+  };
+}
+
+function bounds(b: { lb95: number; ub95: number }) {
+  return { lb: b.lb95, ub: b.ub95 };
+}
+
+// The lane-ratio grade of one ratio: floors first (an imbalance between tiny numbers says nothing), then the steady cap.
+function ratioGrade(p: Readonly<Record<string, number>>, limit: Limit, ratio: number, berLb: number, growing: boolean): { grade: Grade; why: string } {
+  const marginal = limit.marginal ?? Infinity;
+  if (ratio >= limit.fail && berLb >= p['failFloorBer']!) {
+    return growing ? { grade: 'FAIL', why: '' } : { grade: 'MARGINAL', why: 'MARGINAL at most: the lane does not grow with temperature' };
+  }
+  if (ratio >= marginal && berLb >= p['marginalFloorBer']!) return { grade: 'MARGINAL', why: '' };
+  if (ratio >= marginal) return { grade: 'PASS', why: `not counted: the lane's BER (at least ${sci(berLb)}) is below the ${sci(p['marginalFloorBer']!)} floor, and an imbalance between tiny numbers says nothing` };
+  return { grade: 'PASS', why: '' };
+}
+
+function ratioText(m: MeasureInput, value: number, grade: Grade, againstZero: boolean, why: string, tail: string): string {
+  const v = `${againstZero ? 'at least ' : ''}${num(value)}x`;
+  return `${m.say(value, grade, v)}${againstZero ? ' (the other lanes had no errors: a lower bound)' : ''}${why ? `; ${why}` : ''}${tail}`;
+}
+
+// ---- the rules
+
+export const RULES: readonly RuleDeclaration[] = [
+  countRule(
+    'crc-errors',
+    'errors',
+    'CRC errors',
+    'rx_crc_errors_phy counted on each receiver in every phase',
+    'frames were lost on the wire: replace the cable',
+    (s) => s.crcErrors,
+  ),
+  countRule(
+    'post-fec-errors',
+    'errors',
+    'post-FEC errors',
+    'rx_pcs_symbol_err_phy plus FEC uncorrectable blocks, on each receiver in every phase',
+    'FEC could not correct every codeword: replace the cable',
+    (s) => s.postFecErrors,
+  ),
+  countRule(
+    'link-down-events',
+    'events',
+    'link down events',
+    'link_down_events_phy (or a link seen going down) on each receiver in every phase',
+    'the link flapped: replace the cable (check the other node too)',
+    (s) => s.linkDownEvents,
+  ),
+  {
+    id: 'fec-margin',
+    kind: 'cable',
+    since: 1,
+    unit: 'decades',
+    direction: 'min',
+    label: 'margin',
+    fail: 1,
+    marginal: 2,
+    params: {},
+    measured:
+      'decades between the RS(544,514) design input BER 2.4e-4 and the worst lane of each receiver over each soak: MARGINAL when the 95% upper bound of its BER is within the marginal band, FAIL only when even its 95% lower bound is beyond the fail line',
+    advice: 'pre-FEC errors are close to what RS-FEC can correct',
+    measure: (m) => gradedOf(m.analysis).map((s) => fecMargin(m, s)).filter((c): c is Check => c !== null),
+  },
+  {
+    id: 'fec-window',
+    kind: 'cable',
+    since: 2,
+    unit: 'decades',
+    direction: 'min',
+    label: 'window margin',
+    fail: 1,
+    marginal: 2,
+    params: {
+      windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', min: 0, minExclusive: true },
+      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', min: 0 },
+    },
+    measured:
+      'the same margin in sliding windows per receiver and lane over the soaks, from the window BER 95% lower bound: the worst level held for holdS is kept',
+    earlyStop: 'when a window is certainly beyond the fail line for holdS',
+    advice: 'the pre-FEC error rate came close to what RS-FEC can correct for a minute or more: replace the cable',
+    limitNote: (p) => `${num(p['windowS']!)}-s windows held ${num(p['holdS']!)} s`,
+    measure: (m) =>
+      (m.analysis.windows ?? [])
+        .filter((w) => w.rule === 'fec-window' && Number.isFinite(w.value))
+        .map((w) => {
+          const c = m.check(w.value);
+          const where = w.lane === null ? 'corrected bits of all lanes' : `lane ${w.lane}`;
+          return {
+            value: w.value,
+            grade: c.grade,
+            node: w.node,
+            phase: w.phase,
+            ...(w.lane !== null ? { lane: w.lane } : {}),
+            atS: w.atS,
+            text: `${m.say(w.value, c.grade, `at most ${num(w.value)} decades`)}; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: ${where} BER at least ${sci(w.berLb95, 2)} (95% lower bound, ${w.windowErrors} errors in ${num(w.windowSeconds)} s)${runawayOf(m.analysis, w.node, w.lane)}`,
+          };
+        }),
+  },
+  {
+    id: 'lane-ratio',
+    kind: 'cable',
+    since: 1,
+    unit: 'x',
+    direction: 'max',
+    label: 'lane ratio',
+    fail: 1000,
+    marginal: 100,
+    params: {
+      marginalFloorBer: { default: 1e-9, unit: 'BER', doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL", min: 0, minExclusive: true },
+      failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', min: 0, minExclusive: true },
+      growingDecades: { default: 1, unit: 'decades', doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)', min: 0 },
+      runawayDecades: { default: 0.5, unit: 'decades', doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)", min: 0 },
+      minSpanC: { default: 5, unit: '°C', doc: 'growth with temperature is judged only over at least this range of NIC temperature', min: 0, minExclusive: true },
+      windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', min: 0, minExclusive: true },
+      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', min: 0 },
+    },
+    measured:
+      "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
+    earlyStop: 'when a window is beyond the fail ratio and floor for holdS and the lane grows with temperature',
+    advice: 'one lane is much worse than the others: a single bad conductor pair or connector',
+    limitNote: (p) => `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
+    measure: (m) => {
+      const p = m.limit.params;
+      const out: Check[] = [];
+      for (const s of gradedOf(m.analysis)) {
+        if (s.laneStats.length < 2) continue;
+        if (s.worstLane === null || s.worstLaneRatio <= 0) {
+          out.push({ value: 0, grade: 'PASS', node: s.node, phase: s.phase, text: 'no errors on any lane' });
+          continue;
+        }
+        const temp = laneTempOf(m.analysis, s.node);
+        const g = temp.find((t) => t.lane === s.worstLane);
+        const berLb = s.worstLaneBerLb95 ?? 0;
+        const { grade, why } = ratioGrade(p, m.limit, s.worstLaneRatio, berLb, g?.growing ?? false);
+        const growth = temp.length ? `; ${growthText(temp, s.worstLane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
+        const tail = `; lane ${s.worstLane} BER at least ${sci(berLb, 2)} (95% lower bound)${growth}`;
+        out.push({ value: s.worstLaneRatio, grade, node: s.node, phase: s.phase, lane: s.worstLane, text: ratioText(m, s.worstLaneRatio, grade, s.ratioAgainstZero ?? false, why, tail) });
+      }
+      for (const w of (m.analysis.windows ?? []).filter((x) => x.rule === 'lane-ratio')) {
+        if (w.lane === null) continue;
+        const temp = laneTempOf(m.analysis, w.node);
+        const g = temp.find((t) => t.lane === w.lane);
+        const { why } = ratioGrade(p, m.limit, w.value, w.berLb95, w.grade === 'FAIL' || (g?.growing ?? false));
+        const growth = temp.length ? `; ${growthText(temp, w.lane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
+        const tail = `; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: lane ${w.lane} BER at least ${sci(w.berLb95, 2)} (95% lower bound)${growth}`;
+        out.push({ value: w.value, grade: w.grade, node: w.node, phase: w.phase, lane: w.lane, atS: w.atS, text: ratioText(m, w.value, w.grade, w.againstZero ?? false, why, tail) });
+      }
+      return out;
+    },
+  },
+  {
+    id: 'ib-write-bw-sum',
+    kind: 'cable',
+    since: 1,
+    unit: 'Gb/s',
+    direction: 'min',
+    label: 'ib_write_bw sum',
+    fail: 170,
+    marginal: 180,
+    params: {},
+    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
+    advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
+    measure: (m) => {
+      const bw = m.benchmarks.ibWriteBw;
+      if (!bw || !m.loopbackFine) return [];
+      // The limit is a unidirectional figure: with one stream per direction, each direction is held to it (its
+      // receiver names it); runs before per-direction streams have one figure.
+      if (!bw.perDirection) {
+        const c = m.check(bw.sumMedianGbps);
+        return [{ value: bw.sumMedianGbps, ...c, text: `${c.text}; median of ${bw.perRail.length} rails summed` }];
+      }
+      return bw.perDirection.map((d) => {
+        const c = m.check(d.sumMedianGbps);
+        return { value: d.sumMedianGbps, ...c, node: d.to, text: `${c.text}; ${d.from} -> ${d.to}: median of ${d.perRail.length} rails summed` };
+      });
+    },
+  },
+  {
+    id: 'loopback-floor',
+    kind: 'setup',
+    since: 1,
+    unit: 'Gb/s',
+    direction: 'min',
+    label: 'loopback',
+    fail: 90,
+    params: {},
+    measured: 'ib_write_bw with both ends on one node, per node and rail (does not use the wire): below it the NIC is throttled and the run is ERROR',
+    advice: 'reboot both nodes with the cable attached (once it took two reboots, or 60 s unplugged), then run again',
+  },
+  {
+    id: 'gpu-util-min',
+    kind: 'setup',
+    since: 1,
+    unit: '%',
+    direction: 'min',
+    label: 'GPU utilisation',
+    fail: 90,
+    params: {},
+    measured: 'mean GPU utilisation of each node during a GPU-loaded soak: below it the GPUs were not loaded and the run is ERROR',
+    advice: 'check the GPU load command runs on both nodes (gpu_burn or a PyTorch matmul loop)',
+  },
+];
+
+const BY_ID = new Map(RULES.map((r) => [r.id, r]));
+
+// The declaration of a rule id, or undefined for one this version does not know.
+export function ruleOf(id: string): RuleDeclaration | undefined {
+  return BY_ID.get(id);
+}
+
+// The default limit of a rule, as a protocol would write it.
+export function defaultLimit(r: RuleDeclaration): Limit & { params: Record<string, number> } {
+  return {
+    rule: r.id,
+    direction: r.direction,
+    fail: r.fail,
+    ...(r.marginal !== undefined ? { marginal: r.marginal } : {}),
+    unit: r.unit,
+    params: Object.fromEntries(Object.entries(r.params).map(([k, p]) => [k, p.default])),
+  };
+}

@@ -1,0 +1,98 @@
+// preflight speaks for itself (no "PASS: ? serial ?"), grade takes several run directories, SIGTERM exits 143.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+const V1 = join(process.cwd(), 'test', 'fixtures', 'journals-v1');
+function unpackV1(name: string, into: string): string {
+  cpSync(join(V1, name), into, { recursive: true });
+  writeFileSync(join(into, 'journal.jsonl'), gunzipSync(readFileSync(join(V1, name, 'journal.jsonl.gz'))));
+  return into;
+}
+
+describe('cablequal preflight has its own output and messages', () => {
+  it('says the nodes are ready and what it saw on each, no cable line', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-pre-'));
+    const r = await runCli(['preflight', '--sim', 'good-qsfp56'], { cwd });
+    expect(r.code).toBe(0);
+    const lines = r.out.split('\n');
+    expect(lines[0]).toBe('preflight OK: both nodes are ready (simulated lab)');
+    expect(lines[1]).toMatch(/^ {2}spark-a: cage 1 \(enp1s0f1np1, enP2p1s0f1np1\), 200000 Mb\/s, 4 lanes, FEC RS, kernel \S+/);
+    expect(lines[2]).toMatch(/^ {2}spark-b: cage 1 /);
+    expect(lines[3]).toMatch(/^ {2}run directory: .*\/preflight\//);
+    expect(r.out).not.toMatch(/serial|\?/);
+  });
+
+  it('a node not ready: the reasons and what to do', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-pre-'));
+    const r = await runCli(['preflight', '--sim', 'good-qsfp56', '--port', '0'], { cwd });
+    expect(r.code).toBe(3);
+    expect(r.out.split('\n')[0]).toBe('preflight ERROR: the nodes are not ready (simulated lab)');
+    expect(r.out).toMatch(/\n {2}- \[preflight-rails\] /);
+  });
+});
+
+describe('cablequal grade with several run directories', () => {
+  it('grades each (grade a b used to ignore b); the exit code is the most severe', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-grade2-'));
+    unpackV1('good-qsfp56-quick', join(cwd, 'a'));
+    unpackV1('crc-errors-quick', join(cwd, 'b'));
+    const r = await runCli(['grade', 'a', 'b', '--json'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.out.trim().split('\n').map((l) => (JSON.parse(l) as { outcome: string }).outcome)).toEqual(['PASS', 'FAIL']);
+    const text = await runCli(['grade', 'b', 'a'], { cwd });
+    expect(text.out).toMatch(/^FAIL: .*\n(?: {2}- .*\n)+(?: {2}note: .*\n)*PASS: /);
+  });
+
+  it('malformed lines (null nodes, {} samples) are left out and reported; a record is still built', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-grade-bad-'));
+    const dir = unpackV1('good-qsfp56-quick', join(cwd, 'run'));
+    const lines = readFileSync(join(dir, 'journal.jsonl'), 'utf8').trimEnd().split('\n');
+    const start = JSON.parse(lines[0]!) as { nodes: unknown[] };
+    start.nodes = [null, ...start.nodes];
+    lines[0] = JSON.stringify(start);
+    const samples = lines.map((l, i) => [l, i] as const).filter(([l]) => l.includes('"type":"sample"')).slice(0, 3).map(([, i]) => i);
+    lines[samples[0]!] = '{"type":"sample","tS":1,"phase":"identity","node":null,"sample":{}}';
+    lines[samples[1]!] = '{}';
+    lines[samples[2]!] = '{"type":"sample","tS":2,"phase":"identity","node":"spark-a","sample":{"node":null,"tick":0,"tMs":1,"rails":[null]}}';
+    writeFileSync(join(dir, 'journal.jsonl'), `${lines.join('\n')}\n`);
+    for (const cmd of [['grade', 'run'], ['report', 'run'], ['verify', 'run/certificate.json']]) {
+      const r = await runCli(cmd, { cwd });
+      expect([0, 1], `${cmd.join(' ')}: ${r.err}`).toContain(r.code);
+      expect(r.err).toContain(`warning: ${join(dir, 'journal.jsonl')}: 4 line(s) unreadable, left out of the record: line 1: run-start: nodes[0]: expected an object, got null (left out of the line); line ${samples[0]! + 1}: sample: sample.node: expected a string, got nothing (missing); line ${samples[1]! + 1}: not a journal line (no "type"); line ${samples[2]! + 1}: sample: sample.node: expected a string, got null`);
+    }
+    const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { journal: { badLines: number; problems: { line: number }[] }; nodes: unknown[] };
+    expect(record.journal.badLines).toBe(4);
+    expect(record.journal.problems.map((p) => p.line)).toEqual([1, ...samples.map((i) => i + 1)]);
+    expect(record.nodes).toHaveLength(2);
+  });
+});
+
+describe('signals end a run with the conventional exit code', { timeout: 60_000 }, () => {
+  it('SIGTERM mid-soak: ABORTED record, exit 143 (SIGINT keeps 130)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cq-term-'));
+    const child = spawn(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'term', '--out', out, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.resume();
+    child.stderr!.resume();
+    const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const journal = () => {
+      const d = join(out, 'term');
+      const run = existsSync(d) ? readdirSync(d)[0] : undefined;
+      return run ? join(d, run, 'journal.jsonl') : null;
+    };
+    for (let i = 0; i < 800; i++) {
+      const j = journal();
+      if (j && existsSync(j) && readFileSync(j, 'utf8').includes('"phase":"soak-idle"')) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    child.kill('SIGTERM');
+    expect(await exit).toBe(143);
+    const record = JSON.parse(readFileSync(join(journal()!, '..', 'record.json'), 'utf8')) as { outcome: string; reasons: unknown[] };
+    expect(record.outcome).toBe('ABORTED');
+    expect(record.reasons).toEqual([{ rule: 'aborted', message: 'run stopped: interrupted by SIGTERM' }]);
+  });
+});

@@ -1,0 +1,149 @@
+import { describe, expect, it } from 'vitest';
+// Rules version 1, frozen (src/grading/v1): the analysis tests it shipped with, unchanged but for imports.
+import { analyzeRun, fecMarginOf, type LabelledSample } from '../../../src/grading/v1/analyze.js';
+import { counterDelta, intervalDelta, laneRatio } from '../../../src/grading/v1/counters.js';
+import { parseEthtoolStats } from '../../../src/probes/ethtool-stats.js';
+import { sample } from '../../helpers/samples.js';
+import { nodeSample, series } from '../../analysis/build.js';
+
+const LANE_BPS = 53.125e9;
+const PHASES = [
+  { name: 'soak-idle', kind: 'soak', gpuLoad: false },
+  { name: 'soak-loaded', kind: 'soak', gpuLoad: true },
+];
+// Ticks 0..600 are the idle soak, 601..780 the loaded soak (counters run on across the boundary).
+const label = (xs: ReturnType<typeof series>): LabelledSample[] =>
+  xs.map((s) => ({ phase: s.tick <= 600 ? 'soak-idle' : 'soak-loaded', sample: s }));
+
+describe('counter deltas', () => {
+  it('a decrease is a reset, never a negative delta', () => {
+    expect(counterDelta(10n, 15n)).toEqual({ delta: 5, reset: false });
+    expect(counterDelta(15n, 3n)).toEqual({ delta: 0, reset: true });
+    expect(counterDelta(undefined, 3n)).toBeNull();
+    expect(counterDelta(2n ** 63n, 2n ** 63n + 7n)).toEqual({ delta: 7, reset: false });
+  });
+
+  it('an interval with any reset counter is dropped; a link seen going down counts once', () => {
+    const a = nodeSample('a', 0, { t: 0, lanes: [5, 5, 5, 5], crc: 2 }).rails[0]!;
+    const b = nodeSample('a', 1, { t: 1, lanes: [6, 5, 0, 5], crc: 2 }).rails[0]!;
+    expect(intervalDelta(a, b, 4)).toBe('reset');
+    const down = nodeSample('a', 1, { t: 1, lanes: [7, 5, 5, 9], crc: 3, linkUp: false, pcs: 1, uncorrectable: 2 }).rails[0]!;
+    const a2 = nodeSample('a', 0, { t: 0, lanes: [5, 5, 5, 5], crc: 2, uncorrectable: 0 }).rails[0]!;
+    expect(intervalDelta(a2, down, 4)).toEqual({
+      laneErrors: [2, 0, 0, 4],
+      correctedBits: 0,
+      postFecErrors: 3,
+      crcErrors: 1,
+      symbolErrors: 0,
+      linkDownEvents: 1,
+    });
+  });
+});
+
+describe('lane ratio', () => {
+  it('GX10 200G DAC sample (lanes 6/2/190/0): lane 2 is 95x the median of the others', () => {
+    const st = parseEthtoolStats(sample('ethtool-stats/gx10-blog-lane-errors-partial.txt'));
+    const rates = st.lanes.map(Number);
+    expect(rates).toEqual([6, 2, 190, 0]);
+    expect(laneRatio(rates, 1e-9)).toEqual({ worstLane: 2, ratio: 95 });
+  });
+
+  it('floors the others at one error per phase so quiet lanes do not divide by zero', () => {
+    const perPhase = 600;
+    expect(laneRatio([0, 0, 5 / perPhase, 0], 1 / perPhase)).toEqual({ worstLane: 2, ratio: 5 });
+    expect(laneRatio([0, 0, 0, 0], 1 / perPhase)).toEqual({ worstLane: null, ratio: 0 });
+    expect(laneRatio([1, 3], 0.01)).toEqual({ worstLane: 1, ratio: 3 });
+  });
+});
+
+describe('analyzeRun', () => {
+  // GENERATED: node a is a clean QSFP56 (zero errors); node b has lane 1 at 200/s idle and 2000/s loaded, others 2/s.
+  const a = label(series('spark-a', 780, () => [0, 0, 0, 0]));
+  const b = label(series('spark-b', 780, (t) => (t <= 600 ? [2, 200, 2, 2] : [2, 2000, 2, 2])));
+
+  it('gives zero-error lanes a finite 95% bound of 2.9957 errors over the bits seen', () => {
+    const r = analyzeRun({ samples: a, phases: PHASES });
+    const idle = r.perNodePhase.find((s) => s.node === 'spark-a' && s.phase === 'soak-idle')!;
+    expect(idle.seconds).toBe(600);
+    expect(idle.lanes).toBe(4);
+    expect(idle.laneStats.map((l) => l.errors)).toEqual([0, 0, 0, 0]);
+    expect(idle.laneStats[0]!.ber).toBe(0);
+    expect(idle.laneStats[0]!.berUb95).toBeCloseTo(2.9957 / (600 * LANE_BPS), 17);
+    expect(idle.worstLane).toBeNull();
+    // margin limited by the loaded phase (180 s): log10(2.4e-4 / (2.9957 / (180 * 53.125e9)))
+    expect(r.fecMarginDecades).toBeCloseTo(Math.log10(2.4e-4 / (2.9957 / (180 * LANE_BPS))), 3);
+    expect(r.fecMarginDecades).toBeCloseTo(8.88, 2);
+  });
+
+  it('per lane BER, lane ratio, loaded-vs-idle and margin of an erroring node', () => {
+    const r = analyzeRun({ samples: [...a, ...b], phases: PHASES });
+    expect(r.perNodePhase.map((s) => `${s.phase}/${s.node}`)).toEqual(['soak-idle/spark-a', 'soak-idle/spark-b', 'soak-loaded/spark-a', 'soak-loaded/spark-b']);
+    const loaded = r.perNodePhase[3]!;
+    expect(loaded.seconds).toBe(180);
+    expect(loaded.laneStats.map((l) => l.errors)).toEqual([360, 360000, 360, 360]);
+    expect(loaded.laneStats[1]!.ratePerS).toBe(2000);
+    expect(loaded.laneStats[1]!.ber).toBeCloseTo(2000 / LANE_BPS, 20);
+    expect(loaded.worstLane).toBe(1);
+    expect(loaded.worstLaneRatio).toBe(1000);
+    expect(r.maxLaneRatio).toBe(1000);
+    expect(r.loadedVsIdleRatio).toBe(10);
+    expect(loaded.preFecBer).toBeCloseTo((360000 + 3 * 360) / (180 * 212.5e9), 20);
+    // worst upper bound: lane 1 loaded, 360000 errors -> UB ~ 360987
+    const ub = loaded.laneStats[1]!.berUb95;
+    expect(ub * 180 * LANE_BPS).toBeCloseTo(360000 + 1.6449 * Math.sqrt(360000) + 1.1, -1);
+    expect(r.fecMarginDecades).toBeCloseTo(Math.log10(2.4e-4 / ub), 10);
+    expect(r.fecMarginDecades).toBeCloseTo(3.803, 3);
+    expect(fecMarginOf(loaded)).toEqual({ decades: r.fecMarginDecades, lane: 1 });
+  });
+
+  it('reads *_phy from the first rail only and ignores the other PCIe function of the cage', () => {
+    const xs = [0, 1, 2].map((t) => nodeSample('spark-a', t, { t, lanes: [0, 0, 0, 0], crc: 0 }, { lanes: [t * 1000, 0, 0, 0], crc: t * 9 }));
+    const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-idle', sample: s })) });
+    expect(r.perNodePhase[0]!.crcErrors).toBe(0);
+    expect(r.perNodePhase[0]!.laneStats.map((l) => l.errors)).toEqual([0, 0, 0, 0]);
+  });
+
+  it('counts a counter reset, drops that interval, and restarts from the new value', () => {
+    const lanes = [[0, 0, 0, 0], [10, 0, 0, 0], [20, 0, 0, 0], [3, 0, 0, 0], [13, 0, 0, 0]];
+    const xs = lanes.map((l, t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: l }) }));
+    const s = analyzeRun({ samples: xs }).perNodePhase[0]!;
+    expect(s.counterResets).toBe(1);
+    expect(s.laneStats[0]!.errors).toBe(30);
+    expect(s.seconds).toBe(3);
+    expect(s.laneStats[0]!.ratePerS).toBe(10);
+  });
+
+  it('post-FEC, CRC, symbol and link-down totals; corrected bits BER bound; temperature and GPU stats', () => {
+    const ticks = [
+      { t: 0, lanes: [0, 0, 0, 0], corrected: 0, temp: 70, gpuUtil: 95 },
+      { t: 1, lanes: [1, 0, 0, 0], corrected: 100, pcs: 1, temp: 72, gpuUtil: 97 },
+      { t: 2, lanes: [1, 0, 0, 0], corrected: 100, pcs: 1, crc: 2, symbol: 1, temp: 81, gpuUtil: 99 },
+      { t: 3, lanes: [1, 0, 0, 0], corrected: 100, pcs: 1, crc: 2, symbol: 1, linkDown: 1, linkUp: false, temp: 80, gpuUtil: null },
+    ];
+    const s = analyzeRun({ samples: ticks.map((x, i) => ({ phase: 'soak-loaded', sample: nodeSample('spark-b', i, x) })) }).perNodePhase[0]!;
+    expect([s.postFecErrors, s.crcErrors, s.symbolErrors, s.linkDownEvents]).toEqual([1, 2, 1, 1]);
+    expect(s.correctedBits).toBe(100);
+    expect(s.correctedBitsBerUb95).toBeCloseTo(poisson100() / (3 * 212.5e9), 18);
+    expect(s.nicTempMaxC).toBe(81);
+    expect(s.nicTempMeanC).toBeCloseTo(75.75, 10);
+    expect(s.gpuUtilMeanPct).toBeCloseTo(97, 10);
+    expect(s.gpuTempMaxC).toBe(50);
+  });
+
+  it('slope of log10(error rate) against NIC temperature', () => {
+    // GENERATED: rate = 1000 * 10^(0.1 (T - 50)), NIC warming 50 -> 80 C over 300 s: 0.1 decades per degree
+    const temp = (t: number) => 50 + (30 * t) / 300;
+    const xs = series('spark-b', 300, (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 0, 0, 0], (t) => ({ temp: temp(t) }));
+    const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-loaded', sample: s })), phases: PHASES });
+    expect(r.logRateVsTempSlope).toBeCloseTo(0.1, 3);
+  });
+
+  it('returns nulls when there is nothing to analyse', () => {
+    expect(analyzeRun({ samples: [] })).toEqual({ perNodePhase: [], fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null });
+  });
+});
+
+// chi2inv(0.95, 202)/2 computed independently (scipy.stats.chi2.ppf): 118.07927278
+function poisson100(): number {
+  return 118.07927278;
+}

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { AnalysisRecord, BenchmarkRecord, NodePhaseStats } from '../../src/domain/record.js';
+import { UsageError } from '../../src/domain/errors.js';
+import { gradeRun } from '../../src/grading/grade-run.js';
+import { validateProtocol } from '../../src/protocol/validate.js';
+import { limitsSchema, verdictTable } from '../../src/rules/docs.js';
+import { checkLimit, labelOf } from '../../src/rules/in-range.js';
+import { LIMIT_KEYS, RULES, defaultLimit, ruleOf, type RuleDeclaration } from '../../src/rules/registry.js';
+
+const PROTOCOL = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'protocols', 'spark-burnin.json'), 'utf8'));
+const NO_BENCH: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
+
+// GENERATED stats of one receiver over the loaded soak: clean but for what a test sets.
+function stats(over: Partial<NodePhaseStats>): NodePhaseStats {
+  const laneStats = [0, 1, 2, 3].map((lane) => ({ node: 'spark-b', phase: 'soak-loaded', lane, errors: 0, seconds: 3600, ratePerS: 0, ber: 0, berUb95: 2.9957 / (3600 * 53.125e9), berLb95: 0 }));
+  return {
+    node: 'spark-b', phase: 'soak-loaded', seconds: 3600, lanes: 4, laneStats, correctedBits: 0, preFecBer: 0, preFecBerUb95: 2.9957 / (3600 * 212.5e9),
+    correctedBitsBerUb95: null, postFecErrors: 0, crcErrors: 0, symbolErrors: 0, linkDownEvents: 0, counterResets: 0, worstLane: null, worstLaneRatio: 0,
+    ratioAgainstZero: false, worstLaneBerLb95: 0, nicTempMaxC: 82, nicTempMeanC: 81, gpuUtilMeanPct: 97, gpuTempMaxC: 70, ...over,
+  };
+}
+const analysisOf = (s: NodePhaseStats[]): AnalysisRecord => ({
+  perNodePhase: s, fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null, gradedPhases: ['soak-idle', 'soak-loaded'], windows: [], laneTemp: [],
+});
+
+describe('the rule registry', () => {
+  it('declares each rule once: unique ids, a measure for every cable rule and none for setup rules', () => {
+    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
+    for (const r of RULES) expect(typeof r.measure === 'function', r.id).toBe(r.kind === 'cable');
+    expect(RULES.map((r) => r.id)).toEqual(['crc-errors', 'post-fec-errors', 'link-down-events', 'fec-margin', 'fec-window', 'lane-ratio', 'ib-write-bw-sum', 'loopback-floor', 'gpu-util-min']);
+  });
+
+  it('every default limit is one the protocol loader accepts, marginal on the good side, settings in range', () => {
+    for (const r of RULES) {
+      const d = defaultLimit(r);
+      if (d.marginal !== undefined) expect(r.direction === 'max' ? d.marginal < d.fail : d.marginal > d.fail, r.id).toBe(true);
+      for (const [k, p] of Object.entries(r.params)) expect(p.minExclusive ? p.default > p.min : p.default >= p.min, `${r.id}.${k}`).toBe(true);
+      for (const k of Object.keys(r.params)) expect(LIMIT_KEYS.required as readonly string[]).not.toContain(k);
+    }
+  });
+
+  it('labels and advice are the declarations`: in-range prints the label, grading gives the advice', () => {
+    expect(labelOf('crc-errors')).toBe(ruleOf('crc-errors')!.label);
+    expect(labelOf('no-such-rule')).toBe('no-such-rule');
+    expect(checkLimit(defaultLimit(ruleOf('fec-window')!), 0.5).text).toBe('window margin 0.5 decades < 1 (marginal below 2, fail below 1; 60-s windows held 10 s)');
+    const v = gradeRun(analysisOf([stats({ crcErrors: 2 })]), NO_BENCH, { limits: RULES.map(defaultLimit), phases: [] });
+    expect(v.reasons[0]).toMatchObject({ rule: 'crc-errors', advice: ruleOf('crc-errors')!.advice });
+  });
+});
+
+// Worked example: a rule that FAILs a cable on rx_symbol_err_phy (packets dropped for physical coding errors). Adding
+// it to cablequal is this declaration in src/rules/registry.ts (RULES) plus this test; everything below follows from it.
+describe('adding a rule: its declaration plus its test (worked example: symbol-errors)', () => {
+  const symbolErrors: RuleDeclaration = {
+    id: 'symbol-errors',
+    kind: 'cable',
+    since: 3,
+    unit: 'errors',
+    direction: 'max',
+    label: 'symbol errors',
+    fail: 1,
+    params: {},
+    measured: 'rx_symbol_err_phy counted on each receiver in every phase',
+    earlyStop: 'no',
+    advice: 'packets were dropped for physical coding errors: replace the cable',
+    measure: (m) => m.analysis.perNodePhase.map((s) => ({ value: s.symbolErrors, ...m.check(s.symbolErrors), node: s.node, phase: s.phase })),
+  };
+  const rules = [...RULES, symbolErrors];
+
+  it('a protocol written before it loads with its default, and says so', () => {
+    const p = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
+    expect(p.limits.find((l) => l.rule === 'symbol-errors')).toEqual({ rule: 'symbol-errors', direction: 'max', fail: 1, unit: 'errors' });
+    expect(p.notes).toEqual(['limits: no limit for symbol-errors (added in rules version 3): its default applies']);
+  });
+
+  it('a protocol that sets it is checked against the declaration', () => {
+    const bad = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', direction: 'min', fail: 1 }] };
+    expect(() => validateProtocol(bad, 'x.json', { rules })).toThrow(new UsageError('x.json: limits[9].direction: expected "max" for symbol-errors, got "min"'));
+    const ok = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', fail: 3 }] };
+    expect(validateProtocol(ok, 'x.json', { rules }).limits.at(-1)).toEqual({ rule: 'symbol-errors', direction: 'max', fail: 3, unit: 'errors' });
+  });
+
+  it('it grades: its value, label, limit and advice in the reason', () => {
+    const protocol = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
+    const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, rules);
+    expect(v.outcome).toBe('FAIL');
+    expect(v.reasons[0]).toEqual({
+      rule: 'symbol-errors', grade: 'FAIL', node: 'spark-b', phase: 'soak-loaded', value: 4, unit: 'errors', limit: 'fail at 1 or more',
+      message: 'spark-b soak-loaded: symbol errors 4 errors >= 1 (fail at 1 or more)', advice: 'packets were dropped for physical coding errors: replace the cable',
+    });
+    expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, rules).outcome).toBe('PASS');
+  });
+
+  it('README`s table and the schema carry it', () => {
+    expect(verdictTable(rules)).toContain('| `symbol-errors` | >= 1 errors | — | rx_symbol_err_phy counted on each receiver in every phase | no |');
+    const items = (limitsSchema(rules) as { items: { properties: { rule: { enum: string[] } } } }).items;
+    expect(items.properties.rule.enum).toContain('symbol-errors');
+  });
+});
