@@ -112,9 +112,22 @@ export function problemOf(root: unknown, e: ErrorObject): SchemaProblem {
       return { path: at(), expected: 'a non-empty array', ...got };
     case 'maxItems':
       return { path: at(), expected: `at most ${String(e.schema)} entries`, got: `${(e.data as unknown[]).length} entries`, hasGot: true };
+    case 'oneOf': {
+      const kinds = ((e.schema ?? []) as Obj[]).map((b) => ({ string: 'a string', object: 'an object', array: 'an array' })[String(b['type'])] ?? String(b['type']));
+      return { path: at(), expected: kinds.join(' or '), ...got };
+    }
     default:
       return { path: at(), expected: e.message ?? e.keyword, ...got };
   }
+}
+
+// The errors worth a message: a oneOf branch of another type than the value says nothing (its type error and the
+// oneOf summary go when a branch of the value's type has its own errors).
+export function relevantErrors(errors: readonly ErrorObject[]): ErrorObject[] {
+  const out = errors.filter((e) => e.keyword !== 'if');
+  const branchType = (e: ErrorObject) => e.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(e.schemaPath);
+  const inBranch = out.filter((e) => !branchType(e) && e.keyword !== 'oneOf');
+  return inBranch.length ? inBranch : out.filter((e) => e.keyword === 'oneOf').concat(out.filter((e) => e.keyword !== 'oneOf'));
 }
 
 // Errors that say a value is out of its range (not that the protocol's shape is wrong): a journal's protocol

@@ -34,7 +34,7 @@ const compiled = new WeakMap<readonly RuleDeclaration[], ValidateFunction>();
 export function protocolValidator(rules: readonly RuleDeclaration[] = RULES): ValidateFunction {
   let v = compiled.get(rules);
   if (!v) {
-    v = new Ajv2020({ allErrors: true, verbose: true, strict: true }).compile(protocolSchema(rules));
+    v = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTuples: false }).compile(protocolSchema(rules));
     compiled.set(rules, v);
   }
   return v;

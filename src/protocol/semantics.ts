@@ -1,7 +1,8 @@
 // What a JSON Schema cannot say about a protocol: the order its phases must run in (what each phase needs from an
 // earlier one, as src/run/qualify.ts runs them), and the limits the numbers put on each other.
 import type { Limit } from '../domain/limit.js';
-import type { Phase } from './types.js';
+import { GPU_BURN_KERNEL, gpuBurnKernel } from './gpu-load.js';
+import type { Phase, ProgramLoad, ProtocolCommands } from './types.js';
 
 // One problem: the field at fault and what it must be.
 export interface SemanticProblem {
@@ -51,5 +52,36 @@ export function samplingProblems(phases: readonly Phase[], limits: readonly Limi
   if (ticks > MAX_TICKS) {
     out.push({ path: 'samplingIntervalS', expected: `at most ${MAX_TICKS} samples per node (load phases ${sampledS} s / samplingIntervalS): raise samplingIntervalS or shorten the soaks`, got: ticks === Infinity ? 'no limit' : `${intervalS} (${ticks} samples)` });
   }
+  return out;
+}
+
+// gpu_burn reads its run length from the first argument after its options and treats ANY argument containing "-h",
+// "-l" or "-d" as help, list or doubles (a substring test, gpu_burn-drv.cpp main()): refuse what would not load the GPUs.
+function gpuBurnProblems(g: ProgramLoad, path: string): SemanticProblem[] {
+  const out: SemanticProblem[] = [];
+  const last = g.args[g.args.length - 1];
+  if (last !== '{durationS}') out.push({ path: `${path}.args`, expected: 'gpu_burn\'s run length "{durationS}" as the last argument (gpu_burn reads it after its options)', got: last });
+  g.args.forEach((a, i) => {
+    for (const [flag, what] of [['-h', 'prints its help'], ['-l', 'lists the GPUs'], ['-d', 'switches to doubles']] as const) {
+      if (a.includes(flag) && a !== flag) out.push({ path: `${path}.args[${i}]`, expected: `no "${flag}" inside an argument (gpu_burn ${what} when any argument contains it)`, got: a });
+      if (a === flag && flag !== '-d') out.push({ path: `${path}.args[${i}]`, expected: `not "${flag}" (gpu_burn ${what} and exits without loading the GPUs)`, got: a });
+    }
+  });
+  const kernel = gpuBurnKernel(g.args);
+  if (!kernel.startsWith('/') && g.cwd === undefined) {
+    out.push({ path: `${path}.args`, expected: `-c <absolute path of ${GPU_BURN_KERNEL}> or a "cwd" holding it (gpu_burn looks for its compare kernel "${kernel}" in its working directory, and the run's scratch directory never has it)`, got: g.args });
+  }
+  return out;
+}
+
+// The commands' parts that must agree: nccl's {ranks} with ncclRank, and a gpu_burn load that would load the GPUs.
+export function commandProblems(c: ProtocolCommands): SemanticProblem[] {
+  const out: SemanticProblem[] = [];
+  // The per-node form: nccl holds {ranks} exactly once and ncclRank says what one node's app context is.
+  const ranks = (c.nccl.match(/\{ranks\}/g) ?? []).length;
+  if (c.ncclRank !== undefined && ranks !== 1) out.push({ path: 'commands.nccl', expected: 'exactly one {ranks} (where the per-node app contexts of commands.ncclRank go)', got: c.nccl });
+  if (c.ncclRank === undefined && ranks > 0) out.push({ path: 'commands.ncclRank', expected: 'a value (required key when commands.nccl uses {ranks})' });
+  if (c.ncclRank !== undefined && /\{(?:ipA|ipB|netdevA|hcaList)\}/.test(c.nccl)) out.push({ path: 'commands.nccl', expected: "no {ipA}, {ipB}, {netdevA} or {hcaList} beside {ranks} (each node's names go in commands.ncclRank)", got: c.nccl });
+  if (c.gpuLoad.form === 'program' && c.gpuLoad.program.split('/').pop() === 'gpu_burn') out.push(...gpuBurnProblems(c.gpuLoad, 'commands.gpuLoad'));
   return out;
 }

@@ -5,9 +5,9 @@ import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
 import { LIMIT_KEYS, RULES, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
 import { protocolValidator } from './schema.js';
-import { describeValue, isRangeError, problemOf } from './schema-message.js';
-import { phaseOrderProblems, samplingProblems } from './semantics.js';
-import type { EarlyStopConfig, Phase, ProtocolCommands, RegressionTolerances } from './types.js';
+import { describeValue, isRangeError, problemOf, relevantErrors } from './schema-message.js';
+import { commandProblems, phaseOrderProblems, samplingProblems } from './semantics.js';
+import type { EarlyStopConfig, GpuLoad, Phase, ProtocolCommands, RegressionTolerances } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -184,6 +184,22 @@ function earlyStop(r: Reader, es: Obj, lim: Limit[], entries: Obj[], intervalS: 
   return out;
 }
 
+// The commands as the run uses them: the GPU load in its program form, or the one-line form of older protocols.
+function commands(o: Obj): ProtocolCommands {
+  const g = o['gpuLoad'];
+  const gpuLoad: GpuLoad =
+    typeof g === 'string'
+      ? { form: 'line', line: g }
+      : (() => {
+          const p = g as Obj;
+          const load: GpuLoad = { form: 'program', program: p['program'] as string, args: [...(p['args'] as string[])], requires: [...((p['requires'] as string[] | undefined) ?? [])] };
+          if (p['cwd'] !== undefined) load.cwd = p['cwd'] as string;
+          if (p['check'] !== undefined) load.check = [...(p['check'] as string[])];
+          return load;
+        })();
+  return { ...(o as unknown as ProtocolCommands), gpuLoad };
+}
+
 // Validate parsed JSON into a Protocol body (without file/sha256); throws UsageError naming the first problem.
 export function validateProtocol(json: unknown, file: string, opts: ValidateOptions = {}) {
   const rules = opts.rules ?? RULES;
@@ -193,7 +209,7 @@ export function validateProtocol(json: unknown, file: string, opts: ValidateOpti
   // The schema: every field's type, range and key, from protocols/protocol.schema.json and the registry.
   const validate = protocolValidator(rules);
   if (!validate(doc)) {
-    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if');
+    const errors = relevantErrors(validate.errors ?? []);
     const hard = r.lenient ? errors.filter((e) => !isRangeError(e)) : errors;
     if (hard.length) r.fail(problemOf(doc, hard[0]!));
     for (const e of errors) r.refuseOrNote(problemOf(doc, e));
@@ -225,7 +241,8 @@ export function validateProtocol(json: unknown, file: string, opts: ValidateOpti
     const i = entries.findIndex((l) => l['rule'] === rule);
     return i < 0 ? `limits (${rule} default)` : `limits[${i}]`;
   };
-  for (const p of [...phaseOrderProblems(phases), ...samplingProblems(phases, lim, samplingIntervalS, limitPath)]) r.refuseOrNote(p);
+  const cmds = commands(o['commands'] as Obj);
+  for (const p of [...phaseOrderProblems(phases), ...samplingProblems(phases, lim, samplingIntervalS, limitPath), ...commandProblems(cmds)]) r.refuseOrNote(p);
 
   return {
     name: o['name'] as string,
@@ -233,7 +250,7 @@ export function validateProtocol(json: unknown, file: string, opts: ValidateOpti
     samplingIntervalS,
     maxSampleGapS,
     phases,
-    commands: { ...(o['commands'] as ProtocolCommands) },
+    commands: cmds,
     limits: lim,
     earlyStop: es,
     regression: { ...(o['regression'] as RegressionTolerances) },

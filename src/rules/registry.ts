@@ -322,14 +322,21 @@ export const RULES: readonly RuleDeclaration[] = [
     marginal: 180,
     range: { min: 0, minExclusive: true, max: 400, why: 'Gb/s over both rails: a Spark moves about 200 Gb/s each way (400 both ways together), so a floor above 400 would fail every cable' },
     params: {},
-    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails; graded only when loopback showed every rail of every node fine',
+    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
     advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
     measure: (m) => {
-      const b = m.benchmarks;
-      if (!b.ibWriteBw || !m.loopbackFine) return [];
-      const v = b.ibWriteBw.sumMedianGbps;
-      const c = m.check(v);
-      return [{ value: v, ...c, text: `${c.text}; median of ${b.ibWriteBw.perRail.length} rails summed` }];
+      const bw = m.benchmarks.ibWriteBw;
+      if (!bw || !m.loopbackFine) return [];
+      // The limit is a unidirectional figure: with one stream per direction, each direction is held to it (its
+      // receiver names it); runs before per-direction streams have one figure.
+      if (!bw.perDirection) {
+        const c = m.check(bw.sumMedianGbps);
+        return [{ value: bw.sumMedianGbps, ...c, text: `${c.text}; median of ${bw.perRail.length} rails summed` }];
+      }
+      return bw.perDirection.map((d) => {
+        const c = m.check(d.sumMedianGbps);
+        return { value: d.sumMedianGbps, ...c, node: d.to, text: `${c.text}; ${d.from} -> ${d.to}: median of ${d.perRail.length} rails summed` };
+      });
     },
   },
   {

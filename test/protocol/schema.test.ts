@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProtocol } from '../../src/protocol/load.js';
 import { boundsTable, protocolSchema, protocolSchemaFile, protocolValidator, SCHEMA_PATH, withBoundsTable } from '../../src/protocol/schema.js';
-import { COMMAND_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
+import { COMMAND_PLACEHOLDERS, GPU_LOAD_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_SAMPLE_GAP_S, DEFAULT_MSG_SIZE, DEFAULT_SAMPLING_INTERVAL_S } from '../../src/protocol/validate.js';
 import { limitsSchema } from '../../src/rules/docs.js';
 import { RULES } from '../../src/rules/registry.js';
@@ -63,9 +63,9 @@ describe('protocol.schema.json, the one statement of what a protocol may hold', 
     for (const [at, n] of subschemas(schema).filter(([, x]) => x['type'] === 'string')) {
       expect(n['maxLength'] ?? (String(n['pattern'] ?? '').includes('{0,63}') ? 64 : undefined), `${at} bounded`).toBeTypeOf('number');
     }
-    const cmds = schema.properties.commands.properties as Record<string, { pattern: string }>;
+    const cmds = schema.properties.commands.properties as Record<string, { pattern?: string; oneOf?: { pattern: string }[] }>;
     for (const [name, c] of Object.entries(cmds)) {
-      const re = new RegExp(c.pattern, 'u');
+      const re = new RegExp(c.pattern ?? c.oneOf![0]!.pattern, 'u');
       for (const bad of ['a\nb', 'a\rb', 'a\tb', 'a\u001bb', 'a\u0000b', 'a\u007fb']) expect(re.test(bad), `${name} ${JSON.stringify(bad)}`).toBe(false);
     }
   });
@@ -107,12 +107,30 @@ describe('protocol.schema.json, the one statement of what a protocol may hold', 
     const dirs = Object.fromEntries(lim.allOf.map((x: any) => [x.if.properties.rule.const, x.then.properties.direction.const]));
     expect(dirs).toEqual(Object.fromEntries(RULES.map((r) => [r.id, r.direction])));
     const cmds = schema.properties.commands;
-    expect([...cmds.required].sort()).toEqual(Object.keys(COMMAND_PLACEHOLDERS).sort());
+    expect([...cmds.required].sort()).toEqual([...Object.keys(COMMAND_PLACEHOLDERS).filter((n) => n !== 'ncclRank'), 'gpuLoad'].sort());
+    expect(Object.keys(cmds.properties).sort()).toEqual([...Object.keys(COMMAND_PLACEHOLDERS), 'gpuLoad'].sort());
     for (const [name, ph] of Object.entries(COMMAND_PLACEHOLDERS)) {
       const re = new RegExp(cmds.properties[name].pattern, 'u');
       expect(re.test(ph.map((p) => `{${p}}`).join(' '))).toBe(true);
       expect(re.test('x {bogus}')).toBe(false);
       expect(re.test('x; reboot')).toBe(false);
+    }
+    const [line, program] = cmds.properties.gpuLoad.oneOf;
+    expect(new RegExp(line.pattern, 'u').test(GPU_LOAD_PLACEHOLDERS.map((p) => `{${p}}`).join(' '))).toBe(true);
+    expect([...program.required].sort()).toEqual(['args', 'program']);
+    expect(Object.keys(program.properties).sort()).toEqual(['args', 'check', 'cwd', 'program', 'requires']);
+    expect(new RegExp(program.properties.args.items.pattern, 'u').test('x {bogus}')).toBe(false);
+  });
+
+  it('its patterns accept the shipped templates and GPU load', () => {
+    const cmds = schema.properties.commands.properties;
+    for (const f of SHIPPED) {
+      const { gpuLoad, ...templates } = read(f).commands as Record<string, any>;
+      for (const [name, t] of Object.entries(templates)) expect(new RegExp(cmds[name].pattern, 'u').test(t), `${f} ${name}`).toBe(true);
+      const p = cmds.gpuLoad.oneOf[1].properties;
+      expect(new RegExp(p.program.pattern, 'u').test(gpuLoad.program)).toBe(true);
+      for (const a of gpuLoad.args) expect(new RegExp(p.args.items.pattern, 'u').test(a)).toBe(true);
+      for (const r of gpuLoad.requires) expect(new RegExp(p.requires.items.pattern, 'u').test(r)).toBe(true);
     }
   });
 });
