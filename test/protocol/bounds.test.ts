@@ -63,6 +63,11 @@ const BOUNDS: Row[] = [
   ['long name', (p) => (p.name = 'a'.repeat(65)), 'name: expected a name of lowercase letters, digits and dashes, at most 64, got "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'],
   ['33 phases', (p) => { for (let i = 0; i < 26; i++) p.phases.push({ name: `soak-${i}`, kind: 'soak', durationS: 10, gpuLoad: false }); }, 'phases: expected at most 32 entries, got "33 entries"'],
   ['long template', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS} ' + 'x'.repeat(5000)), 'commands.gpuLoad: expected a string of at most 4096 characters, got "gpu_burn {durationS} xxxxxxxxxxxxxxx...'],
+  ['65 load arguments', (p) => (p.commands.gpuLoad.args = [...Array(64).fill('-m'), '{durationS}']), 'commands.gpuLoad.args: expected at most 64 entries, got "65 entries"'],
+  ['a load of the wrong type', (p) => (p.commands.gpuLoad = 5), 'commands.gpuLoad: expected a string or an object, got 5'],
+  ['.. in the load program', (p) => (p.commands.gpuLoad.program = '/opt/../bin/gpu_burn'), 'commands.gpuLoad.program: expected a program name or an absolute path (letters, digits, _ . + @ - and /), got "/opt/../bin/gpu_burn"'],
+  ['100 required files', (p) => (p.commands.gpuLoad.requires = Array(100).fill('/a')), 'commands.gpuLoad.requires: expected at most 64 entries, got "100 entries"'],
+  ['newline in ncclRank', (p) => (p.commands.ncclRank = `${p.commands.ncclRank}\nreboot`), 'commands.ncclRank: expected one line without control characters (a newline would start a second command), got "-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -...'],
 ];
 
 // What the schema cannot say: the order phases need, and the numbers' limits on each other.
