@@ -55,8 +55,8 @@ function laneOfRate(gbd: number, encoding: number | null | undefined): LaneGbps 
 export function classifyCable(id: ClassifiableIdentity): CableClass {
   const unknown = (why: string): CableClass => ({ family: 'unknown', laneGbps: null, basis: why });
   const form = QSFP_IDENTIFIERS.has(id.identifier);
-  let lane: LaneGbps | null = null;
-  let basis = '';
+  let lane: LaneGbps;
+  let basis: string;
   if (id.standard === 'SFF-8636') {
     const ext = id.extendedCompliance ?? null;
     const rate = id.nominalRateGBd ?? null;

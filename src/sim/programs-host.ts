@@ -19,7 +19,7 @@ export interface Answer {
 export const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
 export const err = (stderr: string, exitCode = 1): Answer => ({ stdout: '', stderr, exitCode });
 
-function noDevice(iface: string): Answer {
+function noDevice(_iface: string): Answer {
   return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
 }
 
@@ -277,7 +277,11 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
       continue;
     }
     if (grep) {
-      for (const line of body.split('\n')) if (line !== '') (stdout += `${p}:${line}\n`), (matched = true);
+      for (const line of body.split('\n')) {
+        if (line === '') continue;
+        stdout += `${p}:${line}\n`;
+        matched = true;
+      }
     } else stdout += body;
   }
   const exitCode = grep ? (stderr ? 2 : matched ? 0 : 1) : stderr ? 1 : 0;

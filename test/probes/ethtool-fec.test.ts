@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolFec, readEthtoolFec } from '../../src/probes/ethtool-fec.js';
 import { RemoteCommandError } from '../../src/transport/types.js';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { RemoteCommandError } from '../../src/transport/types.js';
 import { parseCommand } from '../../src/cli/parse-command.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cagesFromLinks, parseIbdev2netdev, pickCage } from '../../src/probes/ibdev2netdev.js';
 import { parseNetIdentity } from '../../src/probes/net-identity.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseRdmaLink } from '../../src/probes/rdma-link.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
