@@ -1,6 +1,6 @@
 // What class of cable the EEPROM says it is, from the bytes that say it (never from how the link trained): the
 // SFF-8024 identifier (form factor), SFF-8636 extended compliance byte 192 and nominal bit rate (140, or 222 when 140
-// is 0xff), CMIS application descriptors (host electrical interface codes). FORMATS §4; SFF-8024 tables 4-4 and 4-5.
+// is 0xff), CMIS application descriptors (host electrical interface codes). docs/formats.md §4; SFF-8024 tables 4-4 and 4-5.
 import type { CableFamily } from '../domain/cable.js';
 import { hex2 } from './bytes.js';
 import type { EepromDecode } from './decoded.js';

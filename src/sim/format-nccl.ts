@@ -1,4 +1,4 @@
-// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples-real/nccl/spark-fb97-*.
+// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples/nccl/spark-fb97-*.
 
 export interface NcclRun {
   hosts: { name: string; pid: number; ip: string }[];

@@ -121,7 +121,7 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
 }
 
 // What a reader of ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
-// newline, so with rows the flushed part ends just before the last character (FORMATS §5, format-perftest.ts).
+// newline, so with rows the flushed part ends just before the last character (docs/formats.md §5, format-perftest.ts).
 function shown(printed: string, rowsText: string, buffering: StdoutBuffering, exited: boolean): string {
   return visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
 }

@@ -38,7 +38,7 @@ function promptedRuns(rel: string): { iface: string; output: string }[] {
 
 const lanesPatch = () => sample('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt');
 
-// CONSTRUCTED for this test from the FORMATS §3 layout (not a recording): a full non-root `ethtool <if>`
+// CONSTRUCTED for this test from the docs/formats.md §3 layout (not a recording): a full non-root `ethtool <if>`
 // with a multi-line supported-modes list and the interleaved permission notice.
 const constructedNonRoot = [
   'Settings for enp1s0f0np0:',
