@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { limitsSchema } from '../rules/docs.js';
 import { RULES, type RuleDeclaration } from '../rules/registry.js';
 
@@ -40,7 +40,6 @@ export function protocolValidator(rules: readonly RuleDeclaration[] = RULES): Va
   return v;
 }
 
-export type SchemaError = ErrorObject;
 
 const BOUNDS_BEGIN = '<!-- protocol-bounds:begin (generated from protocols/protocol.schema.json by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
 const BOUNDS_END = '<!-- protocol-bounds:end -->';
