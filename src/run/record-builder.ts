@@ -37,8 +37,13 @@ function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[]
 // The cable's class from its EEPROM (not from how it trained): a 400G-class cable that trained 4 x 50G is QSFP112.
 function classOf(id: CableIdentity | null): { family: CableFamily; familyBasis: string } {
   if (!id) return { family: 'unknown', familyBasis: 'no EEPROM identity was read' };
-  const c = classifyCable(id);
-  return { family: c.family, familyBasis: c.basis };
+  try {
+    const c = classifyCable(id);
+    return { family: c.family, familyBasis: c.basis };
+  } catch {
+    // The identity is read back from an untrusted journal: a field missing or of the wrong type classifies nothing.
+    return { family: 'unknown', familyBasis: 'the EEPROM identity in the journal is damaged (a field missing or of the wrong type)' };
+  }
 }
 
 // Rebuild phases from phase-start/phase-end lines; a phase without an end was cut off.
