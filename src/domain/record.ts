@@ -217,14 +217,14 @@ export interface RunRecord {
   headline?: Headline | null;
   sampling: SamplingStats;
   // problems: journal lines left out on reading (not JSON, or fields missing), first 50 with their line numbers.
-  // tickGaps: ticks missing between a node's first and last sample (a node that did not answer, sample lines left out).
+  // tickGaps: ticks missing between a node's first and last sample; explained when the run journaled a gap or a skip.
   journal: {
     file: string;
     lines: number;
     bytes: number;
     badLines?: number;
     problems?: { line: number; reason: string }[];
-    tickGaps?: { count: number; ranges: { node: string; fromTick: number; toTick: number }[] };
+    tickGaps?: { count: number; ranges: { node: string; fromTick: number; toTick: number; explained: boolean }[] };
     // The hash chain (each line's `prev`): lastHash is the SHA-256 of the last line; breaks name the lines at fault.
     chain?: { status: 'intact' | 'broken' | 'unchained'; lastHash: string | null; breaks?: { line: number; reason: string }[]; note?: string };
   };

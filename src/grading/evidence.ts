@@ -8,11 +8,14 @@ import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord } from '.
 import type { Protocol } from '../protocol/types.js';
 import { formatNumber } from '../rules/in-range.js';
 
-// One node's samples as the journal holds them: the controller time (line tS), tick, and mean GPU utilisation.
+// One node's samples as the journal holds them: the controller time (line tS), tick, and mean GPU utilisation; the
+// ticks the run journaled as skipped (unreadable output) and when it journaled the node's gaps (no sample).
 export interface NodeTimeline {
   tS: number[];
   ticks: number[];
   gpuUtilPct: (number | null)[];
+  skippedTicks: Set<number>;
+  gapStartsS: number[];
 }
 
 // What the evidence checks read from a journal.
@@ -28,11 +31,13 @@ export interface EvidenceInput {
   timelines: ReadonlyMap<string, NodeTimeline>;
 }
 
-// A missing tick range of one node (both ends inclusive).
+// A missing tick range of one node (both ends inclusive); explained when the run journaled why (a gap of the node
+// opened there, or each tick skipped as unreadable). A writer never leaves a tick unexplained: sample lines are gone.
 export interface TickGap {
   node: string;
   fromTick: number;
   toTick: number;
+  explained: boolean;
 }
 
 export interface EvidenceResult {
@@ -53,7 +58,8 @@ const limitFail = (protocol: EvidenceInput['protocol'], rule: string, fallback: 
 
 // Every check the journal's evidence allows, made again.
 export function checkEvidence(input: EvidenceInput): EvidenceResult {
-  return { setup: setupChecks(input), incomplete: [...phaseChecks(input), ...coverageChecks(input)], tickGaps: tickGapsOf(input.timelines) };
+  const tickGaps = tickGapsOf(input.timelines);
+  return { setup: setupChecks(input), incomplete: [...phaseChecks(input), ...coverageChecks(input), ...unexplainedTicks(tickGaps)], tickGaps };
 }
 
 const done = (input: EvidenceInput, name: string) => input.phases.find((p) => p.name === name && p.status === 'done');
@@ -259,8 +265,33 @@ function coverageChecks(input: EvidenceInput): Reason[] {
 function tickGapsOf(timelines: ReadonlyMap<string, NodeTimeline>): TickGap[] {
   const out: TickGap[] = [];
   for (const [node, t] of timelines) {
-    const ticks = [...new Set(t.ticks)].sort((a, b) => a - b);
-    for (let i = 1; i < ticks.length; i++) if (ticks[i]! > ticks[i - 1]! + 1) out.push({ node, fromTick: ticks[i - 1]! + 1, toTick: ticks[i]! - 1 });
+    const at = new Map<number, number>(); // tick -> tS of the node's sample
+    t.ticks.forEach((k, i) => at.set(k, t.tS[i]!));
+    const ticks = [...at.keys()].sort((a, b) => a - b);
+    for (let i = 1; i < ticks.length; i++) {
+      const from = ticks[i - 1]! + 1;
+      const to = ticks[i]! - 1;
+      if (to < from) continue;
+      const [fromS, toS] = [at.get(ticks[i - 1]!)!, at.get(ticks[i]!)!];
+      let skipped = true;
+      for (let k = from; k <= to && skipped; k++) skipped = t.skippedTicks.has(k);
+      const explained = skipped || t.gapStartsS.some((g) => g >= fromS && g <= toS);
+      out.push({ node, fromTick: from, toTick: to, explained });
+    }
   }
   return out;
+}
+
+// Missing ticks the run never journaled a reason for: sample lines were deleted or lost, the journal is not whole.
+function unexplainedTicks(gaps: readonly TickGap[]): Reason[] {
+  const bad = gaps.filter((g) => !g.explained);
+  if (!bad.length) return [];
+  const say = (g: TickGap) => `${g.node} tick${g.fromTick === g.toTick ? ` ${g.fromTick}` : `s ${g.fromTick}-${g.toTick}`}`;
+  return [
+    missing('samples-missing', `${bad.slice(0, 5).map(say).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more range(s)` : ''}: no sample line in the journal and no gap or skipped tick recorded for it: sample lines were deleted or lost`, {
+      node: bad[0]!.node,
+      value: bad.reduce((n, g) => n + g.toTick - g.fromTick + 1, 0),
+      unit: 'ticks',
+    }),
+  ];
 }

@@ -272,6 +272,12 @@ function tickGapsOf(gaps: TickGap[]): { count: number; ranges: TickGap[] } {
 
 type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[]; gpus: { utilizationPct: number | null }[] } };
 
+function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTimeline {
+  let t = timelines.get(node);
+  if (!t) timelines.set(node, (t = { tS: [], ticks: [], gpuUtilPct: [], skippedTicks: new Set(), gapStartsS: [] }));
+  return t;
+}
+
 // The mean utilisation of a sample's GPUs (null: none read).
 function meanGpuUtil(gpus: { utilizationPct: number | null }[]): number | null {
   let sum = 0;
@@ -294,13 +300,15 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
   let lastTick: number | null = null;
   const ticks = new Set<number>();
   for (const l of lines) {
+    // Why a node has no sample at a tick, as the run journaled it (these lines are not screened: read defensively).
+    if (l.type === 'sample-skipped' && typeof l['node'] === 'string' && Number.isSafeInteger(l['tick'])) timelineOf(timelines, l['node']).skippedTicks.add(l['tick'] as number);
+    if (l.type === 'gap-start' && typeof l['node'] === 'string' && Number.isFinite(l.tS)) timelineOf(timelines, l['node']).gapStartsS.push(l.tS!);
     if (l.type !== 'sample') continue;
     const s = (l as RawSampleLine).sample;
     count++;
     lastTick = s.tick;
     ticks.add(s.tick);
-    let t = timelines.get(s.node);
-    if (!t) timelines.set(s.node, (t = { tS: [], ticks: [], gpuUtilPct: [] }));
+    const t = timelineOf(timelines, s.node);
     t.tS.push(Number(l.tS ?? 0));
     t.ticks.push(s.tick);
     t.gpuUtilPct.push(meanGpuUtil((l as RawSampleLine).sample.gpus));

@@ -90,7 +90,7 @@ describe('a verdict earned from the samples (unchained journals: the evidence al
     const idle = unchain(journals['good-qsfp56']!).filter((l) => !(typeOf(l) === 'sample' && l.includes('"phase":"soak-idle"')));
     const gi = await grade(idle);
     expect(gi.outcome).toBe('ERROR');
-    expect(gi.rules).toEqual(['sampling-gap', 'sampling-gap']);
+    expect(gi.rules).toEqual(['sampling-gap', 'sampling-gap', 'samples-missing']);
     expect(gi.out).toMatch(/spark-a soak-idle: not one sample in the journal during the phase \([\d.]+ s to [\d.]+ s into the run\)/);
   });
 
@@ -112,15 +112,25 @@ describe('a verdict earned from the samples (unchained journals: the evidence al
     expect(g.out).toContain('phase nccl has no phase-end line in the journal');
   });
 
-  it('a few ticks missing: reported in the record as tick gaps, within the protocol`s gap tolerance the verdict stands', async () => {
+  it('sample lines deleted: the ticks are listed in the record, and with no gap or skip journaled for them, ERROR', async () => {
     const lines = unchain(journals['good-qsfp56']!).filter((l) => {
       if (typeOf(l) !== 'sample') return true;
       const s = JSON.parse(l) as { tick: number; node: string };
       return !(s.node === 'spark-b' && s.tick >= 120 && s.tick <= 123);
     });
     const g = await grade(lines);
-    expect(g.outcome).toBe('PASS');
-    expect(g.record.journal.tickGaps).toEqual({ count: 1, ranges: [{ node: 'spark-b', fromTick: 120, toTick: 123 }] });
+    expect(g.outcome).toBe('ERROR');
+    expect(g.rules).toEqual(['samples-missing']);
+    expect(g.out).toContain('spark-b ticks 120-123: no sample line in the journal and no gap or skipped tick recorded for it');
+    expect(g.record.journal.tickGaps).toEqual({ count: 1, ranges: [{ node: 'spark-b', fromTick: 120, toTick: 123, explained: false }] });
+  });
+
+  it('a gap the run journaled (an SSH drop of 20 s): listed as explained, the verdict stands', async () => {
+    const r = await labRun({ scenario: 'good-qsfp56', faults: ['ssh-drop@150s+20s:spark-b'] });
+    expect(r.record.outcome).toBe('PASS');
+    const ranges = r.record.journal.tickGaps?.ranges ?? [];
+    expect(ranges.length).toBeGreaterThan(0);
+    expect(ranges.every((x) => x.node === 'spark-b' && x.explained)).toBe(true);
   });
 });
 
