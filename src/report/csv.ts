@@ -101,7 +101,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const header = ['t_s', 'node', 'phase', ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`), 'nic_temp_c'];
     const rows = ts.points.map((p) => [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC] as CsvCell[]);
     written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));
-    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps]))));
+    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps, t.direction ?? null]))));
   }
   return written;
 }
