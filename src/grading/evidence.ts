@@ -140,28 +140,42 @@ function identityChecks(input: EvidenceInput): Reason[] {
   return out;
 }
 
+// The RDMA devices of a node's cabled cage, from its node facts.
+function cageDevices(input: EvidenceInput, node: string | undefined): string[] {
+  const rails: unknown = input.nodes.find((n) => n.name === node)?.cage?.rails;
+  return Array.isArray(rails) ? rails.map((r: { rdmaDevice?: unknown } | null) => r?.rdmaDevice).filter((d): d is string => typeof d === 'string') : [];
+}
+
 function ncclChecks(input: EvidenceInput, phase: string): Reason[] {
   const nccl = input.benchmarks.nccl;
   if (!nccl) return [missing('nccl-missing', `${phase}: the journal has no NCCL result: both rails were not shown in use`, { phase })];
-  if (nccl.network !== 'IB') {
-    return [{ rule: 'nccl-network', phase, message: `NCCL used network ${nccl.network ?? 'unknown'} instead of IB (from the journal's NCCL result)`, advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable' }];
+  // Each node's rank on its own (runs since per-node ranks); journals before it have one list, the first node's.
+  const ranks = Array.isArray(nccl.ranks) && nccl.ranks.length ? nccl.ranks : [{ node: input.nodeNames[0] ?? '', network: nccl.network, devices: nccl.devices }];
+  const off = ranks.find((r) => r?.network !== 'IB');
+  if (nccl.network !== 'IB' || off) {
+    const where = off && Array.isArray(nccl.ranks) ? `${off.node}'s rank used network ${off.network ?? 'unknown'}` : `NCCL used network ${nccl.network ?? 'unknown'}`;
+    return [{ rule: 'nccl-network', phase, message: `${where} instead of IB (from the journal's NCCL result)`, advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable' }];
   }
-  // The devices of the cabled cage of the node NCCL ran from (the first node), from its node facts.
-  const first = input.nodes.find((n) => n.name === input.nodeNames[0]);
-  const rails: unknown = first?.cage?.rails;
-  const hcas = Array.isArray(rails) ? rails.map((r: { rdmaDevice?: unknown } | null) => r?.rdmaDevice).filter((d): d is string => typeof d === 'string') : [];
-  if (hcas.length === 0) return [missing('nccl-rails', `${phase}: the journal does not say which RDMA devices the cage has: NCCL's rails cannot be checked`, { phase })];
-  const absent = hcas.filter((h) => !nccl.devices.includes(h));
-  if (absent.length === 0) return [];
-  return [
-    {
+  const out: Reason[] = [];
+  for (const rank of ranks) {
+    const hcas = cageDevices(input, rank.node);
+    if (hcas.length === 0) {
+      out.push(missing('nccl-rails', `${phase}: the journal does not say which RDMA devices ${rank.node || 'the node'}'s cage has: NCCL's rails cannot be checked`, { phase }));
+      continue;
+    }
+    const devices = Array.isArray(rank.devices) ? rank.devices : [];
+    const absent = hcas.filter((h) => !devices.includes(h));
+    if (absent.length === 0) continue;
+    out.push({
       rule: 'nccl-rails',
       phase,
-      value: nccl.devices.join(',') || '(none)',
-      message: `NCCL used ${nccl.devices.length ? nccl.devices.join(', ') : 'no RDMA device'}; ${absent.join(', ')} unused (from the journal's NCCL result): only part of the link was tested`,
+      ...(rank.node ? { node: rank.node } : {}),
+      value: devices.join(',') || '(none)',
+      message: `${rank.node ? `${rank.node}: ` : ''}NCCL used ${devices.length ? devices.join(', ') : 'no RDMA device'}; ${absent.join(', ')} unused (from the journal's NCCL result): only part of the link was tested`,
       advice: `set NCCL_IB_HCA=${hcas.join(',')} (both devices of the cabled port)`,
-    },
-  ];
+    });
+  }
+  return out;
 }
 
 function gpuChecks(input: EvidenceInput, phase: string, durationS: number, minPct: number): Reason[] {
