@@ -42,7 +42,7 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
   if (!st.isFile()) throw new UsageError(`${args.certificate}: not a file; give a certificate.json`);
-  let trusted: { pem: string; source: string } | null = null;
+  let trusted: { pem: string; source: string } | null;
   if (args.publicKey) {
     try {
       trusted = { pem: readFileSync(resolve(io.cwd, args.publicKey), 'utf8'), source: `--public-key ${args.publicKey}` };
