@@ -1,8 +1,8 @@
 import { readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
-import { compareRuns, keygen, regress, verifyCertificate, DEFAULT_LAB_KEY_PATH } from '../report/index.js';
+import { compareRuns, keygen, regress, requireConfiguredLabKey, trustedLabPublicKey, verifyCertificate, DEFAULT_LAB_KEY_PATH } from '../report/index.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
 import { isStoreFile } from '../store/open-store.js';
 import { loadProtocol } from '../protocol/index.js';
@@ -33,19 +33,24 @@ export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<
   return EXIT.ok;
 }
 
-// `cablequal verify <certificate.json>`: signature, journal hash, and a re-grade of the journal.
+// `cablequal verify <certificate.json>`: the exact signed bytes, the signature against the lab's pinned key, the
+// journal hash, and a re-grade of the journal. The key is pinned by --public-key, $CABLEQUAL_LAB_PUBLIC_KEY or the
+// lab's own key files (in that order: report/sign.ts trustedLabPublicKey); with none, a consistent certificate is UNPINNED
+// (exit 5), never OK: the key it carries proves nothing about who signed it.
 export async function verifyCommand(args: { certificate: string; publicKey?: string }, io: CliIo): Promise<number> {
   const path = resolve(io.cwd, args.certificate);
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
   if (!st.isFile()) throw new UsageError(`${args.certificate}: not a file; give a certificate.json`);
-  let publicKeyPem: string | undefined;
+  let trusted: { pem: string; source: string } | null;
   if (args.publicKey) {
     try {
-      publicKeyPem = readFileSync(resolve(io.cwd, args.publicKey), 'utf8');
+      trusted = { pem: readFileSync(resolve(io.cwd, args.publicKey), 'utf8'), source: `--public-key ${args.publicKey}` };
     } catch (e) {
       throw new UsageError(`--public-key ${args.publicKey}: cannot read the lab's public key (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
+  } else {
+    trusted = await trustedLabPublicKey(io.env);
   }
   const res = await verifyCertificate(path, {
     regrade: async (runDir: string, rulesVersion: number) => {
@@ -54,27 +59,53 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
       return { outcome: r.outcome, reasons: r.reasons };
     },
     currentRulesVersion: RULES_VERSION,
-    ...(publicKeyPem ? { publicKeyPem } : {}),
+    ...(trusted ? { publicKeyPem: trusted.pem, publicKeySource: trusted.source } : {}),
   });
   for (const n of res.notes) io.stdout(`note: ${printable(n)}\n`);
-  if (res.ok) {
-    io.stdout(`OK: ${args.certificate}: signature, journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`);
+  if (res.ok && res.pinned) {
+    io.stdout(`OK: ${args.certificate}: signature (pinned: ${printable(trusted!.source)}), journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`);
     return EXIT.ok;
+  }
+  if (res.ok) {
+    io.stdout(
+      `UNPINNED: ${args.certificate}: consistent (signature by the key the certificate carries, journal hash, re-graded verdict ${res.outcome}), but the signer ${res.fingerprint} is not pinned: give the lab's public key with --public-key or $CABLEQUAL_LAB_PUBLIC_KEY\n`,
+    );
+    return EXIT.unpinned;
   }
   for (const p of res.problems) io.stderr(`problem: ${printable(p)}\n`);
   io.stderr(`NOT VERIFIED: ${args.certificate}\n`);
   return EXIT.fail;
 }
 
-// `cablequal report <run dir>`: re-render every output of a run (e.g. after `grade --protocol` with new limits).
+// `cablequal report <run dir>`: re-render every output of a run (e.g. after `grade --protocol` with new limits). A lab
+// key that was asked for ($CABLEQUAL_LAB_KEY) but cannot be read, or none at all where a signed certificate is, is
+// refused before anything is rewritten: a signed certificate is never replaced by an unsigned one.
 export async function reportCommand(args: { runDir: string; protocol?: string }, io: CliIo): Promise<number> {
   const runDir = resolve(io.cwd, args.runDir);
+  const { key, path: keyPath } = await requireConfiguredLabKey(undefined, io.env);
+  if (!key) {
+    const signed = signedDocumentIn(runDir);
+    if (signed) throw new UsageError(`${signed}: signed by the lab key, and no lab key is at ${keyPath}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)`);
+  }
   const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
   for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
   writeRecord(runDir, record);
-  const paths = await writeReports(record, runDir, io);
+  const paths = await writeReports(record, runDir, io, key ?? undefined);
   for (const p of paths) io.stdout(`${p}\n`);
   return paths.length ? EXIT.ok : EXIT.error;
+}
+
+// The run directory's certificate.json or run-report.json when it carries a signature.
+function signedDocumentIn(runDir: string): string | null {
+  for (const name of ['certificate.json', 'run-report.json']) {
+    try {
+      const doc = JSON.parse(readFileSync(join(runDir, name), 'utf8')) as { signature?: unknown };
+      if (typeof doc?.signature === 'string' && doc.signature) return join(runDir, name);
+    } catch {
+      // absent or unreadable: nothing signed to protect
+    }
+  }
+  return null;
 }
 
 // `cablequal compare <run dirs...> --out compare.csv`: one row per run, plus a per part-number summary. Takes run

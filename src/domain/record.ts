@@ -225,7 +225,17 @@ export interface RunRecord {
   headline?: Headline | null;
   sampling: SamplingStats;
   // problems: journal lines left out on reading (not JSON, or fields missing), first 50 with their line numbers.
-  journal: { file: string; lines: number; bytes: number; badLines?: number; problems?: { line: number; reason: string }[] };
+  // tickGaps: ticks missing between a node's first and last sample; explained when the run journaled a gap or a skip.
+  journal: {
+    file: string;
+    lines: number;
+    bytes: number;
+    badLines?: number;
+    problems?: { line: number; reason: string }[];
+    tickGaps?: { count: number; ranges: { node: string; fromTick: number; toTick: number; explained: boolean }[] };
+    // The hash chain (each line's `prev`): lastHash is the SHA-256 of the last line; breaks name the lines at fault.
+    chain?: { status: 'intact' | 'broken' | 'unchained'; lastHash: string | null; breaks?: { line: number; reason: string }[]; note?: string };
+  };
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];

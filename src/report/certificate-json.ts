@@ -77,8 +77,10 @@ export interface VerifyOptions {
   // Today's rules version: a certificate signed under an older one is re-graded with its own rules (it must agree),
   // then with today's, and a different verdict today is reported as a note, not a problem.
   currentRulesVersion: number;
-  // Trusted lab public key (PEM). Without it the embedded key is used and a note says the signer is not pinned.
+  // Trusted lab public key (PEM). Without it the embedded key is used, and the result says the signer is not pinned.
   publicKeyPem?: string;
+  // Where the trusted key came from, for the messages ("--public-key lab.pub.pem").
+  publicKeySource?: string;
 }
 
 export interface VerifyResult {
@@ -88,6 +90,23 @@ export interface VerifyResult {
   notes: string[];
   outcome: Outcome | null;
   fingerprint: string | null;
+  // The signature was checked against a trusted lab key (false: only against the key the certificate carries).
+  pinned: boolean;
+}
+
+const TOP_KEYS = ['body', 'signature', 'unsignedReason'];
+
+// The signature covers canonicalJson(body), and the file is written as canonicalJson(document) plus a newline: any
+// other bytes (a field outside the body, a duplicate key, keys reordered, whitespace) are not what was signed.
+export function canonicalFormProblem(text: string, doc: Record<string, unknown>): string | null {
+  const want = `${canonicalJson(doc)}\n`;
+  if (text === want) return null;
+  const extra = Object.keys(doc).filter((k) => !TOP_KEYS.includes(k));
+  if (extra.length) return `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`;
+  let at = 0;
+  while (at < text.length && text[at] === want[at]) at++;
+  const near = JSON.stringify(text.slice(Math.max(0, at - 20), at + 20));
+  return `not the canonical form that was signed (first difference at character ${at + 1}, near ${near}): whitespace, key order or a duplicate key was changed, or the file was re-saved; only the exact canonical bytes are accepted`;
 }
 
 function reasonKey(r: Reason): string {
@@ -99,16 +118,22 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   const problems: string[] = [];
   const notes: string[] = [];
   let doc: CertificateDocument;
+  let text: string;
   try {
-    doc = JSON.parse(await readFile(certPath, 'utf8')) as CertificateDocument;
+    text = await readFile(certPath, 'utf8');
+    doc = JSON.parse(text) as CertificateDocument;
   } catch (err) {
-    return { ok: false, problems: [`${certPath}: cannot read certificate (${(err as Error).message})`], notes, outcome: null, fingerprint: null };
+    return { ok: false, problems: [`${certPath}: cannot read certificate (${(err as Error).message})`], notes, outcome: null, fingerprint: null, pinned: false };
   }
   const body = doc?.body;
   if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
-    return { ok: false, problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`], notes, outcome: null, fingerprint: null };
+    return { ok: false, problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`], notes, outcome: null, fingerprint: null, pinned: false };
   }
   const runDir = dirname(certPath);
+
+  // 0. The exact bytes that were signed, nothing else.
+  const form = canonicalFormProblem(text, doc as unknown as Record<string, unknown>);
+  if (form) problems.push(form);
 
   // 1. Signature.
   const signerFp = body.signer?.fingerprint ?? null;
@@ -130,10 +155,10 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
       } catch {
         problems.push('trusted public key is not a valid Ed25519 PEM key');
       }
-      if (trustedFp && trustedFp !== body.signer.fingerprint) problems.push(`signed by key ${body.signer.fingerprint}, not by the trusted lab key ${trustedFp}`);
+      if (trustedFp && trustedFp !== body.signer.fingerprint) problems.push(`signed by key ${body.signer.fingerprint}, not by the trusted lab key ${trustedFp}${opts.publicKeySource ? ` (${opts.publicKeySource})` : ''}`);
       key = opts.publicKeyPem;
     } else {
-      notes.push(`signer not pinned: compare ${body.signer.fingerprint} with the lab's published fingerprint`);
+      notes.push(`signer not pinned: the signature was checked only against the key inside the certificate (${body.signer.fingerprint}), which anyone can replace with their own; compare it with the lab's published fingerprint, or pin the lab's key (--public-key, $CABLEQUAL_LAB_PUBLIC_KEY)`);
     }
     if (!verifyBytes(key, canonicalJson(body), doc.signature)) problems.push('signature does not match the certificate content (edited, or signed by another key)');
   }
@@ -172,5 +197,5 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     }
   }
 
-  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp, rulesVersion: version };
+  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp, rulesVersion: version, pinned: opts.publicKeyPem !== undefined };
 }

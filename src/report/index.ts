@@ -22,5 +22,5 @@ export { junitXml, type JunitCase, type JunitSuite } from './junit.js';
 export { readRunRecord, RECORD_FILE } from './record-io.js';
 export { DEFAULT_TOLERANCES, regress, regressRecords, regressionJunit, renderRegressionText, type RegressionResult, type RegressionRow, type Tolerances } from './regress.js';
 export { renderAll, type RenderOptions } from './render-all.js';
-export { DEFAULT_LAB_KEY_PATH, fingerprint, keygen, labKeyPath, loadLabKey, signBytes, verifyBytes, type KeygenResult, type LabKey } from './sign.js';
+export { DEFAULT_LAB_KEY_PATH, fingerprint, keygen, labKeyPath, loadLabKey, requireConfiguredLabKey, signBytes, trustedLabPublicKey, verifyBytes, type KeygenResult, type LabKey } from './sign.js';
 export { EMPTY_TIMESERIES, type JournalPoint, type RunTimeseries, type ThroughputPoint } from './timeseries.js';

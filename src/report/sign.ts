@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 
 // The lab key lives outside any run directory so it is never copied with the reports; CABLEQUAL_LAB_KEY overrides it.
@@ -92,5 +92,43 @@ export function verifyBytes(publicKey: KeyObject | string, data: string, signatu
     return verify(null, Buffer.from(data, 'utf8'), key, Buffer.from(signatureB64, 'base64'));
   } catch {
     return false;
+  }
+}
+
+// The lab key for signing, refusing rather than signing nothing when a key was asked for: an explicit path or
+// $CABLEQUAL_LAB_KEY naming a file that is not there is a usage error (the default path missing is not: no key yet).
+export async function requireConfiguredLabKey(explicit: string | undefined, env: NodeJS.ProcessEnv): Promise<{ key: LabKey | null; path: string }> {
+  const path = labKeyPath(explicit, env);
+  const key = await loadLabKey(path);
+  if (!key && (explicit !== undefined || env['CABLEQUAL_LAB_KEY'] !== undefined)) {
+    throw new UsageError(`${path}: no lab key there (${explicit !== undefined ? 'given' : 'named by $CABLEQUAL_LAB_KEY'}); create it with cablequal keygen, or point CABLEQUAL_LAB_KEY at the lab key`);
+  }
+  return { key, path };
+}
+
+// The lab's public key a certificate is verified against when none is given: $CABLEQUAL_LAB_PUBLIC_KEY (a PEM file;
+// unreadable is a usage error), else the public key file keygen wrote beside the lab key, else the public half of
+// the lab key itself. Null: no trusted key on this machine (the signature can then only be checked unpinned).
+export async function trustedLabPublicKey(env: NodeJS.ProcessEnv): Promise<{ pem: string; source: string } | null> {
+  const configured = env['CABLEQUAL_LAB_PUBLIC_KEY'];
+  if (configured) {
+    try {
+      return { pem: await readFile(configured, 'utf8'), source: `$CABLEQUAL_LAB_PUBLIC_KEY ${configured}` };
+    } catch (e) {
+      throw new UsageError(`$CABLEQUAL_LAB_PUBLIC_KEY ${configured}: cannot read the lab's public key (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  const keyPath = labKeyPath(undefined, env);
+  const beside = join(dirname(keyPath), PUBLIC_KEY_FILE);
+  try {
+    return { pem: await readFile(beside, 'utf8'), source: `the lab's public key ${beside}` };
+  } catch {
+    // not there: try the private key's public half
+  }
+  try {
+    const key = await loadLabKey(keyPath);
+    return key ? { pem: key.publicKeyPem, source: `the public half of the lab key ${keyPath}` } : null;
+  } catch {
+    return null; // an unreadable lab key pins nothing: the result says unpinned
   }
 }

@@ -1,5 +1,6 @@
 import { closeSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { bigintReplacer } from '../domain/u64.js';
+import { CHAIN_START, ChainTracker, chainLine, lastLineHash, lineHash, type JournalChain } from './journal-chain.js';
 
 // The file calls the journal makes, injectable so tests can make the disk fill up mid-run.
 export interface JournalIo {
@@ -24,9 +25,11 @@ export class JournalWriteError extends Error {
 export type JournalLine = { type: string; tS?: number } & Record<string, unknown>;
 
 // Append-only journal: every line is written through at once (a SIGKILL loses at most the line being written)
-// and fsynced at least every `fsyncEveryMs`, so a crash keeps everything up to the last tick.
+// and fsynced at least every `fsyncEveryMs`, so a crash keeps everything up to the last tick. Each line carries
+// `prev`, the hash of the line before it (journal-chain.ts).
 export class JournalWriter {
   private fd: number;
+  private prev = CHAIN_START;
   private lastSync: number;
   private lines = 0;
   private bytes = 0;
@@ -47,6 +50,12 @@ export class JournalWriter {
     } catch {
       this.bytes = 0;
     }
+    if (this.bytes > 0) this.prev = lastLineHash(path);
+  }
+
+  // The hash of the last line written (what the next line carries as `prev`; the record names it).
+  get lastHash(): string {
+    return this.prev;
   }
 
   // Write one line; bigints become numbers or decimal strings (u64 exact). `plain`: the caller already made the
@@ -54,14 +63,15 @@ export class JournalWriter {
   append(line: JournalLine, opts?: { plain?: boolean }): void {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
     if (this.failure) throw this.failure;
-    const text = `${opts?.plain ? JSON.stringify(line) : JSON.stringify(line, bigintReplacer)}\n`;
-    const buf = Buffer.from(text, 'utf8');
+    const chained = chainLine(opts?.plain ? JSON.stringify(line) : JSON.stringify(line, bigintReplacer), this.prev);
+    const buf = Buffer.from(`${chained}\n`, 'utf8');
     let off = 0;
     try {
       while (off < buf.length) off += this.io.writeSync(this.fd, buf, off, buf.length - off);
     } catch (e) {
       throw this.fail(e);
     }
+    this.prev = lineHash(buf.subarray(0, buf.length - 1));
     this.lines++;
     this.bytes += buf.length;
     const now = this.wallNow();
@@ -116,6 +126,8 @@ export interface JournalContents {
   lineNos?: number[];
   // Set once screenJournal has checked the lines' fields.
   screened?: boolean;
+  // The hash chain as read from the file's bytes (absent: the lines were not read from a file).
+  chain?: JournalChain;
 }
 
 // Read a journal written by JournalWriter; a torn last line (SIGKILL mid-write) is dropped and reported, not fatal.
@@ -123,11 +135,16 @@ export interface JournalContents {
 export function readJournal(path: string): JournalContents {
   const lines: JournalLine[] = [];
   const lineNos: number[] = [];
-  const { truncatedTail, badLines, problems } = forEachJournalLine(path, (l, n) => {
-    lines.push(l);
-    lineNos.push(n);
-  });
-  return { lines, truncatedTail, badLines, problems, lineNos };
+  const chain = new ChainTracker();
+  const { truncatedTail, badLines, problems } = forEachJournalLine(
+    path,
+    (l, n) => {
+      lines.push(l);
+      lineNos.push(n);
+    },
+    chain,
+  );
+  return { lines, truncatedTail, badLines, problems, lineNos, chain: chain.result() };
 }
 
 // Stream a journal line by line (never the whole file in one string: a 10 Hz run's journal is ~100 MB);
@@ -136,6 +153,7 @@ export function readJournal(path: string): JournalContents {
 export function forEachJournalLine(
   path: string,
   visit: (line: JournalLine, lineNo: number) => void,
+  chain?: ChainTracker, // follows the hash chain over each line's bytes when given
 ): { truncatedTail: boolean; badLines: number[]; problems: JournalProblem[] } {
   const badLines: number[] = [];
   const problems: JournalProblem[] = [];
@@ -145,18 +163,26 @@ export function forEachJournalLine(
     badLines.push(lineNo);
     problems.push({ line: lineNo, reason });
   };
-  const take = (text: string, last: boolean) => {
+  const take = (bytes: Buffer, last: boolean) => {
     lineNo++;
-    if (text === '') return;
+    if (bytes.length === 0) return;
+    const text = bytes.toString('utf8');
     let v: unknown;
     try {
       v = JSON.parse(text);
     } catch {
       if (last) truncatedTail = true;
-      else bad('not JSON');
+      else {
+        bad('not JSON');
+        chain?.line(lineNo, bytes, null);
+      }
       return;
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string') return bad('not a journal line (no "type")');
+    if (!v || typeof v !== 'object' || Array.isArray(v) || typeof (v as { type?: unknown }).type !== 'string') {
+      chain?.line(lineNo, bytes, null);
+      return bad('not a journal line (no "type")');
+    }
+    chain?.line(lineNo, bytes, v as Record<string, unknown>);
     visit(v as JournalLine, lineNo);
   };
   const fd = openSync(path, 'r');
@@ -174,14 +200,14 @@ export function forEachJournalLine(
       const end = filled + n;
       let start = 0;
       for (let nl = buf.indexOf(10, filled); nl !== -1 && nl < end; nl = buf.indexOf(10, start)) {
-        take(buf.toString('utf8', start, nl), false);
+        take(buf.subarray(start, nl), false);
         start = nl + 1;
         if (start >= end) break;
       }
       filled = end - start;
       if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
     }
-    take(buf.toString('utf8', 0, filled), true); // the text after the last newline ('' when the file ends with one)
+    take(buf.subarray(0, filled), true); // the bytes after the last newline (none when the file ends with one)
   } finally {
     closeSync(fd);
   }

@@ -4,12 +4,14 @@ import type { Outcome, Reason } from '../domain/outcome.js';
 import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
-import { parseProtocol } from '../protocol/index.js';
+import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, KNOWN_RULES_VERSIONS, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { RULES_VERSION } from '../rules/registry.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { screenJournal } from './journal-shape.js';
+import { chainOfLines, type JournalChain } from './journal-chain.js';
+import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -35,8 +37,13 @@ function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[]
 // The cable's class from its EEPROM (not from how it trained): a 400G-class cable that trained 4 x 50G is QSFP112.
 function classOf(id: CableIdentity | null): { family: CableFamily; familyBasis: string } {
   if (!id) return { family: 'unknown', familyBasis: 'no EEPROM identity was read' };
-  const c = classifyCable(id);
-  return { family: c.family, familyBasis: c.basis };
+  try {
+    const c = classifyCable(id);
+    return { family: c.family, familyBasis: c.basis };
+  } catch {
+    // The identity is read back from an untrusted journal: a field missing or of the wrong type classifies nothing.
+    return { family: 'unknown', familyBasis: 'the EEPROM identity in the journal is damaged (a field missing or of the wrong type)' };
+  }
 }
 
 // Rebuild phases from phase-start/phase-end lines; a phase without an end was cut off.
@@ -58,7 +65,9 @@ function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
 
 // Turn a run's journal into its record: outcome, reasons, analysis, measurements.
 export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRecord {
-  // The journal is untrusted: lines without the fields read below are left out and listed in record.journal.
+  // The hash chain first, over every line as it was read; then the journal is untrusted: lines without the fields
+  // read below are left out and listed in record.journal.
+  const chain = journal.chain ?? chainOfLines(journal.lines, journal.lineNos);
   const contents = screenJournal(journal);
   const lines = contents.lines;
   const start = lines.find((l) => l.type === 'run-start');
@@ -107,9 +116,29 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     notes.push(`the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`);
   }
 
+  // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
+  // journal's protocol (a re-grade with other limits changes the limits, not what was run).
+  const ran = opts.protocol ? recordedProtocolOf(start, protocol) : protocol;
+  const evidence = checkEvidence({
+    protocol: ran,
+    phases,
+    benchmarks,
+    loopbackRowsHaveRails: linesOf(lines, 'benchmark').some((b) => b.kind === 'loopback' && (b.results as { rail?: unknown }[]).some((r) => r.rail !== undefined)),
+    nodeNames: (start.nodes as NodeRecord[]).map((n) => n.name),
+    nodes,
+    ends,
+    hasIdentityLine: lines.some((l) => l.type === 'identity'),
+    timelines: samples.timelines,
+  });
+
   let outcome: Outcome;
   let reasons: Reason[];
-  if (setupErrors.length) {
+  if (chain.status === 'broken') {
+    // A line deleted, inserted, reordered or edited: what the journal says can no longer be taken as measured.
+    outcome = 'ERROR';
+    reasons = chainReasons(chain);
+  } else if (setupErrors.length) {
+    // The run stopped on what it recorded (what came after the stop, a load it ended, is not a further reason).
     outcome = 'ERROR';
     reasons = setupErrors;
   } else if (aborted) {
@@ -122,8 +151,16 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ];
   } else if (start.preflightOnly === true) {
     // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
-    outcome = 'PASS';
-    reasons = [{ rule: 'preflight', message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged' }];
+    const beyond = phases.filter((p) => p.kind !== 'preflight');
+    outcome = beyond.length || samples.count ? 'ERROR' : 'PASS';
+    reasons =
+      outcome === 'PASS'
+        ? [{ rule: 'preflight', message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged' }]
+        : [{ rule: 'journal-inconsistent', message: `a preflight-only journal holds ${beyond.length ? `phase ${beyond[0]!.name}` : 'samples'}: not what cablequal preflight writes` }];
+  } else if (graded && evidence.setup.length) {
+    // A setup check the live run stops on fails on the journal's own evidence: ERROR, whether or not a line says so.
+    outcome = 'ERROR';
+    reasons = evidence.setup;
   } else if (graded) {
     outcome = graded.outcome;
     reasons = graded.reasons;
@@ -138,6 +175,10 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
           advice: 'qualify the cable again',
         },
       ];
+    } else if (outcome !== 'FAIL' && evidence.incomplete.length) {
+      // A FAIL proven by the samples stands; anything better needs the whole procedure in the journal.
+      outcome = 'ERROR';
+      reasons = evidence.incomplete;
     }
   } else {
     outcome = 'ERROR';
@@ -185,27 +226,96 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     rules: { version, notes },
     headline: graded?.headline ?? null,
     sampling,
-    journal: { file: opts.journalFile, lines: lines.length, bytes: opts.journalBytes, ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}) },
+    journal: {
+      file: opts.journalFile,
+      lines: lines.length,
+      bytes: opts.journalBytes,
+      ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}),
+      ...(evidence.tickGaps.length ? { tickGaps: tickGapsOf(evidence.tickGaps) } : {}),
+      chain: chainRecordOf(chain),
+    },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }
 
-type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[] } };
+// The journal's own protocol (what ran), read leniently; the grading protocol when the recorded text cannot be read.
+function recordedProtocolOf(start: JournalLine, grading: Protocol): Protocol {
+  try {
+    return parseProtocol(String(start.protocolText), 'journal', { lenient: true });
+  } catch {
+    return grading;
+  }
+}
+
+// The chain's breaks as the reasons of an ERROR, the first lines named.
+function chainReasons(chain: JournalChain): Reason[] {
+  const shown = chain.breaks.slice(0, 5).map((b) => ({
+    rule: 'journal-chain',
+    value: b.line,
+    message: `journal line ${b.line}: ${b.reason}; the journal cannot support a verdict`,
+    advice: 'use the journal as the run wrote it (a backup or the lab archive), or qualify the cable again',
+  }));
+  if (chain.breaks.length > shown.length) shown.push({ ...shown[0]!, value: chain.breaks.length, message: `and ${chain.breaks.length - shown.length} more line(s) break the journal's hash chain (record.json lists up to 50)` });
+  return shown;
+}
+
+// The chain as the record states it: intact, broken (the lines named) or unchained (written before the chain).
+function chainRecordOf(chain: JournalChain): NonNullable<RunRecord['journal']['chain']> {
+  return {
+    status: chain.status,
+    lastHash: chain.lastHash,
+    ...(chain.breaks.length ? { breaks: chain.breaks.slice(0, 50) } : {}),
+    ...(chain.status === 'unchained' ? { note: 'journal written before hash chaining (no "prev" fields): a deleted or edited line is found only by its consequences (the checks the verdict is built from)' } : {}),
+  };
+}
+
+// Missing ticks per node, for the record: how many ranges, the first 50 of them.
+function tickGapsOf(gaps: TickGap[]): { count: number; ranges: TickGap[] } {
+  return { count: gaps.length, ranges: gaps.slice(0, 50) };
+}
+
+type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[]; gpus: { utilizationPct: number | null }[] } };
+
+function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTimeline {
+  let t = timelines.get(node);
+  if (!t) timelines.set(node, (t = { tS: [], ticks: [], gpuUtilPct: [], skippedTicks: new Set(), gapStartsS: [] }));
+  return t;
+}
+
+// The mean utilisation of a sample's GPUs (null: none read).
+function meanGpuUtil(gpus: { utilizationPct: number | null }[]): number | null {
+  let sum = 0;
+  let n = 0;
+  for (const g of gpus) {
+    if (g.utilizationPct === null) continue;
+    sum += g.utilizationPct;
+    n++;
+  }
+  return n ? sum / n : null;
+}
 
 // What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
 // its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time
 // order; then the samples on demand, in journal order, revived one at a time (only the canonical rail when asked).
-function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: number | null; ticks: Set<number> } {
+function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: number | null; ticks: Set<number>; timelines: Map<string, NodeTimeline> } {
   const nodes = new Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>();
+  const timelines = new Map<string, NodeTimeline>();
   let count = 0;
   let lastTick: number | null = null;
   const ticks = new Set<number>();
   for (const l of lines) {
+    // Why a node has no sample at a tick, as the run journaled it (these lines are not screened: read defensively).
+    if (l.type === 'sample-skipped' && typeof l['node'] === 'string' && Number.isSafeInteger(l['tick'])) timelineOf(timelines, l['node']).skippedTicks.add(l['tick'] as number);
+    if (l.type === 'gap-start' && typeof l['node'] === 'string' && Number.isFinite(l.tS)) timelineOf(timelines, l['node']).gapStartsS.push(l.tS!);
     if (l.type !== 'sample') continue;
     const s = (l as RawSampleLine).sample;
     count++;
     lastTick = s.tick;
     ticks.add(s.tick);
+    const t = timelineOf(timelines, s.node);
+    t.tS.push(Number(l.tS ?? 0));
+    t.ticks.push(s.tick);
+    t.gpuUtilPct.push(meanGpuUtil((l as RawSampleLine).sample.gpus));
     let n = nodes.get(s.node);
     if (!n) nodes.set(s.node, (n = { netdev: undefined, lanes: null, lastTMs: -Infinity, ordered: true }));
     if (n.netdev === undefined && s.rails.length > 0) n.netdev = s.rails[0]!.netdev;
@@ -220,6 +330,7 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     count,
     lastTick,
     ticks,
+    timelines,
     nodes,
     forEach(fn, canonicalOnly) {
       for (const l of lines) {

@@ -1,6 +1,6 @@
 // preflight speaks for itself (no "PASS: ? serial ?"), grade takes several run directories, SIGTERM exits 143.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -60,6 +60,8 @@ describe('cablequal grade with several run directories', () => {
     lines[samples[1]!] = '{}';
     lines[samples[2]!] = '{"type":"sample","tS":2,"phase":"identity","node":"spark-a","sample":{"node":null,"tick":0,"tMs":1,"rails":[null]}}';
     writeFileSync(join(dir, 'journal.jsonl'), `${lines.join('\n')}\n`);
+    // Without the fixture's lab key, report refuses to replace its signed certificate (#17 item 3): moved aside.
+    rmSync(join(dir, 'certificate.json'));
     for (const cmd of [['grade', 'run'], ['report', 'run'], ['verify', 'run/certificate.json']]) {
       const r = await runCli(cmd, { cwd });
       expect([0, 1], `${cmd.join(' ')}: ${r.err}`).toContain(r.code);

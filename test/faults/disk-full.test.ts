@@ -25,8 +25,8 @@ describe('disk full while writing the journal', { timeout: 60_000 }, () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const p = join(mkdtempSync(join(tmpdir(), 'cq-full-')), 'journal.jsonl');
-    const j = new JournalWriter(p, Date.now, 5000, fillingDisk(40));
-    j.append({ type: 'a', tS: 1 }); // 21 bytes
+    const j = new JournalWriter(p, Date.now, 5000, fillingDisk(40 + 74));
+    j.append({ type: 'a', tS: 1 }); // 21 bytes, and 74 of its hash chain (,"prev":"<64 hex>")
     expect(() => j.append({ type: 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb', tS: 2 })).toThrow(JournalWriteError);
     expect(j.failure?.errno).toBe('ENOSPC');
     expect(() => j.append({ type: 'c', tS: 3 })).toThrow(/ENOSPC/);

@@ -26,6 +26,7 @@ const load = (name: string): JournalLine[] =>
       }
     });
 const JOURNALS = ['good-qsfp56-quick', 'failing-clone-quick', 'killed-quick', 'throttled-nic-quick'].map(load);
+const ORIGINAL = JOURNALS.map((lines) => buildRecord({ lines, truncatedTail: false, badLines: [] }, { journalFile: 'journal.jsonl', journalBytes: 1 }).outcome);
 
 type Path = (string | number)[];
 function pathsOf(v: unknown, at: Path = [], out: Path[] = []): Path[] {
@@ -43,7 +44,8 @@ const deep = (n: number): unknown => {
 const ODD = [null, {}, [], '', 'x', -1, 0, 1e308, true, [null], { node: null }, deep(200)];
 
 describe('screened journals never crash the record builder', { timeout: 120_000 }, () => {
-  it('the fixtures screen clean', () => {
+  it('the fixtures screen clean, and grade as they were recorded', () => {
+    expect(ORIGINAL).toEqual(['PASS', 'FAIL', 'ABORTED', 'ERROR']);
     for (const lines of JOURNALS) expect(screenJournal({ lines, truncatedTail: false, badLines: [] }).badLines).toEqual([]);
   });
 
@@ -67,6 +69,8 @@ describe('screened journals never crash the record builder', { timeout: 120_000 
         const contents: JournalContents = { lines, truncatedTail: false, badLines: [] };
         const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: 1 });
         expect(['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']).toContain(record.outcome);
+        // A journal of a run that did not PASS never grades PASS (or MARGINAL) once mutated (#17).
+        if (ORIGINAL[j] !== 'PASS') expect(['FAIL', 'ERROR', 'ABORTED'], `${ORIGINAL[j]} ${JSON.stringify(edits)}`).toContain(record.outcome);
         expect(() => JSON.stringify(record)).not.toThrow();
         void buildTimeseries(contents);
         for (const p of record.journal.problems ?? []) expect(p.line).toBeGreaterThan(1);

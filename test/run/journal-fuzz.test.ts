@@ -1,0 +1,169 @@
+// #17 "Done when": journals of FAIL, ERROR and ABORTED runs, with lines deleted, reordered, duplicated and mutated,
+// go through `grade` (gradeRunDir, what the command runs): none grades PASS (or MARGINAL), none crashes (a damaged
+// run-start or protocol is the one-line usage error grade prints). Chained journals (as written today) broken inside
+// grade ERROR; the same journals unchained (as written before the chain) rest on the checks built from the evidence.
+// Deterministic: fast-check with a fixed seed; the journals come from the simulated lab (quick protocol, seed 7).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/domain/errors.js';
+import { gradeRunDir } from '../../src/cli/grade-command.js';
+import { labRun } from '../faults/lab-run.js';
+
+interface Journal {
+  name: string;
+  outcome: string;
+  lines: string[];
+}
+const journals: Journal[] = [];
+
+beforeAll(async () => {
+  const runs = [
+    { name: 'failing-clone', run: () => labRun({ scenario: 'failing-clone' }) },
+    { name: 'throttled-nic', run: () => labRun({ scenario: 'throttled-nic' }) },
+    { name: 'single-rail', run: () => labRun({ scenario: 'single-rail' }) },
+    { name: 'killed mid soak-idle', run: () => labRun({ scenario: 'good-qsfp56', abortAtS: 90 }) },
+  ];
+  for (const r of runs) {
+    const res = await r.run();
+    const { readFileSync } = await import('node:fs');
+    journals.push({ name: r.name, outcome: res.record.outcome, lines: readFileSync(join(res.runDir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l !== '') });
+  }
+}, 120_000);
+
+const unchain = (lines: string[]) =>
+  lines.map((l) => {
+    const o = JSON.parse(l) as Record<string, unknown>;
+    delete o['prev'];
+    return JSON.stringify(o);
+  });
+
+const ODD: unknown[] = [null, {}, [], '', 'x', -1, 0, 1e308, true, 'PASS', 'done', { rule: 'x', message: 'y' }];
+
+// One edit of a journal's lines; `at` is the smallest original line index it touched.
+type Edit = { kind: 'delete' | 'swap' | 'duplicate' | 'mutate' | 'append-end'; i: number; j: number; path: number; odd: number; del: boolean };
+const editArb: fc.Arbitrary<Edit> = fc.record({
+  kind: fc.constantFrom('delete', 'delete', 'swap', 'duplicate', 'mutate', 'mutate', 'append-end'),
+  i: fc.nat(),
+  j: fc.nat(),
+  path: fc.nat(),
+  odd: fc.nat(ODD.length - 1),
+  del: fc.boolean(),
+});
+
+type Path = (string | number)[];
+function pathsOf(v: unknown, at: Path = [], out: Path[] = []): Path[] {
+  if (at.length) out.push(at);
+  if (Array.isArray(v)) v.forEach((x, k) => pathsOf(x, [...at, k], out));
+  else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) pathsOf(x, [...at, k], out);
+  return out;
+}
+
+// Apply the edits; line 0 (run-start) is only ever mutated, never moved. Returns whether every edit stayed clear of
+// the journal's last line (the one place the chain cannot see an edit: nothing follows it).
+function apply(lines: string[], edits: Edit[]): { lines: string[]; insideOnly: boolean } {
+  const out = [...lines];
+  let insideOnly = true;
+  for (const e of edits) {
+    const n = out.length;
+    if (n < 3) break;
+    const i = 1 + (e.i % (n - 1));
+    const j = 1 + (e.j % (n - 1));
+    if (e.kind !== 'append-end' && (i >= n - 1 || (e.kind === 'swap' && j >= n - 1))) insideOnly = false;
+    if (e.kind === 'delete') out.splice(i, 1);
+    if (e.kind === 'swap') [out[i], out[j]] = [out[j]!, out[i]!];
+    if (e.kind === 'duplicate') out.splice(i, 0, out[j]!);
+    if (e.kind === 'append-end') out.push(JSON.stringify({ type: 'run-end', tS: 9999, endedAt: '2026-06-01T03:00:00.000Z' }));
+    if (e.kind === 'mutate') {
+      const k = e.i % n; // the run-start line too
+      if (k === n - 1) insideOnly = false;
+      const line = JSON.parse(out[k]!) as Record<string | number, unknown>;
+      const paths = pathsOf(line).filter((p) => p[0] !== 'type');
+      if (!paths.length) continue;
+      const path = paths[e.path % paths.length]!;
+      let parent = line;
+      for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+      const last = path[path.length - 1]!;
+      if (e.del) {
+        if (Array.isArray(parent)) parent.splice(last as number, 1);
+        else delete parent[last];
+      } else parent[last] = structuredClone(ODD[e.odd]);
+      out[k] = JSON.stringify(line);
+    }
+  }
+  return { lines: out, insideOnly };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cq-jfuzz-'));
+function gradeLines(lines: string[]): { outcome: string; chain?: string } | 'usage' {
+  writeFileSync(join(dir, 'journal.jsonl'), `${lines.join('\n')}\n`);
+  try {
+    const r = gradeRunDir(dir);
+    expect(() => JSON.stringify(r)).not.toThrow();
+    return { outcome: r.outcome, ...(r.journal.chain ? { chain: r.journal.chain.status } : {}) };
+  } catch (e) {
+    expect(e).toBeInstanceOf(UsageError); // no readable run-start, or its protocol text no longer parses: one line
+    expect((e as Error).message).not.toContain('\n');
+    return 'usage';
+  }
+}
+
+describe('mutated journals of FAIL, ERROR and ABORTED runs never grade PASS', { timeout: 60_000 }, () => {
+  it('the runs are what they should be, and grade so untouched', () => {
+    expect(journals.map((j) => `${j.name}:${j.outcome}`)).toEqual(['failing-clone:FAIL', 'throttled-nic:ERROR', 'single-rail:ERROR', 'killed mid soak-idle:ABORTED']);
+    for (const j of journals) {
+      expect(gradeLines(j.lines)).toEqual({ outcome: j.outcome, chain: 'intact' });
+      expect(gradeLines(unchain(j.lines))).toEqual({ outcome: j.outcome, chain: 'unchained' });
+    }
+  });
+
+  it('chained (as written today): never PASS or MARGINAL; any edit before the last line is ERROR', () => {
+    fc.assert(
+      fc.property(fc.nat(journals.length - 1), fc.array(editArb, { minLength: 1, maxLength: 3 }), (k, edits) => {
+        const j = journals[k]!;
+        const { lines, insideOnly } = apply(j.lines, edits);
+        const g = gradeLines(lines);
+        if (g === 'usage') return;
+        expect(['FAIL', 'ERROR', 'ABORTED'], `${j.name} ${JSON.stringify(edits)}`).toContain(g.outcome);
+        if (insideOnly && lines.join('\n') !== j.lines.join('\n')) {
+          expect(g, `${j.name} ${JSON.stringify(edits)}`).toEqual({ outcome: 'ERROR', chain: 'broken' });
+        }
+      }),
+      { numRuns: 70, seed: 17017 },
+    );
+  });
+
+  it('unchained (as written before the chain): never PASS or MARGINAL, on the evidence alone', () => {
+    const plain = journals.map((j) => ({ ...j, lines: unchain(j.lines) }));
+    fc.assert(
+      fc.property(fc.nat(plain.length - 1), fc.array(editArb, { minLength: 1, maxLength: 3 }), (k, edits) => {
+        const j = plain[k]!;
+        const g = gradeLines(apply(j.lines, edits).lines);
+        if (g === 'usage') return;
+        expect(['FAIL', 'ERROR', 'ABORTED'], `${j.name} ${JSON.stringify(edits)}`).toContain(g.outcome);
+      }),
+      { numRuns: 70, seed: 17017 },
+    );
+  });
+
+  it('unchained: the lines that explain each outcome deleted, in every combination, never PASS or MARGINAL', () => {
+    // Every combination of the four that state an outcome, and each other type of line on its own.
+    const stating = ['setup-error', 'decision', 'aborted', 'phase-end'];
+    const others = ['phase-start', 'sampling', 'benchmark', 'run-end', 'identity', 'node-info', 'throughput', 'sample'];
+    const drops = [...Array.from({ length: 15 }, (_, m) => stating.filter((_, b) => (m + 1) & (1 << b))), ...others.map((t) => [t])];
+    for (const j of journals) {
+      const plain = unchain(j.lines);
+      for (const drop of drops) {
+        const lines = plain.filter((l, i) => i === 0 || !drop.includes((JSON.parse(l) as { type: string }).type));
+        const withEnd = lines.some((l) => l.includes('"type":"run-end"')) ? lines : [...lines, JSON.stringify({ type: 'run-end', tS: 9999, endedAt: '2026-06-01T03:00:00.000Z' })];
+        for (const variant of [lines, withEnd]) {
+          const g = gradeLines(variant);
+          expect(g, `${j.name} without ${drop.join(', ')}`).not.toBe('usage');
+          expect(['FAIL', 'ERROR', 'ABORTED'], `${j.name} without ${drop.join(', ')}`).toContain((g as { outcome: string }).outcome);
+        }
+      }
+    }
+  });
+});
