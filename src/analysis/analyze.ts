@@ -2,7 +2,7 @@
 import { mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, carryForward, certainLaneRatio, intervalDelta } from './counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, certainLaneRatio, nextReading, type RailReading } from './counters.js';
 import { EarlyStopDetector, type EarlyStopDecision, type WatchSettings } from './early-stop.js';
 
 // One journal entry: a node's sample tagged with the phase it was taken in.
@@ -143,7 +143,7 @@ interface NodeAcc {
   netdev: string | undefined;
   lanes: number | null;
   accs: Map<string, Acc>;
-  prev: { rail: RailSample; tMs: number } | null;
+  prev: RailReading | null;
 }
 
 // The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
@@ -189,18 +189,12 @@ export class RunAnalyzer {
       this.detector?.pushInterval(phase, sample, tS, null);
       return;
     }
-    const prev = n.prev;
-    const rail = carryForward(prev?.rail, read);
-    n.prev = { rail, tMs: sample.tMs };
-    if (!prev) {
-      this.detector?.pushInterval(phase, sample, tS, null);
-      return;
-    }
-    const dt = (sample.tMs - prev.tMs) / 1000;
-    const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
-    if (d === 'reset') acc.counterResets++;
-    else if (d) {
-      acc.seconds += dt;
+    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes);
+    n.prev = reading;
+    if (interval === 'reset') acc.counterResets++;
+    else if (interval) {
+      const { d, dtS } = interval;
+      acc.seconds += dtS;
       for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
       if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
       acc.postFecErrors += d.postFecErrors;
@@ -209,7 +203,7 @@ export class RunAnalyzer {
       acc.linkDownEvents += d.linkDownEvents;
     }
     // The watch takes the same interval (computed once; again only if it counts lanes differently).
-    this.detector?.pushInterval(phase, sample, tS, d && d !== 'reset' ? { prev: prev.rail, rail, d, dt, lanesUsed: n.lanes } : null);
+    this.detector?.pushInterval(phase, sample, tS, interval && interval !== 'reset' ? { ...interval, lanesUsed: n.lanes } : null);
   }
 
   finish(): AnalysisRecord {

@@ -179,7 +179,10 @@ export interface SamplingStats {
   ticks: number;
   intervalP50Ms: number | null;
   intervalP99Ms: number | null;
+  // Cross-node skew p99: how far apart in real time the nodes read their counters (node times with the clock offsets
+  // the sampler calibrated removed; records before this field: raw node times).
   skewP99Ms: number | null;
+  rawSkewP99Ms?: number | null; // the same from the node clocks as read (their offsets included)
   gaps: { node: string; fromS: number; toS: number; reason: string }[];
 }
 

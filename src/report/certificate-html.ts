@@ -128,7 +128,7 @@ function conditions(c: CertificateContent): string {
       : ''
   }
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
-<tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
+<tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
 </tbody></table>`;
 }
 

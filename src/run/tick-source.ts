@@ -16,11 +16,9 @@ export function runSampleSet(rails: string[], intervalS = 1): SampleSetConfig {
 }
 
 // The persistent sampler over each node's shell, reading runSampleSet() every tick.
-export async function persistentTickSource(nodes: NodeState[], clock: Clock, opts: { measureCpu: boolean; intervalS: number }): Promise<TickSource> {
+export async function persistentTickSource(nodes: NodeState[], clock: Clock, opts: { intervalS: number }): Promise<TickSource> {
   const sampler = new Sampler({
     clock,
-    // Controller CPU per tick means nothing in virtual time, and getrusage twice a tick is a fifth of a simulated run.
-    ...(opts.measureCpu ? {} : { cpuUsage: () => ({ user: 0, system: 0 }) }),
     nodes: nodes.map((n) => ({
       name: n.spec.name,
       runner: n.runner,

@@ -55,7 +55,7 @@ export async function labRun(opts: {
     signal: ac.signal,
     simulated: true,
     scenario: opts.scenario,
-    makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     ...(opts.journalIo ? { journalIo: opts.journalIo } : {}),
   });
   const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
