@@ -44,6 +44,7 @@ interface Acc {
   temps: number[];
   gpuUtil: number[];
   gpuTemps: number[];
+  readings: Map<string, { min: number; max: number; sum: number; n: number }>;
 }
 
 const newAcc = (): Acc => ({
@@ -58,6 +59,7 @@ const newAcc = (): Acc => ({
   temps: [],
   gpuUtil: [],
   gpuTemps: [],
+  readings: new Map(),
 });
 
 // *_phy counters of one cage are one physical port seen twice: read the first rail only (FORMATS §0).
@@ -114,6 +116,9 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
     gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
+    ...(a.readings.size
+      ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) }
+      : {}),
   };
 }
 
@@ -183,6 +188,13 @@ export class RunAnalyzer {
       const utils = sample.gpus.map((g) => g.utilizationPct).filter((x): x is number => x !== null);
       if (utils.length) acc.gpuUtil.push(mean(utils));
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
+    }
+    for (const id in sample.readings ?? {}) {
+      const v = sample.readings![id];
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const r = acc.readings.get(id);
+      if (r) (r.min = Math.min(r.min, v)), (r.max = Math.max(r.max, v)), (r.sum += v), r.n++;
+      else acc.readings.set(id, { min: v, max: v, sum: v, n: 1 });
     }
     const read = canonicalRail(sample, n.netdev);
     if (!read) {

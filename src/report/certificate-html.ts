@@ -8,6 +8,7 @@ import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
 import { fmtCount, fmtExp, fmtFixed, fmtRatio } from './format.js';
 import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
+import { readings } from '../probes/readings.js';
 
 // What the HTML says about the signed JSON beside it (the HTML itself is not signed).
 export interface SignatureNote {
@@ -151,6 +152,22 @@ function throughput(c: CertificateContent): string {
   return parts.join('');
 }
 
+// Registered extra readings (src/probes/readings.ts) per receiver and phase: min, mean, max with their unit.
+function readingsTable(c: CertificateContent): string {
+  const per = c.perNodePhase.filter((p) => p.readings && Object.keys(p.readings).length > 0);
+  if (per.length === 0) return '';
+  const unit = (id: string) => readings().find((r) => r.id === id)?.unit ?? '';
+  const rows = per
+    .flatMap((p) =>
+      Object.entries(p.readings!).map(
+        ([id, r]) =>
+          `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td>${e(id)}</td><td class="num">${fmtFixed(r.min, 2)}</td><td class="num">${fmtFixed(r.mean, 2)}</td><td class="num">${fmtFixed(r.max, 2)}</td><td>${e(unit(id))}</td><td class="num">${e(r.n)}</td></tr>`,
+      ),
+    )
+    .join('');
+  return `<h3>Other readings</h3><table class="readings"><thead><tr><th>node</th><th>phase</th><th>reading</th><th class="num">min</th><th class="num">mean</th><th class="num">max</th><th>unit</th><th class="num">values</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 function laneTable(c: CertificateContent): string {
   const per = c.perNodePhase;
   if (per.length === 0) return '<p>No error-rate analysis (the run did not get that far).</p>';
@@ -265,7 +282,7 @@ ${banners}
 ${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
-<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${readingsTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
 <section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
 ${footer(c, signature, jsonName)}
 </body></html>

@@ -11,6 +11,7 @@ export interface LanePoint {
   phase: string;
   laneRates: number[];
   nicTempC: number | null;
+  readings?: Record<string, number | null>; // registered extra readings taken at that tick
 }
 
 export interface RailThroughputPoint {
@@ -34,7 +35,9 @@ export function buildTimeseries(journal: JournalContents): { points: LanePoint[]
     const { reading, interval } = nextReading(readings.get(s.node) ?? null, read, s.tMs, null);
     readings.set(s.node, reading);
     if (!interval || interval === 'reset') continue;
-    points.push({ node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC });
+    const point: LanePoint = { node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC };
+    if (s.readings && typeof s.readings === 'object') point.readings = s.readings;
+    points.push(point);
   }
   const throughput: RailThroughputPoint[] = [];
   const spread = (line: JournalLine, fromS: number, toS: number, rails: { rail: number; gbps: number[] }[], perDirection: number) => {

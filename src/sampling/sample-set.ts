@@ -9,6 +9,9 @@ import { parseEthtoolLink, type EthtoolLink } from '../probes/ethtool-link.js';
 import { parseEthtoolStats, type EthtoolStats } from '../probes/ethtool-stats.js';
 import { parseHwmon } from '../probes/nic-temp.js';
 import { parseNvidiaSmi, type NvidiaSmiResult } from '../probes/nvidia-smi.js';
+import { readings as registeredReadings, type ReadingProbe } from '../probes/readings.js';
+
+const readingProbe = (id: string): ReadingProbe | undefined => registeredReadings().find((r) => r.id === id);
 
 // The nvidia-smi fields cmd.nvidiaSmi() queries, in its order (the output has no header).
 export const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
@@ -30,6 +33,8 @@ export interface SampleSetConfig {
   // Temperatures and GPU telemetry are gauges that move over minutes: read them on ticks where tick % N === 0 (default 1).
   hwmonEveryTicks?: number;
   gpuEveryTicks?: number;
+  // Registered extra readings (src/probes/readings.ts) to take: id -> every N ticks.
+  readings?: Record<string, number>;
 }
 
 // The parsers a sample set goes through (injectable so the simulator can swap one; defaults are the probes').
@@ -74,6 +79,10 @@ export function validateSampleSet(config: SampleSetConfig): void {
   every(config.fecEveryTicks, 0);
   every(config.hwmonEveryTicks, 0);
   every(config.gpuEveryTicks, 0);
+  for (const [id, n] of Object.entries(config.readings ?? {})) {
+    if (!readingProbe(id)) throw new UsageError(`sample set: no reading ${id} is registered`);
+    every(n, 0);
+  }
   config.rails.forEach((r) => cmd.ethtoolStats(r));
 }
 
@@ -90,6 +99,10 @@ export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { on
   if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `fec:${fec}`, command: cmd.ethtoolFec(fec) });
   if ((config.hwmon ?? true) && every(config.hwmonEveryTicks, tick)) items.push({ id: 'hwmon', command: cmd.hwmon() });
   if ((config.gpu ?? true) && every(config.gpuEveryTicks, tick)) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
+  for (const [id, n] of Object.entries(config.readings ?? {})) {
+    const r = readingProbe(id);
+    if (r && every(n, tick)) items.push({ id: `reading:${id}`, command: r.command() });
+  }
   return items;
 }
 
@@ -188,12 +201,29 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
   }
   const nicTempC = read('hwmon', (t) => nicMaxOf(parsers.hwmon(t))) ?? null;
   const gpus = read('gpu', (t) => parsers.gpu(t).gpus.map(gpuOf)) ?? [];
+  // Extra readings: a value, or null when the item failed (its error line says why); absent when not asked this tick.
+  const readings: Record<string, number | null> = {};
+  for (const item of input.items) {
+    if (!item.id.startsWith('reading:')) continue;
+    const r = readingProbe(item.id.slice('reading:'.length));
+    if (r) readings[r.id] = read(item.id, r.parse) ?? null;
+  }
 
   const known = new Set(input.items.map((i) => i.id));
   for (const o of input.outputs) if (!known.has(o.id)) errors.push(`${o.id}: unexpected item in the answer`);
 
   return {
-    sample: { node: input.node, tick: input.tick, tMs, controllerMs: input.controllerMs, rails, nicTempC, gpus, errors },
+    sample: {
+      node: input.node,
+      tick: input.tick,
+      tMs,
+      controllerMs: input.controllerMs,
+      rails,
+      nicTempC,
+      gpus,
+      ...(Object.keys(readings).length ? { readings } : {}),
+      errors,
+    },
     raw,
   };
 }

@@ -1,6 +1,7 @@
 // CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
 // in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
 import { formatBatchOutput, parseBatch } from '../transport/batch.js';
+import { readingOfCommand } from '../probes/readings.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
@@ -53,6 +54,9 @@ export class SimRunner implements CommandRunner {
   private async exec(command: string, opts: RunOptions, keep?: RegExp): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
     // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
     // (the same lines as its grep form, which the simulator renders without the full dump).
+    // A registered extra reading (src/probes/readings.ts) brings its own generated answer.
+    const reading = readingOfCommand(command);
+    if (reading) return { stdout: reading.simulate({ node: this.node, nowMs: this.core.clock.now() }), stderr: '', exitCode: 0, signal: null };
     if (command === cmd.nodeTime()) return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
     const phyNetdev = matchEthtoolStatsPhy(command);
     if (phyNetdev !== null) return this.exec(cmd.ethtoolStatsPhyGrep(phyNetdev), opts);
