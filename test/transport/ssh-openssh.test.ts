@@ -13,7 +13,7 @@ import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
 import { freePort, sshdAvailable, sshdRunner, startSshd } from '../helpers/sshd.js';
-import { serveRunnerOverSsh } from '../../src/transport/ssh-server.js';
+import { serveRunnerOverSsh } from '../../src/sim/ssh-server.js';
 
 // Alive = exists and is not an unreaped zombie (this container's PID 1 does not reap orphans, so a killed
 // process can linger as a zombie that `kill -0` still reports).
