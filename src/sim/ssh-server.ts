@@ -19,7 +19,8 @@ import {
   parseStatus,
   parseStop,
 } from '../transport/remote-process.js';
-import { SAMPLING_SHELL, formatShellFrame, parseShellFrame } from '../transport/ssh-runner.js';
+import { SAMPLING_SHELL } from '../transport/ssh-runner.js';
+import { formatShellFrame, parseShellFrame } from '../transport/shell-frame.js';
 import { parseLockScript, type LockOwner } from '../transport/node-lock.js';
 import type { CommandRunner, RemoteProcess } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
