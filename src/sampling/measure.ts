@@ -1,14 +1,14 @@
-// Measures a sampling strategy on real transports (for the benchmark): the persistent sampler (one batch round
+// Measures a sampling strategy on real transports (for the benchmark): the persistent sampler (one tick-script round
 // trip per node per tick) against the naive way (a fresh runner.run() per command), same items, same statistics.
 import { systemClock, type Clock } from '../domain/clock.js';
 import { cmd } from '../transport/commands.js';
-import type { BatchOutput } from '../transport/batch.js';
+import type { ScriptItemOutput } from '../transport/tick-script.js';
 import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet } from './sample-set.js';
 import { Sampler, tickNode, type NodeTick, type SamplerNode } from './sampler.js';
 import { runOnSchedule, type ScheduleSummary } from './schedule.js';
 import { estimateOffset, TickFigures, type OffsetRound } from './stats.js';
 
-// Persistent = one batch per node per tick over a long-lived shell; naive = one fresh run() per command.
+// Persistent = one tick script per node per tick over a long-lived shell; naive = one fresh run() per command.
 export type SamplingMode = 'persistent' | 'naive';
 
 // What to measure: a strategy, the nodes, how many ticks and at which rate.
@@ -47,7 +47,7 @@ async function naiveTick(nodes: SamplerNode[], k: number, clock: Clock): Promise
   return Promise.all(
     nodes.map(async (n): Promise<NodeTick> => {
       const items = sampleSetItems(n.sampleSet, k, { oneShot: true });
-      const outputs: BatchOutput[] = [];
+      const outputs: ScriptItemOutput[] = [];
       try {
         for (const it of items) {
           const r = await n.runner.run(it.command);

@@ -1,8 +1,8 @@
-// What one node is asked at each tick, as one batch script, and how the answer becomes a NodeSample.
+// What one node is asked at each tick, as one tick script, and how the answer becomes a NodeSample.
 // Pure: no I/O and no clock, so the simulated lab and the tests can drive it with any text.
 import { UsageError } from '../domain/errors.js';
 import type { GpuSample, NodeSample, RailSample } from '../domain/sample.js';
-import type { BatchItem, BatchOutput } from '../transport/batch.js';
+import type { ScriptItem, ScriptItemOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import { parseEthtoolFec, type EthtoolFec } from '../probes/ethtool-fec.js';
 import { parseEthtoolLink, type EthtoolLink } from '../probes/ethtool-link.js';
@@ -86,10 +86,10 @@ export function validateSampleSet(config: SampleSetConfig): void {
   config.rails.forEach((r) => cmd.ethtoolStats(r));
 }
 
-// The batch items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
+// The tick script items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
 // item runs in a shell of its own (the naive way), where the persistent *_phy filter would start and die per item.
-export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): BatchItem[] {
-  const items: BatchItem[] = [{ id: 'time', command: cmd.nodeTime() }];
+export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): ScriptItem[] {
+  const items: ScriptItem[] = [{ id: 'time', command: cmd.nodeTime() }];
   const phy = opts.oneShot ? cmd.ethtoolStatsPhyGrep : cmd.ethtoolStatsPhy;
   for (const r of config.rails) items.push({ id: `stats:${r}`, command: config.fullStats ? cmd.ethtoolStats(r) : phy(r) });
   if (every(config.linkEveryTicks, tick)) {
@@ -137,17 +137,17 @@ function gpuOf(g: Record<string, unknown>): GpuSample {
   };
 }
 
-// One node's batch answer for one tick, with the items that were asked.
+// One node's tick script answer for one tick, with the items that were asked.
 export interface AssembleInput {
   node: string;
   tick: number;
   controllerMs: number;
-  items: BatchItem[];
-  outputs: BatchOutput[];
+  items: ScriptItem[];
+  outputs: ScriptItemOutput[];
   parsers?: Partial<SampleParsers>;
 }
 
-// Turn one batch answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
+// Turn one tick script answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
 // (`<item id>: <reason>`) and its value stays missing (tMs NaN, temperature null, no counters) — never zero.
 export function assembleSample(input: AssembleInput): SampleSetResult {
   const parsers = { ...defaultParsers, ...input.parsers };

@@ -1,9 +1,9 @@
 // The persistent sampler: one long-lived shell per node, every node asked at the same moment, one round
-// trip per node per tick (a batch script). Its ticks are scheduled by schedule.ts (the run's loop, the benchmark).
+// trip per node per tick (a tick script). Its ticks are scheduled by schedule.ts (the run's loop, the benchmark).
 import { within, type Clock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSample } from '../domain/sample.js';
-import { buildBatch, splitBatchOutput } from '../transport/batch.js';
+import { buildTickScript, splitTickScriptOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner, ShellSession } from '../transport/types.js';
 import {
@@ -161,7 +161,7 @@ export class Sampler {
     const items = sampleSetItems(n.sampleSet, tick);
     try {
       const shell = await this.shellFor(n, this.opts.shellWaitMs ?? 1000);
-      const res = await shell.run(buildBatch(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
+      const res = await shell.run(buildTickScript(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
       const controllerMs = this.clock.now();
       if (res.timedOut || res.exitCode === null) {
         this.dropShell(n.name);
@@ -172,7 +172,7 @@ export class Sampler {
         tick,
         controllerMs,
         items,
-        outputs: splitBatchOutput(res.stdout),
+        outputs: splitTickScriptOutput(res.stdout),
         ...(this.opts.parsers ? { parsers: this.opts.parsers } : {}),
       });
       if (res.stderr.trim() !== '') sample.errors.push(`shell stderr: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);

@@ -1,6 +1,6 @@
 // CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
 // in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
-import { formatBatchOutput, parseBatch } from '../transport/batch.js';
+import { formatTickScriptOutput, parseTickScript } from '../transport/tick-script.js';
 import { readingOfCommand } from '../probes/readings.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
@@ -37,14 +37,14 @@ export class SimRunner implements CommandRunner {
   async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
     this.reachable();
     const startMs = this.core.clock.now();
-    const items = parseBatch(command);
+    const items = parseTickScript(command);
     if (items) {
       const outputs = [];
       for (const it of items) {
         const r = await this.exec(it.command, opts);
         outputs.push({ id: it.id, stdout: mergedThroughPipe(r), exitCode: r.exitCode ?? 128 + 15 });
       }
-      return { command, stdout: formatBatchOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
+      return { command, stdout: formatTickScriptOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
     }
     const r = await this.exec(command, opts);
     return { command, ...r, durationMs: this.core.clock.now() - startMs };

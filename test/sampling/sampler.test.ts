@@ -3,7 +3,7 @@ import { Sampler, asTickSource, tickNode, type SampledTick } from '../../src/sam
 import { runOnSchedule } from '../../src/sampling/schedule.js';
 import { TickFigures } from '../../src/sampling/stats.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
-import type { BatchItem } from '../../src/transport/batch.js';
+import type { ScriptItem } from '../../src/transport/tick-script.js';
 import { FakeRunner, type FakeAnswer, type FakeNodeOptions } from './fake-runner.js';
 import { genFec, genGpu, genHwmon, genLink, genStats } from './generated.js';
 
@@ -12,7 +12,7 @@ const B = 'enP2p1s0f1np1';
 const T0 = Date.UTC(2026, 0, 1);
 
 // Generated answers; lane 2's error counter grows by 10 per round trip so each tick is distinguishable.
-function healthy(item: BatchItem, call: number): FakeAnswer | undefined {
+function healthy(item: ScriptItem, call: number): FakeAnswer | undefined {
   const [kind, netdev = ''] = item.id.split(':');
   if (kind === 'stats') return { stdout: genStats([0, 0, call * 10, 0], 5), exitCode: 0 };
   if (kind === 'link') return { stdout: genLink(netdev, true), exitCode: 0 };
