@@ -20,8 +20,9 @@ export interface TickSource {
 }
 
 // Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
-// beyond its FAIL line): src/analysis/early-stop.ts, the same watch a re-grade runs over the journal.
-export interface EarlyStopDetector {
+// beyond its FAIL line): the run wraps src/analysis/early-stop.ts's EarlyStopDetector, the same watch a re-grade
+// runs over the journal, into this.
+export interface FailWatch {
   push(phase: string, sample: NodeSample): Reason | null;
 }
 
@@ -116,7 +117,7 @@ export class SamplingLoop {
   constructor(
     private readonly ctx: RunContext,
     private readonly source: TickSource,
-    private readonly detector: EarlyStopDetector | null,
+    private readonly detector: FailWatch | null,
     private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number },
   ) {}
 
