@@ -249,7 +249,7 @@ export class RunAnalyzer {
 }
 
 // How much worse the worst lane of the GPU-loaded soak is than the same lane with idle GPUs (the failing clone's signature).
-export function loadedVsIdle(stats: readonly NodePhaseStats[], phases: readonly AnalysisPhase[]): number | null {
+function loadedVsIdle(stats: readonly NodePhaseStats[], phases: readonly AnalysisPhase[]): number | null {
   const loaded = phases.filter((p) => p.kind === 'soak' && p.gpuLoad === true).at(-1)?.name;
   const idle = phases.filter((p) => p.kind === 'soak' && p.gpuLoad === false).at(-1)?.name;
   if (loaded === undefined || idle === undefined) return null;

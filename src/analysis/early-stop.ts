@@ -3,7 +3,7 @@
 // growth with temperature that the record keeps. The live run and `cablequal grade` feed it the same samples.
 import type { Grade } from '../domain/outcome.js';
 import type { LaneTempStats, WindowStats } from '../domain/record.js';
-import type { NodeSample, RailSample } from '../domain/sample.js';
+import type { NodeSample } from '../domain/sample.js';
 import { canonicalRail } from './analyze.js';
 import { SERIAL_RATE_BPS, certainLaneRatio, decadesBelowFecLimit, intervalDelta, nextReading, type Interval, type IntervalDelta, type RailReading } from './counters.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth, type LaneGrowth } from './lane-temp.js';
@@ -11,7 +11,7 @@ import { poissonLowerBound } from './poisson.js';
 import { Held, WindowSum } from './windows.js';
 
 export type CountRule = 'link-down-events' | 'crc-errors' | 'post-fec-errors';
-export const COUNT_RULES: readonly CountRule[] = ['link-down-events', 'crc-errors', 'post-fec-errors'];
+const COUNT_RULES: readonly CountRule[] = ['link-down-events', 'crc-errors', 'post-fec-errors'];
 
 // The FEC margin of a sliding window, from its BER 95% lower bound, held for holdS: FAIL below `fail` decades is certain.
 export interface FecWindowSettings {

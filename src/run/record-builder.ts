@@ -228,9 +228,4 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
   };
 }
 
-// Samples in journal order with phases (for time-series outputs).
-export function journalSamples(contents: JournalContents): { phase: string; sample: NodeSample }[] {
-  return linesOf<JournalLine & { phase: string; sample: unknown }>(contents.lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
-}
-
 export type { NodeSample };

@@ -39,7 +39,7 @@ const KEPT = new Set([
   'rx_packets_phy',
   'rx_discards_phy',
 ]);
-export function keepCounter(name: string): boolean {
+function keepCounter(name: string): boolean {
   return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
 }
 

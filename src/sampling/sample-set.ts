@@ -14,7 +14,7 @@ import { readings as registeredReadings, type ReadingProbe } from '../probes/rea
 const readingProbe = (id: string): ReadingProbe | undefined => registeredReadings().find((r) => r.id === id);
 
 // The nvidia-smi fields cmd.nvidiaSmi() queries, in its order (the output has no header).
-export const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
+const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
 
 // Which readings a node's sample set holds; link state and FEC can be read less often than counters.
 export interface SampleSetConfig {
@@ -47,7 +47,7 @@ export interface SampleParsers {
 }
 
 // The probes' own parsers, nvidia-smi told the field order of the headerless query.
-export const defaultParsers: SampleParsers = {
+const defaultParsers: SampleParsers = {
   stats: parseEthtoolStats,
   link: parseEthtoolLink,
   fec: parseEthtoolFec,

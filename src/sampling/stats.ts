@@ -18,7 +18,7 @@ export interface TickTimes {
 }
 
 // Percentile with simple-statistics' quantile: linear interpolation between ranks (numpy's default, R type 7).
-export function percentile(values: number[], p: number): number | null {
+function percentile(values: number[], p: number): number | null {
   return values.length === 0 ? null : quantile(values, p);
 }
 
@@ -44,7 +44,7 @@ export function estimateOffset(rounds: OffsetRound[]): { offsetMs: number; rttMs
 // Cross-node skew of one tick: spread of the node-reported times once each node's clock offset is removed, i.e. how
 // far apart in real time the nodes read their counters. Without offsets (`null`) it is the raw spread of the node
 // clocks, which also holds their offsets. Null with fewer than two readings (a node without an offset is left out).
-export function tickSkew(nodes: readonly TickNode[], offsets: ReadonlyMap<string, number> | null): number | null {
+function tickSkew(nodes: readonly TickNode[], offsets: ReadonlyMap<string, number> | null): number | null {
   const t: number[] = [];
   for (const n of nodes) {
     const off = offsets === null ? 0 : offsets.get(n.node);

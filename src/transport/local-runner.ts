@@ -3,7 +3,7 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { shellQuote, validate } from './commands.js';
+import { validate } from './commands.js';
 import { buildEndMarked, newEndMark, takeEndMarked } from './end-marker.js';
 import {
   TransportError,
