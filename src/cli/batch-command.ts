@@ -21,7 +21,8 @@ import { EXIT } from './exit-codes.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { printable } from '../domain/text.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
-import { cliRunDeps, loadProtocolArg, parseNodes } from './run-command.js';
+import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
+import type { Protocol } from '../protocol/index.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
 import { observedRunOf, RunObservers } from '../store/run-observers.js';
@@ -41,6 +42,7 @@ export interface BatchArgs {
   seed?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
+  dryRun?: boolean;
   sshConfig?: string;
   onHangup?: HangupMode;
   // After each swap: the batch reboots both nodes (auto, the default) or tells the operator to and waits (manual).
@@ -101,6 +103,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     if (twice.length) io.stderr(`cablequal batch --sim: ${twice.join(', ')} in two pairs: benchmarks take turns, but each simulated pair is its own lab (bandwidth and heat of a shared node are not shared in the simulation)\n`);
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+  // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
+  // polls for the swap and reboots the nodes, which the header line says).
+  if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
   // A bad --out (a file, /proc/x) is refused in one line before anything runs.
   ensureDir(dir, '--out');
@@ -286,4 +291,22 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
   }
   if (entries.length !== manifest.length) throw new UsageError(`batch --sim: ${entries.length} simulated cable(s) for ${manifest.length} manifest cable(s)`);
   return entries;
+}
+
+async function batchDryRun(args: BatchArgs, pairSpecs: string[], manifest: ManifestCable[], protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+  const box = args.sim !== undefined ? simBox(args.sim, manifest, io.cwd) : null;
+  for (const [p, spec] of pairSpecs.entries()) {
+    const reboot = args.reboot === 'manual' ? `tells you to reboot both nodes, reads ${cmd.bootId()} until it changes` : `(--reboot auto) reads ${cmd.bootId()}, runs [sudo] ${cmd.reboot()} on both`;
+    io.stdout(
+      `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
+    );
+    try {
+      io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys), ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}) }, protocol, protocolText, io));
+    } catch (e) {
+      if (!(e instanceof DiscoveryError)) throw e;
+      io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${printable(e.message)}\n`);
+      return EXIT.error;
+    }
+  }
+  return EXIT.ok;
 }

@@ -44,7 +44,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('sim', { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' })
           .option('sim-fault', { type: 'string', array: true, describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s' })
           .option('seed', { type: 'string', describe: 'simulator seed, a whole number (same seed, same journal)', coerce: intArg('seed', 0, 2 ** 32 - 1) })
-          .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node)' })
+          .option('nodes', { type: 'string', describe: 'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages' })
           .option('port', { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)', default: undefined })
           .option('protocol', { type: 'string', describe: 'built-in protocol name (spark-burnin, quick) or a protocol file', default: 'spark-burnin' })
           .option('label', { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' })
@@ -53,6 +53,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('accept-new-host-keys', { type: 'boolean', describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)', default: false })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('break-lock', { type: 'boolean', describe: 'take over a STALE node lock left by a dead run (a live lock is never broken; see cablequal cleanup)', default: false })
+          .option('dry-run', { type: 'boolean', describe: 'print every command the run would execute on each node, in order (sudo marked); only read-only discovery runs on real nodes', default: false })
           .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)' })
           .option('db', { type: 'string', describe: 'results store: postgres://... shared by several controllers (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)' })
           .option('metrics-port', { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) })
@@ -67,6 +68,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.speed !== undefined ? { speed: args.speed } : {}),
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             breakLock: args.breakLock,
+            dryRun: args.dryRun,
             onHangup: args.onHangup as HangupMode,
             ...(args.sim !== undefined ? { sim: args.sim } : {}),
             ...(args.simFault ? { simFault: args.simFault.map(String) } : {}),
@@ -215,6 +217,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
           .option('seed', { type: 'string', describe: 'simulator seed, a whole number', coerce: intArg('seed', 0, 2 ** 32 - 1) })
           .option('out', { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' })
           .option('accept-new-host-keys', { type: 'boolean', default: false })
+          .option('dry-run', { type: 'boolean', default: false, describe: 'print, per pair, every command one cable\'s run executes on each node; nothing runs but read-only discovery' })
           .option('ssh-config', { type: 'string', describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)' })
           .option('on-hangup', { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: 'when the terminal or SSH session closes (SIGHUP): continue or abort' })
           .option('db', { type: 'string', describe: 'results store: postgres://... (default cablequal.db beside the batch directory, or $CABLEQUAL_DB; off: none)' })
@@ -241,6 +244,7 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             ...(args.seed !== undefined ? { seed: args.seed } : {}),
             ...(args.out ? { out: args.out } : {}),
             acceptNewHostKeys: args.acceptNewHostKeys,
+            dryRun: args.dryRun,
             ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
             onHangup: args.onHangup as HangupMode,
           },

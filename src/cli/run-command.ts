@@ -20,6 +20,8 @@ import { cmd, validate } from '../transport/commands.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
+import { TransportError } from '../transport/types.js';
+import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { formatStatus } from './status.js';
@@ -43,6 +45,7 @@ export interface RunArgs {
   acceptNewHostKeys?: boolean;
   sshConfig?: string;
   breakLock?: boolean;
+  dryRun?: boolean;
   onHangup?: HangupMode;
   db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
   metricsPort?: number;
@@ -169,7 +172,7 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
 
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
 async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
-  if (!args.sim === !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
+  if (!args.sim && !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
   if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const speed = args.speed ?? 1;
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
@@ -181,9 +184,7 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
   let nodes: NodeSpec[];
   if (args.sim) {
     clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
-    const lab = createLab({ scenario: args.sim, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
-    nodes = lab.nodes.map((name) => ({ name, host: name, cage: args.port !== undefined ? parseCage(args.port, '--port') : 'auto' }));
-    runners = new Map(lab.nodes.map((n) => [n, lab.runner(n)]));
+    ({ nodes, runners } = simNodes(args, clock));
   } else {
     if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
@@ -280,6 +281,12 @@ function journalBroke(result: RunResult, io: CliIo): number | null {
 
 // `cablequal run`: the main job, on the simulated lab (--sim) or on real nodes over SSH (--nodes).
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
+  // --dry-run runs nothing and writes nothing: no store, no metrics.
+  if (args.dryRun) {
+    if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+    const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
+    return dryRunCommand(args, protocol, protocolText, io);
+  }
   // The results store and --metrics-port watch the run; closed on every way out.
   const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
   try {
@@ -366,4 +373,68 @@ function describeNode(n: RunRecord['nodes'][number]): string {
     n.firmware ? `firmware ${n.firmware}` : null,
   ].filter(Boolean);
   return `${n.name}: ${parts.join(', ')}`;
+}
+
+// The simulated lab of `--sim`: its two nodes, or with --nodes a:0,b:1 renamed and with the cable in those cages (the
+// triangle wiring); --port names the cage for nodes that do not.
+function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Map<string, CommandRunner> } {
+  const named = args.nodes ? parseNodes(args.nodes, args.port) : null;
+  const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
+  const lab = createLab({
+    scenario: args.sim!,
+    ...(args.seed !== undefined ? { seed: args.seed } : {}),
+    faults: args.simFault ?? [],
+    clock,
+    ...(named ? { nodeNames: [named[0]!.name, named[1]!.name] as [string, string], cages: [cageOf(named[0]!), cageOf(named[1]!)] as [0 | 1 | undefined, 0 | 1 | undefined] } : {}),
+  });
+  const nodes = named ?? lab.nodes.map((name) => ({ name, host: name, cage: args.port !== undefined ? parseCage(args.port, '--port') : ('auto' as const) }));
+  return { nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) };
+}
+
+// `--dry-run`: print every command the run would execute on each node, in order. With --sim the simulated nodes are
+// used; with --nodes only read-only discovery runs on the real nodes (which cage, which rail addresses).
+async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = await dryRunPlan(args, protocol, protocolText, io);
+  } catch (e) {
+    if (!(e instanceof DiscoveryError)) throw e;
+    io.stderr(`cablequal: ERROR: dry run: ${printable(e.message)}\n`);
+    return EXIT.error;
+  }
+  io.stdout(text);
+  return EXIT.ok;
+}
+
+// Read-only discovery on a real node failed (unreachable, no cabled cage, a rail without address): nothing to plan.
+export class DiscoveryError extends Error {
+  override readonly name = 'DiscoveryError';
+}
+
+// The dry-run text for one pair of nodes (shared by run and batch).
+export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig'>, protocol: Protocol, protocolText: string, io: CliIo): Promise<string> {
+  const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+  if (args.sim) {
+    const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
+    const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim });
+    const shown = nodes.map((n) => ({ name: n.name, cage: n.cage }));
+    return formatPlan(plan, shown, { protocol, real: false });
+  }
+  const specs = parseNodes(args.nodes!, args.port);
+  const real = await makeRunners(specs, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+  let found: DiscoveredNode[];
+  try {
+    found = await Promise.all(specs.map((s) => discoverNode(real.get(s.name)!, s)));
+  } catch (e) {
+    if (e instanceof UsageError || !(e instanceof Error)) throw e;
+    throw new DiscoveryError(`${e instanceof TransportError ? '' : 'discovery: '}${e.message}`);
+  } finally {
+    await Promise.all([...real.values()].map((r) => r.close().catch(() => undefined)));
+  }
+  const [a, b] = found as [DiscoveredNode, DiscoveredNode];
+  const lab = createLab({ scenario: 'good-qsfp56', clock, nodeNames: [a.name, b.name], cages: [a.cage, b.cage], railIps: [a.railIps, b.railIps], interfaces: [a.interfaces, b.interfaces] });
+  const nodes: NodeSpec[] = specs.map((s, i) => ({ ...s, cage: found[i]!.cage }));
+  const plan = await planRun({ protocol, protocolText, nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), clock });
+  plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
+  return formatPlan(plan, nodes.map((n) => ({ name: n.name, cage: n.cage })), { protocol, real: true });
 }

@@ -64,12 +64,20 @@ export interface ThroughputStats {
 
 export interface BenchmarkRecord {
   loopback: { node: string; rail: number; gbps: number }[];
-  ibWriteBw: { perRail: (ThroughputStats & { rail: number; device: string })[]; sumMedianGbps: number } | null;
+  // perRail and sumMedianGbps: the weaker direction (the figure graded); perDirection: each direction on its own, one
+  // ib_write_bw stream per rail and direction. Runs before per-direction streams: perRail is a -b sum halved, and no
+  // perDirection.
+  ibWriteBw: {
+    perRail: (ThroughputStats & { rail: number; device: string })[];
+    sumMedianGbps: number;
+    perDirection?: { from: string; to: string; perRail: (ThroughputStats & { rail: number; device: string })[]; sumMedianGbps: number }[];
+  } | null;
   nccl: {
     busbwGBs: number | null; // Avg bus bandwidth
     maxBusbwGBs: number | null;
     network: string | null;
-    devices: string[];
+    devices: string[]; // every device any rank named in its NET/IB lines
+    ranks?: { node: string; network: string | null; devices: string[] }[]; // each node's rank on its own (runs since per-node ranks)
   } | null;
 }
 

@@ -2,7 +2,8 @@ import { ParseError } from '../domain/errors.js';
 
 const KIND = 'ib_write_bw';
 
-// The bandwidth unit perftest printed in the result header (MB before 2024, MiB since, Gb with --report_gbits).
+// The bandwidth unit perftest printed in the result header (MB before 2024, MiB since, Gb with --report_gbits);
+// MB and MiB are the same unit (2^20 bytes/s), kept apart only to say what the header said.
 export type PerftestUnit = 'Gb/s' | 'MB/s' | 'MiB/s';
 
 // One result row; every bandwidth is converted to Gb/s so rails and runs compare directly.
@@ -42,10 +43,10 @@ const FLOAT = /^\d+(\.\d+)?$/;
 const NO_ROW_REASON =
   'no result row: the test did not run (check the GID index -x and that the server is reachable)';
 
-// Perftest MB/sec is 1e6 bytes/s, MiB/sec is 2^20 bytes/s; convert both to Gb/s.
+// perftest's MB/sec and MiB/sec are both 2^20 bytes per second (its --help: "MB=2^20 byte, while Gb=10^9 bits";
+// the 2024 rename to MiB/sec only corrected the label, format_factor stayed 0x100000). Gb/sec is 10^9 bits per second.
 function toGbps(value: number, unit: PerftestUnit): number {
   if (unit === 'Gb/s') return value;
-  if (unit === 'MB/s') return (value * 8) / 1000;
   return (value * 1048576 * 8) / 1e9;
 }
 

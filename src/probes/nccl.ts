@@ -22,7 +22,8 @@ export interface NcclRow {
 }
 
 // A nccl-tests run plus what NCCL_DEBUG=INFO said about the network: one device name or Socket means a setup fault.
-// A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null.
+// A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null; rows pasted without the
+// table header are read in nccl-tests' default 13-column layout.
 export interface NcclResult {
   collective: string | null;
   version?: string; // nccl-tests version, from `# nccl-tests version X`
@@ -33,7 +34,60 @@ export interface NcclResult {
   outOfBounds?: { count: number; ok: boolean };
   network: 'IB' | 'Socket' | null;
   netDevices: string[];
+  // Per process (rank), from the `<host>:<pid>:<tid>` prefix of its NCCL lines: each rank picks its own network and
+  // devices from its own environment, so a rank given another node's names shows here, not in the union above.
+  ranks: NcclRank[];
 }
+
+// What one rank's NCCL_DEBUG lines said: its network, devices and the address of its bootstrap interface.
+export interface NcclRank {
+  host: string;
+  pid: number;
+  network: 'IB' | 'Socket' | null;
+  devices: string[];
+  ip: string | null; // the OOB / bootstrap address (`OOB enp1s0f1np1:192.168.100.10<0>`)
+}
+
+interface NetSeen {
+  usingNetwork: string[];
+  ibDevices: string[];
+  socketDevices: string[];
+  ip: string | null;
+}
+
+// Any rank on Socket makes the run a TCP run; the explicit "Using network" line wins over NET/* lines.
+function networkOf(seen: NetSeen): { network: 'IB' | 'Socket' | null; devices: string[] } {
+  const { usingNetwork, ibDevices, socketDevices } = seen;
+  const network: 'IB' | 'Socket' | null = usingNetwork.includes('Socket')
+    ? 'Socket'
+    : usingNetwork.includes('IB')
+      ? 'IB'
+      : usingNetwork.length > 0
+        ? null
+        : ibDevices.length > 0
+          ? 'IB'
+          : socketDevices.length > 0
+            ? 'Socket'
+            : null;
+  const devices = network === 'IB' ? ibDevices : network === 'Socket' ? socketDevices : [...ibDevices, ...socketDevices.filter((d) => !ibDevices.includes(d))];
+  return { network, devices };
+}
+
+// Read one NCCL_DEBUG message into what a rank (or the whole run) saw.
+function noteNet(seen: NetSeen, msg: string): void {
+  const net = /^Using network (\S+)/.exec(msg);
+  if (net) addDistinct(seen.usingNetwork, net[1]!);
+  const ib = /^NET\/IB ?: Using (.*)$/.exec(msg);
+  if (ib) for (const m of ib[1]!.matchAll(/\[\d+\]([^\s:[\]]+):\d+\/(?:RoCE|IB|UNSPECIFIED)/g)) addDistinct(seen.ibDevices, m[1]!);
+  const sock = /^NET\/Socket ?: Using (.*)$/.exec(msg);
+  if (sock) for (const m of sock[1]!.matchAll(/\[\d+\]([^\s:[\]]+):/g)) addDistinct(seen.socketDevices, m[1]!);
+  const oob = /(?:OOB|^Bootstrap ?: Using|^NET\/Socket ?: Using \[0\]) ?[^\s:]+:(\d{1,3}(?:\.\d{1,3}){3})</.exec(msg);
+  if (oob) seen.ip ??= oob[1]!;
+}
+
+const emptySeen = (): NetSeen => ({ usingNetwork: [], ibDevices: [], socketDevices: [], ip: null });
+// `<host>:<pid>:<tid> [<dev>]` at the start of an NCCL line, after an optional `[timestamp]`.
+const RANK_PREFIX = /^(?:\[[^\]]*\]\s*)?([A-Za-z0-9][A-Za-z0-9_.-]*):(\d+):\d+\s+\[/;
 
 // `[<timestamp>] <host>:<pid>:<tid> [<dev>] NCCL INFO <message>`; any prefix is accepted (timestamps since NCCL 2.26).
 const NCCL_LINE = /^(?:.*?\s)?NCCL (INFO|WARN|TRACE|ABORT)(?: (.*))?$/;
@@ -62,6 +116,27 @@ function readColumns(tokens: string[], line: number): Columns {
   const idx = Object.fromEntries(HALF_COLUMNS.map((c) => [c, find(c)])) as Record<(typeof HALF_COLUMNS)[number], [number, number]>;
   const half = (k: 0 | 1) => ({ time: idx.time[k], algbw: idx.algbw[k], busbw: idx.busbw[k], '#wrong': idx['#wrong'][k] });
   return { count: tokens.length, halves: [half(0), half(1)] };
+}
+
+// The layout every nccl-tests collective prints by default (util.cu): size count type redop root, then time algbw busbw
+// #wrong out-of-place and in-place. Rows pasted without their header (bug reports keep the table rows and the
+// `# Avg bus bandwidth` trailer only) are read with it when they have exactly this shape.
+const DEFAULT_COLUMNS: Columns = {
+  count: 13,
+  halves: [
+    { time: 5, algbw: 6, busbw: 7, '#wrong': 8 },
+    { time: 9, algbw: 10, busbw: 11, '#wrong': 12 },
+  ],
+};
+const WORD = /^[a-z][a-z0-9_]*$/;
+
+// A row of the default table shape: integers where the header has size, count and root, names for type and redop,
+// numbers for time, algbw and busbw, a number or N/A for #wrong.
+function hasDefaultShape(cells: string[]): boolean {
+  if (cells.length !== DEFAULT_COLUMNS.count) return false;
+  const [size, count, type, redop, root] = cells as [string, string, string, string, string];
+  if (!/^\d+$/.test(size) || !/^\d+$/.test(count) || !INT.test(root) || !WORD.test(type) || !WORD.test(redop)) return false;
+  return DEFAULT_COLUMNS.halves.every((h) => [h.time, h.algbw, h.busbw].every((i) => NUM.test(cells[i]!)) && (cells[h['#wrong']] === 'N/A' || NUM.test(cells[h['#wrong']]!)));
 }
 
 function num(cell: string, what: string, line: number): number {
@@ -101,14 +176,14 @@ export function parseNccl(text: string): NcclResult {
   let version: string | undefined;
   let ncclVersion: string | undefined;
   let cols: Columns | null = null;
+  let headerless = false; // rows read in the default layout because no header came first
   const rows: NcclRow[] = [];
   let avg: number | null = null;
   let avgOk: boolean | undefined;
   let outOfBounds: { count: number; ok: boolean } | undefined;
   let ncclLines = 0;
-  const usingNetwork: string[] = [];
-  const ibDevices: string[] = [];
-  const socketDevices: string[] = [];
+  const all = emptySeen();
+  const perRank = new Map<string, { host: string; pid: number; seen: NetSeen }>();
 
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
@@ -121,12 +196,14 @@ export function parseNccl(text: string): NcclResult {
       const msg = debug[2] ?? '';
       const v = /^NCCL version (\S+)/.exec(msg);
       if (v) ncclVersion ??= v[1]!;
-      const net = /^Using network (\S+)/.exec(msg);
-      if (net) addDistinct(usingNetwork, net[1]!);
-      const ib = /^NET\/IB ?: Using (.*)$/.exec(msg);
-      if (ib) for (const m of ib[1]!.matchAll(/\[\d+\]([^\s:[\]]+):\d+\/(?:RoCE|IB|UNSPECIFIED)/g)) addDistinct(ibDevices, m[1]!);
-      const sock = /^NET\/Socket ?: Using (.*)$/.exec(msg);
-      if (sock) for (const m of sock[1]!.matchAll(/\[\d+\]([^\s:[\]]+):/g)) addDistinct(socketDevices, m[1]!);
+      noteNet(all, msg);
+      const who = RANK_PREFIX.exec(line);
+      if (who) {
+        const key = `${who[1]}:${who[2]}`;
+        let r = perRank.get(key);
+        if (!r) perRank.set(key, (r = { host: who[1]!, pid: Number(who[2]), seen: emptySeen() }));
+        noteNet(r.seen, msg);
+      }
       continue;
     }
     const bare = BARE_VERSION.exec(line);
@@ -165,27 +242,22 @@ export function parseNccl(text: string): NcclResult {
     // A line starting with a size is a table row and must be complete; anything else is launcher noise.
     const cells = line.split(/\s+/);
     if (!/^\d+$/.test(cells[0]!)) continue;
-    if (cols !== null && avg === null && outOfBounds === undefined) rows.push(readRow(cells, cols, n));
-    else if (cols === null && cells.length >= 5) throw new ParseError(KIND, n, 'table row before the "# size count type ..." header');
+    if (avg !== null || outOfBounds !== undefined) continue;
+    if (cols !== null) rows.push(readRow(cells, cols, n));
+    else if (hasDefaultShape(cells)) {
+      headerless = true;
+      rows.push(readRow(cells, DEFAULT_COLUMNS, n));
+    } else if (cells.length >= 5) {
+      throw new ParseError(KIND, n, `table row before the "# size count type ..." header, and not in the ${DEFAULT_COLUMNS.count}-column shape of a nccl-tests row`);
+    }
   }
+  if (headerless && cols !== null) throw new ParseError(KIND, lines.length, 'table rows both before and after a "# size count type ..." header');
 
   if (rows.length === 0 && avg === null && ncclLines === 0) {
     throw new ParseError(KIND, Math.max(1, lines.length), 'no nccl-tests result row, no "# Avg bus bandwidth" footer and no NCCL debug line');
   }
-  // Any rank on Socket makes the run a TCP run; the explicit "Using network" line wins over NET/* lines.
-  const network: NcclResult['network'] = usingNetwork.includes('Socket')
-    ? 'Socket'
-    : usingNetwork.includes('IB')
-      ? 'IB'
-      : usingNetwork.length > 0
-        ? null
-        : ibDevices.length > 0
-          ? 'IB'
-          : socketDevices.length > 0
-            ? 'Socket'
-            : null;
-  const netDevices =
-    network === 'IB' ? ibDevices : network === 'Socket' ? socketDevices : [...ibDevices, ...socketDevices.filter((d) => !ibDevices.includes(d))];
+  const { network, devices: netDevices } = networkOf(all);
+  const ranks: NcclRank[] = [...perRank.values()].map((r) => ({ host: r.host, pid: r.pid, ...networkOf(r.seen), ip: r.seen.ip }));
 
   return {
     collective,
@@ -197,5 +269,6 @@ export function parseNccl(text: string): NcclResult {
     ...(outOfBounds && { outOfBounds }),
     network,
     netDevices,
+    ranks,
   };
 }

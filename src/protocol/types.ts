@@ -58,25 +58,55 @@ export interface SoakPhase {
 
 export type Phase = PreflightPhase | IdentityPhase | LoopbackPhase | IbWriteBwPhase | NcclPhase | SoakPhase;
 
+// A program started with an argument vector (no shell): each argument is quoted on its own when the command line is
+// built, so an argument may hold spaces, quotes or a Python one-liner without any of it reaching a shell as syntax.
+export interface ProgramLoad {
+  form: 'program';
+  program: string; // a name looked up on the node's PATH, or an absolute path
+  args: string[]; // may hold {durationS}
+  cwd?: string; // absolute directory to start it in (else the run's scratch directory)
+  requires: string[]; // absolute paths that must be readable on each node before anything is loaded (preflight)
+  check?: string[]; // a read-only command preflight runs on each node; it must exit 0 (e.g. docker image inspect <image>)
+}
+
+// The form protocols written before the program form use: one command template, started in the run's scratch
+// directory. Kept so that their journals re-grade; gpu_burn started this way never finds its compare kernel.
+export interface LineLoad {
+  form: 'line';
+  line: string;
+}
+
+// The GPU load of a loaded soak.
+export type GpuLoad = ProgramLoad | LineLoad;
+
 // Command templates with {placeholders}; the simulator parses these exact shapes.
 export interface ProtocolCommands {
   ibWriteBwServer: string;
   ibWriteBwClient: string;
   loopbackServer: string;
   loopbackClient: string;
+  // mpirun with global options; {ranks} is ncclRank rendered once per node, joined by " : " (OpenMPI app contexts).
   nccl: string;
-  gpuLoad: string;
+  // One app context per node, with that node's own device and interface names; absent in protocols written before it.
+  ncclRank?: string;
+  gpuLoad: GpuLoad;
 }
 
-// The placeholders each template may use (a typo in a template is a usage error, not a broken command on a node).
-export const COMMAND_PLACEHOLDERS: Record<keyof ProtocolCommands, readonly string[]> = {
+// The string templates and the placeholders each may use (a typo in a template is a usage error, not a broken
+// command on a node). nccl's {ipA} {ipB} {netdevA} {hcaList} are the single-context form of older protocols: they
+// name node A's devices for both ranks, so a run refuses them when the two nodes' cages differ.
+export const COMMAND_PLACEHOLDERS = {
   ibWriteBwServer: ['rdmaDevice', 'tcpPort', 'msgSize', 'bidirectional'],
   ibWriteBwClient: ['rdmaDevice', 'tcpPort', 'msgSize', 'bidirectional', 'serverIp'],
   loopbackServer: ['rdmaDevice', 'tcpPort', 'msgSize', 'durationS'],
   loopbackClient: ['rdmaDevice', 'tcpPort', 'msgSize', 'durationS', 'serverIp'],
-  nccl: ['ipA', 'ipB', 'netdevA', 'hcaList'],
-  gpuLoad: ['durationS'],
-};
+  nccl: ['oobInclude', 'ranks', 'ipA', 'ipB', 'netdevA', 'hcaList'],
+  ncclRank: ['ip', 'netdev', 'hcaList'],
+} as const satisfies Record<Exclude<keyof ProtocolCommands, 'gpuLoad'>, readonly string[]>;
+export type TemplateCommand = keyof typeof COMMAND_PLACEHOLDERS;
+
+// The placeholder a GPU load's arguments may use.
+export const GPU_LOAD_PLACEHOLDERS = ['durationS'] as const;
 
 // What happens once the run's watch has seen a certain FAIL (which FAILs are certain, and how long a window must hold,
 // is each rule's own setting: src/rules/registry.ts). Protocols of rules version 1 said `laneRatioConsecutiveTicks`;

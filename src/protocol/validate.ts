@@ -4,13 +4,17 @@ import type { Limit } from '../domain/limit.js';
 import { LIMIT_KEYS, RULES, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
 import {
   COMMAND_PLACEHOLDERS,
+  GPU_LOAD_PLACEHOLDERS,
   PHASE_KINDS,
   type EarlyStopConfig,
+  type GpuLoad,
   type Phase,
   type PhaseKind,
   type ProtocolCommands,
   type RegressionTolerances,
+  type TemplateCommand,
 } from './types.js';
+import { GPU_BURN_KERNEL, gpuBurnKernel } from './gpu-load.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
@@ -268,22 +272,88 @@ function sampleGap(c: Checker, v: Json, intervalS: number): number {
   return n;
 }
 
+// A program name on the PATH or an absolute path: no spaces, quotes or shell syntax.
+const PROGRAM = /^(?:\/[A-Za-z0-9_.+@-]+(?:\/[A-Za-z0-9_.+@-]+)*|[A-Za-z0-9_.+@-]+)$/;
+// An absolute path as the harness checks and uses it on a node (cwd, requires).
+const ABS_PATH = /^\/[A-Za-z0-9_.+@,=-]*(?:\/[A-Za-z0-9_.+@,=-]+)*\/?$/;
+// An argument is one line of printable text; it is quoted on its own when the command is built.
+const ARG_MAX = 4096;
+
+function template(c: Checker, v: Json, path: string, allowed: readonly string[]): string {
+  const t = c.string(v, path);
+  for (const m of t.matchAll(/\{([^}]*)\}/g)) {
+    if (!allowed.includes(m[1] ?? '')) c.fail(path, `placeholders among {${allowed.join('}, {')}}`, `{${m[1]}}`);
+  }
+  if (/[;&|`$<>\u0000-\u001f\u007f]/.test(t.replace(/\{[^}]*\}/g, ''))) c.fail(path, 'a plain command line without shell operators', t);
+  return t;
+}
+
+function argument(c: Checker, v: Json, path: string, placeholders: readonly string[]): string {
+  if (typeof v !== 'string' || v.length > ARG_MAX) c.fail(path, `a string of at most ${ARG_MAX} characters`, v);
+  if (/[\u0000-\u001f\u007f]/.test(v)) c.fail(path, 'one line without control characters (a load is started as one command line)', v);
+  const rest = v.replace(/\{([^}]*)\}/g, (m, k: string) => (placeholders.includes(k) ? '' : c.fail(path, placeholders.length ? `placeholders among {${placeholders.join('}, {')}}` : 'no placeholders', m)));
+  if (/[{}]/.test(rest)) c.fail(path, '"{" and "}" only around a placeholder', v);
+  return v;
+}
+
+function stringArray(c: Checker, v: Json, path: string, each: (x: Json, p: string) => string): string[] {
+  if (!Array.isArray(v)) c.fail(path, 'an array of strings', v);
+  return v.map((x, i) => each(x, `${path}[${i}]`));
+}
+
+// gpu_burn reads its run length from the first argument after its options and treats ANY argument containing "-h",
+// "-l" or "-d" as help, list or doubles (a substring test, gpu_burn-drv.cpp main()): refuse what would not load the GPUs.
+function checkGpuBurnArgs(c: Checker, g: { args: string[]; cwd?: string }, path: string): void {
+  const last = g.args[g.args.length - 1];
+  if (last !== '{durationS}') c.fail(`${path}.args`, 'gpu_burn\'s run length "{durationS}" as the last argument (gpu_burn reads it after its options)', last);
+  g.args.forEach((a, i) => {
+    for (const [flag, what] of [['-h', 'prints its help'], ['-l', 'lists the GPUs'], ['-d', 'switches to doubles']] as const) {
+      if (a.includes(flag) && a !== flag) c.fail(`${path}.args[${i}]`, `no "${flag}" inside an argument (gpu_burn ${what} when any argument contains it)`, a);
+      if (a === flag && flag !== '-d') c.fail(`${path}.args[${i}]`, `not "${flag}" (gpu_burn ${what} and exits without loading the GPUs)`, a);
+    }
+  });
+  const kernel = gpuBurnKernel(g.args);
+  if (!kernel.startsWith('/') && g.cwd === undefined) {
+    c.fail(`${path}.args`, `-c <absolute path of ${GPU_BURN_KERNEL}> or a "cwd" holding it (gpu_burn looks for its compare kernel "${kernel}" in its working directory, and the run's scratch directory never has it)`, g.args);
+  }
+}
+
+function gpuLoad(c: Checker, v: Json): GpuLoad {
+  const path = 'commands.gpuLoad';
+  // The form of protocols written before the program form: still loads, so that their journals re-grade.
+  if (typeof v === 'string') return { form: 'line', line: template(c, v, path, GPU_LOAD_PLACEHOLDERS) };
+  const o = c.object(v, path);
+  c.keys(o, path, ['program', 'args'], ['cwd', 'requires', 'check']);
+  const program = c.string(o['program'], `${path}.program`);
+  if (!PROGRAM.test(program) || program.includes('..')) c.fail(`${path}.program`, 'a program name or an absolute path (letters, digits, _ . + @ - and /)', program);
+  const args = stringArray(c, o['args'], `${path}.args`, (x, p) => argument(c, x, p, GPU_LOAD_PLACEHOLDERS));
+  const absPath = (x: Json, p: string) => {
+    const s = c.string(x, p);
+    if (!ABS_PATH.test(s) || s.includes('..')) c.fail(p, 'an absolute path (letters, digits, _ . + @ , = - and /)', s);
+    return s;
+  };
+  const g: GpuLoad = { form: 'program', program, args, requires: o['requires'] === undefined ? [] : stringArray(c, o['requires'], `${path}.requires`, absPath) };
+  if (o['cwd'] !== undefined) g.cwd = absPath(o['cwd'], `${path}.cwd`);
+  if (o['check'] !== undefined) {
+    const check = stringArray(c, o['check'], `${path}.check`, (x, p) => argument(c, x, p, []));
+    if (check.length === 0 || !PROGRAM.test(check[0]!) || check[0]!.includes('..')) c.fail(`${path}.check[0]`, 'a program name or an absolute path', check[0]);
+    g.check = check;
+  }
+  if (program.split('/').pop() === 'gpu_burn') checkGpuBurnArgs(c, g, path);
+  return g;
+}
+
 function commands(c: Checker, v: Json): ProtocolCommands {
   const o = c.object(v, 'commands');
-  const names = Object.keys(COMMAND_PLACEHOLDERS) as (keyof ProtocolCommands)[];
-  c.keys(o, 'commands', names, []);
-  const out = {} as ProtocolCommands;
-  for (const n of names) {
-    const path = `commands.${n}`;
-    const t = c.string(o[n], path);
-    for (const m of t.matchAll(/\{([^}]*)\}/g)) {
-      if (!COMMAND_PLACEHOLDERS[n].includes(m[1] ?? '')) {
-        c.fail(path, `placeholders among {${COMMAND_PLACEHOLDERS[n].join('}, {')}}`, `{${m[1]}}`);
-      }
-    }
-    if (/[;&|`$<>]/.test(t.replace(/\{[^}]*\}/g, ''))) c.fail(path, 'a plain command line without shell operators', t);
-    out[n] = t;
-  }
+  const names = Object.keys(COMMAND_PLACEHOLDERS) as TemplateCommand[];
+  c.keys(o, 'commands', [...names.filter((n) => n !== 'ncclRank'), 'gpuLoad'], ['ncclRank']);
+  const out = { gpuLoad: gpuLoad(c, o['gpuLoad']) } as ProtocolCommands;
+  for (const n of names) if (o[n] !== undefined) out[n] = template(c, o[n], `commands.${n}`, COMMAND_PLACEHOLDERS[n]);
+  // The per-node form: nccl holds {ranks} exactly once and ncclRank says what one node's app context is.
+  const ranks = (out.nccl.match(/\{ranks\}/g) ?? []).length;
+  if (out.ncclRank !== undefined && ranks !== 1) c.fail('commands.nccl', 'exactly one {ranks} (where the per-node app contexts of commands.ncclRank go)', out.nccl);
+  if (out.ncclRank === undefined && ranks > 0) c.fail('commands.ncclRank', 'a value (required key when commands.nccl uses {ranks})', undefined, false);
+  if (out.ncclRank !== undefined && /\{(?:ipA|ipB|netdevA|hcaList)\}/.test(out.nccl)) c.fail('commands.nccl', 'no {ipA}, {ipB}, {netdevA} or {hcaList} beside {ranks} (each node\'s names go in commands.ncclRank)', out.nccl);
   return out;
 }
 

@@ -137,17 +137,23 @@ function throughput(c: CertificateContent): string {
   const b = c.benchmarks;
   const parts: string[] = [];
   if (b.ibWriteBw) {
-    const rows = b.ibWriteBw.perRail
-      .map((r) => `<tr><td>rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`)
-      .join('');
+    const railRows = (rails: typeof b.ibWriteBw.perRail, from?: string) =>
+      rails
+        .map((r) => `<tr><td>${from ? `${e(from)} ` : ''}rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`)
+        .join('');
+    const sumRow = (label: string, v: number) => `<tr><th colspan="3">${label}</th><td class="num"><b>${fmtFixed(v, 2)}</b></td><td colspan="2"></td></tr>`;
+    // One stream per direction since runs record perDirection; earlier runs show a -b sum halved per rail.
+    const body = b.ibWriteBw.perDirection
+      ? b.ibWriteBw.perDirection.map((d) => railRows(d.perRail, `${d.from} → ${d.to}`) + sumRow(`${e(d.from)} → ${e(d.to)}: both rails summed (medians)`, d.sumMedianGbps)).join('')
+      : railRows(b.ibWriteBw.perRail) + sumRow('both rails summed (medians)', b.ibWriteBw.sumMedianGbps);
     parts.push(
-      `<table class="throughput"><thead><tr><th>ib_write_bw (per direction)</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${rows}<tr><th colspan="3">both rails summed (medians)</th><td class="num"><b>${fmtFixed(b.ibWriteBw.sumMedianGbps, 2)}</b></td><td colspan="2"></td></tr></tbody></table>`,
+      `<table class="throughput"><thead><tr><th>ib_write_bw (per direction)</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
     );
   } else parts.push('<p>ib_write_bw: not run.</p>');
   const nccl = b.nccl;
   const loop = b.loopback.length ? `Loopback (card health, no wire): ${b.loopback.map((l) => `${e(l.node)} rail ${e(l.rail)} ${fmtFixed(l.gbps, 1)} Gb/s`).join(', ')}.` : '';
   parts.push(
-    `<p>NCCL all_reduce bus bandwidth: ${nccl?.busbwGBs != null ? `<b>${fmtFixed(nccl.busbwGBs, 2)} GB/s</b> (max ${fmtFixed(nccl.maxBusbwGBs, 2)} GB/s, ${e(nccl.network ?? '?')}, devices ${e(nccl.devices.join(', ') || '—')})` : 'not run'}. ${loop}</p>`,
+    `<p>NCCL all_reduce bus bandwidth: ${nccl?.busbwGBs != null ? `<b>${fmtFixed(nccl.busbwGBs, 2)} GB/s</b> (max ${fmtFixed(nccl.maxBusbwGBs, 2)} GB/s, ${e(nccl.network ?? '?')}, ${nccl.ranks ? nccl.ranks.map((r) => `${e(r.node)}: ${e(r.devices.join(', ') || '—')}`).join('; ') : `devices ${e(nccl.devices.join(', ') || '—')}`})` : 'not run'}. ${loop}</p>`,
   );
   return parts.join('');
 }

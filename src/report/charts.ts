@@ -175,16 +175,24 @@ export function throughputChart(input: ThroughputChartInput): string {
     parts.push(`<line x1="${b.left}" x2="${b.width - b.right}" y1="${yy}" y2="${yy}" stroke="#ccc" stroke-width="0.5"/><text x="${b.left - 4}" y="${yy + 3}" font-size="9" text-anchor="end">${Math.round(v)}</text>`);
   }
   parts.push(`<text x="12" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" text-anchor="middle" transform="rotate(-90 12 ${(b.top + b.height - b.bottom) / 2})">Gb/s</text>`);
-  const rails = [...new Set(points.map((p) => p.rail))].sort((a, c) => a - c);
-  rails.forEach((rail, i) => {
-    const series = bucketMax(points.filter((p) => p.rail === rail && Number.isFinite(p.gbps)).map((p) => ({ tS: p.tS, value: p.gbps })), tMax);
+  // One series per rail, and per direction when each direction was its own stream (a weaker direction stays visible).
+  const keyOf = (p: ThroughputPoint) => `${p.rail}|${p.direction ?? ''}`;
+  const keys = [...new Set(points.map(keyOf))].sort();
+  const directions = [...new Set(points.map((p) => p.direction).filter((d): d is string => d !== undefined))].sort();
+  const slot = directions.length > 1 ? 64 : 46;
+  keys.forEach((key, i) => {
+    const [railText, direction] = key.split('|') as [string, string];
+    const rail = Number(railText);
+    const series = bucketMax(points.filter((p) => keyOf(p) === key && Number.isFinite(p.gbps)).map((p) => ({ tS: p.tS, value: p.gbps })), tMax);
     const xy = series.map((p) => [x(p.tS), y(p.value)] as [number, number]);
     const c = LANE_COLOURS[i % LANE_COLOURS.length]!;
+    const label = direction ? `rail ${rail} ${directions.indexOf(direction) === 0 ? '→' : '←'}` : `rail ${rail}`;
     parts.push(`<path class="series rail rail-${rail}" d="${pathOf(xy)}" fill="none" stroke="${c}" stroke-width="1.2"/>`);
     parts.push(xy.map(([px, py]) => `<circle class="pt rail-${rail}" cx="${r1(px)}" cy="${r1(py)}" r="1.3" fill="${c}"/>`).join(''));
-    const lx = b.width - b.right - rails.length * 46;
-    parts.push(`<rect x="${lx + i * 46}" y="6" width="8" height="8" fill="${c}"/><text x="${lx + 11 + i * 46}" y="14" font-size="9">rail ${rail}</text>`);
+    const lx = b.width - b.right - keys.length * slot;
+    parts.push(`<rect x="${lx + i * slot}" y="6" width="8" height="8" fill="${c}"/><text x="${lx + 11 + i * slot}" y="14" font-size="9">${escapeXml(label)}</text>`);
   });
+  if (directions.length > 1) parts.push(`<text x="${b.left + 160}" y="14" font-size="9">→ ${escapeXml(directions[0]!)}, ← ${escapeXml(directions[1]!)}</text>`);
   parts.push(timeAxis(x, b, tMax), `<text x="${b.left}" y="14" font-size="10" font-weight="bold">${escapeXml(input.title)}</text>`, '</svg>');
   return parts.join('');
 }

@@ -71,6 +71,7 @@ export const CSV_COLUMNS = {
     col('t_s', 'seconds since the run started'),
     col('rail', 'PCIe rail (0 or 1)'),
     col('gbps', 'throughput of that rail, Gb/s'),
+    col('direction', 'sender->receiver of that stream (empty for runs before one stream per direction: their -b rows halved)'),
   ],
   'compare-by-part.csv': [
     col('part_number', 'EEPROM vendor part number (empty = unknown)'),

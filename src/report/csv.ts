@@ -106,7 +106,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const cell = (v: unknown): CsvCell => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     const rows = ts.points.map((p) => [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC, ...extra.map((id) => cell(p.readings?.[id]))] as CsvCell[]);
     written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));
-    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps]))));
+    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps, t.direction ?? null]))));
   }
   return written;
 }

@@ -15,6 +15,7 @@ export interface ThroughputPoint {
   rail: number;
   tS: number;
   gbps: number;
+  direction?: string; // "<sender>-><receiver>" when each direction was its own stream
 }
 
 // Everything the charts and timeseries.csv need.

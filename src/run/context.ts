@@ -17,6 +17,8 @@ export interface NodeState {
   runner: CommandRunner;
   cage: CageLinks | null;
   railIps: [string | null, string | null];
+  // Each rail's IPv4 network in CIDR notation (192.168.100.0/24), from the same `ip addr` read.
+  railSubnets: [string | null, string | null];
   record: NodeRecord;
 }
 

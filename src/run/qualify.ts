@@ -69,10 +69,6 @@ function safeDirName(s: string): string {
   return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 64) || 'cable';
 }
 
-function gpuToolOf(protocol: Protocol): string | null {
-  return protocol.phases.some((p) => p.kind === 'soak' && p.gpuLoad) ? (protocol.commands.gpuLoad.split(/\s+/)[0] ?? null) : null;
-}
-
 // Run one qualification: the protocol's phases on both nodes, every sample in the journal, the verdict from the journal.
 export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const { clock, protocol } = deps;
@@ -92,7 +88,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const nodes: NodeState[] = deps.nodes.map((spec) => {
     const runner = deps.runners.get(spec.name);
     if (!runner) throw new UsageError(`no transport for node ${spec.name}`);
-    return { spec, runner, cage: null, railIps: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
+    return { spec, runner, cage: null, railIps: [null, null], railSubnets: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   const startedAt = new Date(clock.now()).toISOString();
@@ -313,7 +309,7 @@ function moveRunDir(from: string, to: string): string {
 async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
   switch (phase.kind) {
     case 'preflight':
-      await preflight(ctx, gpuToolOf(ctx.protocol));
+      await preflight(ctx);
       return 'done';
     case 'identity':
       await identity(ctx);

@@ -91,8 +91,12 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   for (const b of linesOf(lines, 'benchmark')) {
     // Journals before per-rail loopback measured rail 0 only and did not say so.
     if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
-    if (b.kind === 'ib_write_bw') benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps) };
-    if (b.kind === 'nccl') benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[] };
+    if (b.kind === 'ib_write_bw') {
+      benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps), ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}) };
+    }
+    if (b.kind === 'nccl') {
+      benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[], ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}) };
+    }
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
   const samples = journalSamplesOf(lines);

@@ -18,6 +18,7 @@ export interface RailThroughputPoint {
   rail: number;
   tS: number;
   gbps: number;
+  direction?: string; // "<sender>-><receiver>" for runs with one stream per direction; absent for -b sums halved
 }
 
 // Per-lane error rates between consecutive samples of each node, by the analysis's intervals (nextReading: a counter
@@ -40,10 +41,14 @@ export function buildTimeseries(journal: JournalContents): { points: LanePoint[]
     points.push(point);
   }
   const throughput: RailThroughputPoint[] = [];
-  const spread = (line: JournalLine, fromS: number, toS: number, rails: { rail: number; gbps: number[] }[], perDirection: number) => {
+  // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are
+  // both directions added up and halved here.
+  const spread = (line: JournalLine, fromS: number, toS: number, rails: { rail: number; gbps: number[]; from?: string; to?: string }[], bidirectionalSums: number) => {
     for (const r of rails) {
       const n = r.gbps.length;
-      r.gbps.forEach((g, i) => throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / perDirection }));
+      const divide = r.from === undefined ? bidirectionalSums : 1;
+      const direction = r.from !== undefined ? { direction: `${r.from}->${r.to}` } : {};
+      r.gbps.forEach((g, i) => throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / divide, ...direction }));
     }
     void line;
   };

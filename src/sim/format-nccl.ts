@@ -1,9 +1,17 @@
 // nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples-real/nccl/spark-fb97-*.
 
-export interface NcclRun {
-  hosts: { name: string; pid: number; ip: string }[];
+// One rank as its own environment made it: its bootstrap interface and address, the RDMA devices it uses (none: it
+// fell back to TCP sockets).
+export interface NcclRankRun {
+  name: string;
+  pid: number;
+  ip: string;
   netdev: string;
-  devices: string[]; // RDMA devices NCCL ends up using
+  devices: string[];
+}
+
+export interface NcclRun {
+  hosts: NcclRankRun[];
   minBytes: number;
   maxBytes: number;
   factor: number;
@@ -30,6 +38,26 @@ function fmtG(v: number): string {
 const pciOf = (dev: string) =>
   dev.startsWith('roceP2') ? `/sys/devices/pci0002:00/0002:00:00.0/0002:01:00.${dev.endsWith('1') ? 1 : 0}` : `/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.${dev.endsWith('1') ? 1 : 0}`;
 
+// One rank's NCCL_DEBUG=INFO lines up to its choice of network: its own interface, devices and address.
+export function rankInitLines(h: NcclRankRun): string[] {
+  const p = `${h.name}:${h.pid}:${h.pid} [0] NCCL INFO`;
+  const out = [`${p} ENV/Plugin: Could not find: libnccl-env.so`, `${p} NCCL_SOCKET_IFNAME set to ${h.netdev}`, `${p} cudaDriverVersion 13000`];
+  out.push(`${p} NCCL version 2.28.9+cuda13.0`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
+  h.devices.forEach((d, i) => {
+    const uv = (d.startsWith('roceP2') ? 2 : 0) + (d.endsWith('1') ? 1 : 0);
+    out.push(`${p} NET/IB: [${uv}] ${d}:uverbs${uv}:1/RoCE provider=Mlx5 speed=200000 context=0x${(0xc53b90db27f0 + i * 0x4c700).toString(16)} pciPath=${pciOf(d)} ar=0`);
+    out.push(`${p} NET/IB : Made virtual device [${i}] name=${d} speed=200000 ndevs=1`);
+  });
+  if (h.devices.length === 0) {
+    out.push(`${p} NET/IB : No device found.`, `${p} NET/Socket : Using [0]${h.netdev}:${h.ip}<0>`);
+    out.push(`${p} Initialized NET plugin Socket`, `${p} Assigned NET plugin Socket to comm`, `${p} Using network Socket`);
+    return out;
+  }
+  out.push(`${p} NET/IB : Using ${h.devices.map((d, i) => `[${i}]${d}:1/RoCE`).join(' ')} [RO]; OOB ${h.netdev}:${h.ip}<0>`);
+  out.push(`${p} Initialized NET plugin IB`, `${p} Assigned NET plugin IB to comm`, `${p} Using network IB`);
+  return out;
+}
+
 // The full stdout of `mpirun ... all_reduce_perf ...` (both ranks' INFO lines, the table and the footer); busbw = algbw for 2 ranks.
 export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; seconds: number } {
   const out: string[] = [];
@@ -39,19 +67,8 @@ export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; s
   out.push('#', '# Using devices');
   // nccl-tests src/common.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s".
   r.hosts.forEach((h, i) => out.push(`#  Rank ${String(i).padStart(2)} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name.padStart(10)} device  0 [000f:01:00] NVIDIA GB10`));
-  for (const h of r.hosts) {
-    const p = `${h.name}:${h.pid}:${h.pid} [0] NCCL INFO`;
-    out.push(`${p} ENV/Plugin: Could not find: libnccl-env.so`, `${p} NCCL_SOCKET_IFNAME set to ${r.netdev}`, `${p} cudaDriverVersion 13000`);
-    out.push(`${p} NCCL version 2.28.9+cuda13.0`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
-    r.devices.forEach((d, i) => {
-      const uv = (d.startsWith('roceP2') ? 2 : 0) + (d.endsWith('1') ? 1 : 0);
-      out.push(`${p} NET/IB: [${uv}] ${d}:uverbs${uv}:1/RoCE provider=Mlx5 speed=200000 context=0x${(0xc53b90db27f0 + i * 0x4c700).toString(16)} pciPath=${pciOf(d)} ar=0`);
-      out.push(`${p} NET/IB : Made virtual device [${i}] name=${d} speed=200000 ndevs=1`);
-    });
-    out.push(`${p} NET/IB : Using ${r.devices.map((d, i) => `[${i}]${d}:1/RoCE`).join(' ')} [RO]; OOB ${r.netdev}:${h.ip}<0>`);
-    out.push(`${p} Initialized NET plugin IB`, `${p} Assigned NET plugin IB to comm`, `${p} Using network IB`);
-  }
-  for (const h of r.hosts) r.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
+  for (const h of r.hosts) out.push(...rankInitLines(h));
+  for (const h of r.hosts) h.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
   out.push('#');
   out.push('#                                                              out-of-place                       in-place          ');
   out.push('#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ');

@@ -37,6 +37,7 @@ export interface Listener {
   device: string;
   session: Session | null;
   closed: boolean;
+  readyS: number; // lab time it listens (prints its banner): opening the device takes a moment after the start
 }
 
 export class LabCore {

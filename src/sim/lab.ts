@@ -5,7 +5,7 @@ import type { CommandRunner } from '../transport/types.js';
 import { parseFault, type Fault } from './faults.js';
 import { LabCore } from './lab-core.js';
 import type { LabEvent, SimNodeState } from './model.js';
-import { loadScenario, listScenarios, type ScenarioSpec } from './scenario.js';
+import { loadScenario, listScenarios, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { ProcessInfo } from './sim-process.js';
 import { SimRunner } from './sim-runner.js';
 
@@ -47,6 +47,10 @@ export interface CreateLabOptions {
   cages?: [0 | 1 | undefined, 0 | 1 | undefined];
   // Override the simulated EEPROM serial of the first cable.
   serial?: string;
+  // Each node's two rail addresses (a dry run mirrors real nodes' addresses): overrides the scenario's.
+  railIps?: [[string, string], [string, string]];
+  // Each node's interface names per cage, when known (a dry run mirrors real nodes' names).
+  interfaces?: [ScenarioNode['interfaces'], ScenarioNode['interfaces']];
 }
 
 function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpec {
@@ -68,6 +72,14 @@ export function createLab(opts: CreateLabOptions): SimLab {
   if (opts.cages) {
     const [a, b] = opts.cages;
     spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a !== undefined ? { cage: a } : {}) }, { ...spec.nodes[1], ...(b !== undefined ? { cage: b } : {}) }] };
+  }
+  if (opts.railIps) {
+    const [a, b] = opts.railIps;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], railIps: a }, { ...spec.nodes[1], railIps: b }] };
+  }
+  if (opts.interfaces) {
+    const [a, b] = opts.interfaces;
+    spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a ? { interfaces: a } : {}) }, { ...spec.nodes[1], ...(b ? { interfaces: b } : {}) }] };
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);

@@ -8,6 +8,7 @@ import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
 import { ScaledClock } from './scaled-clock.js';
+import { programPath } from './node-files.js';
 import { streamId, uniform } from './prng.js';
 
 export interface Answer {
@@ -16,7 +17,7 @@ export interface Answer {
   exitCode: number;
 }
 
-const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
+export const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
 export const err = (stderr: string, exitCode = 1): Answer => ({ stdout: '', stderr, exitCode });
 
 function noDevice(iface: string): Answer {
@@ -295,22 +296,6 @@ export function systemctl(core: LabCore, node: string, argv: string[], sudo: boo
   return ok('');
 }
 
-const TOOLS: Record<string, string> = {
-  ethtool: '/usr/sbin/ethtool',
-  ibdev2netdev: '/usr/bin/ibdev2netdev',
-  ib_write_bw: '/usr/bin/ib_write_bw',
-  'nvidia-smi': '/usr/bin/nvidia-smi',
-  mpirun: '/usr/bin/mpirun',
-  all_reduce_perf: '/usr/local/bin/all_reduce_perf',
-  gpu_burn: '/usr/local/bin/gpu_burn',
-  rdma: '/usr/bin/rdma',
-  ip: '/usr/sbin/ip',
-  grep: '/usr/bin/grep',
-  date: '/usr/bin/date',
-  sudo: '/usr/bin/sudo',
-  stdbuf: '/usr/bin/stdbuf',
-  systemctl: '/usr/bin/systemctl',
-};
 
 // Small host facts: date, uname, hostname, whoami, command -v.
 export function hostFact(core: LabCore, node: string, argv: string[]): Answer | null {
@@ -334,8 +319,8 @@ export function hostFact(core: LabCore, node: string, argv: string[]): Answer | 
     case 'command':
     case 'which': {
       const tool = argv[argv.length - 1]!;
-      const p = TOOLS[tool];
-      return p ? ok(`${p}\n`) : { stdout: '', stderr: '', exitCode: 1 };
+      const p = programPath(core, node, tool);
+      return p ? ok(`${tool.startsWith('/') ? tool : p}\n`) : { stdout: '', stderr: '', exitCode: 1 };
     }
     default:
       return null;

@@ -16,7 +16,8 @@ import {
   type PerftestHeader,
   type StdoutBuffering,
 } from './format-perftest.js';
-import { formatAllReduce } from './format-nccl.js';
+import { formatAllReduce, type NcclRankRun } from './format-nccl.js';
+import { pathKind, programPath, resolvePath } from './node-files.js';
 
 const ended = (stdout: string, stderr: string, exitCode: number): ProcBehaviour => ({
   status: () => ({ stdout, stderr, ended: true, exitCode }),
@@ -87,6 +88,8 @@ function header(core: LabCore, s: Session, side: 'client' | 'server', device: st
 const rowCache = new WeakMap<Session, { count: number; out: string }>();
 
 const ROW_S = 5; // perftest --run_infinitely reports every 5 s (the playbook rows: 882805 iterations at 0.1766 Mpps)
+// Seconds from an ib_write_bw server's start to its banner (parse, open the device, create the socket).
+export const SERVER_STARTUP_S = 0.4;
 
 // Rows printed by lab time tS (each ending in \n): one per 5 s interval for --run_infinitely, one final row and
 // the closing line for -D or -n runs.
@@ -143,7 +146,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   const noPeak = a.durationS !== null || a.infinite;
   const t = core.now();
   if (a.serverIp === null) {
-    const l: Listener = { node, port: a.port, rail: dev.rail, device: dev.rdmaDevice, session: null, closed: false };
+    const l: Listener = { node, port: a.port, rail: dev.rail, device: dev.rdmaDevice, session: null, closed: false, readyS: t + SERVER_STARTUP_S };
     if (core.listeners.some((x) => x.node === node && x.port === a.port && !x.closed)) {
       return exitedAtOnce('', " Couldn't bind to port (Address already in use)\n", 1);
     }
@@ -151,7 +154,8 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
     return serverBehaviour(core, l, a, noPeak, buffering, t);
   }
   const owner = core.ownerOf(a.serverIp);
-  const l = owner ? core.listeners.find((x) => x.node === owner.node && x.port === a.port && !x.closed && x.session === null) : undefined;
+  // A server that has not reached accept() yet refuses the connection like a closed port.
+  const l = owner ? core.listeners.find((x) => x.node === owner.node && x.port === a.port && !x.closed && x.session === null && x.readyS <= t) : undefined;
   const loopback = owner?.node === node;
   core.model.advance(t);
   // Both ends must use a device of their node's cabled cage: another cage has no cable (and no address).
@@ -210,6 +214,8 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
     },
     status: (tS): ProcStatus => {
       core.model.advance(tS);
+      // Before it has opened its device and reached accept() it has printed at most the peak warning.
+      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', buffering, false), stderr: '', ended: false, exitCode: null };
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
       // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
@@ -220,7 +226,8 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
       if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
-      // A unidirectional --run_infinitely server only waits for its client to leave: it prints no rows.
+      // A unidirectional server only waits for its client (write_bw.c): with --run_infinitely it never prints a row;
+      // with -D or -n it prints the client's report at the end. A -b server measures its own sends like the client.
       const r = a.infinite && !s.bidir ? '' : rows(core, s, a, tS, normal);
       const printed = banner + formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) + r;
       if (s.diedS !== null && tS >= s.diedS) {
@@ -233,15 +240,117 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
   };
 }
 
-// gpu_burn <seconds>: loads the node's GPU (scenario permitting) and prints progress every tenth of the run.
-export function startGpuBurn(core: LabCore, node: string, argv: string[]): ProcBehaviour {
-  const secs = Number(argv.find((w, i) => i > 0 && /^\d+$/.test(w)) ?? 10);
+// gpu_burn's command line, read the way gpu_burn-drv.cpp main() reads it (commit 0831a45, the version with -c and
+// compare.ptx as default): any argument CONTAINING -h, -l, -d or -tc sets help, list, doubles or tensor cores (a
+// substring test); -m, -i, -c and -s(tts) are prefix tests; -m's value is N MB or N% of available memory; -c takes
+// the next argument without skipping it; the run length is the argument after the options (argv[1 + thisParam]).
+interface GpuBurnArgs {
+  help: boolean;
+  list: boolean;
+  doubles: boolean;
+  tensors: boolean;
+  useMb: number | null; // MB, or null for the default 90 % of available
+  usePct: number | null;
+  kernel: string;
+  runLength: number;
+  runLengthGiven: boolean;
+  syntaxError: string | null;
+}
+
+// strtoll-style: the leading integer of a string (0 when none), like C's atoi.
+const atoi = (v: string | undefined) => {
+  const m = /^\s*([+-]?\d+)/.exec(v ?? '');
+  return m ? Number(m[1]) : 0;
+};
+
+// decodeUSEMEM: "NNN" MB, "NN%" of available (negative), anything else 0 (a syntax error).
+function decodeUseMem(v: string): { mb: number } | { pct: number } | null {
+  const m = /^([+-]?\d+)(%?)$/.exec(v);
+  if (!m || Number(m[1]) === 0) return null;
+  return m[2] ? { pct: Number(m[1]) } : { mb: Number(m[1]) };
+}
+
+export function parseGpuBurn(argv: readonly string[]): GpuBurnArgs {
+  const a: GpuBurnArgs = { help: false, list: false, doubles: false, tensors: false, useMb: null, usePct: null, kernel: 'compare.ptx', runLength: 10, runLengthGiven: false, syntaxError: null };
+  let thisParam = 0;
+  for (let i = 1; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w.includes('-h')) return { ...a, help: true };
+    if (w.includes('-l')) return { ...a, list: true };
+    if (w.includes('-d')) (a.doubles = true), thisParam++;
+    if (w.includes('-tc')) (a.tensors = true), thisParam++;
+    if (w.startsWith('-m')) {
+      thisParam++;
+      let v: string | undefined;
+      if (w.length > 2) v = w.slice(2);
+      else if (i + 1 < argv.length) (v = argv[++i]!), thisParam++;
+      const use = v === undefined ? null : decodeUseMem(v);
+      if (!use) return { ...a, syntaxError: 'Syntax error near -m\n' };
+      if ('mb' in use) a.useMb = use.mb;
+      else a.usePct = use.pct;
+    }
+    if (w.startsWith('-i')) {
+      thisParam++;
+      if (w.length <= 2) {
+        if (i + 1 >= argv.length) return { ...a, syntaxError: 'Syntax error near -i\n' };
+        i++;
+        thisParam++;
+      }
+    }
+    if (w.startsWith('-c')) {
+      thisParam++;
+      if (argv[i + 1] !== undefined) (a.kernel = argv[i + 1]!), thisParam++;
+    }
+    if (w.startsWith('-s')) {
+      thisParam++;
+      if (argv[i + 1] !== undefined) thisParam++;
+    }
+  }
+  if (argv.length - thisParam >= 2) {
+    a.runLength = atoi(argv[1 + thisParam]);
+    a.runLengthGiven = true;
+  }
+  return a;
+}
+
+// GB10 as CUDA sees it: unified memory, of which this much is free while the node idles (MB).
+const GB10_TOTAL_MB = 122502;
+const GB10_AVAILABLE_MB = 118950;
+const RESULT_BYTES = 268435456; // one 8192 x 8192 float matrix
+const ENOMEDIUM = 123; // gpu_burn's exit when no GPU test is alive (errno value on Linux)
+const EINVAL = 22;
+
+// gpu_burn [options] <seconds>, started in `cwd`: finds its compare kernel (-c, else compare.ptx in cwd) or fails to
+// start the GPU test as the real one does (the GPUs stay idle); else loads the node's GPU (scenario permitting) and
+// prints progress every tenth of the run.
+export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: string): ProcBehaviour {
+  const a = parseGpuBurn(argv);
+  if (a.syntaxError) return exitedAtOnce('', a.syntaxError, EINVAL);
+  const uuid = Math.floor(uniform(core.seed, streamId(node), 51) * 2 ** 32).toString(16).padStart(8, '0');
+  const gpuLine = `GPU 0: NVIDIA GB10 (UUID: GPU-${uuid}-5c2d-4e1b-9a7f-3d2e1c0b9a87)\n`;
+  if (a.help) return exitedAtOnce('GPU Burn\nUsage: gpu-burn [OPTIONS] [TIME]\n\n', '', 0);
+  if (a.list) return exitedAtOnce('ID 0: NVIDIA GB10, 128526MB\n', '', 0);
+  const secs = a.runLength;
+  const useMb = a.useMb ?? Math.floor((GB10_AVAILABLE_MB * (a.usePct ?? 90)) / 100);
+  const resultBytes = a.doubles ? 2 * RESULT_BYTES : RESULT_BYTES;
+  const iters = Math.floor((useMb * 1048576 - 2 * resultBytes) / resultBytes);
+  const head =
+    `${a.runLengthGiven ? '' : 'Run length not specified in the command line. '}Using compare file: ${a.kernel}\nBurning for ${secs} seconds.\n` +
+    gpuLine +
+    `Initialized device 0 with ${GB10_TOTAL_MB} MB of memory (${GB10_AVAILABLE_MB} MB available, using ${useMb} MB of it), using ${a.doubles ? 'DOUBLES' : 'FLOATS'}${a.tensors ? ', using Tensor Cores' : ''}\n` +
+    `Results are ${resultBytes} bytes each, thus performing ${iters} iterations\n`;
+  const kernelPath = resolvePath(cwd, a.kernel);
+  const kind = pathKind(core, node, kernelPath);
+  if (kind !== 'f' && kind !== 'x') {
+    // initCompareKernel() throws in the child, which exits; the parent reads EOF from its pipe and gives up.
+    return exitedAtOnce(
+      `${head}\r0.0%  proc'd: -1 (0 Gflop/s)   errors: 0  (DIED!)  temps: --   power: -- `,
+      `Couldn't init a GPU test: Error in couldn't find compare kernel: ${a.kernel} (gpu_burn-drv.cpp:240): named symbol not found\nread[0] error 0\n\nNo clients are alive!  Aborting\n`,
+      ENOMEDIUM,
+    );
+  }
   const t = core.now();
   const g = core.model.addGpuLoad(node, t, secs);
-  const head =
-    'GPU 0: NVIDIA GB10 (UUID: GPU-' + Math.floor(uniform(core.seed, streamId(node), 51) * 2 ** 32).toString(16).padStart(8, '0') + '-5c2d-4e1b-9a7f-3d2e1c0b9a87)\n' +
-    'Initialized device 0 with 122502 MB of memory (118950 MB available, using 107055 MB of it), using FLOATS\n' +
-    'Results are 268435456 bytes each, thus performing 416 iterations\n';
   return {
     plannedEndS: () => t + secs,
     onStop: (tS) => core.model.stopGpuLoad(g, tS),
@@ -269,50 +378,166 @@ function bytes(v: string | undefined, dflt: number): number {
   return Math.round(Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 }[m[2]!.toUpperCase()] ?? 1));
 }
 
-// mpirun -np 2 -H ipA:1,ipB:1 ... -x NCCL_IB_HCA=a,b ... all_reduce_perf -b 256M -e 1G -f 2 -g 1
+// One OpenMPI application context: `[-np N] [-H host:slots,...] [-x VAR[=value]]... program args`.
+export interface AppContext {
+  np: number;
+  hosts: string[];
+  env: Map<string, string>;
+  program: string;
+  args: string[];
+}
+
+const MPI_VALUED = new Set(['-np', '-n', '--np', '-c', '-H', '--host', '-host', '-x', '--map-by', '--bind-to', '--rank-by', '--hostfile', '-hostfile', '--machinefile', '-wdir', '--wdir', '--prefix', '--output-filename']);
+const MPI_PAIRED = new Set(['--mca', '-mca', '--gmca', '--prtemca', '--pmixmca']);
+
+// mpirun's command line in OpenMPI's MIMD form: global options, then app contexts separated by ":" words. MCA
+// parameters (--mca) are global whatever context they sit in; -x exports into its own context (a bare -x VAR passes
+// the launcher's value, here an unknown one).
+export function parseMpirun(argv: readonly string[]): { mca: Map<string, string>; contexts: AppContext[] } | string {
+  const mca = new Map<string, string>();
+  const contexts: AppContext[] = [];
+  const groups: string[][] = [[]];
+  for (const w of argv.slice(1)) {
+    if (w === ':') groups.push([]);
+    else groups[groups.length - 1]!.push(w);
+  }
+  for (const g of groups) {
+    const c: AppContext = { np: 1, hosts: [], env: new Map(), program: '', args: [] };
+    let i = 0;
+    for (; i < g.length; i++) {
+      const w = g[i]!;
+      if (MPI_PAIRED.has(w)) {
+        if (g[i + 2] === undefined) return `${w} needs a parameter name and a value`;
+        mca.set(g[i + 1]!, g[i + 2]!);
+        i += 2;
+      } else if (MPI_VALUED.has(w)) {
+        const v = g[++i];
+        if (v === undefined) return `${w} needs a value`;
+        if (w === '-np' || w === '-n' || w === '--np' || w === '-c') c.np = Number(v);
+        else if (w === '-H' || w === '--host' || w === '-host') c.hosts.push(...v.split(',').map((h) => h.split(':')[0]!).filter(Boolean));
+        else if (w === '-x') {
+          const [k, ...rest] = v.split('=');
+          c.env.set(k!, rest.length ? rest.join('=') : '');
+        }
+      } else if (w.startsWith('-')) continue;
+      else break;
+    }
+    c.program = g[i] ?? '';
+    c.args = g.slice(i + 1);
+    contexts.push(c);
+  }
+  return { mca, contexts };
+}
+
+const DASHES = '-'.repeat(74);
+
+// Does a node have an address matching an OpenMPI *_if_include value (interface names or CIDR subnets, comma-separated)?
+function nodeMatchesInclude(core: LabCore, node: string, include: string): boolean {
+  const ips = core.nodeSpec(node).railIps;
+  const cage = core.cageOf(node);
+  return include.split(',').some((item) => {
+    const cidr = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(item);
+    if (cidr) {
+      const num = (ip: string) => ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
+      const block = 2 ** (32 - Number(cidr[2]));
+      return ips.some((ip) => Math.floor(num(ip) / block) === Math.floor(num(cidr[1]!) / block));
+    }
+    const loc = core.locate(node, item);
+    return loc !== null && loc.netdev === item && loc.cage === cage;
+  });
+}
+
+// mpirun ... all_reduce_perf ...: one rank per app context slot, on the node that owns the -H address. Each rank is
+// judged with its OWN environment against its own node's cabled cage: NCCL_IB_HCA devices of another cage are not
+// active there (a rank with none falls back to TCP sockets, one with one device uses one rail), and an
+// NCCL_SOCKET_IFNAME with no address there stops NCCL's bootstrap.
 export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBehaviour {
   const t = core.now();
-  const opt = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const env = new Map<string, string>();
-  argv.forEach((w, i) => {
-    if (w === '-x' && argv[i + 1]?.includes('=')) {
-      const [k, ...v] = argv[i + 1]!.split('=');
-      env.set(k!, v.join('='));
+  const parsed = parseMpirun(argv);
+  if (typeof parsed === 'string') return exitedAtOnce('', `${DASHES}\nmpirun: ${parsed}\n${DASHES}\n`, 1);
+  const { mca, contexts } = parsed;
+  const notFound = `${DASHES}\nmpirun was unable to find the specified executable file\n${DASHES}\n`;
+  if (contexts.some((c) => !/(^|\/)all_reduce_perf$/.test(c.program))) return exitedAtOnce('', notFound, 1);
+  // Ranks in order: each context's -np slots over its -H hosts (the launcher's own node when none is given).
+  const ranks: { host: string; ctx: AppContext }[] = [];
+  for (const c of contexts) for (let i = 0; i < c.np; i++) ranks.push({ host: c.hosts[Math.min(i, c.hosts.length - 1)] ?? core.nodeSpec(node).railIps[0], ctx: c });
+  const owners = ranks.map((r) => core.ownerOf(r.host));
+  const bad = ranks.find((_r, i) => owners[i] === null);
+  if (bad !== undefined || ranks.length !== 2) {
+    return exitedAtOnce('', `ssh: Could not resolve hostname ${bad?.host ?? '(none)'}: Name or service not known\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
+  }
+  const names = owners.map((o) => o!.node);
+  const peerIdx = names.findIndex((n) => n !== node);
+  if (peerIdx >= 0) {
+    const peer = names[peerIdx]!;
+    const host = ranks[peerIdx]!.host;
+    if (core.model.rebooting(peer, t)) {
+      return exitedAtOnce('', `ssh: connect to host ${host} port 22: No route to host\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
     }
+    const how = core.nodeSpec(peer).sshFromPeer ?? 'ok';
+    if (how !== 'ok') {
+      const why = how === 'unknown-host-key' ? 'Host key verification failed.' : `${core.nodeSpec(peer).user ?? 'nvidia'}@${host}: Permission denied (publickey,password).`;
+      return exitedAtOnce('', `${why}\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
+    }
+  }
+  for (const n of names) {
+    if (!programPath(core, n, ranks[names.indexOf(n)]!.ctx.program)) return exitedAtOnce('', notFound, 1);
+  }
+  const oob = mca.get('oob_tcp_if_include');
+  if (oob !== undefined && names.some((n) => !nodeMatchesInclude(core, n, oob))) {
+    return exitedAtOnce('', `${DASHES}\nNone of the TCP networks specified to be included for out-of-band communications\ncould be found:\n\n  Value given: ${oob}\n\nPlease revise the specification and try again.\n${DASHES}\n`, 1);
+  }
+  // A node's cabled cage: its two functions (rail 0, rail 1), as that node names them.
+  const cabled = (n: string) => {
+    const rails = core.functions(n).filter((f) => f.cage === core.cageOf(n));
+    return { index: core.cageOf(n), rails };
+  };
+  const linkUp = core.model.isLinkUp(t);
+  const rankRuns: NcclRankRun[] = ranks.map((r, i) => {
+    const n = names[i]!;
+    const spec = core.nodeSpec(n);
+    const cage = cabled(n);
+    const ifname = r.ctx.env.get('NCCL_SOCKET_IFNAME') || (cage.rails[0]?.netdev ?? '');
+    const ifLoc = core.locate(n, ifname);
+    const ip = ifLoc && ifLoc.netdev === ifname && ifLoc.cage === cage.index ? spec.railIps[ifLoc.rail]! : '';
+    const hcaEnv = r.ctx.env.get('NCCL_IB_HCA');
+    const named = hcaEnv ? hcaEnv.split(',').map((h) => h.replace(/^[=^]/, '').split(':')[0]!).filter(Boolean) : cage.rails.map((x) => x.rdmaDevice);
+    // Devices of this node's cabled cage are ACTIVE; the other cage has no cable (and a down link has none at all).
+    let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && linkUp);
+    if (core.spec.nccl.devices === 1) devices = devices.slice(0, 1);
+    const pid = 20000 + Math.floor(uniform(core.seed, streamId(n), 60, Math.floor(t)) * 30000);
+    return { name: spec.hostname ?? n, pid, ip, netdev: ifname, devices };
   });
-  const prog = argv.find((w) => /(^|\/)all_reduce_perf$/.test(w));
-  if (!prog) return exitedAtOnce('', `--------------------------------------------------------------------------\nmpirun was unable to find the specified executable file\n--------------------------------------------------------------------------\n`, 1);
-  const hosts = (opt('-H') ?? opt('--host') ?? '').split(',').map((h) => h.split(':')[0]!).filter(Boolean);
-  const owners = hosts.map((h) => core.ownerOf(h));
-  const bad = hosts.find((_h, i) => owners[i] === null);
-  if (bad !== undefined || owners.length !== 2) {
-    return exitedAtOnce('', `ssh: Could not resolve hostname ${bad ?? '(none)'}: Name or service not known\n--------------------------------------------------------------------------\nORTE was unable to reliably start one or more daemons.\n--------------------------------------------------------------------------\n`, 1);
-  }
-  const peer = owners.find((o) => o!.node !== node)?.node ?? core.model.peerOf(node);
-  if (core.model.rebooting(peer, t)) {
-    return exitedAtOnce('', `ssh: connect to host ${hosts[1]} port 22: No route to host\n--------------------------------------------------------------------------\nORTE was unable to reliably start one or more daemons.\n--------------------------------------------------------------------------\n`, 1);
-  }
-  const pi = prog ? argv.indexOf(prog) : -1;
-  const targs = argv.slice(pi + 1);
+  const pi = argv.indexOf(contexts[0]!.program);
+  const targs = contexts[0]!.args.length ? contexts[0]!.args : argv.slice(pi + 1);
   const targ = (f: string) => {
     const i = targs.indexOf(f);
     return i >= 0 ? targs[i + 1] : undefined;
   };
-  const netdev = env.get('NCCL_SOCKET_IFNAME') ?? opt('btl_tcp_if_include') ?? 'enp1s0f1np1';
-  const hcas = (env.get('NCCL_IB_HCA') ?? 'rocep1s0f1,roceP2p1s0f1').split(',').filter(Boolean);
-  const devices = core.spec.nccl.devices === 1 ? hcas.slice(0, 1) : hcas.slice(0, 2);
-  const busbw = core.spec.nccl.busbwGBs * (devices.length === 1 && core.spec.nccl.devices !== 1 ? 0.66 : 1);
-  const names = [node, peer];
+  const minBytes = bytes(targ('-b'), 256 * 1024 ** 2);
+  const maxBytes = bytes(targ('-e'), 1024 ** 3);
+  const factor = Number(targ('-f') ?? 2);
+  // NCCL's bootstrap needs an address on NCCL_SOCKET_IFNAME in every rank.
+  const noIf = rankRuns.find((h) => h.ip === '');
+  if (noIf) {
+    const p = `${noIf.name}:${noIf.pid}:${noIf.pid} [0]`;
+    const head = formatAllReduce({ hosts: rankRuns.map((h) => ({ ...h, devices: [] })), minBytes, maxBytes, factor, busbwGBs: 1, jitter: () => 0 }).text.split('\n').slice(0, 8).join('\n');
+    return exitedAtOnce(
+      `${head}\n${p} NCCL INFO NCCL_SOCKET_IFNAME set to ${noIf.netdev}\n`,
+      `${p} bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found\n${noIf.name}: Test NCCL failure common.cu:1160 'invalid usage (run with NCCL_DEBUG=WARN for details) / '\n .. ${noIf.name} pid ${noIf.pid}: Test failure common.cu:1132\n`,
+      1,
+    );
+  }
+  // A rank without an active RDMA device falls back to TCP sockets (~2.9 GB/s busbw on a Spark, the ~2.8-3 GB/s of
+  // FORMATS.md); one device means one rail (the single-rail figure); else the scenario's figure.
+  const socket = rankRuns.some((h) => h.devices.length === 0);
+  const fewest = Math.min(...rankRuns.map((h) => h.devices.length));
+  const busbw = socket ? Math.min(2.9, core.spec.nccl.busbwGBs) : core.spec.nccl.busbwGBs * (fewest === 1 && core.spec.nccl.devices !== 1 ? 0.66 : 1);
   const r = formatAllReduce({
-    hosts: names.map((n, i) => ({ name: core.nodeSpec(n).hostname ?? n, pid: 20000 + Math.floor(uniform(core.seed, streamId(n), 60, Math.floor(t)) * 30000), ip: hosts[i]! })),
-    netdev,
-    devices,
-    minBytes: bytes(targ('-b'), 256 * 1024 ** 2),
-    maxBytes: bytes(targ('-e'), 1024 ** 3),
-    factor: Number(targ('-f') ?? 2),
+    hosts: rankRuns,
+    minBytes,
+    maxBytes,
+    factor,
     busbwGBs: busbw,
     jitter: (i) => Math.max(-1, Math.min(1, normal(core.seed, 61, Math.floor(t), i) / 2)),
   });

@@ -30,6 +30,11 @@ export interface ScenarioNode {
   sudoCommands?: string[];
   // Added to this node's NIC temperature (two boxes are never identical).
   nicTempOffsetC?: number;
+  // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel.
+  missing?: string[];
+  // How this node answers SSH from the other node (mpirun's way in): "ok" (default), or the two ways a non-interactive
+  // session fails: no key accepted ("needs-password") or the other node does not know this node's host key.
+  sshFromPeer?: 'ok' | 'needs-password' | 'unknown-host-key';
   // Interface names when udev or the RDMA core named them otherwise: per cage, its two rails (PCIe 0000: function
   // first). Default: the DGX OS names (enp1s0f0np0/rocep1s0f0 ...).
   interfaces?: [[Rail, Rail], [Rail, Rail]];
@@ -123,6 +128,8 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   for (const n of s.nodes) {
     if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
     if (n.cage !== undefined && n.cage !== 0 && n.cage !== 1) fail(where, `nodes[${n.name}].cage must be 0 or 1`);
+    if (n.missing !== undefined && (!Array.isArray(n.missing) || !n.missing.every((x) => typeof x === 'string' && x !== ''))) fail(where, `nodes[${n.name}].missing must list program names or absolute paths`);
+    if (n.sshFromPeer !== undefined && !['ok', 'needs-password', 'unknown-host-key'].includes(n.sshFromPeer)) fail(where, `nodes[${n.name}].sshFromPeer must be ok, needs-password or unknown-host-key`);
     const t = n.throttledGbps;
     const rate = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
     if (t !== undefined && !rate(t) && !(Array.isArray(t) && t.length === 2 && t.every((x) => x === null || rate(x)))) {

@@ -138,3 +138,12 @@ export function expandGlobs(args: string[], paths: string[]): string[] {
   }
   return out;
 }
+
+// `cd <dir> && <command>` (how a load with a working directory is started): the directory and the rest; null when
+// the line does not start that way.
+export function splitCd(line: string): { dir: string; rest: string } | null {
+  const m = /^\s*cd\s+((?:'(?:[^']|'\\'')*')+|[^\s'"&|;]+)\s+&&\s+([\s\S]*)$/.exec(line);
+  if (!m) return null;
+  const w = splitWords(m[1]!);
+  return w && w.length === 1 ? { dir: w[0]!, rest: m[2]! } : null;
+}

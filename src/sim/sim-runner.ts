@@ -8,7 +8,9 @@ import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, systemctl, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
-import { grepFilter, parseCommand, splitPipeline, type ParsedCommand } from './shell-words.js';
+import { sshAnswer, testAnswer } from './programs-access.js';
+import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
+import { grepFilter, parseCommand, splitCd, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
 
 const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
@@ -50,8 +52,14 @@ export class SimRunner implements CommandRunner {
     return { command, ...r, durationMs: this.core.clock.now() - startMs };
   }
 
-  // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile).
-  private async exec(command: string, opts: RunOptions, keep?: RegExp): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+  // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile). A non-interactive
+  // session starts in the user's home directory; `cd <dir> && ...` moves it, as sh does.
+  private async exec(command: string, opts: RunOptions, keep?: RegExp, cwd = homeOf(this.core, this.node)): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+    const cd = splitCd(command);
+    if (cd) {
+      if (pathKind(this.core, this.node, cd.dir) !== 'd') return { stdout: '', stderr: `sh: 1: cd: can't cd to ${cd.dir}\n`, exitCode: 2, signal: null };
+      return this.exec(cd.rest, opts, keep, cd.dir);
+    }
     // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
     // (the same lines as its grep form, which the simulator renders without the full dump).
     // A registered extra reading (src/probes/readings.ts) brings its own generated answer.
@@ -82,8 +90,9 @@ export class SimRunner implements CommandRunner {
     if (p.sudo && this.sudoRefuses(prog)) return shape(p.sudoList ? err('', 1) : err('sudo: a password is required\n'));
     // `sudo -n -l <command>` prints the command's full path when the sudoers lines allow it, and runs nothing.
     if (p.sudoList) return shape(hostFact(this.core, this.node, ['command', '-v', prog])?.exitCode === 0 ? { stdout: `${p.argv.join(' ')}\n`, stderr: '', exitCode: 0 } : err('', 1));
+    if (this.notInstalled(p.argv[0]!)) return shape(err(`sh: 1: ${p.argv[0]}: not found\n`, 127));
     if (LOADS.has(prog)) {
-      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, p.stdout);
+      const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd, p.stdout);
       if (opts.onOutput) void this.stream(proc, opts.onOutput);
       // Cut by the caller's abort signal as SSH would cut it (the channel signalled KILL): the load does not outlive it.
       const onAbort = () => void proc.stop();
@@ -140,9 +149,18 @@ export class SimRunner implements CommandRunner {
       case 'grep':
       case 'cat':
         return readFiles(core, this.node, argv);
+      case 'test':
+        return testAnswer(core, this.node, argv);
+      case 'ssh':
+        return sshAnswer(core, this.node, argv);
       default:
         return hostFact(core, this.node, argv) ?? err(`sh: 1: ${prog}: not found\n`, 127);
     }
+  }
+
+  // A program the model knows that this node's scenario says is not installed (scenario node `missing`).
+  private notInstalled(word: string): boolean {
+    return knownProgram(word) && programPath(this.core, this.node, word) === null;
   }
 
   // Pass on what a running load has flushed so far, once per lab second, until it ends (`sim serve` exec channels).
@@ -167,11 +185,11 @@ export class SimRunner implements CommandRunner {
     }
   }
 
-  private spawn(command: string, name: string, prog: string, argv: string[], stdout: ParsedCommand['stdout'] = 'full'): SimProcess {
+  private spawn(command: string, name: string, prog: string, argv: string[], cwd: string, stdout: ParsedCommand['stdout'] = 'full'): SimProcess {
     const core = this.core;
     let b: ProcBehaviour;
     if (prog === 'ib_write_bw') b = startIbWriteBw(core, this.node, argv, stdout);
-    else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv);
+    else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv, cwd);
     else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
     else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
     const proc = new SimProcess(this.node, name, core.pid(), command, core.now(), b, core.clock, () => core.now(), () => core.reap());
@@ -181,12 +199,22 @@ export class SimRunner implements CommandRunner {
 
   async start(command: string, opts: StartOptions): Promise<RemoteProcess> {
     this.reachable();
-    const p = parseCommand(command);
+    // Started processes run in the run directory (the start script cds there), or where `cd <dir> &&` moves them.
+    let cwd = opts.runDir;
+    let line = command;
+    const cd = splitCd(command);
+    if (cd) {
+      if (pathKind(this.core, this.node, cd.dir) !== 'd') return this.register(command, opts.name, exitedAtOnce('', `sh: 1: cd: can't cd to ${cd.dir}\n`, 2));
+      cwd = cd.dir;
+      line = cd.rest;
+    }
+    const p = parseCommand(line);
     const prog = p?.argv[0]?.split('/').pop() ?? '';
     if (p && p.sudo && this.sudoRefuses(prog)) {
       return this.register(command, opts.name, exitedAtOnce('', 'sudo: a password is required\n', 1));
     }
-    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, p.stdout);
+    if (p && p.argv[0] && this.notInstalled(p.argv[0])) return this.register(command, opts.name, exitedAtOnce('', `sh: 1: ${p.argv[0]}: not found\n`, 127));
+    if (p && LOADS.has(prog)) return this.spawn(command, opts.name, prog, p.argv, cwd, p.stdout);
     if (p && prog === 'sleep') {
       const end = this.core.now() + Number(p.argv[1] ?? 0);
       let stoppedAt: number | null = null;
@@ -197,7 +225,7 @@ export class SimRunner implements CommandRunner {
       });
     }
     // Anything else runs to completion at once (a missing program exits 127).
-    const r = await this.exec(command, {});
+    const r = await this.exec(line, {}, undefined, cwd);
     return this.register(command, opts.name, exitedAtOnce(r.stdout, r.stderr, r.exitCode ?? 1));
   }
 

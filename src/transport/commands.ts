@@ -7,6 +7,9 @@ const RDMA_DEV = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$|^[0-9A-Fa-f:]{2,39}$/;
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PATH = /^\/[A-Za-z0-9_./-]{0,255}$/;
+// A program on the PATH or at an absolute path, and a file a load needs: names only, never shell syntax.
+const PROGRAM = /^(?:\/[A-Za-z0-9_.+@-]+(?:\/[A-Za-z0-9_.+@-]+)*|[A-Za-z0-9_.+@-]+)$/;
+const FILE = /^\/[A-Za-z0-9_.+@,=-]*(?:\/[A-Za-z0-9_.+@,=-]+)*\/?$/;
 
 function check(kind: string, value: string, re: RegExp): string {
   if (typeof value !== 'string' || !re.test(value) || value.includes('..')) {
@@ -22,6 +25,13 @@ export const validate = {
   host: (v: string) => check('host name', v, HOST),
   name: (v: string) => check('process name', v, NAME),
   path: (v: string) => check('path', v, PATH),
+  program: (v: string) => check('program', v, PROGRAM),
+  file: (v: string) => check('file path', v, FILE),
+  // One argument of a started program: any printable text (it is quoted on its own), never a line break.
+  argument: (v: string) => {
+    if (typeof v !== 'string' || /[\u0000-\u001f\u007f]/.test(v)) throw new UsageError(`refusing argument ${JSON.stringify(v)}: control characters (a command is one line)`);
+    return v;
+  },
   port: (v: number) => {
     if (!Number.isInteger(v) || v < 1 || v > 65535) throw new UsageError(`refusing port ${v}: expected 1..65535`);
     return String(v);
@@ -109,6 +119,19 @@ export const cmd = {
   rebootAllowed: () => 'sudo -n -l /usr/bin/systemctl reboot --no-block',
   whoami: () => 'whoami',
   which: (tool: string) => `command -v ${check('tool name', tool, /^[A-Za-z0-9_.+-]{1,64}$/)}`,
+  // A program with its own argument vector (a protocol's GPU load, its check): every argument quoted on its own, so
+  // nothing in a protocol file reaches the shell as syntax; started in `cwd` when given.
+  program: (p: { program: string; args: readonly string[]; cwd?: string }) => {
+    const argv = [validate.program(p.program), ...p.args.map((a) => shellQuote(validate.argument(a)))].join(' ');
+    return p.cwd === undefined ? argv : `cd ${shellQuote(validate.file(p.cwd))} && ${argv}`;
+  },
+  // Whether a program is there: `command -v` for a name on the PATH, a test for an executable file at a path.
+  programThere: (program: string) => (validate.program(program).startsWith('/') ? `test -x ${shellQuote(program)}` : `command -v ${program}`),
+  readable: (file: string) => `test -r ${shellQuote(validate.file(file))}`,
+  isDirectory: (dir: string) => `test -d ${shellQuote(validate.file(dir))}`,
+  // From the first node to the second the way mpirun reaches it: a non-interactive SSH session that must neither
+  // prompt for a password nor ask about a host key (BatchMode), answering within 10 s.
+  sshBatch: (host: string) => `ssh -o BatchMode=yes -o ConnectTimeout=10 ${validate.host(host)} true`,
 };
 
 export type CommandBuilders = typeof cmd;

@@ -105,6 +105,47 @@ interface Target {
   identityFiles: string[];
 }
 
+// OpenSSH's sshd refuses channels beyond MaxSessions (10 by default) on one connection ("Channel open failure"): a
+// run has a load's status polls, stops and reads, and the sampler's shell open at once, so keep below it and let a
+// further open wait for a channel to close.
+export const MAX_CHANNELS = 6;
+const CHANNEL_OPEN_ATTEMPTS = 10;
+
+interface ChannelSlots {
+  acquire(): Promise<void>;
+  release(): void;
+}
+
+const slotsByClient = new WeakMap<Client, ChannelSlots>();
+
+function channelSlots(c: Client): ChannelSlots {
+  let slots = slotsByClient.get(c);
+  if (slots) return slots;
+  let open = 0;
+  const waiting: (() => void)[] = [];
+  slots = {
+    acquire: () => {
+      if (open < MAX_CHANNELS) {
+        open++;
+        return Promise.resolve();
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    // A waiting open takes over the slot; else the slot is free.
+    release: () => {
+      const next = waiting.shift();
+      if (next) next();
+      else open = Math.max(0, open - 1);
+    },
+  };
+  // A dropped connection frees everyone waiting: their open then fails on the dead client like any other.
+  c.once('close', () => {
+    for (const w of waiting.splice(0)) w();
+  });
+  slotsByClient.set(c, slots);
+  return slots;
+}
+
 export class SshRunner implements CommandRunner {
   readonly node: string;
   readonly simulated = false;
@@ -415,20 +456,34 @@ export class SshRunner implements CommandRunner {
     return this.connecting;
   }
 
-  // `onOpen` runs synchronously in ssh2's callback: a fast server's exit-status can arrive in the same read.
-  private openChannel(kind: 'exec' | 'shell', command?: string, onOpen?: (ch: ClientChannel) => void): Promise<ClientChannel> {
-    return this.getClient().then(
-      (c) =>
-        new Promise<ClientChannel>((resolve, reject) => {
-          const cb = (err: Error | undefined, ch: ClientChannel) => {
-            if (err) return reject(new TransportError(this.node, `cannot open ${kind} channel: ${err.message}${this.dropCause ? ` (${this.dropCause})` : ''}`, undefined, { cause: err }));
-            onOpen?.(ch);
-            resolve(ch);
-          };
-          if (kind === 'exec') c.exec(command!, cb);
-          else c.shell(false, cb);
-        }),
-    );
+  // `onOpen` runs synchronously in ssh2's callback: a fast server's exit-status can arrive in the same read. At most
+  // MAX_CHANNELS are open on one connection at a time; a further open waits until one closes.
+  private async openChannel(kind: 'exec' | 'shell', command?: string, onOpen?: (ch: ClientChannel) => void): Promise<ClientChannel> {
+    for (let attempt = 1; ; attempt++) {
+      const c = await this.getClient();
+      const slots = channelSlots(c);
+      await slots.acquire();
+      const r = await new Promise<ClientChannel | Error>((resolve) => {
+        const cb = (err: Error | undefined, ch: ClientChannel) => {
+          if (err) {
+            slots.release();
+            return resolve(err);
+          }
+          ch.once('close', () => slots.release());
+          onOpen?.(ch);
+          resolve(ch);
+        };
+        if (kind === 'exec') c.exec(command!, cb);
+        else c.shell(false, cb);
+      });
+      if (!(r instanceof Error)) return r;
+      // sshd may free a closed session a moment after the client saw it close: a refused open is tried again shortly.
+      if (/Channel open failure/i.test(r.message) && attempt < CHANNEL_OPEN_ATTEMPTS && !this.closed) {
+        await this.clock.sleep(50 * attempt);
+        continue;
+      }
+      throw new TransportError(this.node, `cannot open ${kind} channel: ${r.message}${this.dropCause ? ` (${this.dropCause})` : ''}`, undefined, { cause: r });
+    }
   }
 
   // One command on its own channel: stdout, stderr, exit code or signal; on timeout the channel is signalled and closed.

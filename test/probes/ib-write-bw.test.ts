@@ -74,19 +74,24 @@ describe('parseIbWriteBw on real samples', () => {
     expect(r.peakMeasured).toBe(true);
     expect(r.rows).toHaveLength(23);
     expect(r.rows[0]).toMatchObject({ bytes: 2, iterations: 5000, msgRateMpps: 2.588087 });
-    expect(r.rows[0]!.bwPeakGbps).toBeCloseTo((4.96 * 8) / 1000, 12);
+    // perftest's MB is 2^20 bytes ("MB=2^20 byte, while Gb=10^9 bits", perftest --help; format_factor 0x100000).
+    expect(r.rows[0]!.bwPeakGbps).toBeCloseTo((4.96 * 1048576 * 8) / 1e9, 12);
     const last = r.rows[22]!;
     expect(last.bytes).toBe(8388608);
-    expect(last.bwPeakGbps).toBeCloseTo(186.61456, 5); // 23326.82 MB/s x 8 / 1000
-    expect(last.bwAverageGbps).toBeCloseTo(186.5412, 4); // 23317.65 MB/s
+    expect(last.bwPeakGbps).toBeCloseTo(195.68, 2); // 23326.82 MB/s x 2^20 x 8 / 1e9 = 195.6795
+    expect(last.bwAverageGbps).toBeCloseTo(195.60, 2); // 23317.65 MB/s = 195.6025 Gb/s (HDR 4x: 200 Gb/s line rate)
+    expect(last.bwAverageGbps).toBeCloseTo((23317.65 * 1048576 * 8) / 1e9, 9);
     expect(r.rows.map((x) => x.bytes).slice(0, 4)).toEqual([2, 4, 8, 16]);
   });
 
-  it('converts MiB/sec as 2^20 bytes per second', () => {
-    const text = cx6All().replace('BW peak[MB/sec]    BW average[MB/sec]', 'BW peak[MiB/sec]    BW average[MiB/sec]');
-    const r = parseIbWriteBw(text);
-    expect(r.unit).toBe('MiB/s');
-    expect(r.rows[22]!.bwAverageGbps).toBeCloseTo((23317.65 * 1048576 * 8) / 1e9, 9);
+  it('reads MB/sec and MiB/sec as the same unit: 2^20 bytes per second (MB/sec read as 10^6 would under-read by 4.9 %)', () => {
+    const mb = parseIbWriteBw(cx6All());
+    const mib = parseIbWriteBw(cx6All().replace('BW peak[MB/sec]    BW average[MB/sec]', 'BW peak[MiB/sec]    BW average[MiB/sec]'));
+    expect(mib.unit).toBe('MiB/s');
+    expect(mb.unit).toBe('MB/s');
+    expect(mib.rows.map((x) => x.bwAverageGbps)).toEqual(mb.rows.map((x) => x.bwAverageGbps));
+    expect(mib.rows[22]!.bwAverageGbps).toBeCloseTo((23317.65 * 1048576 * 8) / 1e9, 9);
+    expect(mb.rows[22]!.bwAverageGbps / ((23317.65 * 8) / 1000)).toBeCloseTo(1.048576, 9);
   });
 
   it('reads REPORT_FMT_EXT 6-decimal rows next to normal rows (perftest issue 132)', () => {

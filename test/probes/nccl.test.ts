@@ -143,8 +143,68 @@ describe('parseNccl on real samples', () => {
   });
 });
 
+// Bug reports often paste only the table rows and the `# Avg bus bandwidth` trailer. These variants are cut from the
+// recorded files at test time (the files themselves stay as recorded): every line that is not a table row or the
+// trailer is dropped, the way such a paste looks.
+function rowsAndTrailerOnly(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => /^\s*\d+\s/.test(l) || /^# Avg bus bandwidth/.test(l.trim()))
+    .join('\n');
+}
+
+describe('parseNccl on output pasted without its header (trimmed at test time from recorded samples)', () => {
+  it('reads the OCI all_reduce rows and trailer alone as the full output reads them', () => {
+    const full = parseNccl(oci());
+    const trimmed = rowsAndTrailerOnly(oci());
+    expect(trimmed.split('\n')).toHaveLength(4);
+    expect(trimmed).not.toMatch(/size\s+count/);
+    const r = parseNccl(trimmed);
+    expect(r.rows).toEqual(full.rows);
+    expect(r.rows[0]).toEqual({
+      size: 1073741824,
+      count: 268435456,
+      type: 'float',
+      redop: 'sum',
+      root: -1,
+      outOfPlace: { timeUs: 10908.0, algbwGBs: 98.44, busbwGBs: 184.57, wrong: 0 },
+      inPlace: { timeUs: 11220.1, algbwGBs: 95.7, busbwGBs: 179.43, wrong: 0 },
+    });
+    expect(r.avgBusBandwidthGBs).toBe(185.594);
+    expect(r.collective).toBeNull();
+  });
+
+  it('reads the Spark all_gather rows (redop none, integer times of the degraded run) without a header', () => {
+    for (const text of [fb97Ok(), fb97Degraded()]) {
+      const full = parseNccl(text);
+      const r = parseNccl(rowsAndTrailerOnly(text));
+      expect(r.rows).toEqual(full.rows);
+      expect(r.avgBusBandwidthGBs).toBe(full.avgBusBandwidthGBs);
+    }
+    expect(parseNccl(rowsAndTrailerOnly(fb97Degraded())).avgBusBandwidthGBs).toBe(2.82151);
+  });
+
+  it('reads head-only partial tables pasted without a header (rows only, no trailer)', () => {
+    const full = parseNccl(pr103First());
+    const r = parseNccl(rowsAndTrailerOnly(pr103First()));
+    expect(r.rows.length).toBeGreaterThan(0);
+    expect(r.rows).toEqual(full.rows);
+    expect(r.avgBusBandwidthGBs).toBeNull();
+  });
+
+  it('still refuses a row-like line that is not in the nccl-tests shape, and rows on both sides of a header', () => {
+    const rows = rowsAndTrailerOnly(oci()).split('\n');
+    const cut = [rows[0]!.replace(/\s+0\s*$/, ''), ...rows.slice(1)].join('\n');
+    expect(parseError(() => parseNccl(cut)).reason).toMatch(/not in the 13-column shape of a nccl-tests row/);
+    const typed = rows[0]!.replace('float', '1.5');
+    expect(parseError(() => parseNccl(typed)).reason).toMatch(/13-column shape/);
+    const both = `${rows[0]}\n${oci()}`;
+    expect(parseError(() => parseNccl(both)).reason).toMatch(/both before and after/);
+  });
+});
+
 describe('parseNccl robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
-    fuzzParser(parseNccl, [fb97Ok(), fb97Degraded(), fb97Debug(), oci(), promax(), pr103First(), ...samplesIn('nccl').map((f) => sample(f))]);
+    fuzzParser(parseNccl, [fb97Ok(), fb97Degraded(), fb97Debug(), oci(), promax(), pr103First(), rowsAndTrailerOnly(oci()), ...samplesIn('nccl').map((f) => sample(f))]);
   });
 });

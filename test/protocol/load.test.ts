@@ -67,14 +67,19 @@ describe('loadProtocol', () => {
 
   it('keeps the command templates exactly as the simulator parses them', () => {
     const c = loadProtocol(FULL).commands;
-    expect(c.ibWriteBwClient).toBe(
-      'ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} {bidirectional} --run_infinitely {serverIp}',
-    );
+    expect(c.ibWriteBwServer).toBe('stdbuf -oL ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} --run_infinitely');
+    expect(c.ibWriteBwClient).toBe('ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} --run_infinitely {serverIp}');
     expect(c.loopbackClient).toBe('ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} -D {durationS} {serverIp}');
-    expect(c.nccl).toBe(
-      'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1',
+    expect(c.nccl).toBe('mpirun --mca oob_tcp_if_include {oobInclude} {ranks}');
+    expect(c.ncclRank).toBe(
+      '-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdev} -x OMPI_MCA_btl_tcp_if_include={netdev} all_reduce_perf -b 256M -e 1G -f 2 -g 1',
     );
-    expect(c.gpuLoad).toBe('gpu_burn {durationS}');
+    expect(c.gpuLoad).toEqual({
+      form: 'program',
+      program: 'gpu_burn',
+      args: ['-m', '16384', '-c', '/usr/local/share/gpu-burn/compare.ptx', '{durationS}'],
+      requires: ['/usr/local/share/gpu-burn/compare.ptx'],
+    });
   });
 
   it('hashes the file bytes (a whitespace change is a different protocol)', () => {
@@ -229,17 +234,14 @@ describe('older protocols and the protocols journals embed', () => {
 
 describe('renderCommand', () => {
   const c = loadProtocol(FULL).commands;
-  it('expands a bidirectional client and drops the empty flag cleanly when unidirectional', () => {
+  it('expands a client; an older template\'s {bidirectional} expands to nothing (each direction is its own stream)', () => {
     const v = { rdmaDevice: 'rocep1s0f1', tcpPort: 18515, msgSize: 65536, serverIp: '192.168.100.2' };
-    expect(renderCommand(c.ibWriteBwClient, { ...v, bidirectional: bidirectionalFlag(true) })).toBe(
-      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 -b --run_infinitely 192.168.100.2',
-    );
-    expect(renderCommand(c.ibWriteBwServer, { ...v, bidirectional: bidirectionalFlag(false) })).toBe(
-      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely',
-    );
+    expect(renderCommand(c.ibWriteBwClient, { ...v, bidirectional: '' })).toBe('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.2');
+    const older = 'ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} {bidirectional} --run_infinitely';
+    expect(renderCommand(older, { ...v, bidirectional: bidirectionalFlag(false) })).toBe('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely');
   });
   it('refuses a missing placeholder value and shell syntax in a value', () => {
-    expect(() => renderCommand(c.gpuLoad, {})).toThrow('command template needs {durationS}');
-    expect(() => renderCommand(c.gpuLoad, { durationS: '1; rm -rf /' })).toThrow(UsageError);
+    expect(() => renderCommand(c.ncclRank!, {})).toThrow('command template needs {ip}');
+    expect(() => renderCommand(c.ncclRank!, { ip: '1; rm -rf /', netdev: 'x', hcaList: 'y' })).toThrow(UsageError);
   });
 });

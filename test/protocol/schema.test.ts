@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MAX_SAMPLE_GAP_S, OPTIONAL_TOP_KEYS, PHASE_KEYS, REQUIRED_TOP_KEYS, RULE_DIRECTION } from '../../src/protocol/validate.js';
-import { COMMAND_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
+import { COMMAND_PLACEHOLDERS, GPU_LOAD_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
 import { limitsSchema } from '../../src/rules/docs.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'protocols');
@@ -49,20 +49,29 @@ describe('protocol.schema.json', () => {
     const dirs = Object.fromEntries(lim.allOf.map((x: any) => [x.if.properties.rule.const, x.then.properties.direction.const]));
     expect(dirs).toEqual(RULE_DIRECTION);
     const cmds = schema.properties.commands;
-    expect(sorted(cmds.required)).toEqual(sorted(Object.keys(COMMAND_PLACEHOLDERS)));
+    expect(sorted(cmds.required)).toEqual(sorted([...Object.keys(COMMAND_PLACEHOLDERS).filter((n) => n !== 'ncclRank'), 'gpuLoad']));
+    expect(sorted(Object.keys(cmds.properties))).toEqual(sorted([...Object.keys(COMMAND_PLACEHOLDERS), 'gpuLoad']));
     for (const [name, ph] of Object.entries(COMMAND_PLACEHOLDERS)) {
       const re = new RegExp(cmds.properties[name].pattern);
       expect(re.test(ph.map((p) => `{${p}}`).join(' '))).toBe(true);
       expect(re.test('x {bogus}')).toBe(false);
     }
+    const [line, program] = cmds.properties.gpuLoad.oneOf;
+    expect(new RegExp(line.pattern).test(GPU_LOAD_PLACEHOLDERS.map((p) => `{${p}}`).join(' '))).toBe(true);
+    expect(sorted(program.required)).toEqual(['args', 'program']);
+    expect(sorted(Object.keys(program.properties))).toEqual(['args', 'check', 'cwd', 'program', 'requires']);
+    expect(new RegExp(program.properties.args.items.pattern).test('x {bogus}')).toBe(false);
   });
 
-  it('its patterns accept the shipped templates', () => {
+  it('its patterns accept the shipped templates and GPU load', () => {
     const cmds = schema.properties.commands.properties;
     for (const f of ['spark-burnin.json', 'quick.json']) {
-      for (const [name, t] of Object.entries(read(f).commands as Record<string, string>)) {
-        expect(new RegExp(cmds[name].pattern).test(t)).toBe(true);
-      }
+      const { gpuLoad, ...templates } = read(f).commands as Record<string, any>;
+      for (const [name, t] of Object.entries(templates)) expect(new RegExp(cmds[name].pattern).test(t)).toBe(true);
+      const p = cmds.gpuLoad.oneOf[1].properties;
+      expect(new RegExp(p.program.pattern).test(gpuLoad.program)).toBe(true);
+      for (const a of gpuLoad.args) expect(new RegExp(p.args.items.pattern).test(a)).toBe(true);
+      for (const r of gpuLoad.requires) expect(new RegExp(p.requires.items.pattern).test(r)).toBe(true);
     }
   });
 });

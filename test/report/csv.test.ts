@@ -54,7 +54,7 @@ describe('run CSVs', () => {
     expect(ts).toHaveLength(1 + 181 * 2);
     expect(ts[1]!.slice(0, 3)).toEqual(['0', 'spark-a', 'benchmark']);
     const thr = parseCsv(readFileSync(join(dir, 'throughput.csv'), 'utf8'));
-    expect(thr[0]).toEqual(['t_s', 'rail', 'gbps']);
+    expect(thr[0]).toEqual(['t_s', 'rail', 'gbps', 'direction']);
     // generated fixture: rail 0 at t=300 s is 92.4 + (50 % 3) x 0.1
     expect(thr[1]!.slice(0, 2)).toEqual(['300', '0']);
     expect(Number(thr[1]![2])).toBeCloseTo(92.6, 9);

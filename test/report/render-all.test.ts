@@ -32,7 +32,7 @@ describe('renderAll', () => {
     const paths = await renderAll(rec, dir, undefined, { labKeyFile: missing });
     expect(paths.map((p) => p.slice(dir.length + 1))).toEqual(['run-report.json', 'run-report.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']);
     // no series: header-only files, so a re-render always leaves the same set of files
-    expect(readFileSync(join(dir, 'throughput.csv'), 'utf8')).toBe('t_s,rail,gbps\r\n');
+    expect(readFileSync(join(dir, 'throughput.csv'), 'utf8')).toBe('t_s,rail,gbps,direction\r\n');
     const doc = JSON.parse(readFileSync(join(dir, 'run-report.json'), 'utf8')) as CertificateDocument;
     expect(doc.signature).toBeNull();
     expect(doc.unsignedReason).toBe(`no lab key at ${missing} (create one with cablequal keygen)`);

@@ -92,9 +92,10 @@ describe('signals', { timeout: 60_000 }, () => {
   it('abort in process mid loaded soak: every load process gone on both nodes within 5 s, ABORTED record', async () => {
     const r = await labRun({ scenario: 'good-qsfp56', abortAtS: 150 });
     expect(r.abortedAtS).toBe(150);
-    // Loads were running when the signal came: both link loads and the GPU load on each node.
-    expect(r.runningAtAbort['spark-a']!.sort()).toEqual(['soak-loaded-client-0', 'soak-loaded-client-1', 'soak-loaded-gpu']);
-    expect(r.runningAtAbort['spark-b']!.sort()).toEqual(['soak-loaded-gpu', 'soak-loaded-server-0', 'soak-loaded-server-1']);
+    // Loads were running when the signal came: on each node the clients sending to the other node, the servers
+    // receiving from it (one stream per rail and direction) and the GPU load.
+    expect(r.runningAtAbort['spark-a']!.sort()).toEqual(['soak-loaded-client-0', 'soak-loaded-client-1', 'soak-loaded-gpu', 'soak-loaded-server-0-rev', 'soak-loaded-server-1-rev']);
+    expect(r.runningAtAbort['spark-b']!.sort()).toEqual(['soak-loaded-client-0-rev', 'soak-loaded-client-1-rev', 'soak-loaded-gpu', 'soak-loaded-server-0', 'soak-loaded-server-1']);
     for (const n of r.lab.nodes) expect(r.lab.processes(n)).toEqual([]);
     // Everything, stopping included, finished within 5 simulated seconds of the interrupt.
     expect(r.lab.timeS() - 150).toBeLessThanOrEqual(5);

@@ -10,23 +10,50 @@ export const RAILS = [
 
 export function newLab(scenario: string, opts: { seed?: number; faults?: string[] } = {}): { lab: SimLab; clock: VirtualClock } {
   const clock = new VirtualClock();
-  return { lab: createLab({ scenario, clock, ...opts }), clock };
+  const lab = createLab({ scenario, clock, ...opts });
+  clocks.set(lab, clock);
+  return { lab, clock };
 }
 
-// Servers on the second node, bidirectional --run_infinitely clients on the first, both rails (the protocol's link load).
-export async function startLinkLoad(lab: SimLab, port = 18515): Promise<RemoteProcess[]> {
+// Wait until a started ib_write_bw server prints its banner (it listens from then on), as the harness does.
+export async function untilListening(p: RemoteProcess, clock: { sleep(ms: number): Promise<void> }): Promise<RemoteProcess> {
+  for (let i = 0; i < 200; i++) {
+    if (/Waiting for client to connect/.test((await p.output()).stdout)) return p;
+    await clock.sleep(100);
+  }
+  throw new Error(`${p.name} never listened`);
+}
+
+// Servers on the second node, bidirectional --run_infinitely clients on the first, both rails (-b: both directions
+// loaded by one pair per rail).
+export async function startLinkLoad(lab: SimLab, port = 18515, clock?: VirtualClock): Promise<RemoteProcess[]> {
   const [a, b] = lab.nodes as [string, string];
+  const servers = await Promise.all(RAILS.map((r, i) => lab.runner(b).start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely`, { runDir: '/tmp/cq', name: `srv-${i}` })));
+  for (const s of servers) await untilListening(s, clock ?? labClock(lab) ?? runnerClock(lab.runner(b)));
   const procs: RemoteProcess[] = [];
   for (const [i, r] of RAILS.entries()) {
     const ip = lab.scenario.nodes[1].railIps[i]!;
-    procs.push(await lab.runner(b).start(`ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely`, { runDir: '/tmp/cq', name: `srv-${i}` }));
-    procs.push(await lab.runner(a).start(`ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely ${ip}`, { runDir: '/tmp/cq', name: `cli-${i}` }));
+    procs.push(servers[i]!, await lab.runner(a).start(`ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely ${ip}`, { runDir: '/tmp/cq', name: `cli-${i}` }));
   }
   return procs;
 }
 
+// Sleep in a lab's virtual time through one of its runners (the sim's `sleep`), when the clock is not at hand.
+export function runnerClock(r: { run(c: string): Promise<unknown> }): { sleep(ms: number): Promise<void> } {
+  return { sleep: async (ms) => void (await r.run(`sleep ${ms / 1000}`)) };
+}
+
+// The clock a lab was built with (newLab keeps it beside the lab); other labs sleep through a runner.
+const clocks = new WeakMap<SimLab, VirtualClock>();
+function labClock(lab: SimLab): VirtualClock | undefined {
+  return clocks.get(lab);
+}
+
+// gpu_burn the way the default protocol starts it: 16 GiB, its compare kernel named with -c, the run length last.
+export const GPU_BURN = (seconds: number) => `gpu_burn -m 16384 -c /usr/local/share/gpu-burn/compare.ptx ${seconds}`;
+
 export async function startGpuLoad(lab: SimLab, seconds = 3600): Promise<RemoteProcess[]> {
-  return Promise.all(lab.nodes.map((n) => lab.runner(n).start(`gpu_burn ${seconds}`, { runDir: '/tmp/cq', name: 'gpu-burn' })));
+  return Promise.all(lab.nodes.map((n) => lab.runner(n).start(GPU_BURN(seconds), { runDir: '/tmp/cq', name: 'gpu-burn' })));
 }
 
 export const NCCL_CMD =

@@ -15,7 +15,7 @@ import { parseIpAddr } from '../../src/run/ip-addr.js';
 import { cmd, ipAddrCommand } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
 import { realLines, separators, template } from '../helpers/line-shape.js';
-import { NCCL_CMD, newLab, startGpuLoad, startLinkLoad } from './drive.js';
+import { NCCL_CMD, newLab, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
 
 // Lines of a real paste without the shell prompt/command line and blank lines around the output.
 const pasted = (rel: string) => sample(rel).split('\n').filter((l) => l.trim() !== '' && !/^\S+@\S+:.*\$/.test(l));
@@ -162,9 +162,9 @@ describe('simulated outputs, read by the real parsers', () => {
   });
 
   it('ib_write_bw loopback -D 10 on one node: one final row at ~106 Gb/s, 10 s of virtual time', async () => {
-    const { lab } = newLab('good-qsfp56');
+    const { lab, clock } = newLab('good-qsfp56');
     const r = lab.runner('spark-a');
-    const srv = await r.start('ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lb' });
+    const srv = await untilListening(await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lb' }), clock);
     const res = await r.run('ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10 192.168.100.10');
     expect(res.exitCode).toBe(0);
     expect(res.durationMs).toBeGreaterThanOrEqual(10_000);

@@ -10,6 +10,7 @@ import { createLab, type SimLab } from '../../src/sim/lab.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { cmd } from '../../src/transport/commands.js';
 import { TransportError } from '../../src/transport/types.js';
+import { runnerClock, untilListening } from './drive.js';
 
 const DEVS = ['rocep1s0f1', 'roceP2p1s0f1'];
 
@@ -17,7 +18,8 @@ const DEVS = ['rocep1s0f1', 'roceP2p1s0f1'];
 async function loopback(lab: SimLab, node: string, rail: 0 | 1, port: number): Promise<number> {
   const ip = lab.scenario.nodes.find((n) => n.name === node)!.railIps[rail];
   const r = lab.runner(node);
-  await r.start(`ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5`, { runDir: '/tmp/cq', name: `lb-${port}` });
+  // The client connects once the server listens (a simulated server takes a moment to open its device).
+  await untilListening(await r.start(`stdbuf -oL ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5`, { runDir: '/tmp/cq', name: `lb-${port}` }), runnerClock(r));
   return parseIbWriteBw((await r.run(`ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5 ${ip}`)).stdout).rows[0]!.bwAverageGbps;
 }
 

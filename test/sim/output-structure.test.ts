@@ -189,6 +189,7 @@ describe('output structure of the simulated lab against real outputs', () => {
       holdAgainst(outputLines(text), { samples: ibSamples, documented, prepare: dev, drop: new RegExp(`${HARNESS_LINES.source}|^(ib_write_bw|mpirun|Conflicting CPU)`), tabs, ...(reference ? { reference } : {}) });
     // --run_infinitely, one direction: every line of the real Spark client, in order.
     const srv = await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'srv' });
+    await clock.sleep(1_000); // the server listens once it has opened its device
     const cli = await lab.runner('spark-a').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'cli' });
     await clock.sleep(31_000); // six rows, as many as the real client shows
     check((await cli.output()).stdout, realLines('ib_write_bw/dgx-spark-playbooks-client2-roceP2p1s0f0-run-infinitely.txt'));
@@ -201,6 +202,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     for (const p of load) await p.stop();
     // Loopback -D 10 on one node: the row and the closing line come at exit.
     const lbSrv = await lab.runner('spark-a').start('ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lb' });
+    await clock.sleep(1_000);
     const lb = await lab.runner('spark-a').run('ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10 192.168.100.10');
     check(lb.stdout);
     check((await lbSrv.done).stdout);

@@ -10,7 +10,10 @@ import { PEAK_WARNING, visibleStdout } from '../../src/sim/format-perftest.js';
 import { serveSimLab } from '../../src/sim/serve.js';
 import { realLines } from '../helpers/line-shape.js';
 import { newLab } from './drive.js';
+import { SERVER_STARTUP_S } from '../../src/sim/programs-load.js';
 
+// A server listens (reaches accept()) a moment after its start; clients here start after that.
+const SERVER_STARTUP_MS = SERVER_STARTUP_S * 1000 + 100;
 const SERVER = 'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536';
 const client = (extra = '') => `${SERVER} ${extra} 192.168.100.11`.replace(/ +/g, ' ');
 
@@ -23,6 +26,7 @@ describe('perftest output', () => {
   it('--run_infinitely: nothing before the first row (stdout fully buffered), then a row every 5 s without its newline', async () => {
     const { lab, clock } = newLab('good-qsfp56');
     await lab.runner('spark-b').start(`${SERVER} --run_infinitely`, { runDir: '/tmp/cq', name: 'srv' });
+    await clock.sleep(SERVER_STARTUP_MS); // the server listens once it has opened its device
     const cli = await lab.runner('spark-a').start(client('--run_infinitely'), { runDir: '/tmp/cq', name: 'cli' });
     await clock.sleep(4_900);
     expect((await cli.output()).stdout).toBe('');
@@ -54,12 +58,14 @@ describe('perftest output', () => {
   it('-D: one row and the closing line, all of it at exit; a unidirectional run_infinitely server prints no rows', async () => {
     const { lab, clock } = newLab('good-qsfp56');
     const srv = await lab.runner('spark-b').start(`${SERVER} -D 10`, { runDir: '/tmp/cq', name: 'srv' });
+    await clock.sleep(SERVER_STARTUP_MS);
     const res = await lab.runner('spark-a').run(client('-D 10'));
     expect(res.stdout.endsWith(`\n${'-'.repeat(87)}\n`)).toBe(true);
     expect(parseIbWriteBw(res.stdout).rows).toHaveLength(1);
     expect(parseIbWriteBw((await srv.done).stdout).rows).toHaveLength(1); // the server prints the client's row
     const uni = await lab.runner('spark-b').start(`${SERVER} --run_infinitely`, { runDir: '/tmp/cq', name: 'uni' });
     const bi = await lab.runner('spark-b').start(`${SERVER} -p 18516 -b --run_infinitely`, { runDir: '/tmp/cq', name: 'bi' });
+    await clock.sleep(SERVER_STARTUP_MS);
     const c1 = await lab.runner('spark-a').start(client('--run_infinitely'), { runDir: '/tmp/cq', name: 'c1' });
     const c2 = await lab.runner('spark-a').start(client('-p 18516 -b --run_infinitely').replace('-p 18515 ', ''), { runDir: '/tmp/cq', name: 'c2' });
     await clock.sleep(21_000);

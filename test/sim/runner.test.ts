@@ -12,7 +12,7 @@ import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { buildTickScript, splitTickScriptOutput } from '../../src/transport/tick-script.js';
 import { cmd } from '../../src/transport/commands.js';
 import { TransportError } from '../../src/transport/types.js';
-import { newLab, startGpuLoad, startLinkLoad } from './drive.js';
+import { newLab, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
 
 describe('SimRunner', () => {
   it('answers an unmodelled command like a missing binary, in run() and start()', async () => {
@@ -57,7 +57,10 @@ describe('SimRunner', () => {
     expect(lab.processes('spark-b')).toEqual([]);
     const r = await procs[1]!.done;
     expect(r.signal).toBe('SIGTERM');
-    // No more RDMA frames once the loads are stopped (kernel-stack frames such as ARP go on).
+    // The counters are registers updated once a second: the loads stopped 0.4 s into one (their servers listened after
+    // 0.4 s), so the next update still carries that fraction. From then on no more RDMA frames (kernel-stack frames
+    // such as ARP go on).
+    await clock.sleep(1000);
     const rdma = async () => {
       const c = parseEthtoolStats((await lab.runner('spark-b').run(cmd.ethtoolStats('enp1s0f1np1'))).stdout).counters;
       return [c['rx_vport_rdma_unicast_bytes'], c['rx_1024_to_1518_bytes_phy']];
@@ -69,8 +72,8 @@ describe('SimRunner', () => {
   });
 
   it('run() with a timeout stops a load that would run forever', async () => {
-    const { lab } = newLab('good-qsfp56');
-    await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' });
+    const { lab, clock } = newLab('good-qsfp56');
+    await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' }), clock);
     const res = await lab.runner('spark-a').run('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { timeoutMs: 12_000 });
     expect(res.timedOut).toBe(true);
     expect(res.stdout.split('\n').filter((l) => l.startsWith(' 65536 '))).toHaveLength(2);

@@ -8,7 +8,7 @@ import { parseNccl } from '../../src/probes/nccl.js';
 import { parseEthtoolModule } from '../../src/probes/ethtool-module.js';
 import { parseNvidiaSmi } from '../../src/probes/nvidia-smi.js';
 import { cmd } from '../../src/transport/commands.js';
-import { NCCL_CMD, newLab, RAILS, startGpuLoad, startLinkLoad } from './drive.js';
+import { NCCL_CMD, newLab, RAILS, runnerClock, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
 import type { SimLab } from '../../src/sim/lab.js';
 
 const IDLE_S = 600;
@@ -118,7 +118,7 @@ describe('good cables', () => {
     expect(nccl.avgBusBandwidthGBs).toBeCloseTo(21.2, 0);
     const a = lab.runner('spark-a');
     const b = lab.runner('spark-b');
-    const srv = await Promise.all(RAILS.map((r, i) => b.start(`ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30`, { runDir: '/tmp/cq', name: `bs${i}` })));
+    const srv = await Promise.all(RAILS.map(async (r, i) => untilListening(await b.start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30`, { runDir: '/tmp/cq', name: `bs${i}` }), clock)));
     const cli = await Promise.all(RAILS.map((r, i) => a.start(`ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30 ${lab.scenario.nodes[1].railIps[i]}`, { runDir: '/tmp/cq', name: `bc${i}` })));
     const rows = await Promise.all(cli.map(async (p) => parseIbWriteBw((await p.done).stdout).rows[0]!.bwAverageGbps));
     expect(rows[0]! + rows[1]!).toBeCloseTo(185.1, 0);
@@ -208,7 +208,7 @@ describe('faulty cables and setups', () => {
     const result: Record<string, number> = {};
     for (const [i, n] of lab.nodes.entries()) {
       const r = lab.runner(n);
-      await r.start('ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lbs' });
+      await untilListening(await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lbs' }), runnerClock(r));
       const out = await r.run(`ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10 ${lab.scenario.nodes[i]!.railIps[0]}`);
       result[n] = parseIbWriteBw(out.stdout).rows[0]!.bwAverageGbps;
     }

@@ -13,6 +13,7 @@ import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { cmd } from '../../src/transport/commands.js';
 import { runCli } from '../helpers/cli.js';
+import { runnerClock, untilListening } from './drive.js';
 
 type Json = Record<string, unknown>;
 
@@ -31,7 +32,7 @@ async function loopbackGbps(lab: ReturnType<typeof createLab>, node: string, rai
   const dev = rail === 0 ? 'rocep1s0f1' : 'roceP2p1s0f1';
   const ip = lab.scenario.nodes.find((n) => n.name === node)!.railIps[rail];
   const r = lab.runner(node);
-  await r.start(`ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10`, { runDir: '/tmp/cq', name: `lbs-${rail}` });
+  await untilListening(await r.start(`stdbuf -oL ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10`, { runDir: '/tmp/cq', name: `lbs-${rail}` }), runnerClock(r));
   const out = await r.run(`ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10 ${ip}`);
   return parseIbWriteBw(out.stdout).rows[0]!.bwAverageGbps;
 }
@@ -93,11 +94,11 @@ describe('scenario wiring', () => {
     // ib_write_bw from spark-a's cage 0 device to spark-b's cage 1 device crosses the cable.
     const a = lab.runner('spark-a');
     const b = lab.runner('spark-b');
-    await b.start('ib_write_bw -d rocep1s0f1 -p 18800 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv' });
+    await untilListening(await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18800 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv' }), runnerClock(b));
     const ok = await a.run('ib_write_bw -d rocep1s0f0 -p 18800 -F --report_gbits -s 65536 -D 5 192.168.100.11');
     expect(parseIbWriteBw(ok.stdout).rows[0]!.bwAverageGbps).toBeGreaterThan(80);
     // From the uncabled cage nothing connects.
-    await b.start('ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv2' });
+    await untilListening(await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv2' }), runnerClock(b));
     expect((await a.run('ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5 192.168.100.11')).exitCode).toBe(1);
   });
 

@@ -1,13 +1,18 @@
 import { median, min, max } from 'simple-statistics';
-import type { IbWriteBwPhase, NcclPhase } from '../../protocol/index.js';
+import type { IbWriteBwPhase, NcclPhase, ProtocolCommands } from '../../protocol/index.js';
 import { renderCommand } from '../../protocol/index.js';
 import { parseNccl } from '../../probes/nccl.js';
 import { ParseError } from '../../domain/errors.js';
-import type { RunContext } from '../context.js';
+import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
 import { linkLoadRows, startLinkLoad, stopLinkLoad } from './link-load.js';
+import type { ThroughputStats } from '../../domain/record.js';
 
-// ib_write_bw on both rails at once, both directions; min, median and max of the periodic rows per rail.
+type RailStats = ThroughputStats & { rail: number; device: string };
+
+// ib_write_bw on both rails at once, one stream per rail and direction; min, median and max of the periodic rows of
+// each stream. The limits (170/180 Gb/s, like NVIDIA's published 92.57 + 97.28 = 189.85 Gb/s) are unidirectional
+// figures: each direction is held to them, and the weaker direction is the figure graded.
 export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise<void> {
   const load = await startLinkLoad(ctx, { msgSize: phase.msgSize, bidirectional: phase.bidirectional, tag: 'bw' });
   let rows;
@@ -17,27 +22,64 @@ export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise
   } finally {
     await stopLinkLoad(ctx, load);
   }
-  // With -b perftest prints both directions added up; every figure kept is per direction, like the limits
-  // (170/180 Gb/s) and NVIDIA's published 92.57 + 97.28 = 189.85 Gb/s.
-  const perDirection = phase.bidirectional ? 2 : 1;
-  const perRail = rows.map((r) => {
+  const perDirection: { from: string; to: string; perRail: RailStats[]; sumMedianGbps: number }[] = [];
+  for (const r of rows) {
     if (r.gbps.length === 0) {
-      throw new SetupError(setupReason('ib-write-bw-failed', `ib_write_bw on rail ${r.rail} (${r.device}) gave no result: ${r.error ?? 'no rows'}`, { rail: r.rail, advice: 'check the rail addresses, the RoCE GID index and that perftest runs on both nodes' }));
+      throw new SetupError(
+        setupReason('ib-write-bw-failed', `ib_write_bw ${r.from} -> ${r.to} on rail ${r.rail} (${r.device}) gave no result: ${r.error ?? 'no rows'}`, {
+          rail: r.rail,
+          node: r.from,
+          advice: 'check the rail addresses, the RoCE GID index and that perftest runs on both nodes',
+        }),
+      );
     }
-    const g = r.gbps.map((x) => x / perDirection);
-    return { rail: r.rail, device: r.device, minGbps: min(g), medianGbps: median(g), maxGbps: max(g), samples: g.length };
-  });
-  const sumMedianGbps = perRail.reduce((s, r) => s + r.medianGbps, 0);
-  ctx.benchmarks.ibWriteBw = { perRail, sumMedianGbps };
-  ctx.lastThroughputGbps = sumMedianGbps;
-  ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'ib_write_bw', perRail, sumMedianGbps, bidirectional: phase.bidirectional, rows });
+    let d = perDirection.find((x) => x.from === r.from && x.to === r.to);
+    if (!d) perDirection.push((d = { from: r.from, to: r.to, perRail: [], sumMedianGbps: 0 }));
+    d.perRail.push({ rail: r.rail, device: r.device, minGbps: min(r.gbps), medianGbps: median(r.gbps), maxGbps: max(r.gbps), samples: r.gbps.length });
+    d.sumMedianGbps += median(r.gbps);
+  }
+  const weaker = perDirection.reduce((w, d) => (d.sumMedianGbps < w.sumMedianGbps ? d : w));
+  const bench = { perRail: weaker.perRail, sumMedianGbps: weaker.sumMedianGbps, perDirection };
+  ctx.benchmarks.ibWriteBw = bench;
+  ctx.lastThroughputGbps = weaker.sumMedianGbps;
+  ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'ib_write_bw', ...bench, bidirectional: phase.bidirectional, rows });
 }
 
-// NCCL all_reduce over both RDMA devices of the cage; one device or TCP means a setup fault, not a cable fault.
+// The names one node's rank of the NCCL test uses: its rail-0 address and netdev, both RDMA devices of its cage.
+function rankNames(n: NodeState): { ip: string; netdev: string; hcaList: string } {
+  return { ip: n.railIps[0]!, netdev: n.cage!.rails[0].netdev, hcaList: n.cage!.rails.map((r) => r.rdmaDevice).join(',') };
+}
+
+const RANKS_MARK = '__cq_ranks__';
+
+// The mpirun line: one OpenMPI application context per node, each with that node's own NCCL_IB_HCA,
+// NCCL_SOCKET_IFNAME and btl_tcp_if_include, joined by " : "; the out-of-band channel pinned to the rail-0 subnet
+// (interface names differ between the nodes of a triangle, the subnet does not). Protocols before the per-node form
+// name node A's devices for both ranks: refused when the two nodes' names differ, as they do in a triangle.
+export function ncclCommand(commands: ProtocolCommands, nodes: readonly [NodeState, NodeState]): string {
+  const [a, b] = nodes;
+  if (commands.ncclRank === undefined) {
+    const na = rankNames(a);
+    const nb = rankNames(b);
+    if (na.netdev !== nb.netdev || na.hcaList !== nb.hcaList) {
+      throw new SetupError(
+        setupReason('nccl-names', `the protocol's nccl command names ${a.spec.name}'s devices (${na.hcaList}, ${na.netdev}) for both ranks, but ${b.spec.name} has the cable on ${nb.hcaList} (${nb.netdev})`, {
+          node: b.spec.name,
+          advice: 'use a protocol with commands.ncclRank (one app context per node, as protocols/spark-burnin.json has)',
+        }),
+      );
+    }
+    return renderCommand(commands.nccl, { ipA: na.ip, ipB: nb.ip, netdevA: na.netdev, hcaList: na.hcaList });
+  }
+  const ranks = nodes.map((n) => renderCommand(commands.ncclRank!, rankNames(n))).join(' : ');
+  return renderCommand(commands.nccl, { oobInclude: a.railSubnets[0]!, ranks: RANKS_MARK }).replace(RANKS_MARK, ranks);
+}
+
+// NCCL all_reduce over both RDMA devices of each node's cage; one device or TCP means a setup fault, not a cable fault.
 export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
-  const [a, b] = ctx.nodes as [(typeof ctx.nodes)[0], (typeof ctx.nodes)[0]];
-  const hcas = a.cage!.rails.map((r) => r.rdmaDevice);
-  const command = renderCommand(ctx.protocol.commands.nccl, { ipA: a.railIps[0]!, ipB: b.railIps[0]!, netdevA: a.cage!.rails[0].netdev, hcaList: hcas.join(',') });
+  const nodes = ctx.nodes as [NodeState, NodeState];
+  const [a] = nodes;
+  const command = ncclCommand(ctx.protocol.commands, nodes);
   const r = await ctx.runLogged(a, command, 'nccl', (phase.durationS ?? 900) * 1000);
   let parsed;
   try {
@@ -46,27 +88,38 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
     if (!(e instanceof ParseError)) throw e;
     throw new SetupError(setupReason('nccl-failed', `all_reduce_perf gave no result (exit ${r.exitCode}): ${e.reason}`, { advice: 'run the same mpirun line by hand on the first node; check passwordless SSH between the nodes and nccl-tests' }));
   }
+  // Each node's rank, found by its bootstrap address (the rail-0 address the command gave it).
+  const ranks = nodes.map((n) => {
+    const rank = parsed.ranks.find((x) => x.ip === n.railIps[0]);
+    return { node: n.spec.name, want: n.cage!.rails.map((x) => x.rdmaDevice), network: rank?.network ?? parsed.network, devices: rank?.devices ?? parsed.netDevices };
+  });
   const busbw = parsed.rows.map((x) => x.outOfPlace.busbwGBs);
   ctx.benchmarks.nccl = {
     busbwGBs: parsed.avgBusBandwidthGBs,
     maxBusbwGBs: busbw.length ? max(busbw) : null,
     network: parsed.network,
     devices: parsed.netDevices,
+    ranks: ranks.map(({ node, network, devices }) => ({ node, network, devices })),
   };
   // NCCL and nccl-tests print their versions from rank 0 (the first node): kept with that node's facts.
   if (parsed.ncclVersion) a.record.ncclVersion = parsed.ncclVersion;
   if (parsed.version) a.record.ncclTestsVersion = parsed.version;
   if (parsed.ncclVersion || parsed.version) ctx.journal.append({ type: 'node-info', tS: ctx.tS, node: a.spec.name, record: a.record });
   ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'nccl', ...ctx.benchmarks.nccl });
-  if (parsed.network !== 'IB') {
-    throw new SetupError(setupReason('nccl-network', `NCCL used network ${parsed.network ?? 'unknown'} instead of IB`, { advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable' }));
+  const off = ranks.find((x) => x.network !== 'IB');
+  if (parsed.network !== 'IB' || off) {
+    const where = off ? `${off.node}'s rank used network ${off.network ?? 'unknown'}` : `NCCL used network ${parsed.network ?? 'unknown'}`;
+    throw new SetupError(setupReason('nccl-network', `${where} instead of IB`, { ...(off ? { node: off.node } : {}), advice: 'check NCCL_IB_HCA names the RDMA devices of each node\'s cabled cage and that they are Up; TCP fallback says nothing about the cable' }));
   }
-  const missing = hcas.filter((h) => !parsed.netDevices.includes(h));
-  if (missing.length) {
-    throw new SetupError(
-      setupReason('nccl-rails', `NCCL used one rail only (${parsed.netDevices.join(', ') || 'no device'}, busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s; ${missing.join(', ')} unused): set NCCL_IB_HCA=${hcas.join(',')}`, {
-        advice: `set NCCL_IB_HCA=${hcas.join(',')} (both devices of the cabled port) and check both names appear in NCCL_DEBUG=INFO output`,
-      }),
-    );
+  for (const x of ranks) {
+    const missing = x.want.filter((h) => !x.devices.includes(h));
+    if (missing.length) {
+      throw new SetupError(
+        setupReason('nccl-rails', `${x.node}: NCCL used ${x.devices.join(', ') || 'no device'} (busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s; ${missing.join(', ')} unused): its rank needs NCCL_IB_HCA=${x.want.join(',')}`, {
+          node: x.node,
+          advice: `set NCCL_IB_HCA=${x.want.join(',')} for ${x.node}'s rank (both devices of its cabled port) and check both names appear in its NCCL_DEBUG=INFO lines`,
+        }),
+      );
+    }
   }
 }

@@ -1,64 +1,171 @@
-import { bidirectionalFlag, renderCommand } from '../../protocol/index.js';
+import { renderCommand } from '../../protocol/index.js';
 import { parseIbWriteBw } from '../../probes/ib-write-bw.js';
 import { ParseError } from '../../domain/errors.js';
-import type { RemoteProcess } from '../../transport/types.js';
-import type { RunContext } from '../context.js';
+import type { CommandResult, RemoteProcess } from '../../transport/types.js';
+import type { NodeState, RunContext } from '../context.js';
+import { SetupError, setupReason } from '../run-errors.js';
 
 const BASE_PORT = 18515;
+// How long an ib_write_bw server may take to open its device and listen (a Spark takes well under a second).
+export const SERVER_READY_TIMEOUT_S = 20;
+const READY_POLL_MS = 250;
+// The banner perftest's server prints just before it waits in accept() (write_bw.c; also with rdma_cm).
+const LISTENING = /Waiting for client (?:rdma_cm QP )?to connect/;
 
-// The ib_write_bw pairs that load both rails of the cable: servers on the second node, clients on the first.
+// One ib_write_bw pair: the server on the receiving node, the client on the sending node, on one rail.
+export interface LoadStream {
+  rail: number;
+  from: string; // sending node (client)
+  to: string; // receiving node (server)
+  device: string; // the client's RDMA device
+  server: RemoteProcess;
+  client: RemoteProcess;
+}
+
+// The ib_write_bw pairs that load both rails of the cable, one unidirectional stream per rail and direction.
 export interface LinkLoad {
-  rails: { rail: number; device: string; server: RemoteProcess; client: RemoteProcess }[];
+  streams: LoadStream[];
   startedS: number;
 }
 
-// Start full link load on both rails at once (one rail alone carries only ~100 Gb/s on a Spark).
-export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bidirectional: boolean; tag: string }): Promise<LinkLoad> {
-  const [a, b] = ctx.nodes as [(typeof ctx.nodes)[0], (typeof ctx.nodes)[0]];
-  const rails: LinkLoad['rails'] = [];
-  for (const rail of [0, 1]) {
-    const devB = b.cage!.rails[rail as 0 | 1].rdmaDevice;
-    const devA = a.cage!.rails[rail as 0 | 1].rdmaDevice;
-    const common = { tcpPort: BASE_PORT + rail, msgSize: opts.msgSize, bidirectional: bidirectionalFlag(opts.bidirectional) };
-    const server = await ctx.startProcess(b, renderCommand(ctx.protocol.commands.ibWriteBwServer, { ...common, rdmaDevice: devB }), `${opts.tag}-server-${rail}`);
-    rails.push({ rail, device: devA, server, client: null as unknown as RemoteProcess });
-  }
-  await ctx.sleep(1000);
-  for (const r of rails) {
-    const devA = a.cage!.rails[r.rail as 0 | 1].rdmaDevice;
-    const values = { tcpPort: BASE_PORT + r.rail, msgSize: opts.msgSize, bidirectional: bidirectionalFlag(opts.bidirectional), rdmaDevice: devA, serverIp: b.railIps[r.rail]! };
-    r.client = await ctx.startProcess(a, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${r.rail}`);
-  }
-  return { rails, startedS: ctx.tS };
+// A load stream's rows so far: Gb/s of one direction of one rail, one row per interval of --run_infinitely.
+export interface StreamRows {
+  rail: number;
+  from: string;
+  to: string;
+  device: string;
+  gbps: number[];
+  error?: string;
 }
 
-// Per-rail throughput rows printed so far by the clients (Gb/s, one per interval of --run_infinitely).
-export async function linkLoadRows(load: LinkLoad): Promise<{ rail: number; device: string; gbps: number[]; error?: string }[]> {
+// perftest's server writes its banner with printf and then blocks in accept(): redirected to a file, stdout is block
+// buffered and the banner would stay in the buffer. Servers therefore run line-buffered (`stdbuf -oL`, as NVIDIA's
+// perftest pair script does); a template that does not say so gets it here.
+export function lineBuffered(command: string): string {
+  return /^\s*stdbuf\s/.test(command) ? command : `stdbuf -oL ${command}`;
+}
+
+function tail(text: string, lines = 3): string {
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .slice(-lines)
+    .join(' | ');
+}
+
+const PENDING = Symbol('pending');
+
+// How a process ended, or PENDING while it runs (null: it failed without a result). Racing the `done` promise itself
+// matters: racing `done.then(...)` against an already resolved promise always loses by one microtask, so a process
+// that had ended would look alive.
+export async function endedWith(p: RemoteProcess): Promise<CommandResult | null | typeof PENDING> {
+  try {
+    return await Promise.race([p.done, Promise.resolve(PENDING)]);
+  } catch {
+    return null;
+  }
+}
+
+// Poll a started ib_write_bw server until it listens (its banner is in its output): null then, else why not (it exited
+// first, or did not listen within SERVER_READY_TIMEOUT_S), with its output tail. No fixed head start.
+export async function untilListening(server: RemoteProcess, sleep: (ms: number) => Promise<void>, device: string): Promise<string | null> {
+  for (let waitedMs = 0; ; waitedMs += READY_POLL_MS) {
+    const exited = await endedWith(server);
+    if (exited !== PENDING) {
+      const out = exited ?? (await server.output());
+      return `ib_write_bw server on ${device} (${server.name}) exited before it listened (exit ${exited?.exitCode ?? 'unknown'}): ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`;
+    }
+    const out = await server.output();
+    if (LISTENING.test(out.stdout)) return null;
+    if (waitedMs >= SERVER_READY_TIMEOUT_S * 1000) {
+      return `ib_write_bw server on ${device} (${server.name}) did not listen within ${SERVER_READY_TIMEOUT_S} s: ${tail(`${out.stdout}\n${out.stderr}`) || 'no output'}`;
+    }
+    await sleep(READY_POLL_MS);
+  }
+}
+
+// What to do about a server that did not listen (the advice of ERROR ib-write-bw-server).
+export function serverAdvice(why: string): string {
+  return /exited before/.test(why)
+    ? 'check the device name and that nothing else holds the port (ib_write_bw on the node by hand, with the same arguments)'
+    : 'run the server command by hand on the node; it must print "Waiting for client to connect" (run it line-buffered: stdbuf -oL)';
+}
+
+// Wait until a started ib_write_bw server listens; it exiting first, or not listening in time, is an ERROR.
+export async function waitUntilListening(ctx: RunContext, node: NodeState, server: RemoteProcess, device: string): Promise<void> {
+  const why = await untilListening(server, (ms) => ctx.sleep(ms), device);
+  if (why) throw new SetupError(setupReason('ib-write-bw-server', `${node.spec.name}: ${why}`, { node: node.spec.name, advice: serverAdvice(why) }));
+}
+
+// Start full link load on both rails at once (one rail alone carries only ~100 Gb/s on a Spark): per rail one
+// ib_write_bw stream from the first node to the second and, when bidirectional, one back. Two unidirectional streams
+// rather than one `-b` pair, because a -b end prints a figure built from its own sends scaled by a factor that changed
+// between perftest versions (run_inf_bi_factor): one stream per direction gives each direction's Gb/s as it is.
+export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bidirectional: boolean; tag: string }): Promise<LinkLoad> {
+  const [a, b] = ctx.nodes as [NodeState, NodeState];
+  const directions: [NodeState, NodeState, string][] = [[a, b, '']];
+  if (opts.bidirectional) directions.push([b, a, '-rev']);
+  const plan = directions.flatMap(([src, dst, suffix], k) => ([0, 1] as const).map((rail) => ({ rail, src, dst, suffix, port: BASE_PORT + 2 * k + rail })));
+  // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
+  const servers = await Promise.all(
+    plan.map((p) => {
+      const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: p.dst.cage!.rails[p.rail].rdmaDevice };
+      return ctx.startProcess(p.dst, lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwServer, values)), `${opts.tag}-server-${p.rail}${p.suffix}`);
+    }),
+  );
+  await Promise.all(plan.map((p, i) => waitUntilListening(ctx, p.dst, servers[i]!, p.dst.cage!.rails[p.rail].rdmaDevice)));
+  const streams = await Promise.all(
+    plan.map(async (p, i): Promise<LoadStream> => {
+      const device = p.src.cage!.rails[p.rail].rdmaDevice;
+      const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
+      const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
+      return { rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: servers[i]!, client };
+    }),
+  );
+  return { streams, startedS: ctx.tS };
+}
+
+// Per stream, the throughput rows printed so far by its client (the sending end measures its own sends).
+export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
   return Promise.all(
-    load.rails.map(async (r) => {
-      const out = await r.client.output();
+    load.streams.map(async (s) => {
+      const out = await s.client.output();
+      const base = { rail: s.rail, from: s.from, to: s.to, device: s.device };
       try {
-        return { rail: r.rail, device: r.device, gbps: parseIbWriteBw(out.stdout).rows.map((x) => x.bwAverageGbps) };
+        return { ...base, gbps: parseIbWriteBw(out.stdout).rows.map((x) => x.bwAverageGbps) };
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
-        return { rail: r.rail, device: r.device, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
+        return { ...base, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
       }
     }),
   );
 }
 
+// The latest Gb/s of each direction summed over the rails (the live status shows the weaker direction).
+export function latestPerDirection(rows: StreamRows[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const r of rows) {
+    const last = r.gbps[r.gbps.length - 1];
+    if (last === undefined) continue;
+    const key = `${r.from}->${r.to}`;
+    out.set(key, (out.get(key) ?? 0) + last);
+  }
+  return out;
+}
+
 // Whether any load process has ended by itself (link dropped, peer died).
 export async function deadLoadProcesses(load: LinkLoad): Promise<string[]> {
   const dead: string[] = [];
-  for (const r of load.rails) {
-    for (const p of [r.server, r.client]) {
-      const settled = await Promise.race([p.done.then(() => true, () => true), Promise.resolve(false)]);
-      if (settled) dead.push(p.name);
+  for (const s of load.streams) {
+    for (const p of [s.server, s.client]) {
+      if ((await endedWith(p)) !== PENDING) dead.push(p.name);
     }
   }
   return dead;
 }
 
 export async function stopLinkLoad(ctx: RunContext, load: LinkLoad): Promise<void> {
-  await ctx.stopProcesses(load.rails.flatMap((r) => [r.client, r.server]));
+  await ctx.stopProcesses(load.streams.flatMap((s) => [s.client, s.server]));
 }

@@ -6,6 +6,7 @@ import type { Rail } from '../../domain/node.js';
 import type { CommandResult, RemoteProcess } from '../../transport/types.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
+import { lineBuffered, serverAdvice, untilListening } from './link-load.js';
 
 // Rail r's loopback server listens on LOOPBACK_PORT + r.
 const LOOPBACK_PORT = 18600;
@@ -35,12 +36,13 @@ export async function measureLoopback(
   commands: Pick<ProtocolCommands, 'loopbackServer' | 'loopbackClient'>,
   phase: Pick<LoopbackPhase, 'msgSize' | 'durationS'>,
   rail: { index: number; rdmaDevice: string; ip: string },
-): Promise<{ gbps: number } | { error: string }> {
+): Promise<{ gbps: number } | { error: string; rule?: string; advice?: string }> {
   const values = { rdmaDevice: rail.rdmaDevice, tcpPort: LOOPBACK_PORT + rail.index, msgSize: phase.msgSize, durationS: phase.durationS, serverIp: rail.ip };
   // Process names are [a-z0-9-] (device names such as mlx5_1 are not): the rail index names it.
-  const server = await io.start(renderCommand(commands.loopbackServer, values), `loopback-server-rail-${rail.index}`);
+  const server = await io.start(lineBuffered(renderCommand(commands.loopbackServer, values)), `loopback-server-rail-${rail.index}`);
   try {
-    await io.sleep(1000);
+    const why = await untilListening(server, (ms) => io.sleep(ms), rail.rdmaDevice);
+    if (why) return { error: why, rule: 'ib-write-bw-server', advice: serverAdvice(why) };
     const client = await io.run(renderCommand(commands.loopbackClient, values), `loopback-client:${rail.rdmaDevice}`, (phase.durationS + 60) * 1000);
     try {
       const rows = parseIbWriteBw(client.stdout).rows;
@@ -92,7 +94,7 @@ async function loopbackNode(ctx: RunContext, node: NodeState, phase: LoopbackPha
   const out: LoopbackResult[] = [];
   for (const [index, rail] of node.cage!.rails.entries() as IterableIterator<[number, Rail]>) {
     const r = await measureLoopback(runIo(ctx, node), ctx.protocol.commands, phase, { index, rdmaDevice: rail.rdmaDevice, ip: node.railIps[index]! });
-    if ('error' in r) throw new SetupError(setupReason('loopback-failed', `${node.spec.name}: ${r.error}`, { node: node.spec.name, rail: index, advice: 'check perftest on the node and the RoCE GID index' }));
+    if ('error' in r) throw new SetupError(setupReason(r.rule ?? 'loopback-failed', `${node.spec.name}: ${r.error}`, { node: node.spec.name, rail: index, advice: r.advice ?? 'check perftest on the node and the RoCE GID index' }));
     out.push({ node: node.spec.name, rail: index, device: rail.rdmaDevice, ...(rail.pci ? { pci: rail.pci } : {}), gbps: r.gbps });
   }
   return out;

@@ -9,11 +9,11 @@ import { parseEthtoolDriver } from '../../probes/ethtool-driver.js';
 import { osReleaseText, parseOsRelease } from '../../probes/os-release.js';
 import { parsePerftestVersion } from '../../probes/perftest-version.js';
 import { ParseError } from '../../domain/errors.js';
-import { parseIpAddr } from '../ip-addr.js';
+import { parseIpv4, subnetOf } from '../ip-addr.js';
+import type { Protocol } from '../../protocol/index.js';
+import { gpuLoadNeeds } from '../../protocol/gpu-load.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
-
-const REQUIRED_TOOLS = ['ethtool', 'ib_write_bw', 'ibdev2netdev', 'nvidia-smi', 'mpirun'];
 
 // The sudoers line an operator adds so that cablequal can read the module EEPROM (the only root command it needs).
 export function sudoersLine(user: string): string {
@@ -24,15 +24,109 @@ function fail(rule: string, node: NodeState, message: string, advice: string): n
   throw new SetupError(setupReason(rule, `${node.spec.name}: ${message}`, { node: node.spec.name, advice }));
 }
 
-async function checkTools(ctx: RunContext, node: NodeState, gpuTool: string | null): Promise<void> {
-  const tools = gpuTool ? [...REQUIRED_TOOLS, gpuTool] : REQUIRED_TOOLS;
+// What to install for each program a run starts (docs/operator-guide.md section 1 says it at length).
+const INSTALL: Record<string, string> = {
+  ethtool: 'ethtool ships with DGX OS (sudo apt install ethtool)',
+  ibdev2netdev: 'ibdev2netdev ships with the MLNX/DOCA tools of DGX OS',
+  'nvidia-smi': 'nvidia-smi ships with the NVIDIA driver',
+  ib_write_bw: 'sudo apt install perftest',
+  stdbuf: 'stdbuf is part of coreutils',
+  mpirun: 'sudo apt install openmpi-bin libopenmpi-dev',
+  all_reduce_perf: 'build nccl-tests with MPI=1 as NVIDIA\'s nccl playbook does and put its build/ directory on the PATH of non-interactive SSH sessions (or name it by absolute path in the protocol)',
+  gpu_burn: 'build gpu-burn (make COMPUTE=121) and install gpu_burn in /usr/local/bin, its compare kernel as the protocol\'s gpuLoad names it',
+  docker: 'install Docker and add the user to the docker group',
+};
+
+// The program a command template starts: its first word, past a stdbuf/env prefix.
+function programOf(template: string): string | null {
+  const words = template.trim().split(/\s+/);
+  let i = 0;
+  if (words[i] === 'stdbuf') for (i++; words[i]?.startsWith('-'); i++);
+  return words[i] ?? null;
+}
+
+// The nccl-tests program of the NCCL command (a word ending in _perf), or null when the template names none.
+function ncclTestOf(protocol: Protocol): string | null {
+  const words = `${protocol.commands.nccl} ${protocol.commands.ncclRank ?? ''}`.split(/\s+/).filter((w) => /^[A-Za-z0-9_./+@-]*_perf$/.test(w));
+  return words[0] ?? null;
+}
+
+// Every program the protocol's phases start on a node: they must be on the PATH of a non-interactive SSH session
+// (the way cablequal and mpirun start them), or at the absolute path the protocol names.
+export function requiredTools(protocol: Protocol): string[] {
+  const tools = ['ethtool', 'ibdev2netdev', 'nvidia-smi'];
+  const kinds = new Set(protocol.phases.map((p) => p.kind));
+  const linkLoad = kinds.has('loopback') || kinds.has('ib_write_bw') || protocol.phases.some((p) => p.kind === 'soak' && p.linkLoad);
+  if (linkLoad) tools.push(programOf(protocol.commands.ibWriteBwServer) ?? 'ib_write_bw', 'stdbuf');
+  if (kinds.has('nccl')) {
+    tools.push(programOf(protocol.commands.nccl) ?? 'mpirun');
+    const test = ncclTestOf(protocol);
+    if (test) tools.push(test);
+  }
+  if (protocol.phases.some((p) => p.kind === 'soak' && p.gpuLoad)) {
+    const need = gpuLoadNeeds(protocol.commands.gpuLoad);
+    tools.push(need.program);
+    if (need.check) tools.push(need.check[0]!);
+  }
+  return [...new Set(tools)];
+}
+
+function installAdvice(tools: string[]): string {
+  return tools.map((t) => `${t}: ${INSTALL[t.split('/').pop()!] ?? 'install it (docs/operator-guide.md section 1)'}`).join('; ');
+}
+
+async function checkTools(ctx: RunContext, node: NodeState): Promise<void> {
   const missing: string[] = [];
-  for (const t of tools) {
-    const r = await node.runner.run(cmd.which(t), { timeoutMs: 20_000 });
+  for (const t of requiredTools(ctx.protocol)) {
+    const r = await ctx.runLogged(node, cmd.programThere(t), `tool:${t}`, 20_000);
     if (r.exitCode !== 0) missing.push(t);
   }
   if (missing.length) {
-    fail('preflight-tools', node, `missing ${missing.join(', ')}`, 'install perftest, nccl-tests with MPI and the GPU load on the node (see docs/operator-guide.md)');
+    fail('preflight-tools', node, `missing ${missing.join(', ')} (not on the PATH of a non-interactive SSH session)`, `${installAdvice(missing)} (see docs/operator-guide.md section 1)`);
+  }
+}
+
+// The GPU load of a loaded soak must be able to start on the node: its working directory, the files it needs (gpu_burn
+// opens its compare kernel at start and exits when it is not there, leaving the GPUs idle) and the protocol's check.
+async function checkGpuLoad(ctx: RunContext, node: NodeState): Promise<void> {
+  if (!ctx.protocol.phases.some((p) => p.kind === 'soak' && p.gpuLoad)) return;
+  const need = gpuLoadNeeds(ctx.protocol.commands.gpuLoad);
+  const guide = 'docs/operator-guide.md section 1, "The GPU load"';
+  if (need.problem) fail('preflight-gpu-load', node, need.problem, `give the protocol's gpuLoad as a program with -c <absolute path of the compare kernel> (see protocols/spark-burnin.json and ${guide})`);
+  if (need.cwd !== null) {
+    const r = await ctx.runLogged(node, cmd.isDirectory(need.cwd), `gpu-load-cwd:${need.cwd}`, 20_000);
+    if (r.exitCode !== 0) fail('preflight-gpu-load', node, `${need.cwd} (the GPU load's working directory) does not exist`, `create it or change gpuLoad.cwd in the protocol (${guide})`);
+  }
+  for (const f of need.files) {
+    const r = await ctx.runLogged(node, cmd.readable(f.path), `gpu-load-file:${f.path}`, 20_000);
+    if (r.exitCode !== 0) {
+      fail('preflight-gpu-load', node, `${f.path} is not there (${f.why}): the GPU load would not start and the GPUs would stay idle`, `install it as ${guide} says, or change the path in a copy of the protocol`);
+    }
+  }
+  if (need.check) {
+    const r = await ctx.runLogged(node, cmd.program({ program: need.check[0]!, args: need.check.slice(1) }), 'gpu-load-check', 60_000);
+    if (r.exitCode !== 0) {
+      const out = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-2).join(' | ');
+      fail('preflight-gpu-load', node, `the GPU load's check \`${need.check.join(' ')}\` failed (exit ${r.exitCode ?? r.signal}): ${out || 'no output'}`, `make the check pass on the node (${guide})`);
+    }
+  }
+}
+
+// mpirun on the first node starts the second rank over SSH to the second node's rail address, non-interactively: a
+// password prompt or an unknown host key there would hang or fail the NCCL phase, so prove it works now.
+async function checkPeerSsh(ctx: RunContext): Promise<void> {
+  if (!ctx.protocol.phases.some((p) => p.kind === 'nccl')) return;
+  const [a, b] = ctx.nodes as [NodeState, NodeState];
+  const host = b.railIps[0]!;
+  const r = await ctx.runLogged(a, cmd.sshBatch(host), `ssh-peer:${host}`, 30_000);
+  if (r.exitCode !== 0) {
+    const why = r.stderr.trim().split('\n').slice(-1)[0] || `exit ${r.exitCode ?? r.signal}`;
+    fail(
+      'preflight-ssh-peer',
+      a,
+      `cannot reach ${b.spec.name} at ${host} the way mpirun does (ssh -o BatchMode=yes ${host}): ${why}`,
+      `on ${a.spec.name}, as the same user: ssh-copy-id ${host} (or add its key to ~/.ssh/authorized_keys on ${b.spec.name}), then ssh ${host} true once to record its host key`,
+    );
   }
 }
 
@@ -94,9 +188,10 @@ async function checkRails(ctx: RunContext, node: NodeState): Promise<void> {
     const fec = parseEthtoolFec(await ctx.runChecked(node, cmd.ethtoolFec(rail.netdev), `ethtool-fec:${rail.netdev}`, 20_000));
     if (!/^RS/i.test(fec.active)) fail('preflight-fec', node, `${rail.netdev}: active FEC ${fec.active}, expected RS`, 'FEC None after a re-cable needs a reboot of both nodes with the cable attached');
     if (i === 0) node.record.fecActive = fec.active;
-    const ip = parseIpAddr(await ctx.runChecked(node, ipAddrCommand(rail.netdev), `ip-addr:${rail.netdev}`, 20_000));
+    const ip = parseIpv4(await ctx.runChecked(node, ipAddrCommand(rail.netdev), `ip-addr:${rail.netdev}`, 20_000));
     if (!ip) fail('preflight-address', node, `${rail.netdev} has no IPv4 address`, 'give each rail its own /24 (e.g. 192.168.100.x and 192.168.101.x) as in NVIDIA\'s connect-two-sparks playbook');
-    node.railIps[i] = ip;
+    node.railIps[i] = ip!.address;
+    node.railSubnets[i] = subnetOf(ip!);
   }
 }
 
@@ -145,7 +240,7 @@ async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
 }
 
 // Preflight on every node: each failure is an ERROR that says what to do, never a cable verdict.
-export async function preflight(ctx: RunContext, gpuTool: string | null): Promise<void> {
+export async function preflight(ctx: RunContext): Promise<void> {
   const users = await Promise.all(
     ctx.nodes.map(async (n) => {
       const r = await n.runner.run(cmd.whoami(), { timeoutMs: 20_000 });
@@ -158,7 +253,8 @@ export async function preflight(ctx: RunContext, gpuTool: string | null): Promis
   }
   await Promise.all(
     ctx.nodes.map(async (n, i) => {
-      await checkTools(ctx, n, gpuTool);
+      await checkTools(ctx, n);
+      await checkGpuLoad(ctx, n);
       await discoverCage(ctx, n);
       await checkRails(ctx, n);
       await checkSudo(ctx, n, users[i] ?? 'user');
@@ -166,4 +262,21 @@ export async function preflight(ctx: RunContext, gpuTool: string | null): Promis
       await readVersions(ctx, n);
     }),
   );
+  checkSubnets(ctx);
+  await checkPeerSsh(ctx);
+}
+
+// The two ends of each rail must share a subnet: traffic and mpirun's out-of-band channel go rail to rail.
+function checkSubnets(ctx: RunContext): void {
+  const [a, b] = ctx.nodes as [NodeState, NodeState];
+  for (const rail of [0, 1] as const) {
+    if (a.railSubnets[rail] !== b.railSubnets[rail]) {
+      throw new SetupError(
+        setupReason('preflight-address', `rail ${rail}: ${a.spec.name} ${a.railIps[rail]} (${a.railSubnets[rail]}) and ${b.spec.name} ${b.railIps[rail]} (${b.railSubnets[rail]}) are not in one subnet`, {
+          rail,
+          advice: 'give both ends of each rail addresses in one /24 (rail 0 e.g. 192.168.100.x, rail 1 192.168.101.x), as NVIDIA\'s connect-two-sparks playbook does',
+        }),
+      );
+    }
+  }
 }

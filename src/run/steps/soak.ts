@@ -1,16 +1,24 @@
 import { mean } from 'simple-statistics';
-import type { SoakPhase } from '../../protocol/index.js';
-import { renderCommand } from '../../protocol/index.js';
+import type { GpuLoad, SoakPhase } from '../../protocol/index.js';
+import { renderGpuLoad } from '../../protocol/gpu-load.js';
+import { cmd } from '../../transport/commands.js';
 import { TransportError, type RemoteProcess } from '../../transport/types.js';
 import type { RunContext } from '../context.js';
 import type { SamplingLoop } from '../sampling-loop.js';
 import { SetupError, setupReason } from '../run-errors.js';
-import { deadLoadProcesses, linkLoadRows, startLinkLoad, stopLinkLoad, type LinkLoad } from './link-load.js';
+import { deadLoadProcesses, latestPerDirection, linkLoadRows, startLinkLoad, stopLinkLoad, type LinkLoad } from './link-load.js';
 
 // GPUs get a minute to ramp up (half the phase when it is shorter) before utilisation is checked.
 const GPU_CHECK_AFTER_S = 60;
 const GPU_WINDOW_S = 30;
 const THROUGHPUT_EVERY_S = 30;
+
+// The command line of the protocol's GPU load for a soak of durationS: a program with its arguments quoted one by one
+// (started in its cwd), or the one-line template of older protocols.
+export function gpuLoadCommand(load: GpuLoad, durationS: number): string {
+  const r = renderGpuLoad(load, durationS);
+  return 'line' in r ? r.line : cmd.program(r);
+}
 
 function gpuUtilMean(loop: SamplingLoop, node: string, phase: string, sinceS: number): number | null {
   const utils = loop
@@ -32,7 +40,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     if (phase.linkLoad) load = await startLinkLoad(ctx, { msgSize: phase.msgSize, bidirectional: phase.bidirectional, tag: phase.name });
     if (phase.gpuLoad) {
       for (const n of ctx.nodes) {
-        gpu.push(await ctx.startProcess(n, renderCommand(ctx.protocol.commands.gpuLoad, { durationS: phase.durationS + 60 }), `${phase.name}-gpu`));
+        gpu.push(await ctx.startProcess(n, gpuLoadCommand(ctx.protocol.commands.gpuLoad, phase.durationS + 60), `${phase.name}-gpu`));
       }
     }
     let gpuChecked = !phase.gpuLoad;
@@ -60,8 +68,8 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
             if (e instanceof TransportError) return []; // the sampler records the gap
             throw e;
           });
-          const last = rows.map((r) => r.gbps[r.gbps.length - 1]).filter((x): x is number => x !== undefined);
-          if (last.length) ctx.lastThroughputGbps = last.reduce((a, b) => a + b, 0) / (phase.bidirectional ? 2 : 1);
+          const latest = [...latestPerDirection(rows).values()];
+          if (latest.length) ctx.lastThroughputGbps = Math.min(...latest);
         }
         const dead = await deadLoadProcesses(load);
         if (dead.length && deadSinceS === null) deadSinceS = ctx.tS;
