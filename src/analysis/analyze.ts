@@ -62,7 +62,7 @@ const newAcc = (): Acc => ({
   readings: new Map(),
 });
 
-// *_phy counters of one cage are one physical port seen twice: read the first rail only (FORMATS §0).
+// *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
 export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
   return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
 }
@@ -193,8 +193,13 @@ export class RunAnalyzer {
       const v = sample.readings![id];
       if (typeof v !== 'number' || !Number.isFinite(v)) continue;
       const r = acc.readings.get(id);
-      if (r) (r.min = Math.min(r.min, v)), (r.max = Math.max(r.max, v)), (r.sum += v), r.n++;
-      else acc.readings.set(id, { min: v, max: v, sum: v, n: 1 });
+      if (!r) acc.readings.set(id, { min: v, max: v, sum: v, n: 1 });
+      else {
+        r.min = Math.min(r.min, v);
+        r.max = Math.max(r.max, v);
+        r.sum += v;
+        r.n++;
+      }
     }
     const read = canonicalRail(sample, n.netdev);
     if (!read) {

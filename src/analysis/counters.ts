@@ -5,7 +5,7 @@ import { poissonLowerBound, poissonUpperBound } from './poisson.js';
 
 // 200GBASE-CR4 serial rate (4 x 53.125 Gb/s); rx_bits_phy is not exposed on DGX OS kernels, so time x rate is the denominator.
 export const SERIAL_RATE_BPS = 212.5e9;
-// Pre-FEC BER that RS(544,514) "KP4" is designed to correct (FORMATS §11).
+// Pre-FEC BER that RS(544,514) "KP4" is designed to correct (docs/formats.md §11).
 export const FEC_LIMIT_BER = 2.4e-4;
 
 // A BER's distance below the RS-FEC design input in decades (Infinity for zero: no errors, no measurable closeness).

@@ -1,4 +1,4 @@
-// After a cable swap both Sparks are in the hot-plug trap (FORMATS §0; samples-real/other/spark-cx7-cable-hotplug-
+// After a cable swap both Sparks are in the hot-plug trap (samples/other/spark-cx7-cable-hotplug-
 // kernel-log.txt): the new cable comes up at ~13 Gb/s per rail with clean counters until both nodes reboot with it in.
 // Before a cable is qualified its bench is brought into a measurable state: both nodes rebooted (by the batch, or by
 // the operator when told), back on SSH with a new boot id, both rails Up with RS-FEC, and the loopback of both rails

@@ -111,16 +111,20 @@ export function parsePage(q: URLSearchParams): { limit: number; offset: number }
 function where(f: RunFilter): { sql: string; params: (string | number)[] } {
   const c: string[] = [];
   const p: (string | number)[] = [];
+  const add = (sql: string, v: string | number) => {
+    c.push(sql);
+    p.push(v);
+  };
   if (f.outcome === 'running') c.push("state = 'running'");
-  else if (f.outcome) (c.push('outcome = ?'), p.push(f.outcome));
-  if (f.part) (c.push('part_number = ?'), p.push(f.part));
-  if (f.vendor) (c.push('vendor = ?'), p.push(f.vendor));
-  if (f.lot) (c.push('lot = ?'), p.push(f.lot));
-  if (f.station) (c.push('station_id = ?'), p.push(f.station));
-  if (f.serial) (c.push('cable_serial = ?'), p.push(f.serial));
+  else if (f.outcome) add('outcome = ?', f.outcome);
+  if (f.part) add('part_number = ?', f.part);
+  if (f.vendor) add('vendor = ?', f.vendor);
+  if (f.lot) add('lot = ?', f.lot);
+  if (f.station) add('station_id = ?', f.station);
+  if (f.serial) add('cable_serial = ?', f.serial);
   // ISO-8601 UTC text compares in time order: from the day's start, up to (not including) the next day.
-  if (f.from) (c.push('started_at >= ?'), p.push(`${f.from}T00:00:00`));
-  if (f.to) (c.push('started_at < ?'), p.push(nextDay(f.to)));
+  if (f.from) add('started_at >= ?', `${f.from}T00:00:00`);
+  if (f.to) add('started_at < ?', nextDay(f.to));
   return { sql: c.length ? `WHERE ${c.join(' AND ')}` : '', params: p };
 }
 

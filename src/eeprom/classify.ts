@@ -1,6 +1,6 @@
 // What class of cable the EEPROM says it is, from the bytes that say it (never from how the link trained): the
 // SFF-8024 identifier (form factor), SFF-8636 extended compliance byte 192 and nominal bit rate (140, or 222 when 140
-// is 0xff), CMIS application descriptors (host electrical interface codes). FORMATS §4; SFF-8024 tables 4-4 and 4-5.
+// is 0xff), CMIS application descriptors (host electrical interface codes). docs/formats.md §4; SFF-8024 tables 4-4 and 4-5.
 import type { CableFamily } from '../domain/cable.js';
 import { hex2 } from './bytes.js';
 import type { EepromDecode } from './decoded.js';
@@ -55,8 +55,8 @@ function laneOfRate(gbd: number, encoding: number | null | undefined): LaneGbps 
 export function classifyCable(id: ClassifiableIdentity): CableClass {
   const unknown = (why: string): CableClass => ({ family: 'unknown', laneGbps: null, basis: why });
   const form = QSFP_IDENTIFIERS.has(id.identifier);
-  let lane: LaneGbps | null = null;
-  let basis = '';
+  let lane: LaneGbps;
+  let basis: string;
   if (id.standard === 'SFF-8636') {
     const ext = id.extendedCompliance ?? null;
     const rate = id.nominalRateGBd ?? null;

@@ -7,7 +7,7 @@ import { SFF8636 } from './sff8636.js';
 import type { CmisApplication } from './decoded.js';
 
 // The simulator's text form lives beside the encoders.
-export { formatEthtoolModuleText, type EthtoolStyle } from './format-text.js';
+export { formatEthtoolModuleText } from './format-text.js';
 
 // What the simulator states about a cable; encoders turn it into the 256 bytes a real module would hold.
 export interface EepromFields {

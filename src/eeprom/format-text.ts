@@ -86,7 +86,8 @@ function sff8636Text(b: ArrayLike<number>, style: EthtoolStyle): string {
   if (isCopperTechnology(tech)) {
     out += line('Attenuation at 2.5GHz', `${at(186)}db`);
     out += line('Attenuation at 5.0GHz', `${at(187)}db`);
-    // ethtool >= 6.14 reads bytes 186/187 again for 7.0/12.9 GHz (FORMATS.md 4a); imitate it.
+    // ethtool >= 6.14 reads bytes 186/187 again for 7.0/12.9 GHz (samples/ethtool-module/
+    // qsfp28-dac-oem-3m-new-ethtool-labels-attenuation-bug.txt); imitate it.
     out += line('Attenuation at 7.0GHz', `${at(old ? 188 : 186)}db`);
     out += line('Attenuation at 12.9GHz', `${at(old ? 189 : 187)}db`);
   }

@@ -1,4 +1,4 @@
-// `ethtool [-I] --show-fec <iface>`: configured and active FEC, and the FEC block/bit counters (FORMATS §2).
+// `ethtool [-I] --show-fec <iface>`: configured and active FEC, and the FEC block/bit counters (docs/formats.md §2).
 //
 // Accepted text: `FEC parameters for <if>:`, the configured line (`Supported/Configured FEC encodings:` since
 // ethtool 5.18, `Configured FEC encodings:` before), `Active FEC encoding:`, then optionally `Statistics:` and

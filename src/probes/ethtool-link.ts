@@ -1,4 +1,4 @@
-// `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (FORMATS §3).
+// `ethtool <iface>`: negotiated speed, lanes and link state of one netdev (docs/formats.md §3).
 //
 // Accepted text: an optional `Settings for <if>:` first line (absent in grep'ed pastes; only permission notices may
 // come before it, as 2>&1 through a pipe puts them), then `\tKey: value`

@@ -1,7 +1,7 @@
 // Which physical port and PCI function each netdev is, and which NIC each RDMA device belongs to, as the node's
 // sysfs says (world-readable, no root): a netdev's `phys_port_name` (mlx5: `p<N>`, the QSFP port; udev appends it
 // to the predictable name as `np<N>`), its PCI function (`device/uevent` PCI_SLOT_NAME, e.g. 0000:01:00.1) and the
-// NIC's `sys_image_guid` (the same on all four functions of a Spark's ConnectX-7, FORMATS §0).
+// NIC's `sys_image_guid` (the same on all four functions of a Spark's ConnectX-7, docs/formats.md §0).
 import { ParseError } from '../domain/errors.js';
 import { clip } from './read.js';
 

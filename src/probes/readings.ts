@@ -12,8 +12,10 @@ export interface SimulatedNode {
 
 // One reading: a gauge of the node (a number, or null where the node reports none).
 export interface ReadingProbe {
-  id: string; // lower-case words joined by '-': batch item `reading:<id>`, key in NodeSample.readings, CSV column stem
-  unit: string; // unit of the value, in CSV column names (`<id>_<unit>`) and on the certificate
+  // Lower-case words joined by '-', the unit last (`module-temp-c`): tick-script item `reading:<id>`, key in
+  // NodeSample.readings, the timeseries.csv column (with '_' for '-') and the certificate's name for it, so the
+  // journal and every output say the unit without this registry.
+  id: string;
   describe: string; // what it is, one line (CSV column doc, certificate)
   periodS: number; // read on ticks this many seconds apart (at least every tick)
   command: () => string; // what the node runs; its stdout is untrusted input
@@ -46,9 +48,4 @@ export function registerReading(r: ReadingProbe): () => void {
 // The reading whose command is exactly this one (how the simulated lab recognises it), or undefined.
 export function readingOfCommand(command: string): ReadingProbe | undefined {
   return READINGS.find((r) => r.command() === command);
-}
-
-// The CSV column of a reading: `<id>_<unit>` with '-' as '_'.
-export function readingColumn(r: Pick<ReadingProbe, 'id' | 'unit'>): string {
-  return `${r.id}_${r.unit}`.replace(/[^A-Za-z0-9]+/g, '_');
 }

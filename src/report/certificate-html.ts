@@ -8,7 +8,6 @@ import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
 import { fmtCount, fmtExp, fmtFixed, fmtRatio } from './format.js';
 import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
-import { readings } from '../probes/readings.js';
 
 // What the HTML says about the signed JSON beside it (the HTML itself is not signed).
 export interface SignatureNote {
@@ -158,20 +157,19 @@ function throughput(c: CertificateContent): string {
   return parts.join('');
 }
 
-// Registered extra readings (src/probes/readings.ts) per receiver and phase: min, mean, max with their unit.
+// Registered extra readings (src/probes/readings.ts) per node and phase: min, mean, max (the id names the unit).
 function readingsTable(c: CertificateContent): string {
   const per = c.perNodePhase.filter((p) => p.readings && Object.keys(p.readings).length > 0);
   if (per.length === 0) return '';
-  const unit = (id: string) => readings().find((r) => r.id === id)?.unit ?? '';
   const rows = per
     .flatMap((p) =>
       Object.entries(p.readings!).map(
         ([id, r]) =>
-          `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td>${e(id)}</td><td class="num">${fmtFixed(r.min, 2)}</td><td class="num">${fmtFixed(r.mean, 2)}</td><td class="num">${fmtFixed(r.max, 2)}</td><td>${e(unit(id))}</td><td class="num">${e(r.n)}</td></tr>`,
+          `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td>${e(id)}</td><td class="num">${fmtFixed(r.min, 2)}</td><td class="num">${fmtFixed(r.mean, 2)}</td><td class="num">${fmtFixed(r.max, 2)}</td><td class="num">${e(r.n)}</td></tr>`,
       ),
     )
     .join('');
-  return `<h3>Other readings</h3><table class="readings"><thead><tr><th>node</th><th>phase</th><th>reading</th><th class="num">min</th><th class="num">mean</th><th class="num">max</th><th>unit</th><th class="num">values</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<h3>Other readings</h3><table class="readings"><thead><tr><th>node</th><th>phase</th><th>reading</th><th class="num">min</th><th class="num">mean</th><th class="num">max</th><th class="num">values</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function laneTable(c: CertificateContent): string {

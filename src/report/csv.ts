@@ -1,4 +1,3 @@
-import { readingColumn, readings } from '../probes/readings.js';
 import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
 import type { NodeRecord, RunRecord } from '../domain/record.js';
@@ -101,8 +100,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const lanes = Math.max(0, ...ts.points.map((p) => p.laneRates.length));
     // One column per extra reading the points hold (src/probes/readings.ts), in id order.
     const extra = [...new Set(ts.points.flatMap((p) => Object.keys(p.readings ?? {})))].sort();
-    const unitOf = (id: string) => readings().find((r) => r.id === id)?.unit ?? 'value';
-    const header = ['t_s', 'node', 'phase', ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`), 'nic_temp_c', ...extra.map((id) => readingColumn({ id, unit: unitOf(id) }))];
+    const header = ['t_s', 'node', 'phase', ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`), 'nic_temp_c', ...extra.map((id) => id.replace(/[^A-Za-z0-9]+/g, '_'))];
     const cell = (v: unknown): CsvCell => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     const rows = ts.points.map((p) => [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC, ...extra.map((id) => cell(p.readings?.[id]))] as CsvCell[]);
     written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));

@@ -151,7 +151,7 @@ export async function discoverNode(runner: CommandRunner, spec: NodeSpec): Promi
   const r = await runner.run(cmd.ibdev2netdev(), { timeoutMs: 20_000 });
   if (r.exitCode !== 0) fail(`ibdev2netdev failed (exit ${r.exitCode}): ${r.stderr.trim().split('\n')[0] ?? ''}`);
   const ids = await runner.run(cmd.netIdentity(), { timeoutMs: 20_000 });
-  let cages: CageLinks[] = [];
+  let cages: CageLinks[];
   try {
     cages = cagesFromLinks(parseIbdev2netdev(r.stdout).links, parseNetIdentity(ids.stdout));
   } catch (e) {

@@ -1,7 +1,6 @@
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
-import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { parseProtocol } from '../protocol/index.js';
@@ -231,5 +230,3 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     },
   };
 }
-
-export type { NodeSample };

@@ -5,7 +5,7 @@
 //   without offset reads from 128), printed by dump_hex() when offset, length or page is given, else decoded.
 // - kernel net/ethtool/eeprom.c eeprom_parse_request(): a read may not cross offset 128 or 256.
 // - mlx5e_get_module_info() (ioctl): QSFP/QSFP+/QSFP28 => 640 bytes (SFF-8636/8436 max length), any other identifier
-//   (CMIS 0x18/0x19/0x1e) => -EINVAL, "cable type not recognized" (FORMATS §4c).
+//   (CMIS 0x18/0x19/0x1e) => -EINVAL, "cable type not recognized" (docs/formats.md §4c).
 import { formatEthtoolModuleText, formatHexDump } from '../eeprom/encode.js';
 
 export interface ModuleAnswer {
@@ -82,7 +82,7 @@ export function answerModuleEeprom(img: Uint8Array, iface: string, params: strin
   if (offset < PAGE_LEN && offset + length > PAGE_LEN) return invalid('reading cross half page boundary is illegal', 'length');
   if (offset + length > 2 * PAGE_LEN) return invalid('reading cross page boundary is illegal', 'length');
   // The simulated cables are flat-memory modules: only page 00h (and bank 0) exists; the firmware's page read fails
-  // the way FORMATS §4c quotes it (kernels with the 2025 error-handling fix).
+  // the way docs/formats.md §4c quotes it (kernels with the 2025 error-handling fix).
   if ((page > 0 || num('bank') > 0) && offset >= PAGE_LEN) {
     return fail('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
   }
@@ -104,7 +104,7 @@ function legacyRead(img: Uint8Array, offset: number, length: number | null, raw:
 
 // The 640 bytes mlx5 returns for an SFF-8636 module: lower page, upper page 00h, then upper pages 01h-03h. A flat-
 // memory passive DAC has no pages 01h-03h; its plain 256-byte EEPROM ignores the page select and answers those
-// reads with page 00h again (an assumption: no 640-byte mlx5 dump of a flat DAC was found, FORMATS §4c).
+// reads with page 00h again (an assumption: no 640-byte mlx5 dump of a flat DAC was found, docs/formats.md §4c).
 function legacyImage(img: Uint8Array): Uint8Array {
   const out = new Uint8Array(SFF8636_MAX_LEN);
   out.set(img.subarray(0, 2 * PAGE_LEN), 0);

@@ -227,7 +227,7 @@ export function garbleStats(text: string): string {
 }
 
 // The link modes a Spark netdev lists, in ethtool's bit order: the list "stops at 100000baseCR4/Full" on a Spark
-// although the link runs at 200000Mb/s (FORMATS §0, §3); the modes before it are mlx5's legacy PTYS ones.
+// although the link runs at 200000Mb/s (docs/formats.md §0, §3); the modes before it are mlx5's legacy PTYS ones.
 const SPARK_LINK_MODES = [
   '1000baseKX/Full', '10000baseKR/Full', '40000baseKR4/Full', '40000baseCR4/Full', '40000baseSR4/Full',
   '40000baseLR4/Full', '25000baseCR/Full', '25000baseKR/Full', '25000baseSR/Full', '50000baseCR2/Full',
@@ -245,7 +245,7 @@ const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
 // `ethtool <if>` as ethtool 6.7 (netlink/settings.c nl_gset) prints it for an mlx5 netdev: link modes, link info,
 // Wake-on (root only), message level (mlx5's default NETIF_MSG_LINK), link state. Without root the WOL request
 // fails: stderr says so and stdout has no Wake-on lines. `tty` is what a terminal shows with both streams (the
-// error where it happens, before "Current message level", as in FORMATS §3's pastes); through a pipe stdout is
+// error where it happens, before "Current message level", as in docs/formats.md §3's pastes); through a pipe stdout is
 // block-buffered until exit, so there the error comes first.
 export function formatEthtoolLink(
   iface: string,
@@ -264,7 +264,7 @@ export function formatEthtoolLink(
     '\tAdvertised auto-negotiation: Yes',
     '\tAdvertised FEC modes: None\t RS\t BASER',
   ];
-  // What a Spark function reports: 200000 Mb/s, or 100000 on some firmware and switch states (FORMATS §0).
+  // What a Spark function reports: 200000 Mb/s, or 100000 on some firmware and switch states (docs/formats.md §0).
   if (v.up) head.push(`\tSpeed: ${v.speedMbps ?? 200000}Mb/s`, `\tLanes: ${v.lanes}`, '\tDuplex: Full');
   else head.push('\tSpeed: Unknown!', '\tDuplex: Unknown! (255)');
   head.push('\tAuto-negotiation: on', `\tPort: ${v.cabled ? 'Direct Attach Copper' : 'Other'}`, '\tPHYAD: 0', '\tTransceiver: internal');
@@ -282,7 +282,7 @@ export function formatEthtoolLink(
 
 // `ethtool [-I] --show-fec <if>` (ethtool 6.7 netlink/fec.c): a Spark in its normal state configures "Auto"
 // (samples/ethtool-fec/spark-fb97-*) and runs RS on a cabled port. Statistics only with -I, and only when FEC is
-// active; mlx5 in RS mode gives totals only (no per-lane lines, FORMATS §2).
+// active; mlx5 in RS mode gives totals only (no per-lane lines, docs/formats.md §2).
 export function formatEthtoolFec(iface: string, v: { cabled: boolean; port: PortCounters; stats: boolean }): string {
   const head = `FEC parameters for ${iface}:\nSupported/Configured FEC encodings: Auto\n`;
   if (!v.cabled) return `${head}Active FEC encoding: None\n`;

@@ -1,4 +1,4 @@
-// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples-real/nccl/spark-fb97-*.
+// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples/nccl/spark-fb97-*.
 
 // One rank as its own environment made it: its bootstrap interface and address, the RDMA devices it uses (none: it
 // fell back to TCP sockets).

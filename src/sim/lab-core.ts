@@ -24,7 +24,7 @@ export interface SimRail extends Rail {
   ifindex: number;
 }
 
-// The PCI address of one function: the cage is the PCI function, the rail the PCIe domain (FORMATS §0).
+// The PCI address of one function: the cage is the PCI function, the rail the PCIe domain (docs/formats.md §0).
 function pciAddress(cage: number, rail: number): string {
   return `${rail === 0 ? '0000' : '0002'}:01:00.${cage}`;
 }
@@ -80,7 +80,7 @@ export class LabCore {
   }
 
   // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
-  // removes the CX-7 PCI functions (udev mtk-hotplug handler, FORMATS §0): none while the cable is out.
+  // removes the CX-7 PCI functions (udev mtk-hotplug handler, docs/formats.md §0): none while the cable is out.
   functions(node: string): SimRail[] {
     if (!this.model.plugged) return [];
     const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);

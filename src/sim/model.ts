@@ -84,7 +84,7 @@ interface CommandedReboot {
   durationS: number;
 }
 
-// Per-rail rate of a Spark in the hot-plug trap: 13.22 Gb/s in the real degraded rows (samples-real/ib_write_bw/
+// Per-rail rate of a Spark in the hot-plug trap: 13.22 Gb/s in the real degraded rows (samples/ib_write_bw/
 // spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt), 13.23 with iperf; counters stay clean.
 export const HOTPLUG_THROTTLE_GBPS = 13.2;
 // Seconds between `systemctl reboot --no-block` returning and the node going down.
@@ -469,7 +469,7 @@ export class LabModel {
     n.baseline = 0;
     n.bootCount += 1;
     n.bootS = tS;
-    // Booting with the cable in clears the hot-plug trap (FORMATS §0: a reboot of both nodes with the cable attached).
+    // Booting with the cable in clears the hot-plug trap (docs/formats.md §0: a reboot of both nodes with the cable attached).
     if (this.plugged) n.hotplugThrottled = false;
     this.events.push({ tS, kind: 'reboot', node });
     for (const s of this.sessions) {

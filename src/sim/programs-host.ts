@@ -20,12 +20,12 @@ export interface Answer {
 export const ok = (stdout: string): Answer => ({ stdout, stderr: '', exitCode: 0 });
 export const err = (stderr: string, exitCode = 1): Answer => ({ stdout: '', stderr, exitCode });
 
-function noDevice(iface: string): Answer {
+function noDevice(_iface: string): Answer {
   return err(`netlink error: no device matches name (offset 24)\nnetlink error: No such device\n`, 1);
 }
 
 // What the simulated EEPROM advertises per class (generated to the SFF-8636/CMIS layouts real cables use). SFF-8636:
-// Spark DACs set the 40G-CR4 compliance bit plus an extended code (FORMATS §4a): 0x40 (200GBASE-CR4) at 26.5625 GBd
+// Spark DACs set the 40G-CR4 compliance bit plus an extended code (docs/formats.md §4a): 0x40 (200GBASE-CR4) at 26.5625 GBd
 // for QSFP56; a QSFP112-class DAC says 0x3F at 53.125 GBd, so byte 140 = 0xFF and byte 222 = 0xD5 as on the recorded
 // Spark cable (samples/ethtool-module/spark-dac-amphenol-njaakk-n911-...). CMIS: the application descriptors.
 const SFF8636_CLASS = {
@@ -278,7 +278,11 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
       continue;
     }
     if (grep) {
-      for (const line of body.split('\n')) if (line !== '') (stdout += `${p}:${line}\n`), (matched = true);
+      for (const line of body.split('\n')) {
+        if (line === '') continue;
+        stdout += `${p}:${line}\n`;
+        matched = true;
+      }
     } else stdout += body;
   }
   const exitCode = grep ? (stderr ? 2 : matched ? 0 : 1) : stderr ? 1 : 0;
@@ -286,7 +290,7 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
 }
 
 // `systemctl reboot --no-block` as root reboots the node (it answers at once; the node goes down seconds later).
-// A plain `systemctl reboot` or `reboot` returns and nothing happens, as reported on Sparks (FORMATS §0: "sudo
+// A plain `systemctl reboot` or `reboot` returns and nothing happens, as reported on Sparks (docs/formats.md §0: "sudo
 // systemctl reboot sometimes did nothing there; systemctl reboot --no-block worked"); without root logind refuses.
 export function systemctl(core: LabCore, node: string, argv: string[], sudo: boolean): Answer {
   const reboot = argv[0] === 'reboot' || argv[1] === 'reboot';

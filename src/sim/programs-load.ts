@@ -124,7 +124,7 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
 }
 
 // What a reader of ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
-// newline, so with rows the flushed part ends just before the last character (FORMATS §5, format-perftest.ts).
+// newline, so with rows the flushed part ends just before the last character (docs/formats.md §5, format-perftest.ts).
 function shown(printed: string, rowsText: string, buffering: StdoutBuffering, exited: boolean): string {
   return visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
 }
@@ -277,13 +277,22 @@ export function parseGpuBurn(argv: readonly string[]): GpuBurnArgs {
     const w = argv[i]!;
     if (w.includes('-h')) return { ...a, help: true };
     if (w.includes('-l')) return { ...a, list: true };
-    if (w.includes('-d')) (a.doubles = true), thisParam++;
-    if (w.includes('-tc')) (a.tensors = true), thisParam++;
+    if (w.includes('-d')) {
+      a.doubles = true;
+      thisParam++;
+    }
+    if (w.includes('-tc')) {
+      a.tensors = true;
+      thisParam++;
+    }
     if (w.startsWith('-m')) {
       thisParam++;
       let v: string | undefined;
       if (w.length > 2) v = w.slice(2);
-      else if (i + 1 < argv.length) (v = argv[++i]!), thisParam++;
+      else if (i + 1 < argv.length) {
+        v = argv[++i]!;
+        thisParam++;
+      }
       const use = v === undefined ? null : decodeUseMem(v);
       if (!use) return { ...a, syntaxError: 'Syntax error near -m\n' };
       if ('mb' in use) a.useMb = use.mb;
@@ -299,7 +308,10 @@ export function parseGpuBurn(argv: readonly string[]): GpuBurnArgs {
     }
     if (w.startsWith('-c')) {
       thisParam++;
-      if (argv[i + 1] !== undefined) (a.kernel = argv[i + 1]!), thisParam++;
+      if (argv[i + 1] !== undefined) {
+        a.kernel = argv[i + 1]!;
+        thisParam++;
+      }
     }
     if (w.startsWith('-s')) {
       thisParam++;
@@ -529,7 +541,7 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
     );
   }
   // A rank without an active RDMA device falls back to TCP sockets (~2.9 GB/s busbw on a Spark, the ~2.8-3 GB/s of
-  // FORMATS.md); one device means one rail (the single-rail figure); else the scenario's figure.
+  // docs/formats.md); one device means one rail (the single-rail figure); else the scenario's figure.
   const socket = rankRuns.some((h) => h.devices.length === 0);
   const fewest = Math.min(...rankRuns.map((h) => h.devices.length));
   const busbw = socket ? Math.min(2.9, core.spec.nccl.busbwGBs) : core.spec.nccl.busbwGBs * (fewest === 1 && core.spec.nccl.devices !== 1 ? 0.66 : 1);

@@ -39,7 +39,7 @@ export interface ScenarioNode {
   // first). Default: the DGX OS names (enp1s0f0np0/rocep1s0f0 ...).
   interfaces?: [[Rail, Rail], [Rail, Rail]];
   // What `ethtool <if>` reports as Speed for each PCIe function of the cabled cage: 200000, or 100000 as some
-  // firmware and switch states show (FORMATS §0); default 200000.
+  // firmware and switch states show (docs/formats.md §0); default 200000.
   speedMbps?: 100000 | 200000;
   // NIC firmware version `ethtool -i` reports (default a generated 28.45.4028).
   nicFirmware?: string;

@@ -113,7 +113,7 @@ export const cmd = {
   // Changes with every boot: a new value proves a reboot happened.
   bootId: () => 'cat /proc/sys/kernel/random/boot_id',
   // The batch's one other privileged command: reboot after a cable swap (the hot-plug trap). `--no-block` returns at
-  // once; on Sparks a plain `systemctl reboot` sometimes did nothing (FORMATS §0).
+  // once; on Sparks a plain `systemctl reboot` sometimes did nothing (docs/formats.md §0).
   reboot: () => 'sudo -n systemctl reboot --no-block',
   // Whether the sudoers lines allow that reboot, without rebooting (prints the command when allowed).
   rebootAllowed: () => 'sudo -n -l /usr/bin/systemctl reboot --no-block',

@@ -99,7 +99,7 @@ export function readIncludeFromDisk(pattern: string): IncludedFile[] {
       if (statSync(path).isDirectory()) continue;
       out.push({ path, text: readFileSync(path, 'utf8') });
     } catch (e) {
-      throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
     }
   }
   return out;

@@ -1,4 +1,4 @@
-// A batch on real Sparks meets the hot-plug trap after every swap (FORMATS §0): the cable comes up at ~13 Gb/s per rail
+// A batch on real Sparks meets the hot-plug trap after every swap (docs/formats.md §0): the cable comes up at ~13 Gb/s per rail
 // until both nodes reboot with it in. These tests show the trap on the simulated lab and how the batch gets out of it:
 // reboot (automatic, or by the operator when told), wait for new boot ids, the links and RS-FEC, loopback on both
 // rails, then qualify; bounded waits ending in ERRORs that say what to do. Everything simulated is generated.

@@ -20,7 +20,7 @@ describe('simulated cable swap', () => {
 
     lab.unplug();
     await clock.sleep(1000);
-    // With no cable in, a Spark removes the CX-7 PCI functions (FORMATS §0): no RDMA device, no netdev.
+    // With no cable in, a Spark removes the CX-7 PCI functions (docs/formats.md §0): no RDMA device, no netdev.
     expect((await lab.runner('spark-a').run('ibdev2netdev')).stdout).toBe('');
     const m = await lab.runner('spark-a').run('sudo -n ethtool -m enp1s0f1np1 page 0 offset 0 length 128 hex on');
     expect(m.exitCode).toBe(1);

@@ -26,7 +26,7 @@ mkdirSync(join(dir, 'protocol-dir.json'));
 writeFileSync(join(dir, 'box.csv'), 'label\nc1\nc2\n');
 writeFileSync(join(dir, 'bad_ssh_config'), 'Host spark-a\n  Port notanumber\n');
 mkdirSync(join(dir, 'jdir', 'journal.jsonl'), { recursive: true });
-const good = unpackV1('good-qsfp56-quick', join(dir, 'good'));
+unpackV1('good-qsfp56-quick', join(dir, 'good'));
 // A journal whose run-start line cannot be read: nothing to grade.
 mkdirSync(join(dir, 'nostart'));
 writeFileSync(join(dir, 'nostart', 'journal.jsonl'), '{"type":"run-start","runId":null}\n{"type":"sample","tS":1,"phase":"x","sample":{}}\n');

@@ -4,7 +4,7 @@
 import { sample } from './samples.js';
 
 // Lines of a real sample as the tool printed them: without the `# source:` line, shell prompts and command lines,
-// Markdown fences and blank lines (a paste's additions, README of samples-real); `drop` removes more (e.g. prose).
+// Markdown fences and blank lines (what a paste adds around a tool's output); `drop` removes more (e.g. prose).
 export function realLines(rel: string, opts: { drop?: RegExp } = {}): string[] {
   return sample(rel)
     .split('\n')

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolFec, readEthtoolFec } from '../../src/probes/ethtool-fec.js';
 import { RemoteCommandError } from '../../src/transport/types.js';
@@ -94,7 +93,7 @@ describe('parseEthtoolFec on real samples', () => {
 });
 
 describe('parseEthtoolFec on texts DERIVED from the samples (edited, not recorded)', () => {
-  it('a total printed without its newline (ethtool >= 6.19 glitch, FORMATS §2) is read as two statistics', () => {
+  it('a total printed without its newline (ethtool >= 6.19 glitch, docs/formats.md §2) is read as two statistics', () => {
     // Derived: the 6.19 example with the newline after "corrected_blocks: 123" removed.
     const glued = outputOf(HIST_619).replace('corrected_blocks: 123\n', 'corrected_blocks: 123');
     expect(glued).toContain('corrected_blocks: 123  uncorrectable_blocks: 4\n');
@@ -105,7 +104,7 @@ describe('parseEthtoolFec on texts DERIVED from the samples (edited, not recorde
   });
 
   it('the merged 6.19 source spelling fec_symbols_err_ and an RS-style totals-only block with corrected_bits', () => {
-    // Constructed in the shape FORMATS §2 gives for mlx5 in RS mode (totals only, corrected_bits present).
+    // Constructed in the shape docs/formats.md §2 gives for mlx5 in RS mode (totals only, corrected_bits present).
     const text =
       'FEC parameters for enp1s0f0np0:\nSupported/Configured FEC encodings: Auto RS\nActive FEC encoding: RS\nStatistics:\n' +
       '  corrected_blocks: 9007199254740993\n  uncorrectable_blocks: 0\n  corrected_bits: 4671\n  fec_symbols_err_0: 7\n';

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { RemoteCommandError } from '../../src/transport/types.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
@@ -39,7 +38,7 @@ function promptedRuns(rel: string): { iface: string; output: string }[] {
 
 const lanesPatch = () => sample('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt');
 
-// CONSTRUCTED for this test from the FORMATS §3 layout (not a recording): a full non-root `ethtool <if>`
+// CONSTRUCTED for this test from the docs/formats.md §3 layout (not a recording): a full non-root `ethtool <if>`
 // with a multi-line supported-modes list and the interleaved permission notice.
 const constructedNonRoot = [
   'Settings for enp1s0f0np0:',

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { ParseError } from '../../src/domain/errors.js';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolStats, readEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { RemoteCommandError } from '../../src/transport/types.js';
@@ -130,7 +129,7 @@ describe('parseEthtoolStats at mlx5 size (GENERATED text, not a recording)', () 
       for (let k = 0; k < 30; k++) add(`tx${ch}_field${k}`);
       for (let k = 0; k < 6; k++) add(`rx${ch}_xdp_tx_xmit_${k}`);
     }
-    for (let p = 0; p < 8; p++) for (const f of ['bytes', 'packets', 'pause', 'pause_duration']) add(`rx_prio${p}_${f}`), add(`tx_prio${p}_${f}`);
+    for (let p = 0; p < 8; p++) for (const f of ['bytes', 'packets', 'pause', 'pause_duration']) for (const dir of ['rx', 'tx']) add(`${dir}_prio${p}_${f}`);
     add('rx_bytes_phy', (1n << 53n) + 1n); // 9007199254740993: not representable as a JS number
     add('tx_bytes_phy', (1n << 64n) - 1n); // u64 max
     add('rx_corrected_bits_phy', 4671n);

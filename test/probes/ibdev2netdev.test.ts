@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { cagesFromLinks, parseIbdev2netdev, pickCage } from '../../src/probes/ibdev2netdev.js';
 import { parseNetIdentity } from '../../src/probes/net-identity.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
@@ -15,7 +14,7 @@ const switchPort1 = () => output('dgx-spark-playbooks-multi-sparks-switch-port1.
 const spark1 = () => output('dgx-spark-playbooks-perfguide-spark1.txt');
 const spark2 = () => output('dgx-spark-playbooks-perfguide-spark2.txt');
 
-// Two `ibdev2netdev -v` lines as quoted in public ConnectX-4 setup notes (not from samples-real/; no Spark -v
+// Two `ibdev2netdev -v` lines as quoted in public ConnectX-4 setup notes (not from samples/; no Spark -v
 // paste was available): padded port state "(DOWN  )", part id "NA" and an empty description.
 const VERBOSE =
   '0000:02:00.0 mlx5_0 (MT4115 - MT1523X04353) CX456A - ConnectX-4 QSFP fw 12.23.1020 port 1 (ACTIVE) ==> enp2s0f0 (Up)\n' +
@@ -67,7 +66,7 @@ describe('parseIbdev2netdev on real Spark samples', () => {
   });
 });
 
-// What a Spark's sysfs says about its four CX-7 functions (FORMATS §0: cage N is PCI function N, rail 0 domain 0000,
+// What a Spark's sysfs says about its four CX-7 functions (docs/formats.md §0: cage N is PCI function N, rail 0 domain 0000,
 // rail 1 domain 0002; one NIC, one sys_image_guid), written out for given names: constructed for these tests in the
 // layout of `cmd.netIdentity()`'s output, not recorded on a node.
 function sparkSysfs(fns: { netdev: string; rdma: string; cage: number; rail: number }[], guid = 'b8ce:f603:00e5:f118'): string {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseNccl } from '../../src/probes/nccl.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { sample, samplesIn } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';

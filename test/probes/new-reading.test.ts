@@ -13,14 +13,13 @@ import { labRun } from '../faults/lab-run.js';
 // spark-b, plus 0.1 °C per simulated minute.
 const T0 = Date.UTC(2026, 5, 1);
 const fake: ReadingProbe = {
-  id: 'fake-module-temp',
-  unit: 'c',
+  id: 'fake-module-temp-c',
   describe: 'a made-up module temperature (test only)',
   periodS: 5,
   command: () => 'cat /sys/class/fake/module_temp',
   parse: (text) => {
     const m = /^(-?\d+(?:\.\d+)?)\n?$/.exec(text);
-    if (!m) throw new ParseError('fake-module-temp', 1, `expected degrees C, got ${JSON.stringify(text.slice(0, 20))}`);
+    if (!m) throw new ParseError('fake-module-temp-c', 1, `expected degrees C, got ${JSON.stringify(text.slice(0, 20))}`);
     return Number(m[1]);
   },
   simulate: ({ node, nowMs }) => `${((node === 'spark-a' ? 30 : 40) + Math.floor((nowMs - T0) / 60_000) / 10).toFixed(1)}\n`,
@@ -39,11 +38,11 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
 
   it('is asked every 5 ticks (1 s interval) and journaled with the sample', () => {
     const samples = run.journal.filter((l) => l.type === 'sample') as unknown as { tick: number; node: string; sample: { readings?: Record<string, number | null> } }[];
-    const withReading = samples.filter((l) => l.sample.readings?.['fake-module-temp'] !== undefined);
+    const withReading = samples.filter((l) => l.sample.readings?.['fake-module-temp-c'] !== undefined);
     expect(withReading.length).toBeGreaterThan(10);
     expect(withReading.every((l) => l.tick % 5 === 0)).toBe(true);
-    expect(samples.filter((l) => l.tick % 5 === 0).every((l) => typeof l.sample.readings?.['fake-module-temp'] === 'number')).toBe(true);
-    expect(withReading.find((l) => l.node === 'spark-a')!.sample.readings!['fake-module-temp']).toBeGreaterThanOrEqual(30);
+    expect(samples.filter((l) => l.tick % 5 === 0).every((l) => typeof l.sample.readings?.['fake-module-temp-c'] === 'number')).toBe(true);
+    expect(withReading.find((l) => l.node === 'spark-a')!.sample.readings!['fake-module-temp-c']).toBeGreaterThanOrEqual(30);
   });
 
   it('the analysis keeps min, mean and max per node and phase', () => {
@@ -51,7 +50,7 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
     const soaks = run.record.analysis!.perNodePhase.filter((p) => p.phase.startsWith('soak'));
     expect(soaks.length).toBeGreaterThan(0);
     for (const p of soaks) {
-      const r = p.readings!['fake-module-temp']!;
+      const r = p.readings!['fake-module-temp-c']!;
       const base = p.node === 'spark-a' ? 30 : 40;
       expect(r.min).toBeGreaterThanOrEqual(base);
       expect(r.max).toBeLessThan(base + 1);
@@ -71,7 +70,7 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
     expect(values.every((v) => Number(v) >= 30 && Number(v) < 41)).toBe(true);
     const html = readFileSync(join(run.runDir, readdirSync(run.runDir).find((f) => f.endsWith('.html'))!), 'utf8');
     expect(html).toContain('<h3>Other readings</h3>');
-    expect(html).toMatch(/<td>spark-b<\/td><td>soak[^<]*<\/td><td>fake-module-temp<\/td><td class="num">40\.\d\d<\/td>/);
+    expect(html).toMatch(/<td>spark-b<\/td><td>soak[^<]*<\/td><td>fake-module-temp-c<\/td><td class="num">40\.\d\d<\/td>/);
   });
 
   it('refuses a second reading with the same id, or a bad id', () => {

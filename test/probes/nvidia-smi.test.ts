@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { parseNvidiaSmi } from '../../src/probes/nvidia-smi.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { sample } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { parseRdmaLink } from '../../src/probes/rdma-link.js';
-import { ParseError } from '../../src/domain/errors.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
 const parseError = parseErrorOf;
 
-// No recorded `rdma link` output is in samples-real/. These are NOT recordings from a Spark:
-// the first line is the documented example of FORMATS.md section 7; the Down and IB lines are
+// No recorded `rdma link` output is in samples/. These are NOT recordings from a Spark: they are
+// generated in the layout of iproute2's rdma/link.c (`link <dev>/<port> state ... physical_state ... netdev ...`); all
 // generated in the iproute2 layout for the uncabled rails and an InfiniBand port.
 const SPARK_CAGE0 =
   'link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0\n' +

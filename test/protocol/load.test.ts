@@ -21,7 +21,7 @@ function broken(edit: (p: Record<string, any>) => void): () => unknown {
 }
 
 describe('loadProtocol', () => {
-  it('loads spark-burnin with the procedure from DOMAIN.md', () => {
+  it('loads spark-burnin with the procedure of the README (preflight, benchmarks, 10 + 60 min soaks)', () => {
     const p = loadProtocol(FULL);
     expect(p.name).toBe('spark-burnin');
     expect(p.samplingIntervalS).toBe(1);

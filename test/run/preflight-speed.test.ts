@@ -1,4 +1,4 @@
-// Real Sparks report 200000 or 100000 Mb/s per PCIe function (FORMATS §0; the playbook's switch pastes show both
+// Real Sparks report 200000 or 100000 Mb/s per PCIe function (docs/formats.md §0; the playbook's switch pastes show both
 // functions of one port at 100000, then at 200000): preflight accepts both; the throughput judges the speed.
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

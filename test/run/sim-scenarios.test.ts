@@ -31,7 +31,7 @@ function journalOf(runDir: string): Record<string, any>[] {
 }
 const phaseStart = (j: Record<string, any>[], phase: string) => j.find((l) => l.type === 'phase-start' && l.phase === phase)!.tS as number;
 const phaseStatus = (j: Record<string, any>[]) => Object.fromEntries(j.filter((l) => l.type === 'phase-end').map((l) => [l.phase, l.status]));
-// The failing clone's link drops 3.1 min (186 s) into the loaded soak (DOMAIN.md; the scenario's lane curves).
+// The failing clone's link drops 3.1 min (186 s) into the loaded soak (samples/scenarios/failing-clone.json: the scenario's lane curves).
 const DROP_INTO_LOADED_S = 186;
 
 describe("run --sim (default 75-minute protocol, virtual time)", { timeout: 120_000 }, () => {

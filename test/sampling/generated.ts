@@ -1,4 +1,4 @@
-// GENERATED command outputs for the sampler tests, shaped like FORMATS.md describes them (not recorded).
+// GENERATED command outputs for the sampler tests, shaped like the samples/ethtool-stats and samples/ethtool-fec files (not recorded).
 
 export const genStats = (lanes: number[], correctedBits: number, extra = '') =>
   'NIC statistics:\n' +

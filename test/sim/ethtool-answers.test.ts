@@ -139,7 +139,7 @@ describe('ethtool <if> and ethtool -S (item 5)', () => {
     ]);
     expect(lines).toContain('\tSpeed: 200000Mb/s');
     const parsed = parseEthtoolLink(root.stdout);
-    expect(parsed.supportedLinkModes.at(-1)).toBe('100000baseCR4/Full'); // FORMATS §0: a Spark's list stops there
+    expect(parsed.supportedLinkModes.at(-1)).toBe('100000baseCR4/Full'); // docs/formats.md §0: a Spark's list stops there
     expect(parsed).toMatchObject({ speedMbps: 200000, lanes: 4, linkDetected: true, port: 'Direct Attach Copper' });
     // The real lanes-patch tail (TABs kept where ethtool prints them) shows the same keys in the same order.
     const tail = realLines('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt').filter((l) => l.startsWith('\t'));
@@ -158,7 +158,7 @@ describe('ethtool <if> and ethtool -S (item 5)', () => {
     const merged = (await r.run(`ethtool ${IF} 2>&1`)).stdout;
     expect(merged).toBe(user.stderr + user.stdout);
     expect(parseEthtoolLink(merged)).toMatchObject({ linkDetected: true, notices: ['netlink error: Operation not permitted'] });
-    // On a terminal the line sits where ethtool's WOL request failed, right before the message level (FORMATS §3).
+    // On a terminal the line sits where ethtool's WOL request failed, right before the message level (docs/formats.md §3).
     const { formatEthtoolLink } = await import('../../src/sim/format-ethtool.js');
     const tty = formatEthtoolLink(IF, { cabled: true, up: true, lanes: 4, linkDownEvents: 0, root: false }).tty.split('\n');
     expect(tty[tty.indexOf('netlink error: Operation not permitted') + 1]).toBe('        Current message level: 0x00000004 (4)');

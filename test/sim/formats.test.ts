@@ -19,8 +19,6 @@ import { NCCL_CMD, newLab, startGpuLoad, startLinkLoad, untilListening } from '.
 
 // Lines of a real paste without the shell prompt/command line and blank lines around the output.
 const pasted = (rel: string) => sample(rel).split('\n').filter((l) => l.trim() !== '' && !/^\S+@\S+:.*\$/.test(l));
-// Replace every number so two lines can be compared by layout only.
-const shape = (line: string) => line.replace(/0x[0-9a-f]+/g, 'H').replace(/\d+(\.\d+)?/g, (m) => 'N'.repeat(m.length));
 
 describe('simulated outputs, read by the real parsers', () => {
   it('ethtool -S: a ~1,500-line mlx5 dump whose *_phy counters are the same on both netdevs of the cage', async () => {

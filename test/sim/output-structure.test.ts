@@ -1,6 +1,6 @@
 // Every kind of output the simulated lab produces, held line by line against real outputs of that kind (samples/,
-// first line of each: where it was recorded) or, where none was found, against the documented format (FORMATS.md or
-// the tool's source, cited). Values and names become placeholders (template()), so what is compared is the layout:
+// first line of each: where it was recorded) or, where none was found, against the documented format (the tool's
+// source or manual, cited). Values and names become placeholders (template()), so what is compared is the layout:
 // the same headers, the same line templates, the same separators (TABs where the samples keep them). A drift in a
 // simulated format fails here instead of surprising a parser on a node. The lab's outputs are generated.
 import { describe, expect, it } from 'vitest';
@@ -77,7 +77,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     const r = lab.runner('spark-a');
     const key = (l: string) => (/^\s+\d+base\S+\/(Full|Half)$/.test(l) ? '<link mode continuation>' : l.replace(/^[ \t]+([A-Z][^:]*:)(?: .*)?$/, '\t$1 <value>'));
     // Lines of settings.c (ETHTOOL) no sample holds: the header, the Supported-side lines, Wake-on (root only),
-    // the message level (8 blanks, then 31 blanks before the class names) and the non-root notice (FORMATS §3).
+    // the message level (8 blanks, then 31 blanks before the class names) and the non-root notice (docs/formats.md §3).
     const documented = [
       'Settings for enp1s0f1np1:',
       '\tSupported ports: [ FIBRE ]',
@@ -108,7 +108,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     expect(speed).toBe(realLines('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt')[0]);
   });
 
-  it('ethtool --show-fec and -I --show-fec: the Spark lines; statistics in the ethtool 6.7 layout (FORMATS §2)', async () => {
+  it('ethtool --show-fec and -I --show-fec: the Spark lines; statistics in the ethtool 6.7 layout (docs/formats.md §2)', async () => {
     const { lab, clock } = newLab('good-qsfp56');
     await clock.sleep(10_000);
     const r = lab.runner('spark-a');
@@ -121,7 +121,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     // Without -I: nothing but lines of the two real Spark outputs.
     holdAgainst(outputLines((await r.run(`ethtool --show-fec ${IF}`)).stdout), { samples: spark, prepare: (l) => l.replace(/^ # .*/, '') });
     holdAgainst(outputLines((await r.run('ethtool --show-fec enp1s0f0np0')).stdout), { samples: spark });
-    // With -I: mlx5 in RS mode gives totals only; corrected_bits is not in the mock sample (FORMATS §2, ethtool 6.7).
+    // With -I: mlx5 in RS mode gives totals only; corrected_bits is not in the mock sample (docs/formats.md §2, ethtool 6.7).
     holdAgainst(outputLines((await r.run(cmd.ethtoolFec(IF))).stdout), {
       samples: fecSamples,
       documented: ['  corrected_bits: 0'],
@@ -183,7 +183,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     ];
     const dev = (l: string) => l.replace(/(Device\s*: )\S+/, '$1<dev>');
     const tabs = [...verbatim('ib_write_bw/spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt'), ...verbatim('ib_write_bw/ngc-multinode-perf-issue108-bidir-D30-q2-cmdlines-and-header-partial.txt', HARNESS_LINES)];
-    // The server's banner: FORMATS §5 ("the server prints a starred banner `* Waiting for client to connect... *`").
+    // The server's banner: docs/formats.md §5 ("the server prints a starred banner `* Waiting for client to connect... *`").
     const documented = ['', '************************************', '* Waiting for client to connect... *'];
     const check = (text: string, reference?: string[]) =>
       holdAgainst(outputLines(text), { samples: ibSamples, documented, prepare: dev, drop: new RegExp(`${HARNESS_LINES.source}|^(ib_write_bw|mpirun|Conflicting CPU)`), tabs, ...(reference ? { reference } : {}) });
@@ -241,10 +241,10 @@ describe('output structure of the simulated lab against real outputs', () => {
     holdAgainst(sim, { samples: ['ibdev2netdev/dgx-spark-playbooks-perfguide-spark1.txt'] });
   });
 
-  it('rdma link: no real sample is in samples/ (FORMATS §7 keeps one aside); the documented line, iproute2 state names', async () => {
+  it('rdma link: no real sample is in samples/ (docs/formats.md §7 keeps one aside); the documented line, iproute2 state names', async () => {
     const { lab } = newLab('good-qsfp56');
     const sim = outputLines((await lab.runner('spark-a').run('rdma link show')).stdout);
-    // FORMATS §7: `link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0`; iproute2 rdma/link.c
+    // docs/formats.md §7: `link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0`; iproute2 rdma/link.c
     // names the other states (DOWN, ...) and physical states (DISABLED, ...) and ends each field with a blank.
     const state = (l: string) => l.replace(/state (ACTIVE|DOWN) physical_state (LINK_UP|DISABLED) /, 'state <s> physical_state <p> ');
     holdAgainst(sim, { samples: [], documented: ['link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0 '], prepare: state });
@@ -274,7 +274,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     for (const l of sim) expect(allowed, l).toContain(attr(l));
   });
 
-  it('ip -o -4 addr: no real sample and not in FORMATS: the iproute2 one-line layout (ip/ipaddress.c)', async () => {
+  it('ip -o -4 addr: no real sample and not in docs/formats.md: the iproute2 one-line layout (ip/ipaddress.c)', async () => {
     const { lab } = newLab('good-qsfp56');
     const sim = outputLines((await lab.runner('spark-a').run(ipAddrCommand(IF))).stdout);
     // iproute2 print_addrinfo with -o: "%d: %-8s" ifindex and name, "    inet %s/%d", " brd %s", " scope global",
@@ -283,7 +283,7 @@ describe('output structure of the simulated lab against real outputs', () => {
     expect(outputLines((await lab.runner('spark-a').run(ipAddrCommand('enp1s0f0np0'))).stdout)).toEqual([]); // no address on the empty cage
   });
 
-  it('DMI: no real sample and not in FORMATS: one value per sysfs file, `grep -H .` gives path:value', async () => {
+  it('DMI: no real sample and not in docs/formats.md: one value per sysfs file, `grep -H .` gives path:value', async () => {
     const { lab } = newLab('good-qsfp56');
     const sim = outputLines((await lab.runner('spark-a').run(cmd.dmi())).stdout);
     expect(sim.length).toBeGreaterThanOrEqual(6);

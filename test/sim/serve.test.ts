@@ -1,6 +1,6 @@
 // `sim serve`: the simulated lab behind real SSH servers, reached with SshRunner and with the OpenSSH client.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,10 @@ import { serveSimLab } from '../../src/sim/serve.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { SIMULATED_SYS_VENDOR } from '../../src/probes/dmi.js';
 import { runCli } from '../helpers/cli.js';
+import { missingProgram } from '../helpers/requires.js';
 
 const SSH = '/usr/bin/ssh';
+const noSshClient = missingProgram(SSH, 'the `sim serve` test with the OpenSSH client', 'openssh-client');
 
 describe('serveSimLab', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cqserve'));
@@ -87,7 +89,7 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
     ]);
   });
 
-  it.skipIf(!existsSync(SSH))('the real OpenSSH client works against it', async () => {
+  it.skipIf(noSshClient)('the real OpenSSH client works against it', async () => {
     const n = lab.nodes[0]!;
     const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
       execFile(

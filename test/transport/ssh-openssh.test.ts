@@ -14,6 +14,7 @@ import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
 import { freePort, sshdAvailable, sshdRunner, startSshd } from '../helpers/sshd.js';
 import { serveRunnerOverSsh } from '../../src/sim/ssh-server.js';
+import { missingProgram } from '../helpers/requires.js';
 
 // Alive = exists and is not an unreaped zombie (this container's PID 1 does not reap orphans, so a killed
 // process can linger as a zombie that `kill -0` still reports).
@@ -143,7 +144,7 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     await expect(w.run('true')).rejects.toThrow(new RegExp(`authentication as ${sshd.user}@127.0.0.1:${sshd.port} failed \\(tried ${sshd.dir}/host_ed25519\\)`));
   });
 
-  it.skipIf(!existsSync('/usr/bin/ssh-agent'))('authenticates through ssh-agent (SSH_AUTH_SOCK) with no identity file', async () => {
+  it.skipIf(missingProgram('/usr/bin/ssh-agent', 'the ssh-agent authentication test', 'openssh-client'))('authenticates through ssh-agent (SSH_AUTH_SOCK) with no identity file', async () => {
     const sock = join(sshd.dir, 'agent.sock');
     const agent = spawn('/usr/bin/ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
     try {

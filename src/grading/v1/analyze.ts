@@ -53,7 +53,7 @@ const newAcc = (): Acc => ({
   gpuTemps: [],
 });
 
-// *_phy counters of one cage are one physical port seen twice: read the first rail only (FORMATS §0).
+// *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
 export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
   return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
 }

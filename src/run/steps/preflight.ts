@@ -163,7 +163,7 @@ async function confirmOneCable(ctx: RunContext, node: NodeState): Promise<void> 
 }
 
 // What `ethtool <if>` may report as Speed on one PCIe function of a healthy Spark cable: 200000, or 100000
-// depending on firmware and switch state (FORMATS §0, samples-real/ethtool-link). The throughput decides speed.
+// depending on firmware and switch state (samples/ethtool-link/dgx-spark-playbooks-switch-speed-*.txt). The throughput decides speed.
 export const SPARK_FUNCTION_SPEEDS_MBPS = [200000, 100000];
 
 // Why a function's reported speed is not one a Spark cable link shows, or null when it is.
