@@ -10,6 +10,8 @@ export default defineConfig({
     pool: 'forks',
     // Builds dist/ once for the tests that spawn bin/cablequal.js (SIGKILL/SIGINT proofs).
     globalSetup: ['test/faults/global-setup.ts'],
+    // fast-check runs with a fixed seed (FC_SEED overrides): a property test fails the same way every time.
+    setupFiles: ['test/helpers/fast-check-seed.ts'],
     // In CI (.ci/run sets CI=1) a skipped test fails the run: the sshd, Chromium and PostgreSQL tests must run there.
     reporters: process.env['CI'] ? ['default', new NoSkipsReporter()] : ['default'],
   },

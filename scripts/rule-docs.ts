@@ -1,19 +1,28 @@
-// Writes what the rule registry says about itself into the files people and editors read: README's verdict table
-// (between its markers) and the `limits` part of protocols/protocol.schema.json. `--check` only says whether they are current.
+// Writes what the rule registry and the protocol schema say about themselves into the files people and editors read:
+// README's verdict table (between its markers), the `limits` part of protocols/protocol.schema.json, and the table of
+// protocol bounds in docs/protocol.md. `--check` only says whether they are current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { limitsSchema, verdictTable, withVerdictTable } from '../src/rules/docs.js';
+import { boundsTable, withBoundsTable } from '../src/protocol/schema.js';
 
 const root = join(import.meta.dirname, '..');
 const readmePath = join(root, 'README.md');
 const schemaPath = join(root, 'protocols', 'protocol.schema.json');
+const protocolDocPath = join(root, 'docs', 'protocol.md');
 
 const readme = readFileSync(readmePath, 'utf8');
 const nextReadme = withVerdictTable(readme, verdictTable());
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { properties: Record<string, unknown> };
 schema.properties['limits'] = limitsSchema();
 const nextSchema = `${JSON.stringify(schema, null, 2)}\n`;
-const stale = [nextReadme !== readme ? 'README.md' : null, nextSchema !== readFileSync(schemaPath, 'utf8') ? 'protocols/protocol.schema.json' : null].filter(Boolean);
+const protocolDoc = readFileSync(protocolDocPath, 'utf8');
+const nextProtocolDoc = withBoundsTable(protocolDoc, boundsTable(schema));
+const stale = [
+  nextReadme !== readme ? 'README.md' : null,
+  nextSchema !== readFileSync(schemaPath, 'utf8') ? 'protocols/protocol.schema.json' : null,
+  nextProtocolDoc !== protocolDoc ? 'docs/protocol.md' : null,
+].filter(Boolean);
 if (process.argv.includes('--check')) {
   if (stale.length) {
     process.stderr.write(`not current: ${stale.join(', ')} (run npx tsx scripts/rule-docs.ts)\n`);
@@ -22,5 +31,6 @@ if (process.argv.includes('--check')) {
 } else {
   writeFileSync(readmePath, nextReadme);
   writeFileSync(schemaPath, nextSchema);
+  writeFileSync(protocolDocPath, nextProtocolDoc);
   process.stdout.write(stale.length ? `updated ${stale.join(', ')}\n` : 'already current\n');
 }

@@ -58,7 +58,8 @@ export function classifyCable(id: ClassifiableIdentity): CableClass {
   let lane: LaneGbps;
   let basis: string;
   if (id.standard === 'SFF-8636') {
-    const ext = id.extendedCompliance ?? null;
+    // A decoded identity comes back from a journal too: a field that is not a byte is treated as not read.
+    const ext = typeof id.extendedCompliance?.code === 'number' ? id.extendedCompliance : null;
     const rate = id.nominalRateGBd ?? null;
     const byRate = rate === null ? null : laneOfRate(rate, id.encoding);
     if (ext && EXTENDED_LANE_GBPS[ext.code] !== undefined) {
@@ -72,7 +73,7 @@ export function classifyCable(id: ClassifiableIdentity): CableClass {
       return unknown(`SFF-8636: ${ext ? `byte 192 = ${hex2(ext.code)} names no copper class` : 'no extended compliance code (byte 192)'} and ${rate === null ? 'no nominal rate read' : `nominal rate ${rate} GBd`}`);
     }
   } else {
-    const apps = id.applications;
+    const apps = Array.isArray(id.applications) ? id.applications.filter((a) => typeof a?.hostInterface === 'number') : undefined;
     if (!apps) return unknown('CMIS application descriptors (lower page bytes 86-117) not read');
     const known = apps.filter((a) => HOST_LANE_GBPS[a.hostInterface] !== undefined);
     if (known.length === 0) return unknown(`CMIS: no application with a known host interface (${apps.map((a) => hex2(a.hostInterface)).join(', ') || 'none advertised'})`);

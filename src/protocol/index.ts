@@ -1,5 +1,5 @@
 // One import for the run orchestrator: load, render, types.
 export { loadProtocol, parseProtocol, limitOf } from './load.js';
 export { renderCommand, bidirectionalFlag } from './template.js';
-export { validateProtocol, REQUIRED_TOP_KEYS, PHASE_KEYS, RULE_DIRECTION, type ValidateOptions } from './validate.js';
+export { validateProtocol, type ValidateOptions } from './validate.js';
 export * from './types.js';

@@ -1,41 +1,60 @@
 // What the registry says about itself, for people and editors: the JSON Schema of a protocol's `limits` and README's
 // verdict table. scripts/rule-docs.ts writes both into their files; test/rules/docs.test.ts checks they are current.
-import { LIMIT_KEYS, RULES, RULES_VERSION, type RuleDeclaration } from './registry.js';
+import { LIMIT_KEYS, RULES, RULES_VERSION, type Bounds, type RuleDeclaration } from './registry.js';
 import { formatNumber } from './in-range.js';
 
 type Json = Record<string, unknown>;
 
-// The JSON Schema (draft 2020-12) of `limits`: one entry per rule, with the rule's direction, unit and settings.
+// No control characters (a newline, ESC or NUL in a protocol string would break a command line or a terminal).
+export const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+
+// A number's JSON Schema from its physical range: `title` names what it counts (an error message quotes it), the
+// reason for the range goes into the description.
+export function boundsSchema(b: Bounds, title: string, description?: string): Json {
+  return {
+    title,
+    type: b.integer ? 'integer' : 'number',
+    [b.minExclusive ? 'exclusiveMinimum' : 'minimum']: b.min,
+    [b.maxExclusive ? 'exclusiveMaximum' : 'maximum']: b.max,
+    description: description ? `${description} Bounds: ${b.why}.` : `Bounds: ${b.why}.`,
+  };
+}
+
+const unitTitle = (unit: string) => (unit === 'x' ? 'x, a ratio' : unit);
+
+// The JSON Schema (draft 2020-12) of `limits`: one entry per rule, with the rule's direction, unit, the physical range
+// of its thresholds and its settings. The protocol loader validates against this, built from the registry it is given.
 export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
   const base: Json = {
     rule: { enum: rules.map((r) => r.id) },
     direction: { enum: ['min', 'max'], description: 'optional: each rule declares it (a file may not flip it)' },
-    fail: { type: 'number' },
-    marginal: { type: 'number' },
-    unit: { type: 'string', minLength: 1, description: 'optional: each rule declares it' },
-    description: { type: 'string', minLength: 1 },
+    fail: { description: 'a number in the range of its rule (below)' },
+    marginal: { description: 'a number in the range of its rule (below), on the good side of fail' },
+    unit: { type: 'string', minLength: 1, maxLength: 32, description: 'optional: each rule declares it' },
+    description: { type: 'string', minLength: 1, maxLength: 2000, pattern: NO_CONTROL },
   };
   return {
     type: 'array',
+    maxItems: 4 * rules.length,
     description: `One limit per rule id (rules version ${RULES_VERSION}); a rule left out gets its declared default. max: FAIL when value >= fail, MARGINAL when value >= marginal. min: FAIL when value < fail, MARGINAL when value < marginal. Generated from src/rules/registry.ts by scripts/rule-docs.ts.`,
     items: {
       type: 'object',
       required: [...LIMIT_KEYS.required],
       properties: base,
       allOf: rules.map((r) => ({
-        if: { properties: { rule: { const: r.id } } },
+        if: { properties: { rule: { const: r.id } }, required: ['rule'] },
         then: {
           description: `${r.label}: ${r.measured}`,
           properties: {
+            rule: true,
+            fail: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: ${r.direction === 'max' ? 'FAIL at or above' : 'FAIL below'}.`), default: r.fail },
             direction: { const: r.direction },
+            marginal: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: MARGINAL ${r.direction === 'max' ? 'at or above' : 'below'}, on the good side of fail.`), ...(r.marginal !== undefined ? { default: r.marginal } : {}) },
             unit: { const: r.unit },
-            fail: { type: 'number', default: r.fail },
-            ...(r.marginal !== undefined ? { marginal: { type: 'number', default: r.marginal } } : {}),
-            ...Object.fromEntries(
-              Object.entries(r.params).map(([k, p]) => [k, { type: 'number', [p.minExclusive ? 'exclusiveMinimum' : 'minimum']: p.min, default: p.default, description: `${p.unit}: ${p.doc}` }]),
-            ),
+            description: true,
+            ...Object.fromEntries(Object.entries(r.params).map(([k, p]) => [k, { ...boundsSchema(p, `${p.unit}: ${p.doc}`, `${p.unit}: ${p.doc}.`), default: p.default }])),
           },
-          propertyNames: { enum: [...LIMIT_KEYS.required, ...LIMIT_KEYS.optional, ...Object.keys(r.params)] },
+          additionalProperties: false,
         },
       })),
     },

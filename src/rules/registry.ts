@@ -15,13 +15,22 @@ export const RULES_VERSION = 2;
 // The keys every limit entry of a protocol may have; a rule's settings (its `params`) come beside them.
 export const LIMIT_KEYS = { required: ['rule', 'fail'], optional: ['direction', 'marginal', 'unit', 'description'] } as const;
 
+// The physical range a number of a protocol may take, and why: the JSON Schema's bounds are made from it (a value
+// outside makes no physical sense, or would fail every cable, never end, or fill memory).
+export interface Bounds {
+  min: number; // smallest value allowed
+  minExclusive?: boolean; // the value must be above `min`
+  max: number; // largest value allowed
+  maxExclusive?: boolean; // the value must be below `max`
+  integer?: boolean;
+  why: string; // why these bounds, for the schema's description and docs/protocol.md
+}
+
 // One setting of how a rule is measured (a window length, a floor), with its default and the range it may take.
-export interface ParamDeclaration {
+export interface ParamDeclaration extends Bounds {
   default: number;
   unit: string;
   doc: string;
-  min: number; // smallest value allowed
-  minExclusive?: boolean; // the value must be above `min`
 }
 
 // One graded figure of a rule: the value, its grade, and the sentence that says both (without the place).
@@ -58,6 +67,7 @@ export interface RuleDeclaration {
   label: string; // what its value is called in a sentence
   fail: number;
   marginal?: number;
+  range: Bounds; // where `fail` and `marginal` may be set
   params: Readonly<Record<string, ParamDeclaration>>;
   measured: string; // how it is measured, for README, the schema and the operator
   earlyStop?: string; // when it stops a run before its end
@@ -65,6 +75,13 @@ export interface RuleDeclaration {
   limitNote?: (params: Readonly<Record<string, number>>) => string; // settings printed beside the limit
   measure?: (m: MeasureInput) => Check[]; // cable rules only
 }
+
+// ---- ranges shared by several settings
+
+const WINDOW_S: Bounds = { min: 0, minExclusive: true, max: 86_400, why: 'seconds: a window must hold samples (at least one sampling interval, checked at load) and fit in a soak (24 h at most)' };
+const HOLD_S: Bounds = { min: 0, max: 86_400, why: 'seconds: 0 counts a window at once; a hold longer than a day outlasts any soak worth running' };
+const BER_FLOOR: Bounds = { min: 0, minExclusive: true, max: 1, maxExclusive: true, why: 'a bit error ratio is a probability in (0, 1)' };
+const GROWTH_DECADES: Bounds = { min: 0, max: 15, why: 'decades of error-rate growth: between BER 1e-15 and 1 there are 15' };
 
 // ---- helpers shared by the measuring below
 
@@ -95,6 +112,7 @@ function countRule(id: string, unit: string, label: string, measured: string, ad
     direction: 'max',
     label,
     fail: 1,
+    range: { min: 1, max: 1_000_000, integer: true, why: 'a count: FAIL at 0 would fail every cable (0 >= 0); a million errors in one run is no qualification' },
     params: {},
     measured,
     earlyStop: 'at once, in any phase',
@@ -197,6 +215,7 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'margin',
     fail: 1,
     marginal: 2,
+    range: { min: 0, max: 12, why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass' },
     params: {},
     measured:
       'decades between the RS(544,514) design input BER 2.4e-4 and the worst lane of each receiver over each soak: MARGINAL when the 95% upper bound of its BER is within the marginal band, FAIL only when even its 95% lower bound is beyond the fail line',
@@ -212,9 +231,10 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'window margin',
     fail: 1,
     marginal: 2,
+    range: { min: 0, max: 12, why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass' },
     params: {
-      windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', min: 0, minExclusive: true },
-      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', min: 0 },
+      windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', ...WINDOW_S },
+      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
     },
     measured:
       'the same margin in sliding windows per receiver and lane over the soaks, from the window BER 95% lower bound: the worst level held for holdS is kept',
@@ -247,14 +267,15 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'lane ratio',
     fail: 1000,
     marginal: 100,
+    range: { min: 1, minExclusive: true, max: 1e6, why: 'a ratio of lane error rates: 1 means equal lanes, so a line at or below 1 would flag every cable; beyond a million no 75-min soak has the errors to show it' },
     params: {
-      marginalFloorBer: { default: 1e-9, unit: 'BER', doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL", min: 0, minExclusive: true },
-      failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', min: 0, minExclusive: true },
-      growingDecades: { default: 1, unit: 'decades', doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)', min: 0 },
-      runawayDecades: { default: 0.5, unit: 'decades', doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)", min: 0 },
-      minSpanC: { default: 5, unit: '°C', doc: 'growth with temperature is judged only over at least this range of NIC temperature', min: 0, minExclusive: true },
-      windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', min: 0, minExclusive: true },
-      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', min: 0 },
+      marginalFloorBer: { default: 1e-9, unit: 'BER', doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL", ...BER_FLOOR },
+      failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', ...BER_FLOOR },
+      growingDecades: { default: 1, unit: 'decades', doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)', ...GROWTH_DECADES },
+      runawayDecades: { default: 0.5, unit: 'decades', doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)", ...GROWTH_DECADES },
+      minSpanC: { default: 5, unit: '°C', doc: 'growth with temperature is judged only over at least this range of NIC temperature', min: 0, minExclusive: true, max: 100, why: 'a span of NIC temperature: a NIC runs between about 0 and 105 °C, so a span over 100 °C is never seen and growth would never be judged' },
+      windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', ...WINDOW_S },
+      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
     },
     measured:
       "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
@@ -299,6 +320,7 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'ib_write_bw sum',
     fail: 170,
     marginal: 180,
+    range: { min: 0, minExclusive: true, max: 400, why: 'Gb/s over both rails: a Spark moves about 200 Gb/s each way (400 both ways together), so a floor above 400 would fail every cable' },
     params: {},
     measured: 'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
     advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
@@ -325,6 +347,7 @@ export const RULES: readonly RuleDeclaration[] = [
     direction: 'min',
     label: 'loopback',
     fail: 90,
+    range: { min: 0, minExclusive: true, max: 200, why: 'Gb/s on one rail: a fine card gives about 106, a rail never exceeds the 200 Gb/s port, so a floor above 200 would make every run ERROR' },
     params: {},
     measured: 'ib_write_bw with both ends on one node, per node and rail (does not use the wire): below it the NIC is throttled and the run is ERROR',
     advice: 'reboot both nodes with the cable attached (once it took two reboots, or 60 s unplugged), then run again',
@@ -337,6 +360,7 @@ export const RULES: readonly RuleDeclaration[] = [
     direction: 'min',
     label: 'GPU utilisation',
     fail: 90,
+    range: { min: 0, minExclusive: true, max: 100, why: 'a percentage: 0 would accept idle GPUs, above 100 is never reached' },
     params: {},
     measured: 'mean GPU utilisation of each node during a GPU-loaded soak: below it the GPUs were not loaded and the run is ERROR',
     advice: 'check the GPU load command runs on both nodes (gpu_burn or a PyTorch matmul loop)',

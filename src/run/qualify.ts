@@ -324,6 +324,7 @@ async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null
       await nccl(ctx, phase);
       return loop?.decision ? 'decided' : 'done';
     case 'soak':
+      // Unreachable for a loaded protocol: src/protocol/semantics.ts refuses a soak before identity (exit 2).
       if (!loop) throw new Error('soak before identity: the protocol must read the EEPROM first');
       return soak(ctx, phase, loop);
   }

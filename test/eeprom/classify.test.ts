@@ -86,3 +86,14 @@ describe('classifyCable from the EEPROM bytes', () => {
     expect([row!.family, row!.lanes, row!.trained_mode]).toEqual(['QSFP112', '4', '4 x 50G']);
   });
 });
+
+describe('classifyCable on an identity read back from an edited journal', () => {
+  it('an extended compliance or CMIS application without its byte is "not read", never a crash', () => {
+    const sff = classifyCable({ standard: 'SFF-8636', identifier: 0x11, extendedCompliance: {} as never, nominalRateGBd: null } as never);
+    expect(sff.family).toBe('unknown');
+    expect(sff.basis).toBe('SFF-8636: no extended compliance code (byte 192) and no nominal rate read');
+    const cmis = classifyCable({ standard: 'CMIS', identifier: 0x18, applications: [{}] } as never);
+    expect(cmis.family).toBe('unknown');
+    expect(cmis.basis).toBe('CMIS: no application with a known host interface (none advertised)');
+  });
+});

@@ -97,7 +97,7 @@ describe('protocol loader under bad input (fast-check)', { timeout: 60_000 }, ()
   it('a mistake a user makes gives the exact message', () => {
     const doc = JSON.parse(REAL[0]!) as { phases: { durationS?: unknown }[] };
     doc.phases[5]!.durationS = '60m';
-    expect(onlyUsageErrors(JSON.stringify(doc))).toBe('bad.json: phases[5].durationS: expected a positive number, got "60m"');
+    expect(onlyUsageErrors(JSON.stringify(doc))).toBe('bad.json: phases[5].durationS: expected a whole number in [1, 259200] (seconds of load), got "60m"');
   });
 });
 

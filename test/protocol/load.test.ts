@@ -96,8 +96,8 @@ describe('loadProtocol', () => {
 
 describe('protocol validation messages', () => {
   const cases: [string, (p: Record<string, any>) => void, string][] = [
-    ['negative duration', (p) => (p.phases[3].durationS = -5), 'protocols/x.json: phases[3].durationS: expected a positive number, got -5'],
-    ['string duration', (p) => (p.phases[5].durationS = '60'), 'protocols/x.json: phases[5].durationS: expected a positive number, got "60"'],
+    ['negative duration', (p) => (p.phases[3].durationS = -5), 'protocols/x.json: phases[3].durationS: expected a number in [1, 3600] (seconds of load), got -5'],
+    ['string duration', (p) => (p.phases[5].durationS = '60'), 'protocols/x.json: phases[5].durationS: expected a whole number in [1, 259200] (seconds of load), got "60"'],
     ['unknown kind', (p) => (p.phases[1].kind = 'burn'), 'protocols/x.json: phases[1].kind: expected one of preflight, identity, loopback, ib_write_bw, nccl, soak, got "burn"'],
     ['missing gpuLoad', (p) => delete p.phases[6].gpuLoad, 'protocols/x.json: phases[6].gpuLoad: expected a value (required key)'],
     ['typo key', (p) => (p.phases[3].durationSec = 3), 'protocols/x.json: phases[3].durationSec: expected no such key (known: name, kind, durationS, msgSize, bidirectional)'],
@@ -109,15 +109,15 @@ describe('protocol validation messages', () => {
     ['unknown rule', (p) => (p.limits[0].rule = 'crc'), 'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"'],
     ['unit not the declared one', (p) => (p.limits[0].unit = 'frames'), 'protocols/x.json: limits[0].unit: expected "errors" for crc-errors, got "frames"'],
     ['setting of another rule', (p) => (p.limits[0].windowS = 60), 'protocols/x.json: limits[0].windowS: expected no such key (known for crc-errors: rule, fail, direction, marginal, unit, description)'],
-    ['setting out of range', (p) => (ruleLimit(p, 'fec-window').windowS = 0), 'protocols/x.json: limits[4].windowS: expected a number > 0 (s: length of the sliding window over the soaks), got 0'],
-    ['floor not a number', (p) => (ruleLimit(p, 'lane-ratio').failFloorBer = '1e-6'), 'protocols/x.json: limits[5].failFloorBer: expected a number > 0 (BER: ... and this before a ratio can FAIL it), got "1e-6"'],
+    ['setting out of range', (p) => (ruleLimit(p, 'fec-window').windowS = 0), 'protocols/x.json: limits[4].windowS: expected a number in (0, 86400] (s: length of the sliding window over the soaks), got 0'],
+    ['floor not a number', (p) => (ruleLimit(p, 'lane-ratio').failFloorBer = '1e-6'), 'protocols/x.json: limits[5].failFloorBer: expected a number in (0, 1) (BER: ... and this before a ratio can FAIL it), got "1e-6"'],
     ['template typo', (p) => (p.commands.gpuLoad = 'gpu_burn {duration}'), 'protocols/x.json: commands.gpuLoad: expected placeholders among {durationS}, got "{duration}"'],
     ['shell operator', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}; reboot'), 'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"'],
-    ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a percentage in (0, 100], got 190'],
-    ['zero ticks', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0), 'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a positive integer, got 0'],
+    ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a number in (0, 100] (percent), got 190'],
+    ['zero ticks', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0), 'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a whole number in [1, 3600] (ticks), got 0'],
     ['empty phases', (p) => (p.phases = []), 'protocols/x.json: phases: expected a non-empty array, got []'],
-    ['zero gap tolerance', (p) => (p.maxSampleGapS = 0), 'protocols/x.json: maxSampleGapS: expected a positive number, got 0'],
-    ['string gap tolerance', (p) => (p.maxSampleGapS = '90'), 'protocols/x.json: maxSampleGapS: expected a positive number, got "90"'],
+    ['zero gap tolerance', (p) => (p.maxSampleGapS = 0), 'protocols/x.json: maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got 0'],
+    ['string gap tolerance', (p) => (p.maxSampleGapS = '90'), 'protocols/x.json: maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got "90"'],
     [
       'gap tolerance under two intervals',
       (p) => ((p.samplingIntervalS = 5), (p.maxSampleGapS = 9.5)),

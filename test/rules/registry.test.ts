@@ -61,6 +61,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     direction: 'max',
     label: 'symbol errors',
     fail: 1,
+    range: { min: 1, max: 1_000_000, integer: true, why: 'a count: FAIL at 0 would fail every cable' },
     params: {},
     measured: 'rx_symbol_err_phy counted on each receiver in every phase',
     earlyStop: 'no',
