@@ -2,7 +2,7 @@
 import { parseEthtoolStats } from '../src/probes/ethtool-stats.js';
 import { assembleSample, sampleSetItems } from '../src/sampling/sample-set.js';
 import { PHY_LINES } from '../src/transport/commands.js';
-import type { BatchOutput } from '../src/transport/batch.js';
+import type { ScriptItemOutput } from '../src/transport/tick-script.js';
 import { RAILS, simulatedToolOutputs } from './ssh-nodes.js';
 import { BENCH_SAMPLE_SET } from './ssh-sampler.js';
 import { summarize, type Summary } from './stats.js';
@@ -40,7 +40,7 @@ export async function benchParse(reps: number, iterations: number): Promise<Pars
       text[`link:${r}`] = t.link[r]!;
       text[`fec:${r}`] = t.fec[r]!;
     }
-    const outputs: BatchOutput[] = items.map((i) => ({ id: i.id, stdout: text[i.id]!, exitCode: 0 }));
+    const outputs: ScriptItemOutput[] = items.map((i) => ({ id: i.id, stdout: text[i.id]!, exitCode: 0 }));
     return { items, outputs };
   };
   const tick = outputsFor(false);

@@ -40,7 +40,7 @@ export async function runSim(scenario: string, protocolText: string, outDir: str
       signal: new AbortController().signal,
       simulated: true,
       scenario,
-      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
+      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     });
     return { wallMs: performance.now() - t0, record, runDir, lab, startMs };
   } finally {

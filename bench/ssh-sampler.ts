@@ -23,7 +23,7 @@ export interface SshBenchPlan {
   fixedRateIntervalMs: number;
 }
 
-const FIELDS = ['ticksPerS', 'intervalP50Ms', 'intervalP99Ms', 'skewP99Ms', 'tickDurationP50Ms', 'tickDurationP99Ms', 'cpuPerTickMs', 'missingSamples', 'itemErrors'] as const;
+const FIELDS = ['ticksPerS', 'intervalP50Ms', 'intervalP99Ms', 'skewP99Ms', 'rawSkewP99Ms', 'missedDeadlines', 'tickDurationP50Ms', 'tickDurationP99Ms', 'cpuPerTickMs', 'missingSamples', 'itemErrors'] as const;
 
 // One measured configuration: strategy, schedule, sample set and which stand-ins the nodes run.
 export interface SshVariant {

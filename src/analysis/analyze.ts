@@ -2,7 +2,7 @@
 import { mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
 import type { NodeSample, RailSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, carryForward, certainLaneRatio, intervalDelta } from './counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, certainLaneRatio, nextReading, type RailReading } from './counters.js';
 import { EarlyStopDetector, type EarlyStopDecision, type WatchSettings } from './early-stop.js';
 
 // One journal entry: a node's sample tagged with the phase it was taken in.
@@ -44,6 +44,7 @@ interface Acc {
   temps: number[];
   gpuUtil: number[];
   gpuTemps: number[];
+  readings: Map<string, { min: number; max: number; sum: number; n: number }>;
 }
 
 const newAcc = (): Acc => ({
@@ -58,6 +59,7 @@ const newAcc = (): Acc => ({
   temps: [],
   gpuUtil: [],
   gpuTemps: [],
+  readings: new Map(),
 });
 
 // *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
@@ -114,6 +116,9 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
     gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
+    ...(a.readings.size
+      ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) }
+      : {}),
   };
 }
 
@@ -143,7 +148,7 @@ interface NodeAcc {
   netdev: string | undefined;
   lanes: number | null;
   accs: Map<string, Acc>;
-  prev: { rail: RailSample; tMs: number } | null;
+  prev: RailReading | null;
 }
 
 // The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
@@ -184,23 +189,29 @@ export class RunAnalyzer {
       if (utils.length) acc.gpuUtil.push(mean(utils));
       for (const g of sample.gpus) if (g.temperatureC !== null) acc.gpuTemps.push(g.temperatureC);
     }
+    for (const id in sample.readings ?? {}) {
+      const v = sample.readings![id];
+      if (typeof v !== 'number' || !Number.isFinite(v)) continue;
+      const r = acc.readings.get(id);
+      if (!r) acc.readings.set(id, { min: v, max: v, sum: v, n: 1 });
+      else {
+        r.min = Math.min(r.min, v);
+        r.max = Math.max(r.max, v);
+        r.sum += v;
+        r.n++;
+      }
+    }
     const read = canonicalRail(sample, n.netdev);
     if (!read) {
       this.detector?.pushInterval(phase, sample, tS, null);
       return;
     }
-    const prev = n.prev;
-    const rail = carryForward(prev?.rail, read);
-    n.prev = { rail, tMs: sample.tMs };
-    if (!prev) {
-      this.detector?.pushInterval(phase, sample, tS, null);
-      return;
-    }
-    const dt = (sample.tMs - prev.tMs) / 1000;
-    const d = dt > 0 ? intervalDelta(prev.rail, rail, n.lanes) : null;
-    if (d === 'reset') acc.counterResets++;
-    else if (d) {
-      acc.seconds += dt;
+    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes);
+    n.prev = reading;
+    if (interval === 'reset') acc.counterResets++;
+    else if (interval) {
+      const { d, dtS } = interval;
+      acc.seconds += dtS;
       for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
       if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
       acc.postFecErrors += d.postFecErrors;
@@ -209,7 +220,7 @@ export class RunAnalyzer {
       acc.linkDownEvents += d.linkDownEvents;
     }
     // The watch takes the same interval (computed once; again only if it counts lanes differently).
-    this.detector?.pushInterval(phase, sample, tS, d && d !== 'reset' ? { prev: prev.rail, rail, d, dt, lanesUsed: n.lanes } : null);
+    this.detector?.pushInterval(phase, sample, tS, interval && interval !== 'reset' ? { ...interval, lanesUsed: n.lanes } : null);
   }
 
   finish(): AnalysisRecord {
@@ -243,7 +254,7 @@ export class RunAnalyzer {
 }
 
 // How much worse the worst lane of the GPU-loaded soak is than the same lane with idle GPUs (the failing clone's signature).
-export function loadedVsIdle(stats: readonly NodePhaseStats[], phases: readonly AnalysisPhase[]): number | null {
+function loadedVsIdle(stats: readonly NodePhaseStats[], phases: readonly AnalysisPhase[]): number | null {
   const loaded = phases.filter((p) => p.kind === 'soak' && p.gpuLoad === true).at(-1)?.name;
   const idle = phases.filter((p) => p.kind === 'soak' && p.gpuLoad === false).at(-1)?.name;
   if (loaded === undefined || idle === undefined) return null;

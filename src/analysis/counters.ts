@@ -95,6 +95,38 @@ export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number |
   return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents };
 }
 
+// One receiver's reading: its canonical rail (with carryForward's held values) at the node's time.
+export interface RailReading {
+  rail: RailSample;
+  tMs: number;
+}
+
+// One interval between two readings of one receiver: what changed over dtS seconds of node time.
+export interface Interval {
+  prev: RailSample;
+  rail: RailSample;
+  d: IntervalDelta;
+  dtS: number;
+}
+
+// The one way a receiver's readings become intervals (the analysis, the early-stop watch, live lane rates, live metrics,
+// timeseries.csv and the charts): the new reading with carryForward's held values; the interval since the previous
+// reading, 'reset' when a counter used went backwards (the interval is dropped and the new values are the baseline,
+// never a negative or partial count), or null for the first reading or when no node time passed.
+export function nextReading(prev: RailReading | null, read: RailSample, tMs: number, lanes: number | null): { reading: RailReading; interval: Interval | 'reset' | null } {
+  const rail = carryForward(prev?.rail, read);
+  const reading = { rail, tMs };
+  if (!prev) return { reading, interval: null };
+  const dtS = (tMs - prev.tMs) / 1000;
+  const d = dtS > 0 ? intervalDelta(prev.rail, rail, lanes) : null;
+  return { reading, interval: d === 'reset' ? 'reset' : d ? { prev: prev.rail, rail, d, dtS } : null };
+}
+
+// Pre-FEC errors per second per lane over one interval (rx_err_lane_N_phy delta / node-time span).
+export function laneRatesOf(i: Interval): number[] {
+  return i.d.laneErrors.map((n) => n / i.dtS);
+}
+
 // The certain lane ratio of counts taken over the same time: the worst lane's 95% lower bound over the 95% upper bound
 // of the other lanes' median count (upper middle for an even number), so counting noise never makes a ratio look
 // larger than it is. `againstZero`: the others' median is zero, so the ratio is only a lower bound ("at least").

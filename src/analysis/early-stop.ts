@@ -3,15 +3,15 @@
 // growth with temperature that the record keeps. The live run and `cablequal grade` feed it the same samples.
 import type { Grade } from '../domain/outcome.js';
 import type { LaneTempStats, WindowStats } from '../domain/record.js';
-import type { NodeSample, RailSample } from '../domain/sample.js';
+import type { NodeSample } from '../domain/sample.js';
 import { canonicalRail } from './analyze.js';
-import { SERIAL_RATE_BPS, carryForward, certainLaneRatio, decadesBelowFecLimit, intervalDelta, type IntervalDelta } from './counters.js';
+import { SERIAL_RATE_BPS, certainLaneRatio, decadesBelowFecLimit, intervalDelta, nextReading, type Interval, type IntervalDelta, type RailReading } from './counters.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth, type LaneGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
 import { Held, WindowSum } from './windows.js';
 
 export type CountRule = 'link-down-events' | 'crc-errors' | 'post-fec-errors';
-export const COUNT_RULES: readonly CountRule[] = ['link-down-events', 'crc-errors', 'post-fec-errors'];
+const COUNT_RULES: readonly CountRule[] = ['link-down-events', 'crc-errors', 'post-fec-errors'];
 
 // The FEC margin of a sliding window, from its BER 95% lower bound, held for holdS: FAIL below `fail` decades is certain.
 export interface FecWindowSettings {
@@ -81,7 +81,7 @@ interface RatioHeld {
 
 interface NodeWatch {
   netdev: string | undefined;
-  prev: { rail: RailSample; tMs: number } | null;
+  prev: RailReading | null;
   lanes: number | null;
   tempC: number | null;
   totals: Record<CountRule, number>;
@@ -113,15 +113,12 @@ export class EarlyStopDetector {
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
     const read = canonicalRail(sample, st.netdev);
     if (!read) return this.first; // no counters this tick: neither counts nor moves a window
-    const prev = st.prev;
-    const rail = carryForward(prev?.rail, read);
-    st.prev = { rail, tMs: sample.tMs };
-    if (!prev) return this.first;
-    const dt = (sample.tMs - prev.tMs) / 1000;
-    const lanes = rail.lanes ?? this.settings.lanes ?? null;
-    const d = dt > 0 ? intervalDelta(prev.rail, rail, lanes) : null;
-    if (d === null || d === 'reset') return this.first;
-    return this.interval(st, phase, sample, tS, d, dt, lanes);
+    // Lanes as carryForward holds them: this reading's, else the last one read.
+    const lanes = (read.lanes !== undefined ? read.lanes : st.prev?.rail.lanes) ?? this.settings.lanes ?? null;
+    const { reading, interval } = nextReading(st.prev, read, sample.tMs, lanes);
+    st.prev = reading;
+    if (interval === null || interval === 'reset') return this.first;
+    return this.interval(st, phase, sample, tS, interval.d, interval.dtS, lanes);
   }
 
   // The same for a caller that already took the interval of this sample (the analysis, which reads the same rail the
@@ -130,7 +127,7 @@ export class EarlyStopDetector {
     phase: string,
     sample: NodeSample,
     tS: number,
-    iv: { prev: RailSample; rail: RailSample; d: IntervalDelta; dt: number; lanesUsed: number | null } | null,
+    iv: (Interval & { lanesUsed: number | null }) | null,
   ): EarlyStopDecision | null {
     const st = this.watch(sample);
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
@@ -138,7 +135,7 @@ export class EarlyStopDetector {
     const lanes = iv.rail.lanes ?? this.settings.lanes ?? null;
     const d = lanes === iv.lanesUsed ? iv.d : intervalDelta(iv.prev, iv.rail, lanes);
     if (d === 'reset') return this.first;
-    return this.interval(st, phase, sample, tS, d, iv.dt, lanes);
+    return this.interval(st, phase, sample, tS, d, iv.dtS, lanes);
   }
 
   private interval(st: NodeWatch, phase: string, sample: NodeSample, tS: number, d: IntervalDelta, dt: number, lanes: number | null): EarlyStopDecision | null {

@@ -138,7 +138,7 @@ export function cliRunDeps(o: {
     signal: o.signal,
     simulated: Boolean(o.sim),
     ...(o.sim ? { scenario: o.sim } : {}),
-    makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { measureCpu: !o.sim, intervalS }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
     ...(o.onStatus ? { onStatus: o.onStatus } : {}),
   };
 }

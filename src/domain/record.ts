@@ -17,6 +17,14 @@ export interface LaneStats {
 }
 
 // One receiver (node) over one phase.
+// One extra reading over one node-phase (n: how many values were read).
+export interface ReadingStats {
+  min: number;
+  mean: number;
+  max: number;
+  n: number;
+}
+
 export interface NodePhaseStats {
   node: string;
   phase: string;
@@ -42,6 +50,8 @@ export interface NodePhaseStats {
   nicTempMeanC: number | null;
   gpuUtilMeanPct: number | null;
   gpuTempMaxC: number | null;
+  // Registered extra readings (src/probes/readings.ts) over the phase: id -> min, mean, max of the values read.
+  readings?: Record<string, ReadingStats>;
 }
 
 // Throughput figures from a benchmark: keep min, median and max, not only the average.
@@ -187,7 +197,10 @@ export interface SamplingStats {
   ticks: number;
   intervalP50Ms: number | null;
   intervalP99Ms: number | null;
+  // Cross-node skew p99: how far apart in real time the nodes read their counters (node times with the clock offsets
+  // the sampler calibrated removed; records before this field: raw node times).
   skewP99Ms: number | null;
+  rawSkewP99Ms?: number | null; // the same from the node clocks as read (their offsets included)
   gaps: { node: string; fromS: number; toS: number; reason: string }[];
 }
 

@@ -26,5 +26,7 @@ export interface NodeSample {
   rails: RailSample[];
   nicTempC: number | null;
   gpus: GpuSample[];
+  // Registered extra readings (src/probes/readings.ts) read this tick: id -> value, null when unreadable.
+  readings?: Record<string, number | null>;
   errors: string[]; // parse or command problems in this tick (tick kept, values missing)
 }

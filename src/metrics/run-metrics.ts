@@ -3,8 +3,8 @@
 // elapsed and remaining time, and the outcome once decided. Fed by the run's once-a-second LiveStatus.
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { canonicalRail } from '../analysis/analyze.js';
-import { intervalDelta } from '../analysis/counters.js';
-import type { NodeSample, RailSample } from '../domain/sample.js';
+import { nextReading, type RailReading } from '../analysis/counters.js';
+import type { NodeSample } from '../domain/sample.js';
 
 // The LiveStatus fields read here (src/run/context.ts), structurally: a missing one is left unset.
 export interface MetricsStatus {
@@ -24,7 +24,7 @@ export interface MetricsStatus {
 export class RunMetrics {
   readonly prometheus = new Registry();
   readonly openMetrics = new Registry<OpenMetricsContentType>();
-  private readonly prev = new Map<string, RailSample>();
+  private readonly prev = new Map<string, RailReading>();
   private readonly phase = new Map<string, string>();
   private readonly info: Gauge;
   private readonly phaseG: Gauge;
@@ -101,20 +101,22 @@ export class RunMetrics {
   }
 
   private advance(run: string, node: string, sample: NodeSample): void {
-    const cur = canonicalRail(sample);
-    if (!cur || Object.keys(cur.counters).length === 0) return; // a tick whose ethtool -S failed: wait for the next
+    const read = canonicalRail(sample);
+    if (!read || Object.keys(read.counters).length === 0) return; // a tick whose ethtool -S failed: wait for the next
     const key = `${run}\u0000${node}`;
     const prev = this.prev.get(key);
-    this.prev.set(key, cur);
+    const { reading, interval } = nextReading(prev ?? null, read, sample.tMs, null);
+    this.prev.set(key, reading);
     const labels = { run, node };
     if (!prev) {
       // The first sample is the baseline: every series exists from here on, at zero.
-      for (let i = 0; i < 8 && `rx_err_lane_${i}_phy` in cur.counters; i++) this.laneErrors.inc({ ...labels, lane: String(i) }, 0);
+      for (let i = 0; i < 8 && `rx_err_lane_${i}_phy` in read.counters; i++) this.laneErrors.inc({ ...labels, lane: String(i) }, 0);
       for (const c of [this.correctedBits, this.crc, this.postFec, this.linkDown]) c.inc(labels, 0);
       return;
     }
-    const d = intervalDelta(prev, cur, null);
-    if (d === 'reset') return; // a counter went down (driver reload): the new values are the baseline
+    // The analysis's intervals: a counter that went down (driver reload) resets the baseline, the same sample twice adds nothing.
+    if (!interval || interval === 'reset') return;
+    const d = interval.d;
     d.laneErrors.forEach((n, lane) => this.laneErrors.inc({ ...labels, lane: String(lane) }, n));
     if (d.correctedBits !== null) this.correctedBits.inc(labels, d.correctedBits);
     this.crc.inc(labels, d.crcErrors);

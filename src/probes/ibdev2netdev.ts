@@ -122,7 +122,7 @@ export function cagesFromLinks(links: Ibdev2netdevLink[], identity: NetIdentity)
 }
 
 // How a cage's rails look, for messages: `cage 1: enp1s0f1np1 Up, enP2p1s0f1np1 Down`.
-export function describeCages(cages: CageLinks[]): string {
+function describeCages(cages: CageLinks[]): string {
   return cages.map((c) => `cage ${c.index}: ${c.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`).join('; ') || 'no cage found';
 }
 

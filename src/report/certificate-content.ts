@@ -2,7 +2,7 @@ import type { CableFamily } from '../domain/cable.js';
 import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
-import type { BenchmarkRecord, Headline, LaneTempStats, NodeRecord, PhaseRecord, RunRecord, SamplingStats, WindowStats } from '../domain/record.js';
+import type { BenchmarkRecord, Headline, LaneTempStats, NodeRecord, PhaseRecord, ReadingStats, RunRecord, SamplingStats, WindowStats } from '../domain/record.js';
 
 // Phases whose BER the certificate headlines (the default protocol's soak phases).
 export const IDLE_PHASE = 'soak-idle';
@@ -51,6 +51,7 @@ export interface NodePhaseContent {
   nicTempMeanC: number | null;
   gpuUtilMeanPct: number | null;
   gpuTempMaxC: number | null;
+  readings?: Record<string, ReadingStats>; // registered extra readings (src/probes/readings.ts)
 }
 
 // Everything the certificate says, in one plain object: HTML renders it, certificate.json signs it.
@@ -239,6 +240,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
       nicTempMeanC: p.nicTempMeanC,
       gpuUtilMeanPct: p.gpuUtilMeanPct,
       gpuTempMaxC: p.gpuTempMaxC,
+      ...(p.readings ? { readings: p.readings } : {}),
     })),
     worstWindows: record.analysis?.windows ?? [],
     laneTemperature: record.analysis?.laneTemp ?? [],

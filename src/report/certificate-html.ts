@@ -128,7 +128,7 @@ function conditions(c: CertificateContent): string {
       : ''
   }
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
-<tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
+<tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
 </tbody></table>`;
 }
 
@@ -155,6 +155,21 @@ function throughput(c: CertificateContent): string {
     `<p>NCCL all_reduce bus bandwidth: ${nccl?.busbwGBs != null ? `<b>${fmtFixed(nccl.busbwGBs, 2)} GB/s</b> (max ${fmtFixed(nccl.maxBusbwGBs, 2)} GB/s, ${e(nccl.network ?? '?')}, ${nccl.ranks ? nccl.ranks.map((r) => `${e(r.node)}: ${e(r.devices.join(', ') || '—')}`).join('; ') : `devices ${e(nccl.devices.join(', ') || '—')}`})` : 'not run'}. ${loop}</p>`,
   );
   return parts.join('');
+}
+
+// Registered extra readings (src/probes/readings.ts) per node and phase: min, mean, max (the id names the unit).
+function readingsTable(c: CertificateContent): string {
+  const per = c.perNodePhase.filter((p) => p.readings && Object.keys(p.readings).length > 0);
+  if (per.length === 0) return '';
+  const rows = per
+    .flatMap((p) =>
+      Object.entries(p.readings!).map(
+        ([id, r]) =>
+          `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td>${e(id)}</td><td class="num">${fmtFixed(r.min, 2)}</td><td class="num">${fmtFixed(r.mean, 2)}</td><td class="num">${fmtFixed(r.max, 2)}</td><td class="num">${e(r.n)}</td></tr>`,
+      ),
+    )
+    .join('');
+  return `<h3>Other readings</h3><table class="readings"><thead><tr><th>node</th><th>phase</th><th>reading</th><th class="num">min</th><th class="num">mean</th><th class="num">max</th><th class="num">values</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function laneTable(c: CertificateContent): string {
@@ -271,7 +286,7 @@ ${banners}
 ${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
-<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${readingsTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
 <section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
 ${footer(c, signature, jsonName)}
 </body></html>

@@ -65,6 +65,7 @@ export const CSV_COLUMNS = {
     col('phase', 'protocol phase at that moment'),
     col('lane_N_errors_per_s', 'one column per lane N: pre-FEC errors per second over the last interval'),
     col('nic_temp_c', 'NIC temperature, degrees C (empty if not read)'),
+    col('<reading id>', 'one column per registered extra reading (src/probes/readings.ts; its id ends with its unit, - as _), empty where not read that tick'),
   ],
   'throughput.csv': [
     col('t_s', 'seconds since the run started'),

@@ -7,6 +7,7 @@ export interface JournalPoint {
   phase: string;
   laneRates: number[]; // errors/s per lane (rx_err_lane_N_phy delta / interval)
   nicTempC: number | null;
+  readings?: Record<string, number | null>; // registered extra readings (src/probes/readings.ts) at that tick
 }
 
 // Throughput of one rail at one moment.

@@ -14,7 +14,7 @@ import type { Protocol } from '../protocol/index.js';
 import { cagesFromLinks, parseIbdev2netdev, pickCage, type CageLinks } from '../probes/ibdev2netdev.js';
 import { parseNetIdentity } from '../probes/net-identity.js';
 import type { Rail } from '../domain/node.js';
-import { parseBatch } from '../transport/batch.js';
+import { parseTickScript } from '../transport/tick-script.js';
 import { cmd, ipAddrCommand } from '../transport/commands.js';
 import { buildAcquire, buildRelease } from '../transport/node-lock.js';
 import { buildFindStale, RUN_ROOT } from '../transport/remote-process.js';
@@ -50,7 +50,7 @@ class RecordingRunner implements CommandRunner {
   }
 
   private note(kind: 'run' | 'sampler', command: string): void {
-    const items = parseBatch(command);
+    const items = parseTickScript(command);
     for (const c of items ? items.map((i) => i.command) : [command]) this.record({ kind, command: c });
   }
 
@@ -114,7 +114,7 @@ export async function planRun(o: { protocol: Protocol; protocolText: string; nod
       signal: new AbortController().signal,
       simulated: true,
       ...(o.scenario ? { scenario: o.scenario } : {}),
-      makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { measureCpu: false, intervalS }),
+      makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
       // The journal's phase-start lines say which phase the commands that follow belong to.
       journalIo: {
         writeSync: (fd, buf, off, len) => {

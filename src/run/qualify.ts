@@ -1,5 +1,5 @@
-import { renameSync, existsSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { renameSync, existsSync, rmdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
@@ -297,6 +297,12 @@ function moveRunDir(from: string, to: string): string {
   if (from === to || existsSync(to)) return from;
   ensureDir(join(to, '..'), 'reports directory (--out)');
   renameSync(from, to); // open journal fd stays valid across the rename
+  // The run dir began under `unidentified/` (no serial yet): leave no empty folder behind (another run's keeps it).
+  try {
+    rmdirSync(dirname(from));
+  } catch {
+    // not empty, or already gone
+  }
   return to;
 }
 

@@ -1,7 +1,6 @@
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
-import type { NodeSample } from '../domain/sample.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
@@ -342,10 +341,3 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     },
   };
 }
-
-// Samples in journal order with phases (for time-series outputs).
-export function journalSamples(contents: JournalContents): { phase: string; sample: NodeSample }[] {
-  return linesOf<JournalLine & { phase: string; sample: unknown }>(contents.lines, 'sample').map((l) => ({ phase: l.phase, sample: reviveSample(l.sample) }));
-}
-
-export type { NodeSample };

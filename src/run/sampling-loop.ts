@@ -1,4 +1,3 @@
-import { quantile } from 'simple-statistics';
 import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
@@ -6,24 +5,24 @@ import { clip } from '../domain/text.js';
 import type { RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
-
-// One node's answer to one tick: a sample, or why there is none (transport down, unreadable output).
-export interface TickResult {
-  node: string;
-  sample: NodeSample | null;
-  raw?: Record<string, string>;
-  error?: string;
-}
+import { canonicalRail } from '../analysis/analyze.js';
+import { laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
+import { tickNode, type NodeTick } from '../sampling/sampler.js';
+import { runOnSchedule } from '../sampling/schedule.js';
+import { TickFigures } from '../sampling/stats.js';
 
 // Whatever gives the run one sample set per node per tick (the persistent sampler, or a test double).
 export interface TickSource {
-  tick(tick: number): Promise<TickResult[]>;
+  tick(tick: number): Promise<NodeTick[]>;
+  // Each node's clock minus the controller's as calibrated (for the skew figure); absent: only the raw skew is known.
+  offsetsMs?(): ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
 // Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
-// beyond its FAIL line): src/analysis/early-stop.ts, the same watch a re-grade runs over the journal.
-export interface EarlyStopDetector {
+// beyond its FAIL line): the run wraps src/analysis/early-stop.ts's EarlyStopDetector, the same watch a re-grade
+// runs over the journal, into this.
+export interface FailWatch {
   push(phase: string, sample: NodeSample): Reason | null;
 }
 
@@ -40,7 +39,7 @@ const KEPT = new Set([
   'rx_packets_phy',
   'rx_discards_phy',
 ]);
-export function keepCounter(name: string): boolean {
+function keepCounter(name: string): boolean {
   return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
 }
 
@@ -103,22 +102,22 @@ export class SamplingLoop {
   private tick = 0;
   private stopped = false;
   private done: Promise<void> | null = null;
-  private readonly intervals: number[] = [];
-  private readonly skews: number[] = [];
-  private lastTickMs: number | null = null;
+  private readonly figures = new TickFigures();
+  private static readonly NO_OFFSETS: ReadonlyMap<string, number> = new Map();
   private readonly gapStart = new Map<string, number>();
   readonly gaps: SamplingStats['gaps'] = [];
   private readonly lastBytes = new Map<string, bigint>();
   readonly last = new Map<string, NodeSample>();
   // Latest gauges per node (temperatures and GPU telemetry are read every few ticks, not every tick).
   readonly gauges = new Map<string, { nicTempC: number | null; gpu: NodeSample['gpus'][number] | null }>();
-  private readonly prevLanes = new Map<string, { tMs: number; lanes: bigint[] }>();
+  private readonly readings = new Map<string, RailReading>();
+  // Pre-FEC errors/s per lane of each node over its last interval (the analysis's intervals and reset rule).
   readonly laneRates = new Map<string, number[]>();
 
   constructor(
     private readonly ctx: RunContext,
     private readonly source: TickSource,
-    private readonly detector: EarlyStopDetector | null,
+    private readonly detector: FailWatch | null,
     private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number },
   ) {}
 
@@ -143,43 +142,32 @@ export class SamplingLoop {
     return this.samples.filter((s) => s.phase === phase && s.sample.node === node && s.sample.controllerMs >= since).map((s) => s.sample);
   }
 
+  // The record's figures: intervals between tick starts, and the skew with the calibrated clock offsets removed (the
+  // raw skew, offsets included, beside it); gaps as journaled.
   stats(): SamplingStats {
-    const q = (xs: number[], p: number) => (xs.length ? Math.round(quantile(xs, p) * 10) / 10 : null);
+    const f = this.figures.summary();
+    const r = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
     return {
       ticks: this.tick,
-      intervalP50Ms: q(this.intervals, 0.5),
-      intervalP99Ms: q(this.intervals, 0.99),
-      skewP99Ms: q(this.skews, 0.99),
+      intervalP50Ms: r(f.intervalP50Ms),
+      intervalP99Ms: r(f.intervalP99Ms),
+      skewP99Ms: r(f.skewP99Ms),
+      rawSkewP99Ms: r(f.rawSkewP99Ms),
       gaps: this.gaps,
     };
   }
 
+  // On the one schedule (src/sampling/schedule.ts): fixed rate, missed deadlines skipped, never drifting.
   private async loop(): Promise<void> {
-    const start = this.ctx.clock.now();
-    let k = 0;
-    while (!this.stopped && !this.ctx.signal.aborted) {
-      try {
-        await this.once();
-      } catch (e) {
-        // A tick that cannot be recorded ends the sampling; the phase sees setupFault and the run ends ERROR.
-        this.setupFault ??=
-          e instanceof JournalWriteError
-            ? { rule: 'journal-write', message: e.message, advice: 'free space on the controller (or choose another --out) and run again' }
-            : { rule: 'harness', message: `sampler stopped: ${(e as Error).message}` };
-        return;
-      }
-      k++;
-      const next = start + k * this.opts.intervalMs;
-      const now = this.ctx.clock.now();
-      if (next > now) {
-        try {
-          await this.ctx.clock.sleep(next - now, this.ctx.signal);
-        } catch {
-          return;
-        }
-      } else {
-        k = Math.ceil((now - start) / this.opts.intervalMs); // skip missed deadlines, never drift
-      }
+    const stop = () => this.stopped;
+    try {
+      await runOnSchedule({ clock: this.ctx.clock, intervalMs: this.opts.intervalMs, signal: this.ctx.signal, stop }, () => this.once());
+    } catch (e) {
+      // A tick that cannot be recorded ends the sampling; the phase sees setupFault and the run ends ERROR.
+      this.setupFault ??=
+        e instanceof JournalWriteError
+          ? { rule: 'journal-write', message: e.message, advice: 'free space on the controller (or choose another --out) and run again' }
+          : { rule: 'harness', message: `sampler stopped: ${(e as Error).message}` };
     }
   }
 
@@ -187,12 +175,9 @@ export class SamplingLoop {
     const ctx = this.ctx;
     const tick = this.tick++;
     const phase = ctx.currentPhase;
+    const startMs = ctx.clock.now();
     const results = await this.source.tick(tick);
-    const now = ctx.clock.now();
-    if (this.lastTickMs !== null) this.intervals.push(now - this.lastTickMs);
-    this.lastTickMs = now;
-    const tms = results.filter((r) => r.sample).map((r) => r.sample!.tMs);
-    if (tms.length > 1) this.skews.push(Math.max(...tms) - Math.min(...tms));
+    this.figures.add({ startMs, endMs: ctx.clock.now(), nodes: results.map(tickNode) }, this.source.offsetsMs?.() ?? SamplingLoop.NO_OFFSETS);
     for (const r of results) {
       if (!r.sample) {
         this.onMissing(r, phase);
@@ -245,7 +230,7 @@ export class SamplingLoop {
     ctx.log.warn({ reason: p.reason }, 'FAIL decided');
   }
 
-  private onMissing(r: TickResult, phase: string): void {
+  private onMissing(r: NodeTick, phase: string): void {
     const ctx = this.ctx;
     if (!this.gapStart.has(r.node)) {
       this.gapStart.set(r.node, ctx.tS);
@@ -285,15 +270,11 @@ export class SamplingLoop {
   }
 
   private updateLaneRates(s: NodeSample): void {
-    const rail = s.rails[0];
-    if (!rail) return;
-    const lanes = [0, 1, 2, 3].map((i) => rail.counters[`rx_err_lane_${i}_phy`]).filter((v): v is bigint => v !== undefined);
-    const prev = this.prevLanes.get(s.node);
-    if (prev && s.tMs > prev.tMs && prev.lanes.length === lanes.length) {
-      const dt = (s.tMs - prev.tMs) / 1000;
-      this.laneRates.set(s.node, lanes.map((v, i) => (v >= prev.lanes[i]! ? Number(v - prev.lanes[i]!) / dt : 0)));
-    }
-    this.prevLanes.set(s.node, { tMs: s.tMs, lanes });
+    const read = canonicalRail(s);
+    if (!read) return;
+    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null);
+    this.readings.set(s.node, reading);
+    if (interval && interval !== 'reset') this.laneRates.set(s.node, laneRatesOf(interval));
   }
 
   // Falling traffic counters mean the node rebooted or its counters were cleared: the run cannot judge the cable.

@@ -1,3 +1,5 @@
+import { canonicalRail } from '../analysis/analyze.js';
+import { laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { reviveSample } from './revive.js';
 import { screenJournal } from './journal-shape.js';
@@ -9,6 +11,7 @@ export interface LanePoint {
   phase: string;
   laneRates: number[];
   nicTempC: number | null;
+  readings?: Record<string, number | null>; // registered extra readings taken at that tick
 }
 
 export interface RailThroughputPoint {
@@ -18,34 +21,24 @@ export interface RailThroughputPoint {
   direction?: string; // "<sender>-><receiver>" for runs with one stream per direction; absent for -b sums halved
 }
 
-// Per-lane error rates between consecutive samples of each node (a counter decrease is a reset: no point),
+// Per-lane error rates between consecutive samples of each node, by the analysis's intervals (nextReading: a counter
+// going backwards is a reset and gives no point),
 // and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
 export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
   const contents = screenJournal(journal); // untrusted: lines without the fields read here are left out
   const points: LanePoint[] = [];
-  const prev = new Map<string, { tMs: number; lanes: bigint[] }>();
+  const readings = new Map<string, RailReading>();
   for (const l of contents.lines) {
     if (l.type !== 'sample') continue;
     const s = reviveSample(l.sample);
-    const rail = s.rails[0];
-    if (!rail || !Number.isFinite(s.tMs)) continue;
-    const lanes: bigint[] = [];
-    for (let i = 0; ; i++) {
-      const v = rail.counters[`rx_err_lane_${i}_phy`];
-      if (v === undefined) break;
-      lanes.push(v);
-    }
-    const p = prev.get(s.node);
-    prev.set(s.node, { tMs: s.tMs, lanes });
-    if (!p || s.tMs <= p.tMs || p.lanes.length !== lanes.length || lanes.some((v, i) => v < p.lanes[i]!)) continue;
-    const dt = (s.tMs - p.tMs) / 1000;
-    points.push({
-      node: s.node,
-      tS: Number(l.tS),
-      phase: String(l.phase),
-      laneRates: lanes.map((v, i) => Number(v - p.lanes[i]!) / dt),
-      nicTempC: s.nicTempC,
-    });
+    const read = canonicalRail(s);
+    if (!read) continue;
+    const { reading, interval } = nextReading(readings.get(s.node) ?? null, read, s.tMs, null);
+    readings.set(s.node, reading);
+    if (!interval || interval === 'reset') continue;
+    const point: LanePoint = { node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC };
+    if (s.readings && typeof s.readings === 'object') point.readings = s.readings;
+    points.push(point);
   }
   const throughput: RailThroughputPoint[] = [];
   // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are

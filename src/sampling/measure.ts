@@ -1,13 +1,14 @@
-// Measures a sampling strategy on real transports (for the benchmark): the persistent sampler (one batch round
+// Measures a sampling strategy on real transports (for the benchmark): the persistent sampler (one tick-script round
 // trip per node per tick) against the naive way (a fresh runner.run() per command), same items, same statistics.
 import { systemClock, type Clock } from '../domain/clock.js';
 import { cmd } from '../transport/commands.js';
-import type { BatchOutput } from '../transport/batch.js';
+import type { ScriptItemOutput } from '../transport/tick-script.js';
 import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet } from './sample-set.js';
-import { Sampler, type NodeTick, type SamplerNode } from './sampler.js';
-import { estimateOffset, intervalsOf, percentile, tickSkew, type OffsetRound, type TickLogNode } from './stats.js';
+import { Sampler, tickNode, type NodeTick, type SamplerNode } from './sampler.js';
+import { runOnSchedule, type ScheduleSummary } from './schedule.js';
+import { estimateOffset, TickFigures, type OffsetRound } from './stats.js';
 
-// Persistent = one batch per node per tick over a long-lived shell; naive = one fresh run() per command.
+// Persistent = one tick script per node per tick over a long-lived shell; naive = one fresh run() per command.
 export type SamplingMode = 'persistent' | 'naive';
 
 // What to measure: a strategy, the nodes, how many ticks and at which rate.
@@ -15,7 +16,7 @@ export interface MeasureOptions {
   mode: SamplingMode;
   nodes: SamplerNode[];
   ticks: number;
-  // 0 = back to back (the highest rate the strategy sustains); > 0 = fixed rate.
+  // 0 = back to back (the highest rate the strategy sustains); > 0 = fixed rate, late ticks skipping deadlines as in a run.
   intervalMs: number;
   clock?: Clock;
   calibrationRounds?: number;
@@ -32,6 +33,8 @@ export interface MeasureResult {
   intervalP99Ms: number | null;
   // Spread of offset-corrected node times within a tick: for the naive way, of the first item's `date`.
   skewP99Ms: number | null;
+  rawSkewP99Ms: number | null; // the same without the offsets
+  missedDeadlines: number; // fixed rate only: deadlines skipped by ticks that ran past them
   tickDurationP50Ms: number | null;
   tickDurationP99Ms: number | null;
   cpuPerTickMs: number;
@@ -39,18 +42,12 @@ export interface MeasureResult {
   itemErrors: number;
 }
 
-interface Tick {
-  startMs: number;
-  endMs: number;
-  nodes: NodeTick[];
-}
-
 // The naive strategy: every item a separate command over a fresh channel, items one after another per node.
 async function naiveTick(nodes: SamplerNode[], k: number, clock: Clock): Promise<NodeTick[]> {
   return Promise.all(
     nodes.map(async (n): Promise<NodeTick> => {
       const items = sampleSetItems(n.sampleSet, k, { oneShot: true });
-      const outputs: BatchOutput[] = [];
+      const outputs: ScriptItemOutput[] = [];
       try {
         for (const it of items) {
           const r = await n.runner.run(it.command);
@@ -86,12 +83,12 @@ async function naiveOffsets(nodes: SamplerNode[], rounds: number, clock: Clock):
   return offsets;
 }
 
-// Run `ticks` ticks of one strategy and report rate, schedule, skew and controller CPU.
+// Run `ticks` ticks of one strategy on the run's schedule (schedule.ts) and report rate, schedule, skew and controller CPU
+// with the run's figures (stats.ts).
 export async function measureSampling(o: MeasureOptions): Promise<MeasureResult> {
   const clock = o.clock ?? systemClock;
   const cpuUsage = o.cpuUsage ?? process.cpuUsage;
   o.nodes.forEach((n) => validateSampleSet(n.sampleSet));
-  const ticks: Tick[] = [];
   let offsets: ReadonlyMap<string, number>;
   let sampler: Sampler | null = null;
   if (o.mode === 'persistent') {
@@ -101,55 +98,41 @@ export async function measureSampling(o: MeasureOptions): Promise<MeasureResult>
       ...(o.calibrationRounds !== undefined ? { calibrationRounds: o.calibrationRounds } : {}),
     });
     await sampler.open();
-    offsets = new Map(Object.entries(sampler.stats().offsetsMs));
+    offsets = sampler.offsetsMs();
   } else {
     offsets = await naiveOffsets(o.nodes, o.calibrationRounds ?? 5, clock);
   }
 
+  const figures = new TickFigures();
   const cpu0 = cpuUsage();
   const t0 = clock.now();
+  let schedule: ScheduleSummary;
   try {
-    for (let k = 0; k < o.ticks; k++) {
-      if (o.intervalMs > 0) {
-        // Fixed rate: wait for deadline k; a late tick starts at once (the bench reports it as interval spread).
-        const wait = t0 + k * o.intervalMs - clock.now();
-        if (wait > 0) await clock.sleep(wait);
-      }
+    schedule = await runOnSchedule({ clock, intervalMs: o.intervalMs, maxTicks: o.ticks }, async (k) => {
       const startMs = clock.now();
       const nodes = sampler ? (await sampler.tick(k)).nodes : await naiveTick(o.nodes, k, clock);
-      ticks.push({ startMs, endMs: clock.now(), nodes });
-    }
+      figures.add({ startMs, endMs: clock.now(), nodes: nodes.map(tickNode) }, offsets);
+    });
   } finally {
     await sampler?.close();
   }
   const elapsedMs = clock.now() - t0;
   const cpu1 = cpuUsage();
-
-  const skews: number[] = [];
-  for (const t of ticks) {
-    const nodes: TickLogNode[] = t.nodes.map((n) => ({
-      node: n.node,
-      tMs: n.sample && Number.isFinite(n.sample.tMs) ? n.sample.tMs : null,
-      missing: n.sample ? null : (n.error ?? 'no sample'),
-    }));
-    const s = tickSkew(nodes, offsets);
-    if (s !== null) skews.push(s);
-  }
-  const intervals = intervalsOf(ticks.map((t) => t.startMs));
-  const durations = ticks.map((t) => t.endMs - t.startMs);
-  const all = ticks.flatMap((t) => t.nodes);
+  const f = figures.summary();
   return {
     mode: o.mode,
-    ticks: ticks.length,
+    ticks: f.ticks,
     elapsedMs,
-    ticksPerS: elapsedMs > 0 ? (ticks.length * 1000) / elapsedMs : 0,
-    intervalP50Ms: percentile(intervals, 0.5),
-    intervalP99Ms: percentile(intervals, 0.99),
-    skewP99Ms: percentile(skews, 0.99),
-    tickDurationP50Ms: percentile(durations, 0.5),
-    tickDurationP99Ms: percentile(durations, 0.99),
-    cpuPerTickMs: ticks.length ? (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1000 / ticks.length : 0,
-    missingSamples: all.filter((n) => n.sample === null).length,
-    itemErrors: all.reduce((s, n) => s + (n.sample?.errors.length ?? 0), 0),
+    ticksPerS: elapsedMs > 0 ? (f.ticks * 1000) / elapsedMs : 0,
+    intervalP50Ms: f.intervalP50Ms,
+    intervalP99Ms: f.intervalP99Ms,
+    skewP99Ms: f.skewP99Ms,
+    rawSkewP99Ms: f.rawSkewP99Ms,
+    tickDurationP50Ms: f.tickDurationP50Ms,
+    tickDurationP99Ms: f.tickDurationP99Ms,
+    missedDeadlines: schedule.missedDeadlines,
+    cpuPerTickMs: f.ticks ? (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / 1000 / f.ticks : 0,
+    missingSamples: f.missingSamples,
+    itemErrors: f.itemErrors,
   };
 }

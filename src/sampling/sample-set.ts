@@ -1,17 +1,20 @@
-// What one node is asked at each tick, as one batch script, and how the answer becomes a NodeSample.
+// What one node is asked at each tick, as one tick script, and how the answer becomes a NodeSample.
 // Pure: no I/O and no clock, so the simulated lab and the tests can drive it with any text.
 import { UsageError } from '../domain/errors.js';
 import type { GpuSample, NodeSample, RailSample } from '../domain/sample.js';
-import type { BatchItem, BatchOutput } from '../transport/batch.js';
+import type { ScriptItem, ScriptItemOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import { parseEthtoolFec, type EthtoolFec } from '../probes/ethtool-fec.js';
 import { parseEthtoolLink, type EthtoolLink } from '../probes/ethtool-link.js';
 import { parseEthtoolStats, type EthtoolStats } from '../probes/ethtool-stats.js';
 import { parseHwmon } from '../probes/nic-temp.js';
 import { parseNvidiaSmi, type NvidiaSmiResult } from '../probes/nvidia-smi.js';
+import { readings as registeredReadings, type ReadingProbe } from '../probes/readings.js';
+
+const readingProbe = (id: string): ReadingProbe | undefined => registeredReadings().find((r) => r.id === id);
 
 // The nvidia-smi fields cmd.nvidiaSmi() queries, in its order (the output has no header).
-export const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
+const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
 
 // Which readings a node's sample set holds; link state and FEC can be read less often than counters.
 export interface SampleSetConfig {
@@ -30,6 +33,8 @@ export interface SampleSetConfig {
   // Temperatures and GPU telemetry are gauges that move over minutes: read them on ticks where tick % N === 0 (default 1).
   hwmonEveryTicks?: number;
   gpuEveryTicks?: number;
+  // Registered extra readings (src/probes/readings.ts) to take: id -> every N ticks.
+  readings?: Record<string, number>;
 }
 
 // The parsers a sample set goes through (injectable so the simulator can swap one; defaults are the probes').
@@ -42,7 +47,7 @@ export interface SampleParsers {
 }
 
 // The probes' own parsers, nvidia-smi told the field order of the headerless query.
-export const defaultParsers: SampleParsers = {
+const defaultParsers: SampleParsers = {
   stats: parseEthtoolStats,
   link: parseEthtoolLink,
   fec: parseEthtoolFec,
@@ -74,13 +79,17 @@ export function validateSampleSet(config: SampleSetConfig): void {
   every(config.fecEveryTicks, 0);
   every(config.hwmonEveryTicks, 0);
   every(config.gpuEveryTicks, 0);
+  for (const [id, n] of Object.entries(config.readings ?? {})) {
+    if (!readingProbe(id)) throw new UsageError(`sample set: no reading ${id} is registered`);
+    every(n, 0);
+  }
   config.rails.forEach((r) => cmd.ethtoolStats(r));
 }
 
-// The batch items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
+// The tick script items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
 // item runs in a shell of its own (the naive way), where the persistent *_phy filter would start and die per item.
-export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): BatchItem[] {
-  const items: BatchItem[] = [{ id: 'time', command: cmd.nodeTime() }];
+export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): ScriptItem[] {
+  const items: ScriptItem[] = [{ id: 'time', command: cmd.nodeTime() }];
   const phy = opts.oneShot ? cmd.ethtoolStatsPhyGrep : cmd.ethtoolStatsPhy;
   for (const r of config.rails) items.push({ id: `stats:${r}`, command: config.fullStats ? cmd.ethtoolStats(r) : phy(r) });
   if (every(config.linkEveryTicks, tick)) {
@@ -90,6 +99,10 @@ export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { on
   if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `fec:${fec}`, command: cmd.ethtoolFec(fec) });
   if ((config.hwmon ?? true) && every(config.hwmonEveryTicks, tick)) items.push({ id: 'hwmon', command: cmd.hwmon() });
   if ((config.gpu ?? true) && every(config.gpuEveryTicks, tick)) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
+  for (const [id, n] of Object.entries(config.readings ?? {})) {
+    const r = readingProbe(id);
+    if (r && every(n, tick)) items.push({ id: `reading:${id}`, command: r.command() });
+  }
   return items;
 }
 
@@ -124,17 +137,17 @@ function gpuOf(g: Record<string, unknown>): GpuSample {
   };
 }
 
-// One node's batch answer for one tick, with the items that were asked.
+// One node's tick script answer for one tick, with the items that were asked.
 export interface AssembleInput {
   node: string;
   tick: number;
   controllerMs: number;
-  items: BatchItem[];
-  outputs: BatchOutput[];
+  items: ScriptItem[];
+  outputs: ScriptItemOutput[];
   parsers?: Partial<SampleParsers>;
 }
 
-// Turn one batch answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
+// Turn one tick script answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
 // (`<item id>: <reason>`) and its value stays missing (tMs NaN, temperature null, no counters) — never zero.
 export function assembleSample(input: AssembleInput): SampleSetResult {
   const parsers = { ...defaultParsers, ...input.parsers };
@@ -188,12 +201,29 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
   }
   const nicTempC = read('hwmon', (t) => nicMaxOf(parsers.hwmon(t))) ?? null;
   const gpus = read('gpu', (t) => parsers.gpu(t).gpus.map(gpuOf)) ?? [];
+  // Extra readings: a value, or null when the item failed (its error line says why); absent when not asked this tick.
+  const readings: Record<string, number | null> = {};
+  for (const item of input.items) {
+    if (!item.id.startsWith('reading:')) continue;
+    const r = readingProbe(item.id.slice('reading:'.length));
+    if (r) readings[r.id] = read(item.id, r.parse) ?? null;
+  }
 
   const known = new Set(input.items.map((i) => i.id));
   for (const o of input.outputs) if (!known.has(o.id)) errors.push(`${o.id}: unexpected item in the answer`);
 
   return {
-    sample: { node: input.node, tick: input.tick, tMs, controllerMs: input.controllerMs, rails, nicTempC, gpus, errors },
+    sample: {
+      node: input.node,
+      tick: input.tick,
+      tMs,
+      controllerMs: input.controllerMs,
+      rails,
+      nicTempC,
+      gpus,
+      ...(Object.keys(readings).length ? { readings } : {}),
+      errors,
+    },
     raw,
   };
 }

@@ -1,9 +1,9 @@
 // The persistent sampler: one long-lived shell per node, every node asked at the same moment, one round
-// trip per node per tick (a batch script), on a fixed-rate schedule of the injected clock.
+// trip per node per tick (a tick script). Its ticks are scheduled by schedule.ts (the run's loop, the benchmark).
 import { within, type Clock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSample } from '../domain/sample.js';
-import { buildBatch, splitBatchOutput } from '../transport/batch.js';
+import { buildTickScript, splitTickScriptOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner, ShellSession } from '../transport/types.js';
 import {
@@ -14,16 +14,7 @@ import {
   type SampleParsers,
   type SampleSetConfig,
 } from './sample-set.js';
-import {
-  estimateOffset,
-  gapsOf,
-  intervalsOf,
-  percentile,
-  tickSkew,
-  type OffsetRound,
-  type SamplerStats,
-  type TickLog,
-} from './stats.js';
+import { estimateOffset, type OffsetRound, type TickNode } from './stats.js';
 
 // A node as the sampler sees it: where to run and what to read.
 export interface SamplerNode {
@@ -32,7 +23,7 @@ export interface SamplerNode {
   sampleSet: SampleSetConfig;
 }
 
-// Injected dependencies and bounds; the clock drives the schedule and every controller timestamp.
+// Injected dependencies and bounds; the clock drives every controller timestamp.
 export interface SamplerOptions {
   nodes: SamplerNode[];
   clock: Clock;
@@ -44,11 +35,9 @@ export interface SamplerOptions {
   shellWaitMs?: number;
   // `date +%s%N` round trips per node at open() to estimate its clock offset (for the skew figure).
   calibrationRounds?: number;
-  // Controller CPU counter (microseconds); injectable so tests see exact figures.
-  cpuUsage?: () => { user: number; system: number };
 }
 
-// One node's part of a tick: a sample (possibly with item errors), or null with the transport error.
+// One node's answer to one tick: a sample (possibly with item errors), or null with the transport error.
 export interface NodeTick {
   node: string;
   sample: NodeSample | null;
@@ -56,47 +45,34 @@ export interface NodeTick {
   error?: string;
 }
 
-// One tick: the controller's start and end times and every node's answer.
-export interface TickResult {
+// A node's answer as the figures count it.
+export function tickNode(n: NodeTick): TickNode {
+  return {
+    node: n.node,
+    tMs: n.sample && Number.isFinite(n.sample.tMs) ? n.sample.tMs : null,
+    missing: n.sample === null,
+    itemErrors: n.sample?.errors.length ?? 0,
+  };
+}
+
+// One tick of the sampler: the controller's start and end times and every node's answer.
+export interface SampledTick {
   tick: number;
   startMs: number;
   endMs: number;
   nodes: NodeTick[];
 }
 
-// How long and how often run() samples; an error thrown by onTick ends run() with that error.
-export interface SamplerRunOptions {
-  intervalMs: number;
-  // Stop before the next tick when this returns true or the signal aborts (an abort also cuts the wait).
-  until?: (() => boolean) | AbortSignal;
-  signal?: AbortSignal;
-  // Awaited before the next deadline is computed: time spent here counts toward the tick.
-  onTick?: (t: TickResult) => void | Promise<void>;
-}
-
-// What one run() call achieved (the cumulative figures are in stats()).
-export interface RunSummary {
-  ticks: number;
-  missedDeadlines: number;
-}
-
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
-// Samples a set of nodes; open() once, tick() or run(), close(). It never closes the runners (their owner does).
+// Samples a set of nodes; open() once, tick() on a schedule, close(). It never closes the runners (their owner does).
 export class Sampler {
   private readonly clock: Clock;
   private readonly shells = new Map<string, ShellSession>();
   private readonly opening = new Map<string, Promise<ShellSession>>();
   private closed = false;
   private readonly offsets = new Map<string, number>();
-  private readonly log: TickLog[] = [];
-  private readonly skews: number[] = [];
   private nextTick = 0;
-  private missedDeadlines = 0;
-  private missingSamples = 0;
-  private itemErrors = 0;
-  private cpuMicros = 0;
-  private originMs: number | null = null;
 
   constructor(private readonly opts: SamplerOptions) {
     if (opts.nodes.length === 0) throw new UsageError('sampler: no nodes to sample');
@@ -108,7 +84,6 @@ export class Sampler {
 
   // Open every node's shell and estimate its clock offset. A node that cannot be reached now is retried each tick.
   async open(): Promise<{ node: string; error: string }[]> {
-    this.originMs ??= this.clock.now();
     const failures = await Promise.all(
       this.opts.nodes.map(async (n) => {
         try {
@@ -186,7 +161,7 @@ export class Sampler {
     const items = sampleSetItems(n.sampleSet, tick);
     try {
       const shell = await this.shellFor(n, this.opts.shellWaitMs ?? 1000);
-      const res = await shell.run(buildBatch(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
+      const res = await shell.run(buildTickScript(items), { timeoutMs: this.opts.roundTripTimeoutMs ?? 10_000 });
       const controllerMs = this.clock.now();
       if (res.timedOut || res.exitCode === null) {
         this.dropShell(n.name);
@@ -197,7 +172,7 @@ export class Sampler {
         tick,
         controllerMs,
         items,
-        outputs: splitBatchOutput(res.stdout),
+        outputs: splitTickScriptOutput(res.stdout),
         ...(this.opts.parsers ? { parsers: this.opts.parsers } : {}),
       });
       if (res.stderr.trim() !== '') sample.errors.push(`shell stderr: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
@@ -209,105 +184,25 @@ export class Sampler {
   }
 
   // One tick now: all nodes at once. `tick` numbers it explicitly (it selects the every-N items); default: next.
-  async tick(tick?: number): Promise<TickResult> {
+  async tick(tick?: number): Promise<SampledTick> {
     const k = tick ?? this.nextTick;
     this.nextTick = k + 1;
     const startMs = this.clock.now();
-    this.originMs ??= startMs;
-    const cpu = this.cpuNow();
     const nodes = await Promise.all(this.opts.nodes.map((n) => this.sampleNode(n, k)));
-    this.cpuMicros += this.cpuNow() - cpu;
     const endMs = this.clock.now();
-
     for (const n of nodes) {
-      if (!n.sample) this.missingSamples++;
-      else {
-        this.itemErrors += n.sample.errors.length;
-        // No calibration (node unreachable at open): take this first answer's midpoint instead.
-        if (!this.offsets.has(n.node) && Number.isFinite(n.sample.tMs)) {
-          this.offsets.set(n.node, n.sample.tMs - (startMs + n.sample.controllerMs) / 2);
-        }
+      // No calibration (node unreachable at open): take this first answer's midpoint instead.
+      if (n.sample && !this.offsets.has(n.node) && Number.isFinite(n.sample.tMs)) {
+        this.offsets.set(n.node, n.sample.tMs - (startMs + n.sample.controllerMs) / 2);
       }
     }
-    const entry: TickLog = {
-      tick: k,
-      startMs,
-      nodes: nodes.map((n) => ({
-        node: n.node,
-        tMs: n.sample && Number.isFinite(n.sample.tMs) ? n.sample.tMs : null,
-        missing: n.sample ? null : (n.error ?? 'no sample'),
-      })),
-    };
-    this.log.push(entry);
-    const skew = tickSkew(entry.nodes, this.offsets);
-    if (skew !== null) this.skews.push(skew);
     return { tick: k, startMs, endMs, nodes };
   }
 
-  private cpuNow(): number {
-    const u = (this.opts.cpuUsage ?? process.cpuUsage)();
-    return u.user + u.system;
-  }
-
-  // Fixed rate: tick k is due at start + k·interval. A tick that overruns skips (and counts) the deadlines it
-  // passed, so the schedule never drifts and never bursts to catch up.
-  async run(opts: SamplerRunOptions): Promise<RunSummary> {
-    const { intervalMs } = opts;
-    if (!(intervalMs > 0)) throw new UsageError(`refusing sampling interval ${intervalMs} ms: expected > 0`);
-    const signal = opts.signal ?? (opts.until instanceof AbortSignal ? opts.until : undefined);
-    const until = typeof opts.until === 'function' ? opts.until : undefined;
-    const stopped = () => signal?.aborted === true || until?.() === true;
-    const start = this.clock.now();
-    let k = 0;
-    let ticks = 0;
-    let missed = 0;
-    while (!stopped()) {
-      const wait = start + k * intervalMs - this.clock.now();
-      if (wait > 0) {
-        try {
-          await this.clock.sleep(wait, signal);
-        } catch (e) {
-          if (signal?.aborted) break;
-          throw e;
-        }
-        if (stopped()) break;
-      }
-      const result = await this.tick();
-      ticks++;
-      await opts.onTick?.(result);
-      k++;
-      const late = this.clock.now() - (start + k * intervalMs);
-      if (late > 0) {
-        const next = k + Math.ceil(late / intervalMs);
-        missed += next - k;
-        this.missedDeadlines += next - k;
-        k = next;
-      }
-    }
-    return { ticks, missedDeadlines: missed };
-  }
-
-  // The figures for the run record: interval p50/p99 between tick starts, cross-node skew p99, gaps, missed
-  // deadlines and controller CPU per tick. Skew method: at open() each node answers `calibrationRounds` lone
-  // `date +%s%N` round trips; its offset = node time − midpoint of the round trip with the shortest RTT (NTP's
-  // estimate; wrong by half the path asymmetry, at most RTT/2). A node unreachable then gets the offset of its
-  // first tick answer. Per tick, skew = max − min over nodes of (node time − offset): how far apart in real time
-  // the nodes read their clocks (the first batch item, just before the counters). Offsets are fixed until
-  // recalibrate(); drift between calibrations shows up as skew.
-  stats(): SamplerStats {
-    const intervals = intervalsOf(this.log.map((t) => t.startMs));
-    return {
-      ticks: this.log.length,
-      intervalP50Ms: percentile(intervals, 0.5),
-      intervalP99Ms: percentile(intervals, 0.99),
-      skewP99Ms: percentile(this.skews, 0.99),
-      gaps: gapsOf(this.log, this.originMs ?? 0),
-      missedDeadlines: this.missedDeadlines,
-      missingSamples: this.missingSamples,
-      itemErrors: this.itemErrors,
-      cpuPerTickMs: this.log.length === 0 ? null : this.cpuMicros / 1000 / this.log.length,
-      offsetsMs: Object.fromEntries(this.offsets),
-    };
+  // Each node's clock minus the controller's as estimated at open() or recalibrate() (NTP's method: node time −
+  // midpoint of the `date` round trip with the shortest RTT); a node unreachable then has its first answer's.
+  offsetsMs(): ReadonlyMap<string, number> {
+    return this.offsets;
   }
 
   // Close the shells (not the runners).
@@ -319,7 +214,7 @@ export class Sampler {
   }
 }
 
-// The sampler seen as the run's tick source: tick(n) → every node's answer to tick n.
-export function asTickSource(sampler: Sampler): { tick(n: number): Promise<NodeTick[]>; close(): Promise<void> } {
-  return { tick: async (n) => (await sampler.tick(n)).nodes, close: () => sampler.close() };
+// The sampler seen as the run's tick source: tick(n) → every node's answer to tick n, with the clock offsets.
+export function asTickSource(sampler: Sampler): { tick(n: number): Promise<NodeTick[]>; offsetsMs(): ReadonlyMap<string, number>; close(): Promise<void> } {
+  return { tick: async (n) => (await sampler.tick(n)).nodes, offsetsMs: () => sampler.offsetsMs(), close: () => sampler.close() };
 }

@@ -1,38 +1,25 @@
-// How well the sampler kept its schedule: pure arithmetic over what it logged, no clock, no I/O.
+// How well sampling kept its schedule: pure arithmetic over what each tick logged, no clock, no I/O. The run's loop
+// (its record's `sampling`) and the benchmark (BENCHMARKS.md) take their figures from the same TickFigures.
 import { quantile } from 'simple-statistics';
-import type { SamplingStats } from '../domain/record.js';
 
-// SamplingStats plus the sampler's own figures (extra fields are optional for other TickSources).
-export interface SamplerStats extends SamplingStats {
-  missedDeadlines: number; // fixed-rate deadlines skipped because the previous tick ran past them
-  missingSamples: number; // node-ticks without a sample (transport failure)
-  itemErrors: number; // error lines inside kept samples (parse or command failures)
-  cpuPerTickMs: number | null; // controller CPU (user + system, whole process) per tick
-  offsetsMs: Record<string, number>; // each node's clock minus the controller's, as estimated
-}
-
-// One node-tick as the sampler logs it.
-export interface TickLogNode {
+// One node-tick as the figures see it.
+export interface TickNode {
   node: string;
   tMs: number | null; // node clock; null when the sample or its time item is missing
-  missing: string | null; // why there is no sample at all
+  missing: boolean; // no sample at all (transport failure)
+  itemErrors: number; // error lines inside a kept sample (parse or command failures)
 }
 
-// One tick as the sampler logs it (controller times).
-export interface TickLog {
-  tick: number;
+// One tick: controller times around it and every node's part.
+export interface TickTimes {
   startMs: number;
-  nodes: TickLogNode[];
+  endMs: number;
+  nodes: TickNode[];
 }
 
 // Percentile with simple-statistics' quantile: linear interpolation between ranks (numpy's default, R type 7).
-export function percentile(values: number[], p: number): number | null {
+function percentile(values: number[], p: number): number | null {
   return values.length === 0 ? null : quantile(values, p);
-}
-
-// Controller time between consecutive tick starts.
-export function intervalsOf(startsMs: number[]): number[] {
-  return startsMs.slice(1).map((t, i) => t - startsMs[i]!);
 }
 
 // One calibration round trip: controller send/receive times around the node's reading of its own clock.
@@ -54,35 +41,68 @@ export function estimateOffset(rounds: OffsetRound[]): { offsetMs: number; rttMs
   return best;
 }
 
-// Cross-node skew of one tick: spread of the node-reported times once each node's clock offset is removed,
-// i.e. how far apart in real time the nodes actually read their counters. Null with fewer than two readings.
-export function tickSkew(nodes: TickLogNode[], offsets: ReadonlyMap<string, number>): number | null {
+// Cross-node skew of one tick: spread of the node-reported times once each node's clock offset is removed, i.e. how
+// far apart in real time the nodes read their counters. Without offsets (`null`) it is the raw spread of the node
+// clocks, which also holds their offsets. Null with fewer than two readings (a node without an offset is left out).
+function tickSkew(nodes: readonly TickNode[], offsets: ReadonlyMap<string, number> | null): number | null {
   const t: number[] = [];
   for (const n of nodes) {
-    const off = offsets.get(n.node);
+    const off = offsets === null ? 0 : offsets.get(n.node);
     if (n.tMs !== null && Number.isFinite(n.tMs) && off !== undefined) t.push(n.tMs - off);
   }
   return t.length < 2 ? null : Math.max(...t) - Math.min(...t);
 }
 
-// Runs of ticks without a sample, per node: from the first missing tick to the next tick that had one
-// (or to the last missing tick when the node never came back). Seconds from originMs.
-export function gapsOf(log: TickLog[], originMs: number): SamplingStats['gaps'] {
-  const gaps: SamplingStats['gaps'] = [];
-  const open = new Map<string, { fromMs: number; lastMs: number; reason: string }>();
-  const s = (ms: number) => (ms - originMs) / 1000;
-  for (const t of log) {
+// The figures of a stretch of sampling (controller clock, milliseconds).
+export interface TickFiguresSummary {
+  ticks: number;
+  intervalP50Ms: number | null; // between consecutive tick starts
+  intervalP99Ms: number | null;
+  skewP99Ms: number | null; // node times with the calibrated clock offsets removed (see tickSkew)
+  rawSkewP99Ms: number | null; // node times as read: includes the nodes' clock offsets
+  tickDurationP50Ms: number | null;
+  tickDurationP99Ms: number | null;
+  missingSamples: number; // node-ticks without a sample
+  itemErrors: number;
+}
+
+// Figures fed one tick at a time. Skew method: each node's offset (node clock − controller clock) is estimated from
+// lone `date` round trips (estimateOffset; wrong by half the path asymmetry, at most RTT/2); per tick, skew = max −
+// min over nodes of (node time − offset): how far apart in real time the nodes read their clocks (the first item of
+// the tick, just before the counters). Offsets are the ones known at that tick.
+export class TickFigures {
+  private readonly starts: number[] = [];
+  private readonly durations: number[] = [];
+  private readonly skews: number[] = [];
+  private readonly rawSkews: number[] = [];
+  private missingSamples = 0;
+  private itemErrors = 0;
+
+  add(t: TickTimes, offsets: ReadonlyMap<string, number>): void {
+    this.starts.push(t.startMs);
+    this.durations.push(t.endMs - t.startMs);
+    const skew = tickSkew(t.nodes, offsets);
+    if (skew !== null) this.skews.push(skew);
+    const raw = tickSkew(t.nodes, null);
+    if (raw !== null) this.rawSkews.push(raw);
     for (const n of t.nodes) {
-      const g = open.get(n.node);
-      if (n.missing !== null) {
-        if (g) g.lastMs = t.startMs;
-        else open.set(n.node, { fromMs: t.startMs, lastMs: t.startMs, reason: n.missing });
-      } else if (g) {
-        gaps.push({ node: n.node, fromS: s(g.fromMs), toS: s(t.startMs), reason: g.reason });
-        open.delete(n.node);
-      }
+      if (n.missing) this.missingSamples++;
+      this.itemErrors += n.itemErrors;
     }
   }
-  for (const [node, g] of open) gaps.push({ node, fromS: s(g.fromMs), toS: s(g.lastMs), reason: g.reason });
-  return gaps;
+
+  summary(): TickFiguresSummary {
+    const intervals = this.starts.slice(1).map((t, i) => t - this.starts[i]!);
+    return {
+      ticks: this.starts.length,
+      intervalP50Ms: percentile(intervals, 0.5),
+      intervalP99Ms: percentile(intervals, 0.99),
+      skewP99Ms: percentile(this.skews, 0.99),
+      rawSkewP99Ms: percentile(this.rawSkews, 0.99),
+      tickDurationP50Ms: percentile(this.durations, 0.5),
+      tickDurationP99Ms: percentile(this.durations, 0.99),
+      missingSamples: this.missingSamples,
+      itemErrors: this.itemErrors,
+    };
+  }
 }

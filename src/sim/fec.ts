@@ -13,16 +13,15 @@
 // - The codeword's symbol-error count is then compound Poisson: Poisson error events on each lane during the
 //   codeword pair's 51.2 ns, each hitting a number of the codeword's symbols given exactly by the layout above
 //   (averaged over where the burst starts). Panjer's recursion gives P(k symbol errors), k = 0..15.
-import { laneBitRate } from './scenario.js';
 
 export const RS_N = 544; // symbols per codeword
 export const RS_T = 15; // correctable symbols per codeword
-export const SYMBOL_BITS = 10;
-export const SERIAL_BPS = 212.5e9; // 200GBASE-R on the wire, all lanes: 4 x 53.125 or 2 x 106.25 Gb/s
+const SYMBOL_BITS = 10;
+const SERIAL_BPS = 212.5e9; // 200GBASE-R on the wire, all lanes: 4 x 53.125 or 2 x 106.25 Gb/s
 // Codewords per second through one receiver (A and B both counted).
 export const CODEWORDS_PER_S = SERIAL_BPS / (RS_N * SYMBOL_BITS);
 // Seconds a codeword pair (A and B, interleaved) takes on the wire.
-export const PAIR_S = (2 * RS_N * SYMBOL_BITS) / SERIAL_BPS;
+const PAIR_S = (2 * RS_N * SYMBOL_BITS) / SERIAL_BPS;
 // The PCS lanes of 200GBASE-R.
 const PCS_LANES = 8;
 // Symbol counts tracked one by one; more hits than this from one burst are lumped (they are uncorrectable anyway).
@@ -32,7 +31,7 @@ const X_MAX = 48;
 // has the sync headers of its 66b blocks invalidated (20 x 257b = 80 x 66b blocks a codeword), so two uncorrectable
 // codewords within 500 us take the link down, on both ends (the peer receives remote fault).
 export const HI_BER_WINDOW_S = 500e-6;
-export const HI_BER_INVALID_SYNC_HEADERS = 97;
+const HI_BER_INVALID_SYNC_HEADERS = 97;
 // 66b blocks (8 bytes of MAC data each) a codeword carries.
 export const BLOCKS_PER_CODEWORD = 80;
 // Uncorrectable codewords within the window that raise hi_ber: 2.
@@ -47,7 +46,7 @@ const footprints = new Map<number, number[][]>();
 
 // pmf of the number of codeword-A symbols hit by a burst of L errored PAM4 symbols on one lane (L = 1..), for a
 // link of `lanes` physical lanes; index [L][x]. Exact over the layout, averaged over the burst's start.
-export function burstFootprint(lanes: 4 | 2, L: number): number[] {
+function burstFootprint(lanes: 4 | 2, L: number): number[] {
   let table = footprints.get(lanes);
   if (!table) footprints.set(lanes, (table = [[1]]));
   while (table.length <= L) table.push(footprintOf(lanes, table.length));
@@ -87,7 +86,7 @@ function footprintOf(lanes: 4 | 2, L: number): number[] {
 
 // pmf of codeword-A symbols hit by one error event whose length is geometric with mean `meanBits` (>= 1);
 // [0..X_MAX] one by one, [X_MAX + 1] = more.
-export function eventPmf(lanes: 4 | 2, meanBits: number): number[] {
+function eventPmf(lanes: 4 | 2, meanBits: number): number[] {
   const key = `${lanes}:${meanBits}`;
   let pmf = eventPmfs.get(key);
   if (!pmf) {
@@ -189,9 +188,4 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
     symbolsPerUncorrectable: Math.max(RS_T + 1, symbolsUnc),
     uncorrectedShare: symbolErrors > 0 ? Math.min(1, (pUnc * Math.max(RS_T + 1, symbolsUnc)) / symbolErrors) : 0,
   };
-}
-
-// Pre-FEC BER of a lane from its raw error rate.
-export function laneBer(family: 'QSFP56' | 'QSFP112', bitsPerS: number): number {
-  return bitsPerS / laneBitRate(family);
 }

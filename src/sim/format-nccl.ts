@@ -20,7 +20,7 @@ export interface NcclRun {
 }
 
 // nccl-tests getFloatStr: the most decimals (2, 1, 0) that fit the column, else exponent form.
-export function floatStr(v: number, width: number): string {
+function floatStr(v: number, width: number): string {
   for (const d of [2, 1, 0]) {
     const s = v.toFixed(d);
     if (s.length <= width) return s;
@@ -29,7 +29,7 @@ export function floatStr(v: number, width: number): string {
 }
 
 // printf %g with 6 significant digits.
-export function fmtG(v: number): string {
+function fmtG(v: number): string {
   if (v === 0) return '0';
   const s = v.toPrecision(6);
   return s.includes('e') ? s : s.includes('.') ? s.replace(/\.?0+$/, '') : s;

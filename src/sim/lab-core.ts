@@ -10,7 +10,7 @@ import type { Session } from './model.js';
 
 // The two QSFP cages of a Spark, each seen through both PCIe functions, with the names DGX OS gives them; the
 // cable is in cage 1 unless a scenario node names its cage, and a scenario node may rename the interfaces.
-export const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
+const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
   { index: 0, rails: [{ netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' }, { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' }] },
   { index: 1, rails: [{ netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' }, { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' }] },
 ];

@@ -4,13 +4,13 @@ import { UsageError } from '../domain/errors.js';
 import type { CommandRunner } from '../transport/types.js';
 import { parseFault, type Fault } from './faults.js';
 import { LabCore } from './lab-core.js';
-import type { LabEvent, NodeState } from './model.js';
+import type { LabEvent, SimNodeState } from './model.js';
 import { loadScenario, listScenarios, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { ProcessInfo } from './sim-process.js';
 import { SimRunner } from './sim-runner.js';
 
 export { listScenarios };
-export type { ScenarioSpec, LabEvent, NodeState, ProcessInfo, Fault };
+export type { ScenarioSpec, LabEvent, SimNodeState, ProcessInfo, Fault };
 
 export interface SimLab {
   readonly nodes: string[];
@@ -23,7 +23,7 @@ export interface SimLab {
   // Processes still running on a node (tests check that a run leaves nothing behind).
   processes(node: string): ProcessInfo[];
   // Snapshot of a node's physical state now.
-  state(node: string): NodeState;
+  state(node: string): SimNodeState;
   // Seconds since the lab was created.
   timeS(): number;
   // Cable swaps (a batch campaign's operator): pull the cable, then plug another scenario's cable into the

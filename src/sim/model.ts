@@ -91,7 +91,7 @@ export const HOTPLUG_THROTTLE_GBPS = 13.2;
 const SHUTDOWN_S = 3;
 
 // What lab.state(node) returns: a snapshot for tests.
-export interface NodeState {
+export interface SimNodeState {
   tS: number;
   linkUp: boolean;
   nicTempC: number;
@@ -519,7 +519,7 @@ export class LabModel {
     return { bootId, uptimeS: tS - n.bootS };
   }
 
-  state(node: string, tS: number): NodeState {
+  state(node: string, tS: number): SimNodeState {
     const temp = this.nicTemp(node, tS);
     const rates = this.laneRates(node, temp).slice(0, this.laneCount);
     const g = this.gpu(node, tS);

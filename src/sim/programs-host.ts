@@ -48,7 +48,7 @@ function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
 }
 
 // Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
-export function eepromBytes(core: LabCore, node: string): Uint8Array {
+function eepromBytes(core: LabCore, node: string): Uint8Array {
   const c = core.spec.cable;
   const e = c.eeprom;
   const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
@@ -191,7 +191,7 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
 }
 
 // The node's virtual files: hwmon (4 mlx5 functions + 2 others), boot id, uptime, carrier, RDMA port rate.
-export function virtualFiles(core: LabCore, node: string): Map<string, string> {
+function virtualFiles(core: LabCore, node: string): Map<string, string> {
   const t = core.now();
   const files = new Map<string, string>();
   const nic = Math.round(core.model.nicTemp(node, t) * 8) * 125; // MTMP units of 0.125 C, printed in millidegrees

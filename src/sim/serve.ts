@@ -2,8 +2,8 @@
 // (SshRunner, or plain OpenSSH `ssh`) can be exercised against the simulated lab. Everything served is generated.
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveRunnerOverSsh } from '../transport/ssh-server.js';
-import type { ServedRunner } from '../transport/ssh-server.js';
+import { serveRunnerOverSsh } from './ssh-server.js';
+import type { ServedRunner } from './ssh-server.js';
 import { createLab } from './lab.js';
 import type { SimLab } from './lab.js';
 import { ScaledClock } from './scaled-clock.js';

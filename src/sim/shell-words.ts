@@ -12,7 +12,7 @@ export interface ParsedCommand {
 }
 
 // Split into words with single/double quotes and backslash escapes; null when quotes are unbalanced.
-export function splitWords(line: string): string[] | null {
+function splitWords(line: string): string[] | null {
   const words: string[] = [];
   let cur = '';
   let inWord = false;
@@ -119,7 +119,7 @@ export function parseCommand(line: string): ParsedCommand | null {
 }
 
 // A glob (`*`, `?`) as a regular expression over whole paths.
-export function globToRegExp(glob: string): RegExp {
+function globToRegExp(glob: string): RegExp {
   const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
   return new RegExp(`^${re}$`);
 }

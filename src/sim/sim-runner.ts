@@ -1,6 +1,7 @@
 // CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
 // in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
-import { formatBatchOutput, parseBatch } from '../transport/batch.js';
+import { formatTickScriptOutput, parseTickScript } from '../transport/tick-script.js';
+import { readingOfCommand } from '../probes/readings.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
@@ -38,14 +39,14 @@ export class SimRunner implements CommandRunner {
   async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
     this.reachable();
     const startMs = this.core.clock.now();
-    const items = parseBatch(command);
+    const items = parseTickScript(command);
     if (items) {
       const outputs = [];
       for (const it of items) {
         const r = await this.exec(it.command, opts);
         outputs.push({ id: it.id, stdout: mergedThroughPipe(r), exitCode: r.exitCode ?? 128 + 15 });
       }
-      return { command, stdout: formatBatchOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
+      return { command, stdout: formatTickScriptOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
     }
     const r = await this.exec(command, opts);
     return { command, ...r, durationMs: this.core.clock.now() - startMs };
@@ -61,6 +62,9 @@ export class SimRunner implements CommandRunner {
     }
     // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
     // (the same lines as its grep form, which the simulator renders without the full dump).
+    // A registered extra reading (src/probes/readings.ts) brings its own generated answer.
+    const reading = readingOfCommand(command);
+    if (reading) return { stdout: reading.simulate({ node: this.node, nowMs: this.core.clock.now() }), stderr: '', exitCode: 0, signal: null };
     if (command === cmd.nodeTime()) return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
     const phyNetdev = matchEthtoolStatsPhy(command);
     if (phyNetdev !== null) return this.exec(cmd.ethtoolStatsPhyGrep(phyNetdev), opts);

@@ -11,7 +11,7 @@ import type { SimLab } from './lab.js';
 
 // Programs a node's directory provides. grep and cat answer from the lab for /sys and /proc paths (hwmon, DMI, boot
 // id) and run the system's own otherwise (the sampler's fallback `ethtool -S | grep -E ...` needs a real grep).
-export const SHIMMED_TOOLS = ['ethtool', 'nvidia-smi', 'ibdev2netdev', 'rdma', 'ip', 'hostname', 'grep', 'cat'] as const;
+const SHIMMED_TOOLS = ['ethtool', 'nvidia-smi', 'ibdev2netdev', 'rdma', 'ip', 'hostname', 'grep', 'cat'] as const;
 
 export interface LabTools {
   // The directory to put first on a node's PATH.

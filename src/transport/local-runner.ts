@@ -1,10 +1,10 @@
 // CommandRunner for a controller that is itself one of the nodes: the same contract as SSH, run with execa.
-import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { basename, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { shellQuote, validate } from './commands.js';
+import { validate } from './commands.js';
+import { buildEndMarked, newEndMark, takeEndMarked } from './end-marker.js';
 import {
   TransportError,
   type CommandResult,
@@ -174,15 +174,8 @@ class LocalShell implements ShellSession {
 
   private async roundTrip(command: string, opts: RunOptions): Promise<CommandResult> {
     if (this.closedBy) throw new TransportError(this.node, `shell session closed (${this.closedBy})`);
-    const mark = `@@cq-end-${randomBytes(8).toString('hex')}`;
-    const trailer = `printf '\\n%s %s\\n' '${mark}' "$?"; printf '\\n%s\\n' '${mark}' >&2`;
-    let script: string;
-    if (opts.stdin === undefined) {
-      script = `command eval ${shellQuote(command)} </dev/null; ${trailer}\n`;
-    } else {
-      const body = opts.stdin === '' || opts.stdin.endsWith('\n') ? opts.stdin : `${opts.stdin}\n`;
-      script = `command eval ${shellQuote(command)} <<'${mark}-in'; ${trailer}\n${body}${mark}-in\n`;
-    }
+    const mark = newEndMark();
+    const script = buildEndMarked(mark, command, opts.stdin);
     this.out = '';
     this.err = '';
     const t0 = performance.now();
@@ -197,21 +190,9 @@ class LocalShell implements ShellSession {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       this.sub.stdin?.write(script);
-      const endOut = new RegExp(`\\n${mark} (\\d+)\\n`);
-      const endErr = `\n${mark}\n`;
       for (;;) {
-        const mo = endOut.exec(this.out);
-        const ie = this.err.indexOf(endErr);
-        if (mo && ie >= 0) {
-          return {
-            command,
-            stdout: this.out.slice(0, mo.index),
-            stderr: this.err.slice(0, ie),
-            exitCode: Number(mo[1]),
-            signal: null,
-            durationMs: performance.now() - t0,
-          };
-        }
+        const done = takeEndMarked(mark, this.out, this.err);
+        if (done) return { command, ...done, signal: null, durationMs: performance.now() - t0 };
         if (cut || this.closedBy) {
           if (!cut) throw new TransportError(this.node, `shell session closed (${this.closedBy})`);
           return {

@@ -24,6 +24,7 @@ import { parseJumpHop, resolveHost } from './ssh-config.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from './types.js';
 import { CommandAbortedError, TransportError } from './types.js';
 import { commandText, printable } from '../domain/text.js';
+import { buildShellFrame, takeShellFrame } from './shell-frame.js';
 
 // An outage of the connection to a node, from the drop to the moment commands could run again.
 export interface Gap {
@@ -82,51 +83,6 @@ export function fingerprint(blob: Buffer): string {
 // like our tools, fish) never run the sampler's scripts, and that first shell never reads stdin, so no frame is
 // lost to it. bash is preferred for $EPOCHREALTIME (node time without a fork).
 export const SAMPLING_SHELL = 'command -v bash >/dev/null 2>&1 && exec bash --noprofile --norc || exec sh';
-
-const FRAME_MARK = /^@@cqsh-[0-9a-f]+-\d+$/;
-
-// One line: begin markers on both streams, the command with stdin closed, end markers carrying the exit code.
-export function buildShellFrame(marker: string, command: string): string {
-  if (!FRAME_MARK.test(marker)) throw new Error(`bad frame marker ${marker}`);
-  return `printf '%s\\n' '${marker}-b'; printf '%s\\n' '${marker}-b' >&2; { ${command} ; } < /dev/null; __cq=$?; printf '\\n%s %s\\n' '${marker}-e' "$__cq"; printf '\\n%s\\n' '${marker}-e' >&2`;
-}
-
-// Recognise a frame line (null for anything else).
-export function parseShellFrame(line: string): { marker: string; command: string } | null {
-  const m =
-    /^printf '%s\\n' '(@@cqsh-[0-9a-f]+-\d+)-b'; printf '%s\\n' '\1-b' >&2; \{ (.*) ; \} < \/dev\/null; __cq=\$\?; printf '\\n%s %s\\n' '\1-e' "\$__cq"; printf '\\n%s\\n' '\1-e' >&2$/.exec(
-      line,
-    );
-  return m ? { marker: m[1]!, command: m[2]! } : null;
-}
-
-// What a shell prints for a frame line (the server side of the framing).
-export function formatShellFrame(marker: string, r: { stdout: string; stderr: string; exitCode: number | null }) {
-  return {
-    stdout: `${marker}-b\n${r.stdout}\n${marker}-e ${r.exitCode ?? 255}\n`,
-    stderr: `${marker}-b\n${r.stderr}\n${marker}-e\n`,
-  };
-}
-
-// Pull one framed result out of the accumulated streams; null while incomplete.
-export function takeShellFrame(marker: string, out: string, err: string) {
-  const ob = out.indexOf(`${marker}-b\n`);
-  if (ob < 0) return null;
-  const endRe = new RegExp(`\\n${marker}-e (\\d+)\\n`);
-  const rest = out.slice(ob + marker.length + 3);
-  const oe = endRe.exec(rest);
-  if (!oe) return null;
-  const eb = err.indexOf(`${marker}-b\n`);
-  const eend = err.indexOf(`\n${marker}-e\n`, Math.max(0, eb));
-  if (eb < 0 || eend < 0) return null;
-  return {
-    stdout: rest.slice(0, oe.index),
-    stderr: err.slice(eb + marker.length + 3, eend),
-    exitCode: Number(oe[1]),
-    restOut: rest.slice(oe.index + oe[0].length),
-    restErr: err.slice(eend + marker.length + 4),
-  };
-}
 
 // Send a signal request on an exec channel (RFC 4254 6.9). ssh2's ch.signal() does nothing once stdin is closed
 // (it checks `writable`), and run() closes stdin at once so that a command reading it ends: the request is sent

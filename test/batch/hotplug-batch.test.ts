@@ -57,7 +57,7 @@ describe('the hot-plug trap in a batch', () => {
       log: pino({ level: 'silent' }),
       signal: new AbortController().signal,
       simulated: true,
-      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
+      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     });
     expect(record.outcome).toBe('ERROR');
     expect(record.reasons.map((r) => r.rule)).toEqual(['loopback-floor']);

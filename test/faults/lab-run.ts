@@ -19,6 +19,8 @@ export async function labRun(opts: {
   faults?: string[];
   abortAtS?: number;
   journalIo?: JournalIo;
+  // The run's label (default 'fault-test'); null: none, so the run dir is named by the cable serial once read.
+  label?: string | null;
 }): Promise<RunResult & { lab: SimLab; journal: JournalLine[]; abortedAtS: number | null; runningAtAbort: Record<string, string[]> }> {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));
   const lab = createLab({ scenario: opts.scenario, seed: 7, faults: opts.faults ?? [], clock });
@@ -49,13 +51,13 @@ export async function labRun(opts: {
     protocol,
     protocolText,
     outDir: mkdtempSync(join(tmpdir(), 'cq-faults-')),
-    label: 'fault-test',
+    label: opts.label === undefined ? 'fault-test' : opts.label,
     runId: 'run1',
     log: pino({ level: 'silent' }),
     signal: ac.signal,
     simulated: true,
     scenario: opts.scenario,
-    makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     ...(opts.journalIo ? { journalIo: opts.journalIo } : {}),
   });
   const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')

@@ -44,6 +44,14 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
     expect(pass).toContain('<div class="verdict v-PASS">PASS</div>');
   });
 
+  it('prints the node skew with the calibrated clock offsets removed, never the raw spread beside it', () => {
+    const corrected = renderCertificateHtml({ ...passRecord(), sampling: { ...passRecord().sampling, skewP99Ms: 4.2, rawSkewP99Ms: 8004.2 } }, passTimeseries());
+    expect(corrected).toContain('node skew p99 4 ms (node clock offsets removed)');
+    expect(corrected).not.toContain('8004');
+    // A record written before the raw figure existed holds the raw skew only: printed without the claim.
+    expect(renderCertificateHtml(passRecord(), passTimeseries())).toContain('node skew p99 9 ms, ');
+  });
+
   it('an ERROR run is a run report with no PASS/FAIL wording', () => {
     const text = renderCertificateHtml(errorRecord()).replace(/<style>[\s\S]*?<\/style>/, '').replace(/<[^>]+>/g, ' ');
     expect(text).toContain('Run report — NOT a certificate');

@@ -52,7 +52,7 @@ describe('the same serial on both functions of the cage', () => {
       log: pino({ level: 'silent' }),
       signal: new AbortController().signal,
       simulated: true,
-      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { measureCpu: false, intervalS }),
+      makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     });
     expect(record.outcome).toBe('ERROR');
     expect(record.reasons).toEqual([

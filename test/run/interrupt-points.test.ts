@@ -87,7 +87,7 @@ async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>;
     log: pino({ level: 'silent' }),
     signal: ac.signal,
     simulated: o.simulated,
-    makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { measureCpu: false, intervalS }),
+    makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
     journalIo,
   });
   expect(ac.signal.aborted, 'the trigger never fired').toBe(true);

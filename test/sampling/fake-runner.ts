@@ -1,7 +1,7 @@
 // A small test double: a CommandRunner whose shell answers the sampler's batch scripts with text the test
 // GENERATES (not recorded output), in the virtual time of a VirtualClock.
 import type { Clock } from '../../src/domain/clock.js';
-import { formatBatchOutput, parseBatch, type BatchItem } from '../../src/transport/batch.js';
+import { formatTickScriptOutput, parseTickScript, type ScriptItem } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import {
   TransportError,
@@ -25,7 +25,7 @@ export interface FakeNodeOptions {
   // Virtual time before the node reads its clock, and after, per round trip (call = 0, 1, ... on this runner).
   latency?: (call: number) => { beforeMs: number; afterMs: number };
   // The answer to one batch item; undefined = the item is left out of the answer (as if cut off).
-  answer: (item: BatchItem, call: number) => FakeAnswer | undefined;
+  answer: (item: ScriptItem, call: number) => FakeAnswer | undefined;
   // Throw a TransportError on this round trip (a dropped session).
   dropOn?: (call: number) => boolean;
   // Virtual time the n-th openShell() takes (n = 0, 1, ...): a node that is reconnecting.
@@ -92,7 +92,7 @@ export class FakeRunner implements CommandRunner {
     if (lat.beforeMs > 0) await this.o.clock.sleep(lat.beforeMs);
     if (this.o.dropOn?.(call)) throw new TransportError(this.node, 'connection lost');
     const nodeMs = this.o.clock.now() + (this.o.offsetMs ?? 0);
-    const batch = parseBatch(script);
+    const batch = parseTickScript(script);
     const items = batch ?? [{ id: 'single', command: script }];
     const outputs = items.flatMap((it) => {
       if (it.command === cmd.nodeTime()) return [{ id: it.id, stdout: nodeTimeText(nodeMs), exitCode: 0 }];
@@ -103,7 +103,7 @@ export class FakeRunner implements CommandRunner {
     const one = outputs[0];
     return {
       command: script,
-      stdout: batch ? formatBatchOutput(outputs) : (one?.stdout ?? ''),
+      stdout: batch ? formatTickScriptOutput(outputs) : (one?.stdout ?? ''),
       stderr: '',
       exitCode: batch ? 0 : (one?.exitCode ?? 127),
       signal: null,

@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { measureSampling } from '../../src/sampling/measure.js';
 import type { SamplerNode } from '../../src/sampling/sampler.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
-import type { BatchItem } from '../../src/transport/batch.js';
+import type { ScriptItem } from '../../src/transport/tick-script.js';
 import { FakeRunner } from './fake-runner.js';
 import { genFec, genLink, genStats } from './generated.js';
 
 const A = 'enp1s0f1np1';
 
 // Generated answers by item kind.
-const answer = (item: BatchItem) => {
+const answer = (item: ScriptItem) => {
   const [kind, netdev = ''] = item.id.split(':');
   if (kind === 'stats') return { stdout: genStats([1, 2, 3, 4], 10), exitCode: 0 };
   if (kind === 'link') return { stdout: genLink(netdev, true), exitCode: 0 };

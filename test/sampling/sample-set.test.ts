@@ -7,7 +7,7 @@ import {
   validateSampleSet,
   type SampleSetConfig,
 } from '../../src/sampling/sample-set.js';
-import { buildBatch, formatBatchOutput, splitBatchOutput, type BatchOutput } from '../../src/transport/batch.js';
+import { buildTickScript, formatTickScriptOutput, splitTickScriptOutput, type ScriptItemOutput } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
 import { genFec, genGpu, genHwmon, genLink, genStats } from './generated.js';
@@ -17,7 +17,7 @@ const B = 'enP2p1s0f1np1';
 const config: SampleSetConfig = { rails: [A, B], fecNetdev: A, linkEveryTicks: 3 };
 
 // Through the real framing: what the shell would print for these outputs, split back.
-const framed = (outs: BatchOutput[]) => splitBatchOutput(formatBatchOutput(outs));
+const framed = (outs: ScriptItemOutput[]) => splitTickScriptOutput(formatTickScriptOutput(outs));
 
 describe('sampleSetItems', () => {
   it('asks node time first, counters of both rails every tick, link every N ticks, FEC on the canonical netdev', () => {
@@ -43,7 +43,7 @@ describe('sampleSetItems', () => {
     expect(items[1]!.command.endsWith(`; __cq_phy ${A}`)).toBe(true);
     expect(sampleSetItems({ rails: [A], fullStats: true }, 1)[1]).toEqual({ id: `stats:${A}`, command: `ethtool -S ${A}` });
     // One script, one line: what the shell gets in one round trip.
-    expect(buildBatch(sampleSetItems(config, 0)).includes('\n')).toBe(false);
+    expect(buildTickScript(sampleSetItems(config, 0)).includes('\n')).toBe(false);
   });
 
   it('refuses bad configurations before anything runs', () => {
@@ -141,7 +141,7 @@ describe('assembleSample', () => {
 
   it('keeps the tick when items are garbage, missing or cut off: one error line each, values missing, never zero', () => {
     const items = sampleSetItems(config, 1);
-    const text = formatBatchOutput([
+    const text = formatTickScriptOutput([
       { id: 'time', stdout: '1767225600N\n', exitCode: 0 },
       { id: `stats:${A}`, stdout: genStats([6, 2, 190, 0], 198), exitCode: 0 },
       { id: `stats:${B}`, stdout: 'NIC statistics:\n     rx_err_lane_0_phy: -1\n', exitCode: 0 },
@@ -154,7 +154,7 @@ describe('assembleSample', () => {
       tick: 1,
       controllerMs: 9,
       items,
-      outputs: splitBatchOutput(`${text}@@cq gpu\n0, NVIDIA GB10, 9`),
+      outputs: splitTickScriptOutput(`${text}@@cq gpu\n0, NVIDIA GB10, 9`),
     });
     // Parser wording belongs to the probes; the item prefix, the cause and the exit code are ours.
     expect(s.errors).toEqual([

@@ -9,7 +9,7 @@ import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { createLab, listScenarios } from '../../src/sim/lab.js';
 import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
-import { buildBatch, splitBatchOutput } from '../../src/transport/batch.js';
+import { buildTickScript, splitTickScriptOutput } from '../../src/transport/tick-script.js';
 import { cmd } from '../../src/transport/commands.js';
 import { TransportError } from '../../src/transport/types.js';
 import { newLab, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
@@ -27,12 +27,12 @@ describe('SimRunner', () => {
 
   it('answers a batch script in one round trip, each item framed with its exit code', async () => {
     const { lab } = newLab('good-qsfp56');
-    const out = await lab.runner('spark-b').run(buildBatch([
+    const out = await lab.runner('spark-b').run(buildTickScript([
       { id: 'ibdev', command: cmd.ibdev2netdev() },
       { id: 'missing', command: 'nosuchtool' },
       { id: 'ver', command: cmd.ethtoolVersion() },
     ]));
-    const items = splitBatchOutput(out.stdout);
+    const items = splitTickScriptOutput(out.stdout);
     expect(items.map((i) => [i.id, i.exitCode])).toEqual([['ibdev', 0], ['missing', 127], ['ver', 0]]);
     expect(items[2]!.stdout).toBe('ethtool version 6.7\n');
     expect(items[1]!.stdout).toBe('sh: 1: nosuchtool: not found\n');

@@ -7,13 +7,13 @@ import { UsageError } from '../../src/domain/errors.js';
 import { hashHost } from '../../src/transport/known-hosts.js';
 import { acquireLock } from '../../src/transport/node-lock.js';
 import { cleanupStale } from '../../src/transport/remote-process.js';
-import { buildBatch, splitBatchOutput } from '../../src/transport/batch.js';
+import { buildTickScript, splitTickScriptOutput } from '../../src/transport/tick-script.js';
 import type { Gap, SshRunnerOptions } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { TransportError } from '../../src/transport/types.js';
 import type { Sshd } from '../helpers/sshd.js';
 import { freePort, sshdAvailable, sshdRunner, startSshd } from '../helpers/sshd.js';
-import { serveRunnerOverSsh } from '../../src/transport/ssh-server.js';
+import { serveRunnerOverSsh } from '../../src/sim/ssh-server.js';
 import { missingProgram } from '../helpers/requires.js';
 
 // Alive = exists and is not an unreaped zombie (this container's PID 1 does not reap orphans, so a killed
@@ -168,8 +168,8 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect((await sh.run('echo $X $$')).stdout).toMatch(/^kept \d+\n$/); // same shell process
     const pid1 = (await sh.run('echo $$')).stdout;
     expect((await sh.run('echo $$')).stdout).toBe(pid1);
-    const batch = await sh.run(buildBatch([{ id: 'a', command: 'echo A' }, { id: 'b', command: 'echo B >&2; (exit 3)' }]));
-    expect(splitBatchOutput(batch.stdout)).toEqual([
+    const batch = await sh.run(buildTickScript([{ id: 'a', command: 'echo A' }, { id: 'b', command: 'echo B >&2; (exit 3)' }]));
+    expect(splitTickScriptOutput(batch.stdout)).toEqual([
       { id: 'a', stdout: 'A\n', exitCode: 0 },
       { id: 'b', stdout: 'B\n', exitCode: 3 },
     ]);

@@ -18,12 +18,13 @@ import {
   parseStart,
   parseStatus,
   parseStop,
-} from './remote-process.js';
-import { SAMPLING_SHELL, formatShellFrame, parseShellFrame } from './ssh-runner.js';
-import { parseLockScript, type LockOwner } from './node-lock.js';
-import type { CommandRunner, RemoteProcess } from './types.js';
-import { TransportError } from './types.js';
-import { generateEd25519 } from './ssh-keys.js';
+} from '../transport/remote-process.js';
+import { SAMPLING_SHELL } from '../transport/ssh-runner.js';
+import { formatShellFrame, parseShellFrame } from '../transport/shell-frame.js';
+import { parseLockScript, type LockOwner } from '../transport/node-lock.js';
+import type { CommandRunner, RemoteProcess } from '../transport/types.js';
+import { TransportError } from '../transport/types.js';
+import { generateEd25519 } from '../transport/ssh-keys.js';
 
 export interface ServeOptions {
   runner: CommandRunner;

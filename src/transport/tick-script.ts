@@ -1,12 +1,15 @@
-// One round trip per sampling tick: several commands are sent as one script whose output is split by markers.
-// The simulated lab recognises the same script with parseBatch(), so both sides share one definition.
+// The `@@cq` framing of a tick script: one round trip per sampling tick, several commands sent as one script whose
+// output is split by markers (not a `cablequal batch` campaign). Encoder and decoder for both sides: the sampler
+// builds and splits, the simulated lab recognises the same script with parseTickScript() and formats its answer.
 
-export interface BatchItem {
+// One command of a tick script, named by the sample-set item it reads.
+export interface ScriptItem {
   id: string; // [A-Za-z0-9_.:-]+
   command: string;
 }
 
-export interface BatchOutput {
+// One item's answer in a tick script's output.
+export interface ScriptItemOutput {
   id: string;
   stdout: string; // stdout and stderr of the item, merged (2>&1)
   exitCode: number;
@@ -16,7 +19,7 @@ const MARK = '@@cq';
 const ID = /^[A-Za-z0-9_.:-]+$/;
 
 // Build the script: each item's output is framed by `@@cq <id>` and `@@cq-rc <id> <exit code>` lines.
-export function buildBatch(items: BatchItem[]): string {
+export function buildTickScript(items: ScriptItem[]): string {
   return items
     .map(({ id, command }) => {
       if (!ID.test(id)) throw new Error(`bad batch id ${JSON.stringify(id)}`);
@@ -26,10 +29,10 @@ export function buildBatch(items: BatchItem[]): string {
     .join('; ');
 }
 
-// Recover the items from a script made by buildBatch (null when the text is not such a script).
-export function parseBatch(script: string): BatchItem[] | null {
+// Recover the items from a script made by buildTickScript (null when the text is not such a script).
+export function parseTickScript(script: string): ScriptItem[] | null {
   const re = new RegExp(`echo '${MARK} ([A-Za-z0-9_.:-]+)'; \\{ (.*?) ; \\} 2>&1; echo "${MARK}-rc \\1 \\$\\?"`, 'g');
-  const items: BatchItem[] = [];
+  const items: ScriptItem[] = [];
   let consumed = 0;
   for (const m of script.matchAll(re)) {
     items.push({ id: m[1]!, command: m[2]! });
@@ -40,8 +43,8 @@ export function parseBatch(script: string): BatchItem[] | null {
   return consumed === script.trim().length ? items : null;
 }
 
-// Format outputs exactly as the shell would print them for buildBatch's script.
-export function formatBatchOutput(outputs: BatchOutput[]): string {
+// Format outputs exactly as the shell would print them for buildTickScript's script.
+export function formatTickScriptOutput(outputs: ScriptItemOutput[]): string {
   return outputs
     .map((o) => {
       const body = o.stdout === '' || o.stdout.endsWith('\n') ? o.stdout : `${o.stdout}\n`;
@@ -51,8 +54,8 @@ export function formatBatchOutput(outputs: BatchOutput[]): string {
 }
 
 // Split the shell's output back into items; an item whose rc line is missing (cut-off output) gets exitCode -1.
-export function splitBatchOutput(text: string): BatchOutput[] {
-  const out: BatchOutput[] = [];
+export function splitTickScriptOutput(text: string): ScriptItemOutput[] {
+  const out: ScriptItemOutput[] = [];
   let cur: { id: string; lines: string[] } | null = null;
   for (const line of text.split('\n')) {
     if (line.startsWith(`${MARK} `)) {

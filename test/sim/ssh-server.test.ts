@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildBatch, formatBatchOutput, parseBatch, splitBatchOutput } from '../../src/transport/batch.js';
+import { buildTickScript, formatTickScriptOutput, parseTickScript, splitTickScriptOutput } from '../../src/transport/tick-script.js';
 import { buildStatus, parseStatusReply } from '../../src/transport/remote-process.js';
-import type { ServedRunner } from '../../src/transport/ssh-server.js';
-import { serveRunnerOverSsh } from '../../src/transport/ssh-server.js';
+import type { ServedRunner } from '../../src/sim/ssh-server.js';
+import { serveRunnerOverSsh } from '../../src/sim/ssh-server.js';
 import type { Gap } from '../../src/transport/ssh-runner.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, StartOptions } from '../../src/transport/types.js';
@@ -26,8 +26,8 @@ class FakeRunner implements CommandRunner {
     this.calls.push(command);
     if (this.unreachable) throw new TransportError(this.node, 'simulated ssh-drop');
     const res = (stdout: string, stderr = '', exitCode = 0): CommandResult => ({ command, stdout, stderr, exitCode, signal: null, durationMs: 1 });
-    const batch = parseBatch(command);
-    if (batch) return res(formatBatchOutput(batch.map((b) => ({ id: b.id, ...this.one(b.command) }))));
+    const batch = parseTickScript(command);
+    if (batch) return res(formatTickScriptOutput(batch.map((b) => ({ id: b.id, ...this.one(b.command) }))));
     if (command === 'wait-for-signal') {
       return new Promise((resolve) =>
         opts.signal?.addEventListener('abort', () => resolve({ ...res(''), exitCode: null, signal: 'SIGKILL' }), { once: true }),
@@ -124,13 +124,13 @@ describe('serveRunnerOverSsh with a fake runner', () => {
     expect(await sh.run('hostname')).toMatchObject({ stdout: 'fake-a\n', stderr: '', exitCode: 0 });
     expect(await sh.run('fail')).toMatchObject({ stdout: 'partial', stderr: 'fail: no such device\n', exitCode: 3 });
     const before = fake.calls.length;
-    const script = buildBatch([
+    const script = buildTickScript([
       { id: 'h', command: 'hostname' },
       { id: 'f', command: 'fail' },
     ]);
     const b = await sh.run(script);
     expect(fake.calls.slice(before)).toEqual([script]);
-    expect(splitBatchOutput(b.stdout)).toEqual([
+    expect(splitTickScriptOutput(b.stdout)).toEqual([
       { id: 'h', stdout: 'fake-a\n', exitCode: 0 },
       { id: 'f', stdout: 'partial\n', exitCode: 3 },
     ]);

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { RunAnalyzer } from '../../src/analysis/analyze.js';
+import { laneRatesOf, nextReading, type RailReading } from '../../src/analysis/counters.js';
+import type { NodeSample } from '../../src/domain/sample.js';
+import { RunMetrics } from '../../src/metrics/run-metrics.js';
+import { journalSample } from '../../src/run/sampling-loop.js';
+import { buildTimeseries } from '../../src/run/timeseries.js';
+
+// GENERATED samples: one receiver, cumulative rx_err_lane_N_phy per tick, at 1 Hz; tick 3 reads lower than tick 2 (the
+// counters were cleared: mlxlink --pc or a driver reload) and tick 4 counts on from there.
+const T0 = 1_700_000_000_000;
+const LANES = [
+  [0, 0, 0, 0],
+  [1, 0, 10, 0],
+  [2, 0, 30, 0],
+  [0, 0, 5, 0], // reset
+  [1, 0, 9, 0],
+];
+const sample = (t: number): NodeSample => {
+  const counters: Record<string, bigint> = { rx_crc_errors_phy: 0n, rx_pcs_symbol_err_phy: 0n, rx_bytes_phy: BigInt(1000 * (t + 1)) };
+  LANES[t]!.forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
+  return { node: 'b', tick: t, tMs: T0 + t * 1000, controllerMs: T0 + t * 1000, rails: [{ netdev: 'enp1s0f1np1', counters }], nicTempC: 60, gpus: [], errors: [] };
+};
+const samples = LANES.map((_, t) => sample(t));
+
+describe('one lane-rate computation, one reset rule (nextReading)', () => {
+  it('a counter going backwards drops that interval and becomes the baseline; the next interval counts from it', () => {
+    let prev: RailReading | null = null;
+    const out: (number[] | 'reset' | null)[] = [];
+    for (const s of samples) {
+      const { reading, interval } = nextReading(prev, s.rails[0]!, s.tMs, null);
+      prev = reading;
+      out.push(interval === null || interval === 'reset' ? interval : laneRatesOf(interval));
+    }
+    expect(out).toEqual([null, [1, 0, 10, 0], [1, 0, 20, 0], 'reset', [1, 0, 4, 0]]);
+  });
+
+  it('the analysis, timeseries.csv and live metrics count the same intervals', () => {
+    const a = new RunAnalyzer([]);
+    a.node('b', 'enp1s0f1np1', 4);
+    samples.forEach((s, t) => a.push('soak', s, t));
+    const stats = a.finish().perNodePhase[0]!;
+    expect(stats.laneStats.map((l) => l.errors)).toEqual([3, 0, 34, 0]);
+    expect(stats.counterResets).toBe(1);
+    expect(stats.seconds).toBe(3);
+
+    const lines = samples.map((s, t) => ({ type: 'sample', tS: t, tick: t, phase: 'soak', node: 'b', sample: journalSample(s) }));
+    const ts = buildTimeseries({ lines, truncatedTail: false, badLines: [] });
+    expect(ts.points.map((p) => [p.tS, p.laneRates])).toEqual([
+      [1, [1, 0, 10, 0]],
+      [2, [1, 0, 20, 0]],
+      [4, [1, 0, 4, 0]],
+    ]);
+
+    const m = new RunMetrics();
+    for (const s of samples) m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, samples: { b: s } });
+    return m.prometheus.getSingleMetricAsString('cablequal_lane_pre_fec_errors_total').then((text) => {
+      expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 34');
+      expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="0"} 3');
+    });
+  });
+});
