@@ -3,7 +3,6 @@ import { RULES } from '../rules/registry.js';
 
 // The phase kinds the run orchestrator knows how to execute, in the order a burn-in uses them.
 export const PHASE_KINDS = ['preflight', 'identity', 'loopback', 'ib_write_bw', 'nccl', 'soak'] as const;
-export type PhaseKind = (typeof PHASE_KINDS)[number];
 
 // Checks that nothing is misconfigured before load starts (links up, rails paired, tools present).
 export interface PreflightPhase {
@@ -103,7 +102,6 @@ export const COMMAND_PLACEHOLDERS = {
   nccl: ['oobInclude', 'ranks', 'ipA', 'ipB', 'netdevA', 'hcaList'],
   ncclRank: ['ip', 'netdev', 'hcaList'],
 } as const satisfies Record<Exclude<keyof ProtocolCommands, 'gpuLoad'>, readonly string[]>;
-export type TemplateCommand = keyof typeof COMMAND_PLACEHOLDERS;
 
 // The placeholder a GPU load's arguments may use.
 export const GPU_LOAD_PLACEHOLDERS = ['durationS'] as const;
@@ -124,11 +122,7 @@ export interface RegressionTolerances {
 }
 
 // Rule ids are a contract: the certificate and the CSVs name them (declared in src/rules/registry.ts).
-export const CABLE_RULES: readonly string[] = RULES.filter((r) => r.kind === 'cable').map((r) => r.id);
-// Thresholds that decide ERROR (the setup could not judge the cable), never a cable grade.
-export const SETUP_RULES: readonly string[] = RULES.filter((r) => r.kind === 'setup').map((r) => r.id);
 export const LIMIT_RULES: readonly string[] = RULES.map((r) => r.id);
-export type LimitRule = string;
 
 // A loaded, validated protocol: every command line, duration, interval and limit of a run.
 export interface Protocol {

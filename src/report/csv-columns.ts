@@ -88,4 +88,3 @@ export const CSV_COLUMNS = {
   ],
 } as const satisfies Record<string, CsvColumn[]>;
 
-export type CsvFile = keyof typeof CSV_COLUMNS;

@@ -134,7 +134,6 @@ export const cmd = {
   sshBatch: (host: string) => `ssh -o BatchMode=yes -o ConnectTimeout=10 ${validate.host(host)} true`,
 };
 
-export type CommandBuilders = typeof cmd;
 
 // The netdev of a command built by cmd.ethtoolStatsPhy (exactly), so the simulated lab can answer it; else null.
 export function matchEthtoolStatsPhy(command: string): string | null {
