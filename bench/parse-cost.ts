@@ -30,7 +30,11 @@ export async function benchParse(reps: number, iterations: number): Promise<Pars
   const t = await simulatedToolOutputs('spark-a');
   const full = t.stats[RAILS[0]!]!;
   const keep = new RegExp(PHY_LINES);
-  const phyOf = (text: string) => text.split('\n').filter((l) => keep.test(l)).join('\n') + '\n';
+  const phyOf = (text: string) =>
+    text
+      .split('\n')
+      .filter((l) => keep.test(l))
+      .join('\n') + '\n';
   const phy = phyOf(full);
   const outputsFor = (fullStats: boolean) => {
     const items = sampleSetItems({ ...BENCH_SAMPLE_SET, fullStats }, 0); // tick 0: link and FEC items included

@@ -50,33 +50,54 @@ export function renderMarkdown(r: BenchResults): string {
     out.push(`The machine ran nothing else during the run (${loads}; the bench itself loads it).`, '');
   }
   out.push('| machine | |', '|---|---|');
-  out.push(`| CPU | ${m.cpuModel}, ${m.nproc} cores (nproc) |`, `| Node.js | ${m.node} |`, `| OpenSSH | ${m.openssh} |`, `| bench wall time | ${r.benchWallS.toFixed(0)} s |`, '');
+  out.push(
+    `| CPU | ${m.cpuModel}, ${m.nproc} cores (nproc) |`,
+    `| Node.js | ${m.node} |`,
+    `| OpenSSH | ${m.openssh} |`,
+    `| bench wall time | ${r.benchWallS.toFixed(0)} s |`,
+    '',
+  );
 
   out.push('## 1. Sampler over SSH: persistent shell vs a fresh exec per command', '');
   out.push('Two "nodes" = two real OpenSSH sshd on 127.0.0.1 (own keys/config in a temp dir, random ports), each in a private mount');
   out.push('namespace with GENERATED stand-ins rendered by the simulated lab (good-qsfp56): `ethtool` (`-S` = the 1,681-line mlx5');
   out.push('dump, link settings, FEC), `nvidia-smi`, and a 6-device `/sys/class/hwmon` tree bind-mounted over /sys/class.');
-  out.push(`Stand-ins: ${r.ssh.standIns === 'c' ? 'one small C program compiled at bench start (bench/ssh-nodes.ts), one exec per call like the real tools; the last row runs `#!/bin/sh` + `cat` scripts instead (two execs and a shell start per call)' : '`#!/bin/sh` + `cat` scripts (no C compiler found), two execs and a shell start per call where the real tools cost one'}.`);
+  out.push(
+    `Stand-ins: ${r.ssh.standIns === 'c' ? 'one small C program compiled at bench start (bench/ssh-nodes.ts), one exec per call like the real tools; the last row runs `#!/bin/sh` + `cat` scripts instead (two execs and a shell start per call)' : '`#!/bin/sh` + `cat` scripts (no C compiler found), two execs and a shell start per call where the real tools cost one'}.`,
+  );
   out.push('Client: SshRunner + src/sampling (measureSampling) with the sample set a run reads at 20 Hz (src/run/tick-source.ts runSampleSet,');
-  out.push('periods in seconds): both rails\' *_phy counters every tick (through the shell\'s persistent filter: one `ethtool` exec per rail),');
-  out.push('node time from bash\'s `$EPOCHREALTIME`, FEC block counters every 20th tick (1 s), NIC/GPU gauges every 100th (5 s), link every 200th (10 s).');
+  out.push("periods in seconds): both rails' *_phy counters every tick (through the shell's persistent filter: one `ethtool` exec per rail),");
+  out.push("node time from bash's `$EPOCHREALTIME`, FEC block counters every 20th tick (1 s), NIC/GPU gauges every 100th (5 s), link every 200th (10 s).");
   out.push('"1 Hz sample set" = the default protocol\'s tick (FEC every tick, gauges every 5th, link every 10th) read back to back.');
-  out.push('The naive way = the same items, each a fresh `runner.run()` (a new SSH exec channel, so sshd starts a new shell that reads the rc), with `ethtool -S | grep`.', '');
+  out.push(
+    'The naive way = the same items, each a fresh `runner.run()` (a new SSH exec channel, so sshd starts a new shell that reads the rc), with `ethtool -S | grep`.',
+    '',
+  );
   out.push(`**Login shell chosen**: bash with a ~/.bashrc (no interactive guard, as in rcs where tool inits were appended on top) sourcing`);
   out.push('four files: PATH, 20 aliases, `eval "$(dircolors -b)"`, and a tool init with three command substitutions (uname, hostname, tput);');
   out.push(`login shells reach it via ~/.bash_profile. Measured start-up on this machine: ${fmtSummary(r.ssh.rcStartupMs)} ms per \`bash\` (fork/exec is`);
-  out.push(`slow here: one fork+exec of /bin/true costs ${fmtSummary(r.ssh.forkExecMs, 2)} ms). sshd sets HOME to the bench home (SetEnv), never the machine user's.`, '');
+  out.push(
+    `slow here: one fork+exec of /bin/true costs ${fmtSummary(r.ssh.forkExecMs, 2)} ms). sshd sets HOME to the bench home (SetEnv), never the machine user's.`,
+    '',
+  );
   out.push('| variant | ticks/s | interval p50 ms | interval p99 ms | skew p99 ms | controller CPU ms/tick | missing / item errors |');
   out.push('|---|---|---|---|---|---|---|');
   for (let i = 0; i < r.ssh.variants.length; i++) {
-    out.push(`| ${v(i).name} (${v(i).ticks} ticks × ${v(i).runs.length}) | ${s(i, 'ticksPerS', 2)} | ${s(i, 'intervalP50Ms')} | ${s(i, 'intervalP99Ms')} | ${s(i, 'skewP99Ms', 2)} | ${s(i, 'cpuPerTickMs', 2)} | ${v(i).runs.reduce((a, x) => a + x.missingSamples, 0)} / ${v(i).runs.reduce((a, x) => a + x.itemErrors, 0)} |`);
+    out.push(
+      `| ${v(i).name} (${v(i).ticks} ticks × ${v(i).runs.length}) | ${s(i, 'ticksPerS', 2)} | ${s(i, 'intervalP50Ms')} | ${s(i, 'intervalP99Ms')} | ${s(i, 'skewP99Ms', 2)} | ${s(i, 'cpuPerTickMs', 2)} | ${v(i).runs.reduce((a, x) => a + x.missingSamples, 0)} / ${v(i).runs.reduce((a, x) => a + x.itemErrors, 0)} |`,
+    );
   }
   out.push('');
   out.push(`Ratio persistent / naive (ticks/s, per repetition pair): **${fmtSummary(r.ssh.ratio, 2)}x**.`);
-  out.push(`Round trip of the shell builtin \`:\` (nothing forked on the node): ${fmtSummary(r.ssh.emptyRoundTripMs.persistent, 2)} ms over the open shell, ${fmtSummary(r.ssh.emptyRoundTripMs.freshExec)} ms as a fresh exec.`, '');
+  out.push(
+    `Round trip of the shell builtin \`:\` (nothing forked on the node): ${fmtSummary(r.ssh.emptyRoundTripMs.persistent, 2)} ms over the open shell, ${fmtSummary(r.ssh.emptyRoundTripMs.freshExec)} ms as a fresh exec.`,
+    '',
+  );
   out.push('## 2. Parse cost (controller CPU, µs per call)', '');
   out.push(`| input | µs per call |`, '|---|---|');
-  out.push(`| \`ethtool -S\` full mlx5 dump (${r.parse.statsLines} lines, ${(r.parse.statsBytes / 1024).toFixed(0)} KiB, generated by src/sim/format-ethtool.ts) | ${fmtSummary(r.parse.fullStatsUs)} |`);
+  out.push(
+    `| \`ethtool -S\` full mlx5 dump (${r.parse.statsLines} lines, ${(r.parse.statsBytes / 1024).toFixed(0)} KiB, generated by src/sim/format-ethtool.ts) | ${fmtSummary(r.parse.fullStatsUs)} |`,
+  );
   out.push(`| \`ethtool -S \\| grep _phy\` as the sampler reads it (${r.parse.phyLines} lines) | ${fmtSummary(r.parse.phyStatsUs)} |`);
   out.push(`| one node's full tick, assembleSample (time, 2× phy stats, 2× link, FEC, hwmon, GPU) | ${fmtSummary(r.parse.tickUs)} |`);
   out.push(`| the same with both full \`ethtool -S\` dumps (fullStats) | ${fmtSummary(r.parse.tickFullStatsUs)} |`, '');
@@ -84,7 +105,9 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('## 3. Grading a 70-minute 10 Hz two-node journal', '');
   const j = r.grade.journal;
   out.push(`Journal written by the real run code on the simulated lab (good-qsfp56, spark-burnin with samplingIntervalS 0.1): the two soaks are`);
-  out.push(`70 minutes; the whole procedure ${j.simulatedS} simulated s, ${j.sampleLines} sample lines (both nodes), ${j.lines} lines, ${(j.bytes / 1e6).toFixed(1)} MB; writing it took ${(j.wallMs / 1000).toFixed(1)} s of wall time.`);
+  out.push(
+    `70 minutes; the whole procedure ${j.simulatedS} simulated s, ${j.sampleLines} sample lines (both nodes), ${j.lines} lines, ${(j.bytes / 1e6).toFixed(1)} MB; writing it took ${(j.wallMs / 1000).toFixed(1)} s of wall time.`,
+  );
   out.push('`gradeRunDir` (src/cli/grade-command.ts) in a fresh child process per repetition; RSS from `process.resourceUsage().maxRSS`.', '');
   out.push('| figure | value |', '|---|---|');
   out.push(`| wall time of gradeRunDir (ms) | ${fmtSummary(r.grade.wallMs, 0)} |`);
@@ -96,40 +119,93 @@ export function renderMarkdown(r: BenchResults): string {
   out.push('## 4. Full default procedure on the simulated lab (virtual time)', '');
   out.push('good-qsfp56, protocols/spark-burnin.json (75 simulated minutes, 1 Hz), runQualification in-process (no report writers), module load excluded.', '');
   out.push('| figure | value |', '|---|---|');
-  out.push(`| wall time (s) | ${fmtSummary(r.full.wallMs && { ...r.full.wallMs, median: r.full.wallMs.median / 1000, min: r.full.wallMs.min / 1000, max: r.full.wallMs.max / 1000 }, 2)} |`);
+  out.push(
+    `| wall time (s) | ${fmtSummary(r.full.wallMs && { ...r.full.wallMs, median: r.full.wallMs.median / 1000, min: r.full.wallMs.min / 1000, max: r.full.wallMs.max / 1000 }, 2)} |`,
+  );
   out.push(`| ticks / simulated s / outcome | ${r.full.runs[0]?.ticks} / ${r.full.runs[0]?.simulatedS} / ${r.full.runs[0]?.outcome} |`, '');
 
   out.push('## 5. failing-clone: anomaly → decision → link drop (simulated time)', '');
   if ('fecWindowFailDecades' in r.clone) {
     out.push(`Rules version 2. Anomaly = first tick where one lane's BER over that tick alone is certainly (95% lower bound) beyond the fec-window`);
-    out.push(`FAIL line (${r.clone.fecWindowFailDecades} decade below 2.4e-4); decision = the journal's \`decision\` line (the watch needs a full ${r.clone.windowS}-s window beyond the`);
+    out.push(
+      `FAIL line (${r.clone.fecWindowFailDecades} decade below 2.4e-4); decision = the journal's \`decision\` line (the watch needs a full ${r.clone.windowS}-s window beyond the`,
+    );
     out.push(`line, held ${r.clone.holdS} s); link drop = the simulator's first \`link-down\` event in the same scenario run again with every early stop`);
-    out.push('but link-down unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.', '');
+    out.push(
+      'but link-down unable to FAIL (the real run stops the loads at the decision, so the drop never comes in it). Deterministic: every repetition gives the same times.',
+      '',
+    );
   } else {
-    out.push('Rules version 1 (figures of an earlier bench run): anomaly = first tick with the per-tick lane ratio at the FAIL limit; decision after 5 ticks in a row.', '');
+    out.push(
+      'Rules version 1 (figures of an earlier bench run): anomaly = first tick with the per-tick lane ratio at the FAIL limit; decision after 5 ticks in a row.',
+      '',
+    );
   }
   out.push('| figure | value |', '|---|---|');
-  out.push(`| anomaly / decision / link drop (s into the run) | ${c?.anomalyS ?? 'n/a'} / ${c?.decisionS ?? 'n/a'} / ${c?.linkDownS !== null && c?.linkDownS !== undefined ? fmt(c.linkDownS) : 'n/a'} |`);
+  out.push(
+    `| anomaly / decision / link drop (s into the run) | ${c?.anomalyS ?? 'n/a'} / ${c?.decisionS ?? 'n/a'} / ${c?.linkDownS !== null && c?.linkDownS !== undefined ? fmt(c.linkDownS) : 'n/a'} |`,
+  );
   out.push(`| anomaly → decision | ${c?.anomalyToDecisionS ?? 'n/a'} s |`);
   out.push(`| decision → link drop | ${c?.decisionToLinkDownS !== null && c?.decisionToLinkDownS !== undefined ? fmt(c.decisionToLinkDownS) : 'n/a'} s |`);
   out.push(`| outcome, rule / outcome without early stop | ${c?.outcome}, ${c?.rule} / ${c?.noEarlyStopOutcome} |`);
-  out.push(`| wall time of the failing-clone run (s) | ${fmtSummary(r.clone.wallMs && { ...r.clone.wallMs, median: r.clone.wallMs.median / 1000, min: r.clone.wallMs.min / 1000, max: r.clone.wallMs.max / 1000 }, 2)} |`, '');
+  out.push(
+    `| wall time of the failing-clone run (s) | ${fmtSummary(r.clone.wallMs && { ...r.clone.wallMs, median: r.clone.wallMs.median / 1000, min: r.clone.wallMs.min / 1000, max: r.clone.wallMs.max / 1000 }, 2)} |`,
+    '',
+  );
 
   out.push('## Targets', '');
   const perTickForks = 'each tick still runs two execs per node (`ethtool -S` of each rail), which both ways pay';
-  out.push(verdict(ratio === null ? null : ratio >= 10, 'sampler >= 10x the naive way', `the ratio is ${fmt(ratio, 2)}x (${fmtSummary(r.ssh.ratio, 2)} over the repetitions). The persistent shell removes the per-command session and shell start-up (\`:\` round trip ${fmt(med(r.ssh.emptyRoundTripMs.persistent), 2)} ms vs ${fmt(med(r.ssh.emptyRoundTripMs.freshExec))} ms), but ${perTickForks}, and a fork+exec of /bin/true from Node.js costs ${fmt(med(r.ssh.forkExecMs), 2)} ms on this machine, so the node-side work bounds the ratio.`));
-  out.push(verdict(persistentRate === null ? null : persistentRate >= 20, '>= 20 ticks/s per node', `back to back the persistent sampler reached ${fmt(persistentRate, 2)} ticks/s per node (both nodes each tick), and ${fmt(med(v(2).summary['ticksPerS']), 2)} at the fixed ${fmt(1000 / v(2).intervalMs, 0)} Hz setting, with two nodes, their sshds, shells and filters and the controller on 2 cores.`));
-  out.push(verdict(skew20 === null ? null : skew20 <= 20, 'cross-node skew p99 <= 20 ms', `p99 was ${fmt(skew20, 2)} ms at the fixed-rate setting (${fmt(med(v(0).summary['skewP99Ms']), 2)} ms back to back).`));
+  out.push(
+    verdict(
+      ratio === null ? null : ratio >= 10,
+      'sampler >= 10x the naive way',
+      `the ratio is ${fmt(ratio, 2)}x (${fmtSummary(r.ssh.ratio, 2)} over the repetitions). The persistent shell removes the per-command session and shell start-up (\`:\` round trip ${fmt(med(r.ssh.emptyRoundTripMs.persistent), 2)} ms vs ${fmt(med(r.ssh.emptyRoundTripMs.freshExec))} ms), but ${perTickForks}, and a fork+exec of /bin/true from Node.js costs ${fmt(med(r.ssh.forkExecMs), 2)} ms on this machine, so the node-side work bounds the ratio.`,
+    ),
+  );
+  out.push(
+    verdict(
+      persistentRate === null ? null : persistentRate >= 20,
+      '>= 20 ticks/s per node',
+      `back to back the persistent sampler reached ${fmt(persistentRate, 2)} ticks/s per node (both nodes each tick), and ${fmt(med(v(2).summary['ticksPerS']), 2)} at the fixed ${fmt(1000 / v(2).intervalMs, 0)} Hz setting, with two nodes, their sshds, shells and filters and the controller on 2 cores.`,
+    ),
+  );
+  out.push(
+    verdict(
+      skew20 === null ? null : skew20 <= 20,
+      'cross-node skew p99 <= 20 ms',
+      `p99 was ${fmt(skew20, 2)} ms at the fixed-rate setting (${fmt(med(v(0).summary['skewP99Ms']), 2)} ms back to back).`,
+    ),
+  );
   const gradeCpu = 'cpuMs' in r.grade && r.grade.cpuMs ? med(r.grade.cpuMs) : null;
   const lastRerun = r.reruns?.filter((x) => x.sections.includes('grade')).at(-1);
-  const gradeLoad = gradeCpu !== null && lastRerun ? ` of wall time, with ${fmt(gradeCpu, 0)} ms of CPU time (median), on a machine at load average ${lastRerun.loadAvgAtStart[0]!.toFixed(1)} (2 cores)` : '';
-  out.push(verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median)${gradeLoad}.`));
-  out.push(verdict(gradeRss === null ? null : gradeRss <= 300, 'grading peak RSS <= 300 MB', `peak RSS was ${fmt(gradeRss, 0)} MB, of which ${fmt(med(r.grade.baselineRssMB), 0)} MB before reading the journal.`));
-  out.push(verdict(fullMs === null ? null : fullMs <= 5000, 'full simulated procedure <= 5 s', `it took ${fmt(fullMs === null ? null : fullMs / 1000, 2)} s (median).`));
+  const gradeLoad =
+    gradeCpu !== null && lastRerun
+      ? ` of wall time, with ${fmt(gradeCpu, 0)} ms of CPU time (median), on a machine at load average ${lastRerun.loadAvgAtStart[0]!.toFixed(1)} (2 cores)`
+      : '';
+  out.push(
+    verdict(gradeMs === null ? null : gradeMs <= 2000, 'grading the 10 Hz journal <= 2 s', `gradeRunDir took ${fmt(gradeMs, 0)} ms (median)${gradeLoad}.`),
+  );
+  out.push(
+    verdict(
+      gradeRss === null ? null : gradeRss <= 300,
+      'grading peak RSS <= 300 MB',
+      `peak RSS was ${fmt(gradeRss, 0)} MB, of which ${fmt(med(r.grade.baselineRssMB), 0)} MB before reading the journal.`,
+    ),
+  );
+  out.push(
+    verdict(
+      fullMs === null ? null : fullMs <= 5000,
+      'full simulated procedure <= 5 s',
+      `it took ${fmt(fullMs === null ? null : fullMs / 1000, 2)} s (median).`,
+    ),
+  );
   out.push('');
   if (r.reruns?.length) {
     out.push('## Re-runs of single sections (`npm run bench -- --only <sections>`)', '');
-    for (const x of r.reruns) out.push(`- ${x.date}: ${x.sections.join(', ')} (load average ${x.loadAvgAtStart.map((v) => v.toFixed(1)).join(' / ')} at start, ${x.loadAvgAtEnd.map((v) => v.toFixed(1)).join(' / ')} at end)${x.note ? `. ${x.note}` : ''}`);
+    for (const x of r.reruns)
+      out.push(
+        `- ${x.date}: ${x.sections.join(', ')} (load average ${x.loadAvgAtStart.map((v) => v.toFixed(1)).join(' / ')} at start, ${x.loadAvgAtEnd.map((v) => v.toFixed(1)).join(' / ')} at end)${x.note ? `. ${x.note}` : ''}`,
+      );
     out.push('');
   }
   const b = r.before;
@@ -139,7 +215,8 @@ export function renderMarkdown(r: BenchResults): string {
     if (b.gradeWallMs) out.push(`| grading the 10 Hz journal, wall ms | ${fmtSummary(b.gradeWallMs, 0)} | ${fmtSummary(r.grade.wallMs, 0)} |`);
     if (b.gradeMaxRssMB) out.push(`| grading peak RSS, MB | ${fmtSummary(b.gradeMaxRssMB, 0)} | ${fmtSummary(r.grade.maxRssMB, 0)} |`);
     if (b.gradeJournalBytes) out.push(`| 10 Hz journal size, MB | ${(b.gradeJournalBytes / 1e6).toFixed(1)} | ${(r.grade.journal.bytes / 1e6).toFixed(1)} |`);
-    if (b.fullWallMs) out.push(`| full simulated procedure, wall s | ${fmtSummary(scale(b.fullWallMs, 1e-3), 2)} | ${fmtSummary(scale(r.full.wallMs, 1e-3), 2)} |`);
+    if (b.fullWallMs)
+      out.push(`| full simulated procedure, wall s | ${fmtSummary(scale(b.fullWallMs, 1e-3), 2)} | ${fmtSummary(scale(r.full.wallMs, 1e-3), 2)} |`);
     out.push('');
   }
   if (r.store) out.push(...storeSection(r.store));
@@ -154,11 +231,14 @@ function storeSection(s: StoreBenchResult): string[] {
   out.push(`## 6. Results store and dashboard at ${s.plan.runs.toLocaleString('en')} runs`, '');
   out.push(`The ${s.plan.runs.toLocaleString('en')} runs are GENERATED (bench/store.ts), in ${s.generation.wallS.toFixed(0)} s: ${s.generation.how}.`);
   out.push(`Their record.json files total ${(s.generation.recordBytes / 1e6).toFixed(0)} MB. \`db import\` reads each record.json, the journal's first line`);
-  out.push('(the protocol\'s tolerances) and hashes the certificate; one transaction per 200 runs. Latency: the dashboard on 127.0.0.1,');
+  out.push("(the protocol's tolerances) and hashes the certificate; one transaction per 200 runs. Latency: the dashboard on 127.0.0.1,");
   out.push(`${s.plan.requests} sequential requests per page after 5 warm-up requests, one keep-alive client, the whole response read.`);
   const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
   const shared = (s.loadAvg.start[0] ?? 0) > 1;
-  out.push(`Load average ${la(s.loadAvg.start)} at the start of this section, ${la(s.loadAvg.end)} at its end${shared ? ': other work shared the 2 cores, so the p95 and max columns are pessimistic.' : '.'}`, '');
+  out.push(
+    `Load average ${la(s.loadAvg.start)} at the start of this section, ${la(s.loadAvg.end)} at its end${shared ? ': other work shared the 2 cores, so the p95 and max columns are pessimistic.' : '.'}`,
+    '',
+  );
   out.push(`| | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---|').join('')}`);
   const row = (name: string, f: (e: StoreBenchResult['engines'][number]) => string) => out.push(`| ${name} | ${s.engines.map(f).join(' | ')} |`);
   row(`import ${s.plan.runs.toLocaleString('en')} runs, s`, (e) => e.importWallS.toFixed(1));
@@ -175,7 +255,13 @@ function storeSection(s: StoreBenchResult): string[] {
   const target = (page: string) => s.engines.every((e) => (e.pages[page]?.p95Ms ?? Infinity) < 200);
   const list = 'run list page (/, newest 100)';
   const part = "a part's yield page (/parts/<pn>)";
-  out.push(verdict(target(list) && target(part), 'Target p95 < 200 ms for the run list and a part\'s yield page at 10,000 runs, both engines', `p95 ${s.engines.map((e) => `${e.engine} ${e.pages[list]?.p95Ms.toFixed(0)} ms (list), ${e.pages[part]?.p95Ms.toFixed(0)} ms (yield)`).join('; ')}.`));
+  out.push(
+    verdict(
+      target(list) && target(part),
+      "Target p95 < 200 ms for the run list and a part's yield page at 10,000 runs, both engines",
+      `p95 ${s.engines.map((e) => `${e.engine} ${e.pages[list]?.p95Ms.toFixed(0)} ms (list), ${e.pages[part]?.p95Ms.toFixed(0)} ms (yield)`).join('; ')}.`,
+    ),
+  );
   out.push('');
   return out;
 }

@@ -70,7 +70,16 @@ if (only) {
       next.grade = { journal: { ...journal, runDir: undefined }, ...benchGrade(journal.runDir, 5, log) };
     }
     next.before = before;
-    next.reruns = [...(prev.reruns ?? []), { date: new Date().toISOString(), sections: only, loadAvgAtStart: startLoad, loadAvgAtEnd: loadavg(), note: process.env.CQ_BENCH_NOTE ?? 'machine possibly shared with other test runs: see the load averages' }];
+    next.reruns = [
+      ...(prev.reruns ?? []),
+      {
+        date: new Date().toISOString(),
+        sections: only,
+        loadAvgAtStart: startLoad,
+        loadAvgAtEnd: loadavg(),
+        note: process.env.CQ_BENCH_NOTE ?? 'machine possibly shared with other test runs: see the load averages',
+      },
+    ];
     writeFileSync(path, `${JSON.stringify(next, null, 2)}\n`);
     writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(next));
     log(`done in ${((performance.now() - t0) / 1000).toFixed(0)} s: BENCHMARKS.md, bench/results.json (${only.join(', ')})`);
@@ -90,7 +99,9 @@ try {
   const clone = await benchFailingClone(reps, work, log);
   log('3/5 grading: generating the 10 Hz journal');
   const journal = await makeTenHzJournal(work);
-  log(`  journal: ${journal.lines} lines, ${(journal.bytes / 1e6).toFixed(1)} MB, ${journal.simulatedS} simulated s, written in ${(journal.wallMs / 1000).toFixed(1)} s`);
+  log(
+    `  journal: ${journal.lines} lines, ${(journal.bytes / 1e6).toFixed(1)} MB, ${journal.simulatedS} simulated s, written in ${(journal.wallMs / 1000).toFixed(1)} s`,
+  );
   const grade = benchGrade(journal.runDir, 5, log);
   log('6/6 results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
   const store = await benchStore(join(work, 'store'), log);

@@ -20,7 +20,12 @@ import { summarize, type Summary } from './stats.js';
 export const PROTOCOL_PATH = new URL('../protocols/spark-burnin.json', import.meta.url).pathname;
 
 // One simulated run as `cablequal run --sim` does it (without the report writers), timed on the wall clock.
-export async function runSim(scenario: string, protocolText: string, outDir: string, runId: string): Promise<{ wallMs: number; record: RunRecord; runDir: string; lab: SimLab; startMs: number }> {
+export async function runSim(
+  scenario: string,
+  protocolText: string,
+  outDir: string,
+  runId: string,
+): Promise<{ wallMs: number; record: RunRecord; runDir: string; lab: SimLab; startMs: number }> {
   const startMs = 1_767_225_600_000; // 2026-01-01T00:00:00Z, virtual
   const clock = new VirtualClock(startMs);
   const t0 = performance.now();
@@ -70,7 +75,17 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
   const protocol = parseProtocol(text, 'protocols/spark-burnin.json');
   const fw = limitOf(protocol, 'fec-window');
   const failBer = 2.4e-4 / 10 ** fw.fail;
-  const runs: { wallMs: number; outcome: string; noEarlyStopOutcome: string; anomalyS: number | null; decisionS: number | null; linkDownS: number | null; anomalyToDecisionS: number | null; decisionToLinkDownS: number | null; rule: string | null }[] = [];
+  const runs: {
+    wallMs: number;
+    outcome: string;
+    noEarlyStopOutcome: string;
+    anomalyS: number | null;
+    decisionS: number | null;
+    linkDownS: number | null;
+    anomalyToDecisionS: number | null;
+    decisionToLinkDownS: number | null;
+    rule: string | null;
+  }[] = [];
   for (let i = 0; i < reps; i++) {
     const r = await runSim('failing-clone', text, join(outDir, 'clone'), `clone-${i}`);
     const lines = readJournal(join(r.runDir, 'journal.jsonl')).lines;
@@ -119,7 +134,13 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     });
     log(`  failing-clone rep ${i + 1}/${reps}: ${r.record.outcome} anomaly ${anomalyS} s, decision ${decisionS} s, link-down ${linkDownS} s`);
   }
-  return { fecWindowFailDecades: fw.fail, windowS: fw.params?.['windowS'] ?? null, holdS: fw.params?.['holdS'] ?? null, runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
+  return {
+    fecWindowFailDecades: fw.fail,
+    windowS: fw.params?.['windowS'] ?? null,
+    holdS: fw.params?.['holdS'] ?? null,
+    runs,
+    wallMs: summarize(runs.map((r) => r.wallMs)),
+  };
 }
 
 // Journal counters come back as numbers or decimal strings; the delta code wants bigints.
@@ -131,7 +152,9 @@ function reviveRail<T extends { counters: Record<string, unknown> }>(rail: T): T
 
 // Section 3, step 1: the whole default procedure at 10 Hz (a protocol copy with samplingIntervalS 0.1), written by
 // the real run code on the simulated lab: the two soaks alone are 70 minutes, 42,000 ticks per node.
-export async function makeTenHzJournal(outDir: string): Promise<{ runDir: string; wallMs: number; bytes: number; lines: number; sampleLines: number; simulatedS: number }> {
+export async function makeTenHzJournal(
+  outDir: string,
+): Promise<{ runDir: string; wallMs: number; bytes: number; lines: number; sampleLines: number; simulatedS: number }> {
   const p = JSON.parse(readFileSync(PROTOCOL_PATH, 'utf8')) as Record<string, unknown>;
   p['samplingIntervalS'] = 0.1;
   const r = await runSim('good-qsfp56', JSON.stringify(p, null, 2), join(outDir, 'tenhz'), 'tenhz');
@@ -139,7 +162,14 @@ export async function makeTenHzJournal(outDir: string): Promise<{ runDir: string
   const text = readFileSync(path, 'utf8');
   const lines = text.split('\n').filter((l) => l !== '');
   const last = JSON.parse(lines.at(-1)!) as { tS?: number };
-  return { runDir: r.runDir, wallMs: r.wallMs, bytes: Buffer.byteLength(text), lines: lines.length, sampleLines: lines.filter((l) => l.startsWith('{"type":"sample"')).length, simulatedS: last.tS ?? 0 };
+  return {
+    runDir: r.runDir,
+    wallMs: r.wallMs,
+    bytes: Buffer.byteLength(text),
+    lines: lines.length,
+    sampleLines: lines.filter((l) => l.startsWith('{"type":"sample"')).length,
+    simulatedS: last.tS ?? 0,
+  };
 }
 
 // Section 3, step 2: `gradeRunDir` in a fresh child process per repetition (wall time of the call, peak RSS).

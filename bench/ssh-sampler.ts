@@ -23,7 +23,19 @@ export interface SshBenchPlan {
   fixedRateIntervalMs: number;
 }
 
-const FIELDS = ['ticksPerS', 'intervalP50Ms', 'intervalP99Ms', 'skewP99Ms', 'rawSkewP99Ms', 'missedDeadlines', 'tickDurationP50Ms', 'tickDurationP99Ms', 'cpuPerTickMs', 'missingSamples', 'itemErrors'] as const;
+const FIELDS = [
+  'ticksPerS',
+  'intervalP50Ms',
+  'intervalP99Ms',
+  'skewP99Ms',
+  'rawSkewP99Ms',
+  'missedDeadlines',
+  'tickDurationP50Ms',
+  'tickDurationP99Ms',
+  'cpuPerTickMs',
+  'missingSamples',
+  'itemErrors',
+] as const;
 
 // One measured configuration: strategy, schedule, sample set and which stand-ins the nodes run.
 export interface SshVariant {
@@ -86,7 +98,12 @@ async function once(nodes: BenchNode[], v: SshVariant): Promise<MeasureResult> {
   try {
     // Connect first so that the handshake is not counted in either strategy.
     await Promise.all(runners.map((r) => r.run('true')));
-    return await measureSampling({ mode: v.mode, ticks: v.ticks, intervalMs: v.intervalMs, nodes: runners.map((runner, i) => ({ name: nodes[i]!.name, runner, sampleSet })) });
+    return await measureSampling({
+      mode: v.mode,
+      ticks: v.ticks,
+      intervalMs: v.intervalMs,
+      nodes: runners.map((runner, i) => ({ name: nodes[i]!.name, runner, sampleSet })),
+    });
   } finally {
     await Promise.all(runners.map((r) => r.close()));
   }
@@ -106,10 +123,33 @@ export async function benchSsh(plan: SshBenchPlan, log: (s: string) => void): Pr
     const variants: SshVariant[] = [
       { name: 'persistent, back to back', mode: 'persistent', ticks: plan.persistentTicks, intervalMs: 0, sampleSet: 'run-20hz', standIns: main },
       { name: 'naive, back to back', mode: 'naive', ticks: plan.naiveTicks, intervalMs: 0, sampleSet: 'run-20hz', standIns: main },
-      { name: `persistent, fixed ${hz} Hz`, mode: 'persistent', ticks: plan.fixedRateTicks, intervalMs: plan.fixedRateIntervalMs, sampleSet: 'run-20hz', standIns: main },
-      { name: 'persistent, back to back, 1 Hz sample set', mode: 'persistent', ticks: plan.persistentTicks, intervalMs: 0, sampleSet: 'run-1hz', standIns: main },
+      {
+        name: `persistent, fixed ${hz} Hz`,
+        mode: 'persistent',
+        ticks: plan.fixedRateTicks,
+        intervalMs: plan.fixedRateIntervalMs,
+        sampleSet: 'run-20hz',
+        standIns: main,
+      },
+      {
+        name: 'persistent, back to back, 1 Hz sample set',
+        mode: 'persistent',
+        ticks: plan.persistentTicks,
+        intervalMs: 0,
+        sampleSet: 'run-1hz',
+        standIns: main,
+      },
       ...(shNodes.length
-        ? [{ name: `persistent, fixed ${hz} Hz, sh+cat stand-ins`, mode: 'persistent' as const, ticks: plan.fixedRateTicks, intervalMs: plan.fixedRateIntervalMs, sampleSet: 'run-20hz' as const, standIns: 'sh' as const }]
+        ? [
+            {
+              name: `persistent, fixed ${hz} Hz, sh+cat stand-ins`,
+              mode: 'persistent' as const,
+              ticks: plan.fixedRateTicks,
+              intervalMs: plan.fixedRateIntervalMs,
+              sampleSet: 'run-20hz' as const,
+              standIns: 'sh' as const,
+            },
+          ]
         : []),
     ];
     const runs: MeasureResult[][] = variants.map(() => []);
@@ -117,11 +157,17 @@ export async function benchSsh(plan: SshBenchPlan, log: (s: string) => void): Pr
       for (const [i, v] of variants.entries()) {
         const r = await once(v.standIns === main ? nodes : shNodes, v);
         runs[i]!.push(r);
-        log(`  ssh ${v.name} rep ${rep + 1}/${plan.reps}: ${r.ticksPerS.toFixed(1)} ticks/s, skew p99 ${r.skewP99Ms?.toFixed(2)} ms, missing ${r.missingSamples}, item errors ${r.itemErrors}`);
+        log(
+          `  ssh ${v.name} rep ${rep + 1}/${plan.reps}: ${r.ticksPerS.toFixed(1)} ticks/s, skew p99 ${r.skewP99Ms?.toFixed(2)} ms, missing ${r.missingSamples}, item errors ${r.itemErrors}`,
+        );
       }
     }
     const rt = await emptyRoundTrips(nodes[0]!, 20);
-    const one = (xs: number[]) => summarizeFields(xs.map((x) => ({ x })), ['x'])['x'] ?? null;
+    const one = (xs: number[]) =>
+      summarizeFields(
+        xs.map((x) => ({ x })),
+        ['x'],
+      )['x'] ?? null;
     const ratios = runs[0]!.map((p, i) => p.ticksPerS / runs[1]![i]!.ticksPerS);
     return {
       rcStartupMs: one(rc),

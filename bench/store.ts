@@ -56,7 +56,14 @@ async function makeRuns(work: string, log: (s: string) => void): Promise<StoreBe
   const t0 = performance.now();
   const protocolText = readFileSync(new URL('../protocols/quick.json', import.meta.url), 'utf8');
   const templates: { record: Record<string, unknown>; dir: string }[] = [];
-  const quietIo = { stdout: () => undefined, stderr: (s: string) => log(s.trimEnd()), readStdin: async () => '', isTTY: false, cwd: work, env: { CABLEQUAL_LAB_KEY: '/nonexistent/key.pem' } };
+  const quietIo = {
+    stdout: () => undefined,
+    stderr: (s: string) => log(s.trimEnd()),
+    readStdin: async () => '',
+    isTTY: false,
+    cwd: work,
+    env: { CABLEQUAL_LAB_KEY: '/nonexistent/key.pem' },
+  };
   for (const scenario of STORE_PLAN.templates) {
     const r = await runSim(scenario, protocolText, join(work, 'templates'), `template-${scenario}`);
     await writeReports(r.record, r.runDir, quietIo);
@@ -68,7 +75,12 @@ async function makeRuns(work: string, log: (s: string) => void): Promise<StoreBe
   const start = Date.parse('2025-01-01T00:00:00Z');
   for (let i = 0; i < STORE_PLAN.runs; i++) {
     const t = templates[i % templates.length]!;
-    const rec = structuredClone(t.record) as { runId: string; startedAt: string; endedAt: string | null; cable: { serial: string | null; partNumber: string | null; ends: { identity: { vendorSn: string; dateCode: string } | null }[] } };
+    const rec = structuredClone(t.record) as {
+      runId: string;
+      startedAt: string;
+      endedAt: string | null;
+      cable: { serial: string | null; partNumber: string | null; ends: { identity: { vendorSn: string; dateCode: string } | null }[] };
+    };
     // Runs i, i+6, i+12, i+18 (same template) share a cable: 4 runs per serial, each serial one part number.
     const serial = `BENCH${i % templates.length}-${String(Math.floor(i / (templates.length * STORE_PLAN.runsPerCable))).padStart(4, '0')}`;
     const lot = `25${String(1 + (Math.floor(i / 97) % STORE_PLAN.lotsPerPart)).padStart(2, '0')}15`;
@@ -137,7 +149,10 @@ async function measurePages(store: ResultsStore, reports: string, part: string, 
 async function benchEngine(choice: StoreChoice, reports: string, part: string, log: (s: string) => void): Promise<EngineResult> {
   const store = await openStore(choice);
   try {
-    const version = choice.engine === 'sqlite' ? `SQLite ${String((await store.db.all<{ v: string }>('SELECT sqlite_version() AS v'))[0]!.v)} (better-sqlite3, WAL)` : `PostgreSQL ${String((await store.db.all<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]!.v)}`;
+    const version =
+      choice.engine === 'sqlite'
+        ? `SQLite ${String((await store.db.all<{ v: string }>('SELECT sqlite_version() AS v'))[0]!.v)} (better-sqlite3, WAL)`
+        : `PostgreSQL ${String((await store.db.all<{ v: string }>("SELECT current_setting('server_version') AS v"))[0]!.v)}`;
     log(`  ${choice.engine}: importing ${STORE_PLAN.runs} runs`);
     let t = performance.now();
     const first = await importRuns(store, [reports], { cwd: reports, controller: 'bench' });

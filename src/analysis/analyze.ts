@@ -116,9 +116,7 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
     gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
-    ...(a.readings.size
-      ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) }
-      : {}),
+    ...(a.readings.size ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) } : {}),
   };
 }
 

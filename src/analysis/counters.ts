@@ -113,7 +113,12 @@ export interface Interval {
 // timeseries.csv and the charts): the new reading with carryForward's held values; the interval since the previous
 // reading, 'reset' when a counter used went backwards (the interval is dropped and the new values are the baseline,
 // never a negative or partial count), or null for the first reading or when no node time passed.
-export function nextReading(prev: RailReading | null, read: RailSample, tMs: number, lanes: number | null): { reading: RailReading; interval: Interval | 'reset' | null } {
+export function nextReading(
+  prev: RailReading | null,
+  read: RailSample,
+  tMs: number,
+  lanes: number | null,
+): { reading: RailReading; interval: Interval | 'reset' | null } {
   const rail = carryForward(prev?.rail, read);
   const reading = { rail, tMs };
   if (!prev) return { reading, interval: null };

@@ -5,7 +5,16 @@ import type { Grade } from '../domain/outcome.js';
 import type { LaneTempStats, WindowStats } from '../domain/record.js';
 import type { NodeSample } from '../domain/sample.js';
 import { canonicalRail } from './analyze.js';
-import { SERIAL_RATE_BPS, certainLaneRatio, decadesBelowFecLimit, intervalDelta, nextReading, type Interval, type IntervalDelta, type RailReading } from './counters.js';
+import {
+  SERIAL_RATE_BPS,
+  certainLaneRatio,
+  decadesBelowFecLimit,
+  intervalDelta,
+  nextReading,
+  type Interval,
+  type IntervalDelta,
+  type RailReading,
+} from './counters.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth, type LaneGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
 import { Held, WindowSum } from './windows.js';
@@ -123,12 +132,7 @@ export class EarlyStopDetector {
 
   // The same for a caller that already took the interval of this sample (the analysis, which reads the same rail the
   // same way): `iv` is its delta over `lanesUsed` lanes, or null when the sample gave no interval.
-  pushInterval(
-    phase: string,
-    sample: NodeSample,
-    tS: number,
-    iv: (Interval & { lanesUsed: number | null }) | null,
-  ): EarlyStopDecision | null {
+  pushInterval(phase: string, sample: NodeSample, tS: number, iv: (Interval & { lanesUsed: number | null }) | null): EarlyStopDecision | null {
     const st = this.watch(sample);
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
     if (!iv) return this.first;
@@ -245,7 +249,14 @@ export class EarlyStopDetector {
     if (!this.first || d.tS < this.first.tS) this.first = d;
   }
 
-  private watchFec(st: NodeWatch, counts: readonly number[], perLane: boolean, laneBits: number, at: Omit<EarlyStopDecision, 'rule' | 'value' | 'message'>, dt: number): void {
+  private watchFec(
+    st: NodeWatch,
+    counts: readonly number[],
+    perLane: boolean,
+    laneBits: number,
+    at: Omit<EarlyStopDecision, 'rule' | 'value' | 'message'>,
+    dt: number,
+  ): void {
     const fw = this.settings.fecWindow;
     if (!fw || !st.fecWin) return;
     st.fecWin.add(at.tMs, dt, counts);

@@ -105,6 +105,9 @@ export function isGrowing(g: LaneGrowth, growingDecades: number): boolean {
 
 // Median growth of the other lanes (upper middle), 0 for a single lane.
 export function othersGrowth(g: readonly LaneGrowth[], lane: number): number {
-  const others = g.filter((x) => x.lane !== lane).map((x) => x.growthDecades).sort((a, b) => a - b);
+  const others = g
+    .filter((x) => x.lane !== lane)
+    .map((x) => x.growthDecades)
+    .sort((a, b) => a - b);
   return others.length ? others[Math.floor(others.length / 2)]! : 0;
 }

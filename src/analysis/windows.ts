@@ -19,7 +19,8 @@ class Ring {
     const cap = this.buf.length / this.width;
     if (this.length === cap) {
       const next = new Float64Array(this.buf.length * 2);
-      for (let i = 0; i < this.length; i++) next.set(this.buf.subarray(((this.head + i) % cap) * this.width, (((this.head + i) % cap) + 1) * this.width), i * this.width);
+      for (let i = 0; i < this.length; i++)
+        next.set(this.buf.subarray(((this.head + i) % cap) * this.width, (((this.head + i) % cap) + 1) * this.width), i * this.width);
       this.buf = next;
       this.head = 0;
     }

@@ -57,13 +57,33 @@ export interface BatchDeps {
 
 // Fresh state: golden first and last on the first pair, manifest cables spread over the pairs in order.
 export function initialState(o: { manifestFile: string; manifest: ManifestCable[]; pairs: string[]; protocol: string; golden: string | null }): BatchState {
-  const blank = (label: string, pair: number): CableState => ({ label, pair, status: 'pending', serial: null, outcome: null, runDir: null, report: null, reason: null, warnings: [], attempts: 0 });
+  const blank = (label: string, pair: number): CableState => ({
+    label,
+    pair,
+    status: 'pending',
+    serial: null,
+    outcome: null,
+    runDir: null,
+    report: null,
+    reason: null,
+    warnings: [],
+    attempts: 0,
+  });
   const cables = o.manifest.map((c, i) => blank(c.label, i % o.pairs.length));
   if (o.golden) {
     cables.unshift({ ...blank('golden-first', 0), golden: 'first' });
     cables.push({ ...blank('golden-last', 0), golden: 'last' });
   }
-  return { schema: 'cablequal.batch/1', manifest: o.manifestFile, labels: o.manifest.map((c) => c.label), pairs: o.pairs, protocol: o.protocol, golden: o.golden, cables, goldenDrift: null };
+  return {
+    schema: 'cablequal.batch/1',
+    manifest: o.manifestFile,
+    labels: o.manifest.map((c) => c.label),
+    pairs: o.pairs,
+    protocol: o.protocol,
+    golden: o.golden,
+    cables,
+    goldenDrift: null,
+  };
 }
 
 // Nodes of bench i that another bench also uses (one cage each): their benchmarks must take turns.
@@ -125,11 +145,15 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       }
       c.warnings = [];
       if (m?.expectedSerial && m.expectedSerial !== got.serial) c.warnings.push(`manifest expects serial ${m.expectedSerial}, the EEPROM says ${got.serial}`);
-      if (m?.expectedPn && m.expectedPn !== got.partNumber) c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${got.partNumber ?? '(none)'}`);
+      if (m?.expectedPn && m.expectedPn !== got.partNumber)
+        c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${got.partNumber ?? '(none)'}`);
       for (const w of c.warnings) deps.operator.say(`[pair ${pair + 1}] ${c.label}: warning: ${w}`);
       save();
       // The hot-plug trap: measure nothing until the nodes are rebooted with this cable in and run at full speed.
-      const releaseAlone = await use.take(bench.nodes.map((n) => n.name), true);
+      const releaseAlone = await use.take(
+        bench.nodes.map((n) => n.name),
+        true,
+      );
       let settled: SettleResult;
       try {
         settled = await settleBench({ pair, nodes: bench.nodes, runners: bench.runners }, got.swapped, {
@@ -157,12 +181,19 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
         save();
         break;
       }
-      deps.operator.say(`[pair ${pair + 1}] ${where(bench)} ready${settled.reboots ? ` after ${settled.reboots} reboot(s)` : ''}: loopback ${settled.loopback.map((r) => `${r.node} rail ${r.rail} ${r.gbps.toFixed(1)}`).join(', ')} Gb/s`);
+      deps.operator.say(
+        `[pair ${pair + 1}] ${where(bench)} ready${settled.reboots ? ` after ${settled.reboots} reboot(s)` : ''}: loopback ${settled.loopback.map((r) => `${r.node} rail ${r.rail} ${r.gbps.toFixed(1)}`).join(', ')} Gb/s`,
+      );
       c.status = 'running';
       c.attempts += 1;
       save();
-      deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${got.serial}): qualifying${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`);
-      const releaseUse = await use.take(bench.nodes.map((n) => n.name), false);
+      deps.operator.say(
+        `[pair ${pair + 1}] ${c.label} (serial ${got.serial}): qualifying${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`,
+      );
+      const releaseUse = await use.take(
+        bench.nodes.map((n) => n.name),
+        false,
+      );
       let res: Awaited<ReturnType<CableRunner>>;
       try {
         res = await deps.runCable({
@@ -206,7 +237,10 @@ async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | nu
   const unreachable = unreachableReporter(deps.clock, (l) => deps.operator.say(l), `[pair ${pair + 1}] `);
   const look = async () => {
     const ends = await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage)));
-    unreachable(bench.nodes.map((n) => n.name), ends);
+    unreachable(
+      bench.nodes.map((n) => n.name),
+      ends,
+    );
     return pairReady(ends);
   };
   const acceptable = (r: { serial: string } | null) => r !== null && r.serial !== previous && (expect === null || r.serial === expect);
@@ -240,7 +274,13 @@ async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | nu
       if (!acceptable(r)) await deps.clock.sleep(pollMs, deps.signal).catch(() => undefined);
     }
     if (acceptable(r)) return found(r!);
-    deps.operator.say(r === null ? 'no cable seen: both rails must be Up on both nodes and the EEPROM readable' : r.serial === previous ? `still the previous cable (serial ${r.serial})` : `serial ${r.serial} is not the expected ${expect}`);
+    deps.operator.say(
+      r === null
+        ? 'no cable seen: both rails must be Up on both nodes and the EEPROM readable'
+        : r.serial === previous
+          ? `still the previous cable (serial ${r.serial})`
+          : `serial ${r.serial} is not the expected ${expect}`,
+    );
   }
 }
 
@@ -254,5 +294,10 @@ async function goldenDrift(dir: string, s: BatchState, protocol: Protocol): Prom
   if (!judged(first.outcome) || !judged(last.outcome)) return { ok: false, detail: `golden cable runs ended ${first.outcome} and ${last.outcome}` };
   const res = regressRecords(await readRunRecord(join(dir, first.runDir)), [await readRunRecord(join(dir, last.runDir))], protocol.regression);
   const off = res.rows.filter((r) => r.status === 'out-of-tolerance' || r.status === 'missing');
-  return res.ok ? { ok: true, detail: `golden runs agree (${res.rows.filter((r) => r.status === 'ok').length} metrics within tolerance)` } : { ok: false, detail: off.map((r) => `${r.metric} ${r.status} (delta ${r.delta?.toFixed(2) ?? '-'} ${r.deltaUnit}, tolerance ${r.tolerance})`).join('; ') };
+  return res.ok
+    ? { ok: true, detail: `golden runs agree (${res.rows.filter((r) => r.status === 'ok').length} metrics within tolerance)` }
+    : {
+        ok: false,
+        detail: off.map((r) => `${r.metric} ${r.status} (delta ${r.delta?.toFixed(2) ?? '-'} ${r.deltaUnit}, tolerance ${r.tolerance})`).join('; '),
+      };
 }

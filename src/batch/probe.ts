@@ -33,7 +33,8 @@ export async function probeEnd(runner: CommandRunner, cage: number | 'auto'): Pr
       return { ...none('no cable EEPROM readable'), up: c.up };
     }
     const other = await readCableSerial((command) => runner.run(command, { timeoutMs: 30_000 }), c.rails[1].netdev);
-    if (other !== null && other !== id.vendorSn) return { ...none(`cage ${c.index}: ${c.rails[0].netdev} reads serial ${id.vendorSn}, ${c.rails[1].netdev} reads ${other}`), up: c.up };
+    if (other !== null && other !== id.vendorSn)
+      return { ...none(`cage ${c.index}: ${c.rails[0].netdev} reads serial ${id.vendorSn}, ${c.rails[1].netdev} reads ${other}`), up: c.up };
     return { up: c.up, serial: id.vendorSn || null, partNumber: id.vendorPn || null, note: c.up ? null : `cage ${c.index}: link not up on both rails` };
   } catch (e) {
     if (e instanceof TransportError) return { ...none(e.message), unreachable: true };

@@ -58,7 +58,8 @@ export interface SettleBench {
   runners: Map<string, CommandRunner>;
 }
 
-export type SettleResult = { ok: true; reboots: number; loopback: LoopbackResult[] } | { ok: false; reboots: number; reason: Reason } | { ok: false; aborted: true };
+export type SettleResult =
+  { ok: true; reboots: number; loopback: LoopbackResult[] } | { ok: false; reboots: number; reason: Reason } | { ok: false; aborted: true };
 
 class Aborted extends Error {}
 class NotMeasurable extends Error {
@@ -94,7 +95,11 @@ export async function settleBench(bench: SettleBench, swapped: boolean, deps: Se
       const reason = loopbackFloorReason(results, loopbackPhaseOf(deps.protocol).floorGbps);
       if (!reason) return { ok: true, reboots, loopback: results };
       if (reboots >= deps.maxReboots) {
-        throw new NotMeasurable({ ...reason, message: `after ${reboots} reboot(s) of ${names(bench)}: ${reason.message}`, advice: `power the nodes off for 60 s (or check the PCIe links the advice names), then --resume. ${reason.advice ?? ''}`.trim() });
+        throw new NotMeasurable({
+          ...reason,
+          message: `after ${reboots} reboot(s) of ${names(bench)}: ${reason.message}`,
+          advice: `power the nodes off for 60 s (or check the PCIe links the advice names), then --resume. ${reason.advice ?? ''}`.trim(),
+        });
       }
       await reboot(bench, deps, `the nodes are not at full speed: ${reason.message}`);
       reboots++;
@@ -144,7 +149,11 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
   const before = new Map<string, string>();
   for (const n of bench.nodes) {
     const id = await bootId(bench, deps, n.name);
-    if (id === null) fail('bench-unreachable', `${n.name}: cannot read its boot id (/proc/sys/kernel/random/boot_id) before the reboot`, { node: n.name, advice: 'check SSH to the node, then --resume' });
+    if (id === null)
+      fail('bench-unreachable', `${n.name}: cannot read its boot id (/proc/sys/kernel/random/boot_id) before the reboot`, {
+        node: n.name,
+        advice: 'check SSH to the node, then --resume',
+      });
     before.set(n.name, id!);
   }
   const waitMin = Math.round(deps.rebootWaitMs / 60_000);
@@ -162,7 +171,9 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
       }
     }
   } else {
-    deps.operator.say(`[pair ${bench.pair + 1}] reboot ${names(bench)} now, with the cable in (e.g. \`sudo systemctl reboot --no-block\` on each): ${why}. Waiting up to ${waitMin} min for both to come back`);
+    deps.operator.say(
+      `[pair ${bench.pair + 1}] reboot ${names(bench)} now, with the cable in (e.g. \`sudo systemctl reboot --no-block\` on each): ${why}. Waiting up to ${waitMin} min for both to come back`,
+    );
     deps.onRebootRequest?.(bench.nodes.map((n) => n.name));
   }
   const deadline = deps.clock.now() + deps.rebootWaitMs;
@@ -258,7 +269,8 @@ async function loopbackAll(bench: SettleBench, cages: Map<string, CageLinks>, de
       },
       run: async (command, what, timeoutMs) => {
         const r = await runLogged(bench, deps, n.name, what, command, timeoutMs);
-        if (!r) fail('bench-unreachable', `${n.name}: lost during the loopback check`, { node: n.name, advice: 'check the node and its SSH path; then --resume' });
+        if (!r)
+          fail('bench-unreachable', `${n.name}: lost during the loopback check`, { node: n.name, advice: 'check the node and its SSH path; then --resume' });
         return r!;
       },
       stop: (p) => p.stop(),
@@ -272,9 +284,19 @@ async function loopbackAll(bench: SettleBench, cages: Map<string, CageLinks>, de
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
       }
-      if (!ip) fail('preflight-address', `${n.name}: ${rail.netdev} has no IPv4 address`, { node: n.name, advice: 'give each rail a persistent address (netplan; two /24s) as in NVIDIA\'s connect-two-sparks playbook, so that it survives the reboots; then --resume' });
+      if (!ip)
+        fail('preflight-address', `${n.name}: ${rail.netdev} has no IPv4 address`, {
+          node: n.name,
+          advice:
+            "give each rail a persistent address (netplan; two /24s) as in NVIDIA's connect-two-sparks playbook, so that it survives the reboots; then --resume",
+        });
       const r = await measureLoopback(io, deps.protocol.commands, phase, { index, rdmaDevice: rail.rdmaDevice, ip: ip! });
-      if ('error' in r) fail('loopback-failed', `${n.name}: ${r.error}`, { node: n.name, rail: index, advice: 'check perftest on the node and the RoCE GID index; then --resume' });
+      if ('error' in r)
+        fail('loopback-failed', `${n.name}: ${r.error}`, {
+          node: n.name,
+          rail: index,
+          advice: 'check perftest on the node and the RoCE GID index; then --resume',
+        });
       else out.push({ node: n.name, rail: index, device: rail.rdmaDevice, ...(rail.pci ? { pci: rail.pci } : {}), gbps: r.gbps });
     }
   }

@@ -20,11 +20,20 @@ export async function summaryRows(dir: string, s: BatchState): Promise<SummaryRo
   for (const c of s.cables.filter((x) => !x.golden)) {
     let record = c.status === 'done' && c.runDir ? await readRunRecord(join(dir, c.runDir)) : null;
     if (record && drift) {
-      const reason = { rule: 'bench-drift', message: `golden cable drifted beyond the regression tolerances (${drift}): the bench changed, this verdict (${record.outcome}) is not trusted` };
+      const reason = {
+        rule: 'bench-drift',
+        message: `golden cable drifted beyond the regression tolerances (${drift}): the bench changed, this verdict (${record.outcome}) is not trusted`,
+      };
       record = { ...record, outcome: 'ERROR', reasons: [reason, ...record.reasons] };
     }
     const outcome = record?.outcome ?? (c.status === 'refused' || c.benchError ? 'ERROR' : '');
-    const reason = record ? (record.reasons[0] ? `${record.reasons[0].rule}: ${record.reasons[0].message}` : '') : c.status === 'refused' ? `refused: ${c.reason}` : (c.reason ?? (c.status === 'pending' ? 'not tested yet' : c.status));
+    const reason = record
+      ? record.reasons[0]
+        ? `${record.reasons[0].rule}: ${record.reasons[0].message}`
+        : ''
+      : c.status === 'refused'
+        ? `refused: ${c.reason}`
+        : (c.reason ?? (c.status === 'pending' ? 'not tested yet' : c.status));
     rows.push({ cable: c, record, outcome, reason });
   }
   return rows;
@@ -54,7 +63,12 @@ export function batchHtml(s: BatchState, rows: SummaryRow[]): string {
     const pn = r.record!.cable.partNumber ?? '(unknown)';
     parts.set(pn, [...(parts.get(pn) ?? []), r]);
   }
-  const link = (c: CableState) => (c.report ? `<a href="${escapeXml(c.report)}">${escapeXml(c.report.endsWith('certificate.html') ? 'certificate' : 'run report')}</a>` : c.runDir ? escapeXml(c.runDir) : '');
+  const link = (c: CableState) =>
+    c.report
+      ? `<a href="${escapeXml(c.report)}">${escapeXml(c.report.endsWith('certificate.html') ? 'certificate' : 'run report')}</a>`
+      : c.runDir
+        ? escapeXml(c.runDir)
+        : '';
   const partRows = [...parts.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([pn, rs]) => {

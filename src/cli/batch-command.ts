@@ -60,7 +60,10 @@ export function checkPairCages(pairs: NodeSpec[][]): void {
   pairs.forEach((nodes, p) => {
     for (const n of nodes) {
       const elsewhere = pairs.findIndex((other, q) => q !== p && other.some((x) => x.name === n.name));
-      if (elsewhere >= 0 && n.cage === 'auto') throw new UsageError(`--pair: ${n.name} is in pairs ${Math.min(p, elsewhere) + 1} and ${Math.max(p, elsewhere) + 1}: give its cage in each (e.g. ${n.name}:0 and ${n.name}:1)`);
+      if (elsewhere >= 0 && n.cage === 'auto')
+        throw new UsageError(
+          `--pair: ${n.name} is in pairs ${Math.min(p, elsewhere) + 1} and ${Math.max(p, elsewhere) + 1}: give its cage in each (e.g. ${n.name}:0 and ${n.name}:1)`,
+        );
       const key = `${n.name}:${n.cage}`;
       const first = owner.get(key);
       if (first !== undefined) throw new UsageError(`--pair: cage ${n.cage} of ${n.name} is given to pairs ${first + 1} and ${p + 1}: a cage holds one cable`);
@@ -100,7 +103,10 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     // per-node lock is real), but its bandwidth and temperature are not shared in the simulation. Say so.
     const names = pairNodes.flat().map((n) => n.name);
     const twice = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
-    if (twice.length) io.stderr(`cablequal batch --sim: ${twice.join(', ')} in two pairs: benchmarks take turns, but each simulated pair is its own lab (bandwidth and heat of a shared node are not shared in the simulation)\n`);
+    if (twice.length)
+      io.stderr(
+        `cablequal batch --sim: ${twice.join(', ')} in two pairs: benchmarks take turns, but each simulated pair is its own lab (bandwidth and heat of a shared node are not shared in the simulation)\n`,
+      );
   }
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
@@ -112,8 +118,10 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   let state = loadState(dir);
   if (state && !args.resume) throw new UsageError(`${dir} already holds a batch: add --resume to continue it, or choose another --out`);
   if (!state && args.resume) throw new UsageError(`--resume: no batch state in ${dir}`);
-  if (state && state.labels.join('\n') !== manifest.map((c) => c.label).join('\n')) throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
-  if (state && state.pairs.length !== pairSpecs.length) throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
+  if (state && state.labels.join('\n') !== manifest.map((c) => c.label).join('\n'))
+    throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
+  if (state && state.pairs.length !== pairSpecs.length)
+    throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
   state ??= initialState({ manifestFile: basename(args.manifest), manifest, pairs: pairSpecs, protocol: protocol.name, golden: args.golden ?? null });
   await observers.open();
   const batchId = batchIdOf(observers.store.controller, dir);
@@ -137,14 +145,30 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       const entry = simCableOf(box![first ? manifest.findIndex((m) => m.label === first.label) : 0] ?? box![0]!);
       // The simulated cable sits in the cages the pair names (a:0,b:1 is the triangle wiring); auto keeps the scenario's.
       const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
-      const lab = createLab({ scenario: entry.scenario, clock, nodeNames: [nodes[0].name, nodes[1].name], cages: [cageOf(nodes[0]), cageOf(nodes[1])], ...(entry.serial ? { serial: entry.serial } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+      const lab = createLab({
+        scenario: entry.scenario,
+        clock,
+        nodeNames: [nodes[0].name, nodes[1].name],
+        cages: [cageOf(nodes[0]), cageOf(nodes[1])],
+        ...(entry.serial ? { serial: entry.serial } : {}),
+        ...(args.seed !== undefined ? { seed: args.seed } : {}),
+      });
       labs.push(lab);
       const where = (i: 0 | 1): NodeSpec => ({ ...nodes[i], cage: lab.scenario.nodes[i].cage ?? DEFAULT_CABLED_CAGE });
       benches.push({ nodes: [where(0), where(1)], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
     });
   } else {
     const sshConfig = args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {};
-    for (const nodes of pairNodes) benches.push({ nodes, runners: await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...sshConfig }) as Map<string, CommandRunner> });
+    for (const nodes of pairNodes)
+      benches.push({
+        nodes,
+        runners: (await makeRunners(nodes, {
+          acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+          env: io.env,
+          warn: (l) => io.stderr(`${l}\n`),
+          ...sshConfig,
+        })) as Map<string, CommandRunner>,
+      });
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
@@ -158,7 +182,11 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
   let lastPhase = new Map<number, string>();
   // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
-  io.onHangup?.(args.onHangup ?? 'continue', () => operator.say(`cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`));
+  io.onHangup?.(args.onHangup ?? 'continue', () =>
+    operator.say(
+      `cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`,
+    ),
+  );
   try {
     state = await runBatch({
       dir,
@@ -178,22 +206,22 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         const simEntry = box ? simCableOf(box[manifest.findIndex((m) => m.label === req.label)] ?? '') : null;
         const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
         const deps = cliRunDeps({
-            clock,
-            runners: bench.runners,
-            nodes: bench.nodes,
-            ...proto,
-            outDir: req.outDir,
-            label: req.label,
-            signal,
-            ...(simEntry ? { sim: simEntry.scenario } : {}),
-            onStatus: (st) => {
-              observers.status(deps.runId, st);
-              if (lastPhase.get(req.pair) !== st.phase) {
-                lastPhase.set(req.pair, st.phase);
-                operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
-              }
-            },
-          });
+          clock,
+          runners: bench.runners,
+          nodes: bench.nodes,
+          ...proto,
+          outDir: req.outDir,
+          label: req.label,
+          signal,
+          ...(simEntry ? { sim: simEntry.scenario } : {}),
+          onStatus: (st) => {
+            observers.status(deps.runId, st);
+            if (lastPhase.get(req.pair) !== st.phase) {
+              lastPhase.set(req.pair, st.phase);
+              operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
+            }
+          },
+        });
         observers.started(observedRunOf(deps), place);
         const { record, runDir } = await runQualification({
           ...deps,
@@ -213,7 +241,10 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
               const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
               const serial = entry.serial ?? undefined;
               // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
-              const inPlace = lab.cable.name === loadScenario(entry.scenario).name && (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) && lab.state(lab.nodes[0]!).linkUp;
+              const inPlace =
+                lab.cable.name === loadScenario(entry.scenario).name &&
+                (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) &&
+                lab.state(lab.nodes[0]!).linkUp;
               if (inPlace) return;
               // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
               void (async () => {
@@ -241,7 +272,10 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   }
   storeBatch();
   const { csv, html, rows } = await writeBatchSummary(dir, state);
-  for (const r of rows) io.stdout(`${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`);
+  for (const r of rows)
+    io.stdout(
+      `${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`,
+    );
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
   if (signal.aborted) {
     const by = io.interruptedBy?.();
@@ -287,21 +321,48 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
   } else if (sim.includes(',') || !/[/.]/.test(sim)) {
     entries = sim.split(',').map((x) => x.trim());
   } else {
-    entries = readFileSync(resolve(cwd, sim), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    entries = readFileSync(resolve(cwd, sim), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
   }
   if (entries.length !== manifest.length) throw new UsageError(`batch --sim: ${entries.length} simulated cable(s) for ${manifest.length} manifest cable(s)`);
   return entries;
 }
 
-async function batchDryRun(args: BatchArgs, pairSpecs: string[], manifest: ManifestCable[], protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+async function batchDryRun(
+  args: BatchArgs,
+  pairSpecs: string[],
+  manifest: ManifestCable[],
+  protocol: Protocol,
+  protocolText: string,
+  io: CliIo,
+): Promise<number> {
   const box = args.sim !== undefined ? simBox(args.sim, manifest, io.cwd) : null;
   for (const [p, spec] of pairSpecs.entries()) {
-    const reboot = args.reboot === 'manual' ? `tells you to reboot both nodes, reads ${cmd.bootId()} until it changes` : `(--reboot auto) reads ${cmd.bootId()}, runs [sudo] ${cmd.reboot()} on both`;
+    const reboot =
+      args.reboot === 'manual'
+        ? `tells you to reboot both nodes, reads ${cmd.bootId()} until it changes`
+        : `(--reboot auto) reads ${cmd.bootId()}, runs [sudo] ${cmd.reboot()} on both`;
     io.stdout(
       `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
     );
     try {
-      io.stdout(await dryRunPlan({ ...(box ? { sim: simCableOf(box[0]!).scenario } : {}), nodes: spec, ...(args.port ? { port: args.port } : {}), ...(args.seed !== undefined ? { seed: args.seed } : {}), acceptNewHostKeys: Boolean(args.acceptNewHostKeys), ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}) }, protocol, protocolText, io));
+      io.stdout(
+        await dryRunPlan(
+          {
+            ...(box ? { sim: simCableOf(box[0]!).scenario } : {}),
+            nodes: spec,
+            ...(args.port ? { port: args.port } : {}),
+            ...(args.seed !== undefined ? { seed: args.seed } : {}),
+            acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+            ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
+          },
+          protocol,
+          protocolText,
+          io,
+        ),
+      );
     } catch (e) {
       if (!(e instanceof DiscoveryError)) throw e;
       io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${printable(e.message)}\n`);

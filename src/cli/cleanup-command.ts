@@ -2,7 +2,16 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
-import { buildLockInfo, buildRelease, controllerHost, describeOwner, LOCK_DEAD_AFTER_S, LOCK_HEARTBEAT_MS, parseLockInfoReply, type LockOwner } from '../transport/node-lock.js';
+import {
+  buildLockInfo,
+  buildRelease,
+  controllerHost,
+  describeOwner,
+  LOCK_DEAD_AFTER_S,
+  LOCK_HEARTBEAT_MS,
+  parseLockInfoReply,
+  type LockOwner,
+} from '../transport/node-lock.js';
 import { cleanupStale, RUN_ROOT } from '../transport/remote-process.js';
 import { TransportError, type CommandRunner } from '../transport/types.js';
 import { EXIT } from './exit-codes.js';
@@ -29,13 +38,23 @@ export function judgeOwner(
   if (owner.host === here && owner.pid !== undefined) {
     if (!probe.alive(owner.pid)) return { alive: false, why: `its controller process (pid ${owner.pid} on this host, ${here}) is gone` };
     const cmd = probe.cmdline(owner.pid);
-    if (cmd !== null && !/cablequal/.test(cmd)) return { alive: false, why: `pid ${owner.pid} on this host is now another program (${printable(cmd.slice(0, 60))}): the run's controller is gone` };
-    return { alive: true, why: `its controller is running on this host as pid ${owner.pid}: stop it there (Ctrl-C, or kill -INT ${owner.pid}), which stops its loads and releases the lock` };
+    if (cmd !== null && !/cablequal/.test(cmd))
+      return { alive: false, why: `pid ${owner.pid} on this host is now another program (${printable(cmd.slice(0, 60))}): the run's controller is gone` };
+    return {
+      alive: true,
+      why: `its controller is running on this host as pid ${owner.pid}: stop it there (Ctrl-C, or kill -INT ${owner.pid}), which stops its loads and releases the lock`,
+    };
   }
   if (ageS !== null && ageS <= LOCK_DEAD_AFTER_S) {
-    return { alive: true, why: `its controller ${owner.host ?? '?'} refreshed the lock ${ageS} s ago (a live run does every ${LOCK_HEARTBEAT_MS / 1000} s): stop the run there` };
+    return {
+      alive: true,
+      why: `its controller ${owner.host ?? '?'} refreshed the lock ${ageS} s ago (a live run does every ${LOCK_HEARTBEAT_MS / 1000} s): stop the run there`,
+    };
   }
-  return { alive: false, why: `the lock has not been refreshed for ${ageS ?? '?'} s (a live run refreshes it every ${LOCK_HEARTBEAT_MS / 1000} s; its controller ${owner.host ?? '?'} cannot be checked from here)` };
+  return {
+    alive: false,
+    why: `the lock has not been refreshed for ${ageS ?? '?'} s (a live run refreshes it every ${LOCK_HEARTBEAT_MS / 1000} s; its controller ${owner.host ?? '?'} cannot be checked from here)`,
+  };
 }
 
 function readCmdline(pid: number): string | null {
@@ -51,7 +70,11 @@ async function cleanNode(runner: CommandRunner, say: (line: string) => void): Pr
   const node = runner.node;
   const info = await runner.run(buildLockInfo(RUN_ROOT), { timeoutMs: 30_000 });
   const reply = parseLockInfoReply(info.stdout);
-  if (!reply) throw new TransportError(node, `reading the lock ${RUN_ROOT}/lock: unexpected reply (exit ${info.exitCode}): ${(info.stderr || info.stdout).trim().slice(0, 200)}`);
+  if (!reply)
+    throw new TransportError(
+      node,
+      `reading the lock ${RUN_ROOT}/lock: unexpected reply (exit ${info.exitCode}): ${(info.stderr || info.stdout).trim().slice(0, 200)}`,
+    );
   let runId: string | undefined;
   if (reply.state === 'held') {
     const who = describeOwner(reply.owner);
@@ -73,7 +96,8 @@ async function cleanNode(runner: CommandRunner, say: (line: string) => void): Pr
   // holds its nodes' locks while it runs), so any marked process is an orphan.
   const stopped = await cleanupStale(runner, runId ? { onlyRunId: runId } : {});
   for (const p of stopped) say(`${node}: stopped ${p.name} of run ${p.runId} (pid ${p.pid}): ${p.outcome ?? 'unknown reply'}`);
-  if (stopped.length === 0) say(`${node}: no process of ${runId ? `run ${runId}` : 'any cablequal run'} running (found by the CABLEQUAL_RUN marker and pid files under ${RUN_ROOT})`);
+  if (stopped.length === 0)
+    say(`${node}: no process of ${runId ? `run ${runId}` : 'any cablequal run'} running (found by the CABLEQUAL_RUN marker and pid files under ${RUN_ROOT})`);
   if (runId) {
     const r = await runner.run(buildRelease(RUN_ROOT, runId), { timeoutMs: 30_000 });
     if (!/cq-unlock released/.test(r.stdout)) {
@@ -90,7 +114,12 @@ async function cleanNode(runner: CommandRunner, say: (line: string) => void): Pr
 export async function cleanupCommand(args: CleanupArgs, io: CliIo): Promise<number> {
   const nodes = parseNodeList(args.nodes, undefined);
   if (nodes.length === 0) throw new UsageError('--nodes: name at least one node');
-  const runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+  const runners = await makeRunners(nodes, {
+    acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+    env: io.env,
+    warn: (l) => io.stderr(`${l}\n`),
+    ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}),
+  });
   let ok = true;
   try {
     for (const n of nodes) {

@@ -34,7 +34,18 @@ const MACHINE_PROBLEMS: Record<string, string> = {
   EFBIG: 'file too large',
 };
 
-const VERB: Record<string, string> = { open: 'open', read: 'read', write: 'write', mkdir: 'create', rename: 'write', scandir: 'list', stat: 'read', unlink: 'remove', fsync: 'write', close: 'write' };
+const VERB: Record<string, string> = {
+  open: 'open',
+  read: 'read',
+  write: 'write',
+  mkdir: 'create',
+  rename: 'write',
+  scandir: 'list',
+  stat: 'read',
+  unlink: 'remove',
+  fsync: 'write',
+  close: 'write',
+};
 
 // An errno code in words, with the code kept (for searching): "no space left on device (ENOSPC)".
 export function errnoWhy(code: string | undefined): string | null {
@@ -67,7 +78,17 @@ export function asOneLine(e: unknown, then = '', target?: string): UsageError | 
 export function describeFailure(e: unknown): { code: number; text: string } | null {
   const one = (s: string) => clip(printable(s), 1000);
   // yargs writes some of its messages on several lines ("Invalid values:\n  Argument: ..."): one line here.
-  if (e instanceof ArgvError) return { code: EXIT.usage, text: `${one(e.message.split('\n').map((l) => l.trim()).filter(Boolean).join(' '))}\nRun "cablequal --help" for usage.` };
+  if (e instanceof ArgvError)
+    return {
+      code: EXIT.usage,
+      text: `${one(
+        e.message
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .join(' '),
+      )}\nRun "cablequal --help" for usage.`,
+    };
   if (e instanceof UsageError) return { code: EXIT.usage, text: one(e.message) };
   if (e instanceof MachineError) return { code: EXIT.error, text: one(`ERROR: ${e.message}`) };
   const told = asOneLine(e);

@@ -31,7 +31,9 @@ export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?
   const contents = screenJournal(readJournal(journalPath));
   if (!contents.lines.some((l) => l.type === 'run-start')) {
     const why = contents.problems?.find((p) => p.reason.startsWith('run-start'));
-    throw new UsageError(`${journalPath}: no readable run-start line${why ? ` (line ${why.line}: ${why.reason})` : ''}; not a cablequal journal, or its first line is damaged: nothing to grade`);
+    throw new UsageError(
+      `${journalPath}: no readable run-start line${why ? ` (line ${why.line}: ${why.reason})` : ''}; not a cablequal journal, or its first line is damaged: nothing to grade`,
+    );
   }
   let protocol: { text: string; file: string } | undefined;
   if (protocolPath) {
@@ -82,7 +84,13 @@ export async function gradeCommand(args: { runDirs: string[]; protocol?: string;
       io.stdout(
         `${JSON.stringify({
           outcome: record.outcome,
-          reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}) })),
+          reasons: record.reasons.map((r) => ({
+            rule: r.rule,
+            message: r.message,
+            ...(r.node ? { node: r.node } : {}),
+            ...(r.lane !== undefined ? { lane: r.lane } : {}),
+            ...(r.phase ? { phase: r.phase } : {}),
+          })),
           headline: record.headline ?? null,
           rulesVersion: record.rules?.version ?? null,
           notes,

@@ -82,7 +82,7 @@ function interruptSignal(say: (s: string) => void): Pick<CliIo, 'signal' | 'inte
   process.on('SIGTERM', (sig) => stop(sig));
   process.on('SIGHUP', (sig) => {
     hangup.note?.();
-    if (hangup.mode === 'abort') stop(sig, 'the controller\'s terminal or SSH session closed (SIGHUP, --on-hangup abort)');
+    if (hangup.mode === 'abort') stop(sig, "the controller's terminal or SSH session closed (SIGHUP, --on-hangup abort)");
   });
   return {
     signal: ac.signal,

@@ -19,7 +19,8 @@ export function intArg(name: string, min: number, max: number): (v: unknown) => 
     if (Array.isArray(v)) throw new ArgvError(`--${name} given ${v.length} times: give it once`);
     const s = String(v).trim();
     const n = /^-?\d+$/.test(s) ? Number(s) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) throw new ArgvError(`--${name}: expected a whole number from ${min} to ${max}, got ${quoteInput(s, 40)}`);
+    if (!Number.isSafeInteger(n) || n < min || n > max)
+      throw new ArgvError(`--${name}: expected a whole number from ${min} to ${max}, got ${quoteInput(s, 40)}`);
     return n;
   };
 }

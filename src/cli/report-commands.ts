@@ -63,7 +63,9 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
   });
   for (const n of res.notes) io.stdout(`note: ${printable(n)}\n`);
   if (res.ok && res.pinned) {
-    io.stdout(`OK: ${args.certificate}: signature (pinned: ${printable(trusted!.source)}), journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`);
+    io.stdout(
+      `OK: ${args.certificate}: signature (pinned: ${printable(trusted!.source)}), journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`,
+    );
     return EXIT.ok;
   }
   if (res.ok) {
@@ -85,7 +87,10 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
   const { key, path: keyPath } = await requireConfiguredLabKey(undefined, io.env);
   if (!key) {
     const signed = signedDocumentIn(runDir);
-    if (signed) throw new UsageError(`${signed}: signed by the lab key, and no lab key is at ${keyPath}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)`);
+    if (signed)
+      throw new UsageError(
+        `${signed}: signed by the lab key, and no lab key is at ${keyPath}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)`,
+      );
   }
   const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
   for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
@@ -113,7 +118,7 @@ function signedDocumentIn(runDir: string): string | null {
 export async function compareCommand(args: { runs: string[]; out: string }, io: CliIo): Promise<number> {
   const { dirs, warnings } = expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
-  if (dirs.length === 0) throw new UsageError('compare: no run directories found (give reports, reports/<cable>/<run id> or \'reports/*/*\')');
+  if (dirs.length === 0) throw new UsageError("compare: no run directories found (give reports, reports/<cable>/<run id> or 'reports/*/*')");
   const out = resolve(io.cwd, args.out);
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');

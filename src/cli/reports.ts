@@ -15,7 +15,9 @@ export async function writeReports(record: RunRecord, runDir: string, io: CliIo,
     const series = statSync(journal, { throwIfNoEntry: false }) ? buildTimeseries(readJournal(journal)) : { points: [], throughput: [] };
     return await renderAll(record, runDir, series, { env: io.env, ...(labKey ? { labKey } : {}) });
   } catch (e) {
-    io.stderr(`cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`);
+    io.stderr(
+      `cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`,
+    );
     return [];
   }
 }

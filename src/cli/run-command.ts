@@ -144,7 +144,10 @@ export function cliRunDeps(o: {
 }
 
 export function newRunId(clock: Clock): string {
-  const t = new Date(clock.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date(clock.now())
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -165,7 +168,9 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
     }
     const theirs = simulatedSpeed(facts);
     if (theirs !== speed) {
-      throw new UsageError(`--speed ${speed}: ${name} runs at ${theirs === null ? 'an unknown speed' : `speed x${theirs}`} (\`cablequal sim serve --speed\`): give the same --speed to both`);
+      throw new UsageError(
+        `--speed ${speed}: ${name} runs at ${theirs === null ? 'an unknown speed' : `speed x${theirs}`} (\`cablequal sim serve --speed\`): give the same --speed to both`,
+      );
     }
   }
 }
@@ -173,10 +178,14 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
 async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
   if (!args.sim && !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
-  if (args.label !== undefined && args.label.trim() === '') throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
+  if (args.label !== undefined && args.label.trim() === '')
+    throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const speed = args.speed ?? 1;
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
-  if (speed !== 1 && args.sim) throw new UsageError('--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`');
+  if (speed !== 1 && args.sim)
+    throw new UsageError(
+      '--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`',
+    );
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   await observers?.listen();
   let clock: Clock;
@@ -189,7 +198,12 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
     if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
     nodes = parseNodes(args.nodes!, args.port);
-    runners = await makeRunners(nodes, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+    runners = await makeRunners(nodes, {
+      acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+      env: io.env,
+      warn: (l) => io.stderr(`${l}\n`),
+      ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}),
+    });
   }
   try {
     if (speed !== 1 && !args.sim) await checkSpeedUp(runners, speed);
@@ -222,7 +236,10 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
   // the operator chose --on-hangup abort.
   let logger: pino.Logger | null = null;
   io.onHangup?.(args.onHangup ?? 'continue', () =>
-    logger?.warn({ signal: 'SIGHUP', onHangup: args.onHangup ?? 'continue' }, args.onHangup === 'abort' ? 'controller terminal closed: stopping the run' : 'controller terminal closed: the run goes on (cablequal status finds it)'),
+    logger?.warn(
+      { signal: 'SIGHUP', onHangup: args.onHangup ?? 'continue' },
+      args.onHangup === 'abort' ? 'controller terminal closed: stopping the run' : 'controller terminal closed: the run goes on (cablequal status finds it)',
+    ),
   );
   let deps: RunDeps | null = null;
   try {
@@ -268,7 +285,8 @@ function finalCode(record: RunRecord, io: CliIo, signal: AbortSignal): number {
 
 // The reasons, each on its own line with its advice; text from cables and nodes is shown escaped.
 function printReasons(record: RunRecord, io: CliIo): void {
-  for (const r of record.reasons) io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
+  for (const r of record.reasons)
+    io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
 }
 
 // A run that broke its journal mid-way: no report is rendered on a full disk, only the one-line ERROR.
@@ -312,7 +330,15 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     io.stdout(
       `${JSON.stringify({
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.grade ? { grade: r.grade } : {}), ...(r.node ? { node: r.node } : {}), ...(r.lane !== undefined ? { lane: r.lane } : {}), ...(r.phase ? { phase: r.phase } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        reasons: record.reasons.map((r) => ({
+          rule: r.rule,
+          message: r.message,
+          ...(r.grade ? { grade: r.grade } : {}),
+          ...(r.node ? { node: r.node } : {}),
+          ...(r.lane !== undefined ? { lane: r.lane } : {}),
+          ...(r.phase ? { phase: r.phase } : {}),
+          ...(r.advice ? { advice: r.advice } : {}),
+        })),
         // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
         headline: record.headline ?? null,
         rulesVersion: record.rules?.version ?? null,
@@ -321,7 +347,12 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
         cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
         decidedAtS: record.decidedAtS,
         simulated: record.simulated,
-        sampling: { ticks: record.sampling.ticks, intervalP50Ms: record.sampling.intervalP50Ms, intervalP99Ms: record.sampling.intervalP99Ms, skewP99Ms: record.sampling.skewP99Ms },
+        sampling: {
+          ticks: record.sampling.ticks,
+          intervalP50Ms: record.sampling.intervalP50Ms,
+          intervalP99Ms: record.sampling.intervalP99Ms,
+          skewP99Ms: record.sampling.skewP99Ms,
+        },
       })}\n`,
     );
   } else {
@@ -347,7 +378,12 @@ export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: A
       `${JSON.stringify({
         ready,
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
+        reasons: record.reasons.map((r) => ({
+          rule: r.rule,
+          message: r.message,
+          ...(r.node ? { node: r.node } : {}),
+          ...(r.advice ? { advice: r.advice } : {}),
+        })),
         nodes: record.nodes,
         runDir,
         simulated: record.simulated,
@@ -385,7 +421,12 @@ function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Ma
     ...(args.seed !== undefined ? { seed: args.seed } : {}),
     faults: args.simFault ?? [],
     clock,
-    ...(named ? { nodeNames: [named[0]!.name, named[1]!.name] as [string, string], cages: [cageOf(named[0]!), cageOf(named[1]!)] as [0 | 1 | undefined, 0 | 1 | undefined] } : {}),
+    ...(named
+      ? {
+          nodeNames: [named[0]!.name, named[1]!.name] as [string, string],
+          cages: [cageOf(named[0]!), cageOf(named[1]!)] as [0 | 1 | undefined, 0 | 1 | undefined],
+        }
+      : {}),
   });
   const nodes = named ?? lab.nodes.map((name) => ({ name, host: name, cage: args.port !== undefined ? parseCage(args.port, '--port') : ('auto' as const) }));
   return { nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) };
@@ -412,7 +453,12 @@ export class DiscoveryError extends Error {
 }
 
 // The dry-run text for one pair of nodes (shared by run and batch).
-export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig'>, protocol: Protocol, protocolText: string, io: CliIo): Promise<string> {
+export async function dryRunPlan(
+  args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig'>,
+  protocol: Protocol,
+  protocolText: string,
+  io: CliIo,
+): Promise<string> {
   const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
   if (args.sim) {
     const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
@@ -421,7 +467,12 @@ export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 
     return formatPlan(plan, shown, { protocol, real: false });
   }
   const specs = parseNodes(args.nodes!, args.port);
-  const real = await makeRunners(specs, { acceptNewHostKeys: Boolean(args.acceptNewHostKeys), env: io.env, warn: (l) => io.stderr(`${l}\n`), ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}) });
+  const real = await makeRunners(specs, {
+    acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+    env: io.env,
+    warn: (l) => io.stderr(`${l}\n`),
+    ...(args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {}),
+  });
   let found: DiscoveredNode[];
   try {
     found = await Promise.all(specs.map((s) => discoverNode(real.get(s.name)!, s)));
@@ -432,9 +483,20 @@ export async function dryRunPlan(args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 
     await Promise.all([...real.values()].map((r) => r.close().catch(() => undefined)));
   }
   const [a, b] = found as [DiscoveredNode, DiscoveredNode];
-  const lab = createLab({ scenario: 'good-qsfp56', clock, nodeNames: [a.name, b.name], cages: [a.cage, b.cage], railIps: [a.railIps, b.railIps], interfaces: [a.interfaces, b.interfaces] });
+  const lab = createLab({
+    scenario: 'good-qsfp56',
+    clock,
+    nodeNames: [a.name, b.name],
+    cages: [a.cage, b.cage],
+    railIps: [a.railIps, b.railIps],
+    interfaces: [a.interfaces, b.interfaces],
+  });
   const nodes: NodeSpec[] = specs.map((s, i) => ({ ...s, cage: found[i]!.cage }));
   const plan = await planRun({ protocol, protocolText, nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), clock });
   plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
-  return formatPlan(plan, nodes.map((n) => ({ name: n.name, cage: n.cage })), { protocol, real: true });
+  return formatPlan(
+    plan,
+    nodes.map((n) => ({ name: n.name, cage: n.cage })),
+    { protocol, real: true },
+  );
 }

@@ -7,4 +7,3 @@ export async function scenariosCommand(io: CliIo): Promise<number> {
   for (const s of listScenarios()) io.stdout(`${s.name.padEnd(18)} ${s.expectedOutcome.padEnd(9)} ${s.description}\n`);
   return EXIT.ok;
 }
-

@@ -10,19 +10,31 @@ export async function simServeCommand(
   args: { scenario: string; faults: string[]; port: number; speed: number; dir: string; seed?: number },
   io: CliIo,
 ): Promise<number> {
-  if (!(Number.isFinite(args.speed) && args.speed > 0 && args.speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (!(Number.isFinite(args.speed) && args.speed > 0 && args.speed <= 1000))
+    throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
   const dir = ensureDir(resolve(io.cwd, args.dir), '--dir');
   let lab: Awaited<ReturnType<typeof serveSimLab>>;
   try {
-    lab = await serveSimLab({ scenario: args.scenario, faults: args.faults, speed: args.speed, dir, basePort: args.port, ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+    lab = await serveSimLab({
+      scenario: args.scenario,
+      faults: args.faults,
+      speed: args.speed,
+      dir,
+      basePort: args.port,
+      ...(args.seed !== undefined ? { seed: args.seed } : {}),
+    });
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new UsageError(`--port ${args.port}: cannot listen on 127.0.0.1 (${code}); choose another port or 0 for free ones`);
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+      throw new UsageError(`--port ${args.port}: cannot listen on 127.0.0.1 (${code}); choose another port or 0 for free ones`);
     throw e;
   }
   io.stdout(`simulated lab "${args.scenario}" (generated outputs, not recordings), speed x${args.speed}, seed ${lab.lab.seed}\n`);
-  for (const n of lab.nodes) io.stdout(`  ${n.name}: ssh -p ${n.port} -i ${lab.files.privateKey} -o UserKnownHostsFile=${lab.files.knownHosts} ${n.user}@127.0.0.1\n`);
-  io.stdout(`  both nodes: cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} --ssh-config ${lab.files.config}${args.speed !== 1 ? ` --speed ${args.speed}` : ''}\n`);
+  for (const n of lab.nodes)
+    io.stdout(`  ${n.name}: ssh -p ${n.port} -i ${lab.files.privateKey} -o UserKnownHostsFile=${lab.files.knownHosts} ${n.user}@127.0.0.1\n`);
+  io.stdout(
+    `  both nodes: cablequal run --nodes ${lab.nodes.map((n) => n.name).join(',')} --ssh-config ${lab.files.config}${args.speed !== 1 ? ` --speed ${args.speed}` : ''}\n`,
+  );
   io.stdout('Ctrl-C to stop.\n');
   await new Promise<void>((done) => {
     if (!io.signal) return done();

@@ -37,10 +37,12 @@ export function judgeLive(s: LiveState, now: number, here = hostname(), alive = 
   const ageS = Math.max(0, Math.round((now - Date.parse(s.updatedAt)) / 1000));
   if (s.controller === here) {
     if (!alive(s.pid)) return { verdict: 'died', why: `pid ${s.pid} is gone and the run never ended (no run-end)`, ageS };
-    if (ageS > LIVE_STALE_S) return { verdict: 'not-updating', why: `pid ${s.pid} exists but live.json is ${ageS} s old (a hung run, or the pid was reused)`, ageS };
+    if (ageS > LIVE_STALE_S)
+      return { verdict: 'not-updating', why: `pid ${s.pid} exists but live.json is ${ageS} s old (a hung run, or the pid was reused)`, ageS };
     return { verdict: 'running', why: `pid ${s.pid}`, ageS };
   }
-  if (ageS > LIVE_STALE_S) return { verdict: 'unknown', why: `on controller ${s.controller}; no news for ${ageS} s (its pid cannot be checked from here)`, ageS };
+  if (ageS > LIVE_STALE_S)
+    return { verdict: 'unknown', why: `on controller ${s.controller}; no news for ${ageS} s (its pid cannot be checked from here)`, ageS };
   return { verdict: 'running', why: `pid ${s.pid} on controller ${s.controller}`, ageS };
 }
 
@@ -90,7 +92,9 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
   if (!st?.isDirectory()) throw new UsageError(`--out ${args.out}: no such reports directory`);
   const runs = liveRuns(dir);
   if (args.json) {
-    io.stdout(`${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`);
+    io.stdout(
+      `${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`,
+    );
     return EXIT.ok;
   }
   if (runs.length === 0) {
@@ -101,7 +105,9 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
     const nodes = r.nodes.map((n) => `${n.name}${n.cage === 'auto' ? '' : `:${n.cage}`}`).join(',');
     const head = r.verdict === 'running' ? 'RUNNING' : r.verdict === 'died' ? 'DIED' : r.verdict === 'not-updating' ? 'NOT UPDATING' : 'UNKNOWN';
     io.stdout(printable(`${head}  ${r.runId}${r.label ? ` "${r.label}"` : ''}${r.simulated ? ' (simulated lab)' : ''}`) + '\n');
-    io.stdout(printable(`  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`) + '\n');
+    io.stdout(
+      printable(`  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`) + '\n',
+    );
     io.stdout(`  run directory: ${relative(io.cwd, r.dir) || '.'}\n`);
     if (r.verdict === 'died') {
       const graded = r.outcome ? `graded ${r.outcome}` : `grade it: cablequal grade ${relative(io.cwd, r.dir)}`;

@@ -19,12 +19,12 @@ export async function makeRunners(
       continue;
     }
     const runner = new SshRunner({
-        node: n.host,
-        ...(n.user ? { user: n.user } : {}),
-        ...(n.sshPort ? { port: n.sshPort } : {}),
-        acceptNewHostKeys: opts.acceptNewHostKeys,
-        ...(opts.sshConfig ? { configPath: opts.sshConfig } : {}),
-        ...(opts.env.SSH_AUTH_SOCK ? { agentSock: opts.env.SSH_AUTH_SOCK } : { agentSock: null }),
+      node: n.host,
+      ...(n.user ? { user: n.user } : {}),
+      ...(n.sshPort ? { port: n.sshPort } : {}),
+      acceptNewHostKeys: opts.acceptNewHostKeys,
+      ...(opts.sshConfig ? { configPath: opts.sshConfig } : {}),
+      ...(opts.env.SSH_AUTH_SOCK ? { agentSock: opts.env.SSH_AUTH_SOCK } : { agentSock: null }),
     });
     // Said once per run, not once per node: both nodes usually read the same config.
     for (const note of runner.configNotes) {

@@ -18,7 +18,8 @@ export async function dashboardCommand(args: { out: string; db?: string; port: n
       throw new UsageError(`dashboard: cannot listen on ${args.host}:${args.port} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
     }
     io.stdout(`dashboard of ${store.where} at ${dash.url} (read-only; Ctrl-C stops it)\n`);
-    if (args.host !== '127.0.0.1' && args.host !== 'localhost' && args.host !== '::1') io.stderr(`cablequal: warning: the dashboard has no login and listens on ${args.host}: anyone who reaches it sees every run\n`);
+    if (args.host !== '127.0.0.1' && args.host !== 'localhost' && args.host !== '::1')
+      io.stderr(`cablequal: warning: the dashboard has no login and listens on ${args.host}: anyone who reaches it sees every run\n`);
     await new Promise<void>((done) => (signal.aborted ? done() : signal.addEventListener('abort', () => done(), { once: true })));
     await dash.close();
     return 0;

@@ -21,7 +21,12 @@ export function query(params: Record<string, string | number | undefined | null>
 
 // JSON for a <script type="application/json"> element: parsed by the page with JSON.parse(textContent).
 export function jsonScript(id: string, value: unknown, attrs = ''): string {
-  const json = JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  const json = JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
   return `<script type="application/json" id="${esc(id)}"${attrs}>${json}</script>`;
 }
 
@@ -51,7 +56,9 @@ form.filters label{display:flex;flex-direction:column;font-size:12px}
 // The page frame: navigation, title, body; the charts' library and script only where there are charts or live data.
 export function layout(o: { title: string; path: string; body: string; scripts?: boolean }): string {
   const nav = NAV.map(([p, t]) => `<a href="${p}"${p === o.path ? ' class="on"' : ''}>${t}</a>`).join('');
-  const scripts = o.scripts ? '<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>' : '';
+  const scripts = o.scripts
+    ? '<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>'
+    : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <link rel="icon" href="data:,"><title>${esc(o.title)} — cablequal</title><style>${CSS}</style>${scripts}</head>
 <body><header><b>cablequal lab</b>${nav}</header><main><h1>${esc(o.title)}</h1>${o.body}</main></body></html>`;

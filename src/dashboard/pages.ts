@@ -39,7 +39,14 @@ function select(name: string, label: string, values: readonly string[], chosen: 
 }
 
 // The run list with its filters and pages.
-export function runsPage(o: { filter: RunFilter; page: { limit: number; offset: number }; total: number; runs: RunItem[]; facets: Facets; certUrl: CertUrl }): string {
+export function runsPage(o: {
+  filter: RunFilter;
+  page: { limit: number; offset: number };
+  total: number;
+  runs: RunItem[];
+  facets: Facets;
+  certUrl: CertUrl;
+}): string {
   const f = o.filter;
   const form = `<form class="filters" method="get" action="/">
 ${select('outcome', 'outcome', [...OUTCOMES, 'running'], f.outcome)}${select('part', 'part number', o.facets.parts, f.part)}${select('vendor', 'vendor', o.facets.vendors, f.vendor)}
@@ -83,8 +90,14 @@ const COUNT_HEAD = `${OUTCOMES.map((k) => `<th>${k}</th>`).join('')}<th>running<
 
 // Yield per part number and per vendor.
 export function partsPage(o: Awaited<ReturnType<typeof partsAndVendors>>): string {
-  const parts = o.parts.map((p) => `<tr><td><a href="${href('/parts/{}', p.partNumber)}">${esc(p.partNumber)}</a></td><td>${esc(p.vendor ?? '')}</td>${countsCells(p.counts)}</tr>`).join('\n');
-  const vendors = o.vendors.map((v) => `<tr><td><a href="${href('/vendors/{}', v.vendor)}">${esc(v.vendor || '(none)')}</a></td>${countsCells(v.counts)}</tr>`).join('\n');
+  const parts = o.parts
+    .map(
+      (p) => `<tr><td><a href="${href('/parts/{}', p.partNumber)}">${esc(p.partNumber)}</a></td><td>${esc(p.vendor ?? '')}</td>${countsCells(p.counts)}</tr>`,
+    )
+    .join('\n');
+  const vendors = o.vendors
+    .map((v) => `<tr><td><a href="${href('/vendors/{}', v.vendor)}">${esc(v.vendor || '(none)')}</a></td>${countsCells(v.counts)}</tr>`)
+    .join('\n');
   const body = `<p>ERROR and ABORTED runs could not judge the cable: they are counted apart and left out of the pass rate.</p>
 <h2>Part numbers</h2><table id="parts"><thead><tr><th>part number</th><th>vendor</th>${COUNT_HEAD}</tr></thead><tbody>${parts}</tbody></table>
 <h2>Vendors</h2><table id="vendors"><thead><tr><th>vendor</th>${COUNT_HEAD}</tr></thead><tbody>${vendors}</tbody></table>`;
@@ -93,18 +106,39 @@ export function partsPage(o: Awaited<ReturnType<typeof partsAndVendors>>): strin
 
 // A part number's (or vendor's) yield per lot and the distributions of FEC margin and worst-lane BER per lot.
 export function yieldPageHtml(o: Awaited<ReturnType<typeof yieldPage>>): string {
-  const rows = o.lots.map((l) => `<tr><td><a href="/${query({ [o.by === 'part' ? 'part' : 'vendor']: o.key, lot: l.lot === '(none)' ? undefined : l.lot })}">${esc(l.lot)}</a></td>${countsCells(l.counts)}</tr>`).join('\n');
-  const other = o.by === 'part' ? `<p>vendor: ${o.vendors.map((v) => `<a href="${href('/vendors/{}', v)}">${esc(v)}</a>`).join(', ')}</p>` : `<p>part numbers: ${o.parts.map((p) => `<a href="${href('/parts/{}', p)}">${esc(p)}</a>`).join(', ')}</p>`;
+  const rows = o.lots
+    .map(
+      (l) =>
+        `<tr><td><a href="/${query({ [o.by === 'part' ? 'part' : 'vendor']: o.key, lot: l.lot === '(none)' ? undefined : l.lot })}">${esc(l.lot)}</a></td>${countsCells(l.counts)}</tr>`,
+    )
+    .join('\n');
+  const other =
+    o.by === 'part'
+      ? `<p>vendor: ${o.vendors.map((v) => `<a href="${href('/vendors/{}', v)}">${esc(v)}</a>`).join(', ')}</p>`
+      : `<p>part numbers: ${o.parts.map((p) => `<a href="${href('/parts/{}', p)}">${esc(p)}</a>`).join(', ')}</p>`;
   const dist = (id: string, title: string, d: Distribution, xLabel: string) =>
     d.bins.length
-      ? chartSpec(id, { title, kind: 'bars', x: d.bins, xLabel, series: Object.entries(d.counts).slice(0, 12).map(([lot, values]) => ({ label: `lot ${lot}`, values })) })
+      ? chartSpec(id, {
+          title,
+          kind: 'bars',
+          x: d.bins,
+          xLabel,
+          series: Object.entries(d.counts)
+            .slice(0, 12)
+            .map(([lot, values]) => ({ label: `lot ${lot}`, values })),
+        })
       : `<p class="muted">${esc(title)}: no judged run with a value on this axis.</p>`;
   const zeros = Object.entries(o.worstLaneBer.zeroBer);
   const body = `${other}<table id="yield"><thead><tr><th>lot (date code)</th>${COUNT_HEAD}</tr></thead><tbody>${rows}<tr><th>all</th>${countsCells(o.total)}</tr></tbody></table>
 ${dist('fec-margin', 'FEC margin of judged runs, per lot (decades below the RS-FEC limit; bins of 0.5)', o.fecMargin, 'decades')}
 ${dist('worst-ber', 'Worst-lane pre-FEC BER of judged runs, per lot (log10, bins of one decade)', o.worstLaneBer, 'log10 BER')}
 ${zeros.length ? `<p>Runs whose worst lane counted no error (not on the log axis): ${zeros.map(([lot, n]) => `lot ${esc(lot)}: ${n}`).join(', ')}</p>` : ''}`;
-  return layout({ title: `${o.by === 'part' ? 'Part' : 'Vendor'} ${o.key}`, path: '/parts', body, scripts: o.fecMargin.bins.length + o.worstLaneBer.bins.length > 0 });
+  return layout({
+    title: `${o.by === 'part' ? 'Part' : 'Vendor'} ${o.key}`,
+    path: '/parts',
+    body,
+    scripts: o.fecMargin.bins.length + o.worstLaneBer.bins.length > 0,
+  });
 }
 
 // The figures a golden cable is watched on, with the protocol tolerance that makes its drift limit.
@@ -128,7 +162,12 @@ export function controlLimits(values: (number | null)[], tolerance: number, rela
 }
 
 export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: CertUrl): string {
-  if (!o.length) return layout({ title: 'Golden cable', path: '/golden', body: '<p class="muted">No batch with a golden cable (<code>cablequal batch --golden SERIAL</code>) in the store yet.</p>' });
+  if (!o.length)
+    return layout({
+      title: 'Golden cable',
+      path: '/golden',
+      body: '<p class="muted">No batch with a golden cable (<code>cablequal batch --golden SERIAL</code>) in the store yet.</p>',
+    });
   const sections = o.map((g) => {
     const tol = { ...DEFAULT_TOLERANCES, ...(g.tolerances ?? {}) };
     const charts = GOLDEN_FIGURES.map((fig) => {
@@ -153,7 +192,16 @@ export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: C
       });
     }).join('');
     // A figure outside its drift limits is marked in the table (class "out").
-    const limits = Object.fromEntries(GOLDEN_FIGURES.map((fig) => [fig.key, controlLimits(g.runs.map((r) => (fig.log ? (r[fig.key] ?? 0) > 0 ? Math.log10(r[fig.key]!) : null : r[fig.key])), tol[fig.tolerance] ?? 0, fig.relative)]));
+    const limits = Object.fromEntries(
+      GOLDEN_FIGURES.map((fig) => [
+        fig.key,
+        controlLimits(
+          g.runs.map((r) => (fig.log ? ((r[fig.key] ?? 0) > 0 ? Math.log10(r[fig.key]!) : null) : r[fig.key])),
+          tol[fig.tolerance] ?? 0,
+          fig.relative,
+        ),
+      ]),
+    );
     const cellOf = (r: RunItem, key: (typeof GOLDEN_FIGURES)[number]['key'], text: string) => {
       const lim = limits[key];
       const raw = r[key];
@@ -162,7 +210,10 @@ export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: C
       return `<td class="num${out ? ' out' : ''}">${text}</td>`;
     };
     const rows = g.runs
-      .map((r, i) => `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}${cellOf(r, 'ibWriteBwGbps', fmt(r.ibWriteBwGbps, 1))}${cellOf(r, 'ncclBusbwGBs', fmt(r.ncclBusbwGBs, 1))}${cellOf(r, 'worstLaneBer', fmtBer(r.worstLaneBer))}${cellOf(r, 'nicTempMaxC', fmt(r.nicTempMaxC, 1))}<td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`)
+      .map(
+        (r, i) =>
+          `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}${cellOf(r, 'ibWriteBwGbps', fmt(r.ibWriteBwGbps, 1))}${cellOf(r, 'ncclBusbwGBs', fmt(r.ncclBusbwGBs, 1))}${cellOf(r, 'worstLaneBer', fmtBer(r.worstLaneBer))}${cellOf(r, 'nicTempMaxC', fmt(r.nicTempMaxC, 1))}<td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`,
+      )
       .join('\n');
     return `<h2>Golden cable <a href="${href('/cables/{}', g.serial)}">${esc(g.serial)}</a></h2>${charts}
 <table class="golden"><thead><tr><th>#</th><th>batch</th><th>run</th><th>started</th><th>outcome</th><th>ib_write_bw Gb/s</th><th>NCCL GB/s</th><th>worst-lane BER</th><th>NIC max °C</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;

@@ -94,7 +94,8 @@ export function parseFilter(q: URLSearchParams): RunFilter {
     if (v.length > 200) throw new BadQuery(`${key}: at most 200 characters`);
     f[key] = v;
   }
-  if (f.outcome && !(OUTCOMES as readonly string[]).includes(f.outcome) && f.outcome !== 'running') throw new BadQuery(`outcome: one of ${OUTCOMES.join(', ')} or running`);
+  if (f.outcome && !(OUTCOMES as readonly string[]).includes(f.outcome) && f.outcome !== 'running')
+    throw new BadQuery(`outcome: one of ${OUTCOMES.join(', ')} or running`);
   for (const key of ['from', 'to'] as const) if (f[key] && !/^\d{4}-\d{2}-\d{2}$/.test(f[key]!)) throw new BadQuery(`${key}: a date YYYY-MM-DD`);
   return f;
 }
@@ -135,7 +136,11 @@ function nextDay(d: string): string {
 }
 
 // Runs, newest first, one page, with the total that match.
-export async function listRuns(db: SqlDb, f: RunFilter, page: { limit: number; offset: number }): Promise<{ total: number; limit: number; offset: number; runs: RunItem[] }> {
+export async function listRuns(
+  db: SqlDb,
+  f: RunFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; limit: number; offset: number; runs: RunItem[] }> {
   const w = where(f);
   const [rows, count] = await Promise.all([
     db.all(`SELECT ${LIST_COLUMNS} FROM runs ${w.sql} ORDER BY started_at DESC, run_id DESC LIMIT ? OFFSET ?`, [...w.params, page.limit, page.offset]),
@@ -146,7 +151,10 @@ export async function listRuns(db: SqlDb, f: RunFilter, page: { limit: number; o
 
 // One run with its reasons, measurements and nodes.
 export async function getRun(db: SqlDb, runId: string): Promise<(RunItem & { reasons: unknown; measurements: unknown; nodes: unknown }) | null> {
-  const [r] = await db.all(`SELECT ${LIST_COLUMNS.replace(/\b(\w+)\b/g, 'r.$1')}, d.reasons, d.measurements, d.nodes FROM runs r LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`, [runId]);
+  const [r] = await db.all(
+    `SELECT ${LIST_COLUMNS.replace(/\b(\w+)\b/g, 'r.$1')}, d.reasons, d.measurements, d.nodes FROM runs r LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`,
+    [runId],
+  );
   if (!r) return null;
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
   return { ...item(r), reasons: parse(r['reasons']), measurements: parse(r['measurements']), nodes: parse(r['nodes']) };
@@ -154,7 +162,9 @@ export async function getRun(db: SqlDb, runId: string): Promise<(RunItem & { rea
 
 // A cable and every run of it, oldest first.
 export async function cableHistory(db: SqlDb, serial: string): Promise<{ cable: Record<string, unknown> | null; runs: RunItem[] }> {
-  const [cable] = await db.all('SELECT serial, part_number, vendor, vendor_oui, vendor_rev, date_code, lot, length_m, family FROM cables WHERE serial = ?', [serial]);
+  const [cable] = await db.all('SELECT serial, part_number, vendor, vendor_oui, vendor_rev, date_code, lot, length_m, family FROM cables WHERE serial = ?', [
+    serial,
+  ]);
   const rows = await db.all(`SELECT ${LIST_COLUMNS} FROM runs WHERE cable_serial = ? ORDER BY started_at, run_id LIMIT ?`, [serial, 5000]);
   return { cable: cable ?? null, runs: rows.map(item) };
 }
@@ -169,7 +179,9 @@ export function yieldOf(c: Counts): { judged: number; passRate: number | null; u
 }
 
 // Runs per part number and per vendor, by outcome.
-export async function partsAndVendors(db: SqlDb): Promise<{ parts: { partNumber: string; vendor: string | null; counts: Counts }[]; vendors: { vendor: string; counts: Counts }[] }> {
+export async function partsAndVendors(
+  db: SqlDb,
+): Promise<{ parts: { partNumber: string; vendor: string | null; counts: Counts }[]; vendors: { vendor: string; counts: Counts }[] }> {
   const rows = await db.all<{ part_number: string | null; vendor: string | null; outcome: string | null; state: string; n: number | string }>(
     'SELECT part_number, vendor, outcome, state, COUNT(*) AS n FROM runs WHERE part_number IS NOT NULL GROUP BY part_number, vendor, outcome, state',
   );
@@ -186,7 +198,10 @@ export async function partsAndVendors(db: SqlDb): Promise<{ parts: { partNumber:
     v.counts[key] += Number(r.n);
     vendors.set(vname, v);
   }
-  const byName = <T>(k: (x: T) => string) => (a: T, b: T) => k(a).localeCompare(k(b));
+  const byName =
+    <T>(k: (x: T) => string) =>
+    (a: T, b: T) =>
+      k(a).localeCompare(k(b));
   return { parts: [...parts.values()].sort(byName((x) => x.partNumber)), vendors: [...vendors.values()].sort(byName((x) => x.vendor)) };
 }
 
@@ -200,7 +215,11 @@ export interface Distribution {
 }
 
 // Yield and distributions of one part number or one vendor, per lot (date code), over finished runs.
-export async function yieldPage(db: SqlDb, by: 'part' | 'vendor', key: string): Promise<{
+export async function yieldPage(
+  db: SqlDb,
+  by: 'part' | 'vendor',
+  key: string,
+): Promise<{
   key: string;
   by: 'part' | 'vendor';
   lots: { lot: string; counts: Counts; yield: ReturnType<typeof yieldOf> }[];
@@ -211,10 +230,15 @@ export async function yieldPage(db: SqlDb, by: 'part' | 'vendor', key: string): 
   parts: string[];
 }> {
   const col = by === 'part' ? 'part_number' : 'vendor';
-  const rows = await db.all<{ lot: string | null; outcome: string | null; state: string; fec: number | null; ber: number | null; vendor: string | null; part_number: string | null }>(
-    `SELECT lot, outcome, state, fec_margin_decades AS fec, worst_lane_ber AS ber, vendor, part_number FROM runs WHERE ${col} = ?`,
-    [key],
-  );
+  const rows = await db.all<{
+    lot: string | null;
+    outcome: string | null;
+    state: string;
+    fec: number | null;
+    ber: number | null;
+    vendor: string | null;
+    part_number: string | null;
+  }>(`SELECT lot, outcome, state, fec_margin_decades AS fec, worst_lane_ber AS ber, vendor, part_number FROM runs WHERE ${col} = ?`, [key]);
   const lots = new Map<string, Counts>();
   const total = zero();
   const fecByLot = new Map<string, number[]>();
@@ -271,7 +295,9 @@ function histogram(byLot: Map<string, number[]>, width: number, zeroBer: Record<
 }
 
 // The golden cables and their runs across batches, with their procedure's regression tolerances (the drift limits).
-export async function goldenRuns(db: SqlDb): Promise<{ serial: string; runs: (RunItem & { batchName: string | null })[]; tolerances: Record<string, number> | null }[]> {
+export async function goldenRuns(
+  db: SqlDb,
+): Promise<{ serial: string; runs: (RunItem & { batchName: string | null })[]; tolerances: Record<string, number> | null }[]> {
   const serials = (await db.all<{ serial: string }>('SELECT DISTINCT serial FROM golden_cables ORDER BY serial LIMIT ?', [MAX_FACETS])).map((r) => r.serial);
   const out = [];
   for (const serial of serials) {
@@ -283,13 +309,31 @@ export async function goldenRuns(db: SqlDb): Promise<{ serial: string; runs: (Ru
       [serial, 5000],
     );
     const reg = rows.map((r) => r['regression']).find((x) => typeof x === 'string');
-    out.push({ serial, runs: rows.map((r) => ({ ...item(r), batchName: s(r['batch_name']) })), tolerances: reg ? (JSON.parse(String(reg)) as Record<string, number>) : null });
+    out.push({
+      serial,
+      runs: rows.map((r) => ({ ...item(r), batchName: s(r['batch_name']) })),
+      tolerances: reg ? (JSON.parse(String(reg)) as Record<string, number>) : null,
+    });
   }
   return out;
 }
 
 // Runs in progress with their latest live status (newest update first).
-export async function liveRuns(db: SqlDb): Promise<{ runId: string; label: string | null; station: string | null; simulated: boolean; startedAt: string | null; batchId: string | null; updatedAt: string | null; phase: string | null; elapsedS: number | null; remainingS: number | null; status: unknown }[]> {
+export async function liveRuns(db: SqlDb): Promise<
+  {
+    runId: string;
+    label: string | null;
+    station: string | null;
+    simulated: boolean;
+    startedAt: string | null;
+    batchId: string | null;
+    updatedAt: string | null;
+    phase: string | null;
+    elapsedS: number | null;
+    remainingS: number | null;
+    status: unknown;
+  }[]
+> {
   const rows = await db.all(
     `SELECT r.run_id, r.label, r.station_id, r.simulated, r.started_at, r.batch_id, l.updated_at, l.phase, l.elapsed_s, l.remaining_s, l.status
      FROM runs r LEFT JOIN live l ON l.run_id = r.run_id WHERE r.state = 'running' ORDER BY r.started_at DESC LIMIT ?`,
@@ -312,7 +356,10 @@ export async function liveRuns(db: SqlDb): Promise<{ runId: string; label: strin
 
 // The values the run filters offer (at most MAX_FACETS each).
 export async function facets(db: SqlDb): Promise<Record<'parts' | 'vendors' | 'lots' | 'stations', string[]>> {
-  const distinct = async (col: string) => (await db.all<{ v: string }>(`SELECT DISTINCT ${col} AS v FROM runs WHERE ${col} IS NOT NULL ORDER BY ${col} LIMIT ?`, [MAX_FACETS])).map((r) => String(r.v));
+  const distinct = async (col: string) =>
+    (await db.all<{ v: string }>(`SELECT DISTINCT ${col} AS v FROM runs WHERE ${col} IS NOT NULL ORDER BY ${col} LIMIT ?`, [MAX_FACETS])).map((r) =>
+      String(r.v),
+    );
   const [parts, vendors, lots, stations] = await Promise.all([distinct('part_number'), distinct('vendor'), distinct('lot'), distinct('station_id')]);
   return { parts, vendors, lots, stations };
 }

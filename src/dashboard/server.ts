@@ -101,8 +101,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     });
     res.end(head ? undefined : body);
   };
-  const PAGE_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-  const html = (res: ServerResponse, body: string, head: boolean, status = 200) => send(res, status, 'text/html; charset=utf-8', body, head, { 'content-security-policy': PAGE_CSP });
+  const PAGE_CSP =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  const html = (res: ServerResponse, body: string, head: boolean, status = 200) =>
+    send(res, status, 'text/html; charset=utf-8', body, head, { 'content-security-policy': PAGE_CSP });
   const json = (res: ServerResponse, value: unknown, head: boolean, status = 200) => send(res, status, 'application/json', `${JSON.stringify(value)}\n`, head);
 
   const serveReport = (res: ServerResponse, parts: string[], head: boolean) => {
@@ -174,7 +176,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     }
     if (a === 'cables' && b && parts.length === 2) return html(res, cablePage({ serial: b, ...(await cableHistory(db, b)), certUrl }), head);
     if (a === 'parts' && parts.length === 1) return html(res, partsPage(await partsAndVendors(db)), head);
-    if ((a === 'parts' || a === 'vendors') && b && parts.length === 2) return html(res, yieldPageHtml(await yieldPage(db, a === 'parts' ? 'part' : 'vendor', b)), head);
+    if ((a === 'parts' || a === 'vendors') && b && parts.length === 2)
+      return html(res, yieldPageHtml(await yieldPage(db, a === 'parts' ? 'part' : 'vendor', b)), head);
     if (a === 'golden' && parts.length === 1) return html(res, goldenPage(await goldenRuns(db), certUrl), head);
     if (a === 'live' && parts.length === 1) return html(res, livePage(await liveRuns(db)), head);
     throw new HttpError(404, `no page ${url.pathname}`);

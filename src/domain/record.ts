@@ -188,7 +188,15 @@ export interface NodeRecord {
   speedMbps?: number | null;
   fecActive?: string | null;
   // DMI/SMBIOS: what machine and BIOS (sys_vendor, product_name, bios_version, ...); null where unreadable.
-  dmi?: { sysVendor: string | null; productName: string | null; productVersion: string | null; boardName: string | null; biosVendor: string | null; biosVersion: string | null; biosDate: string | null };
+  dmi?: {
+    sysVendor: string | null;
+    productName: string | null;
+    productVersion: string | null;
+    boardName: string | null;
+    biosVendor: string | null;
+    biosVersion: string | null;
+    biosDate: string | null;
+  };
   // The node said it is the simulated lab (DMI sys_vendor): every artifact of the run is marked simulated.
   simulated?: boolean;
 }

@@ -13,7 +13,8 @@ export interface CableClass {
 }
 
 // The decoded fields classification reads (journals of older versions lack the CMIS applications and the encoding).
-export type ClassifiableIdentity = Pick<EepromDecode, 'standard' | 'identifier'> & Partial<Pick<EepromDecode, 'extendedCompliance' | 'nominalRateGBd' | 'encoding' | 'applications'>>;
+export type ClassifiableIdentity = Pick<EepromDecode, 'standard' | 'identifier'> &
+  Partial<Pick<EepromDecode, 'extendedCompliance' | 'nominalRateGBd' | 'encoding' | 'applications'>>;
 
 type LaneGbps = NonNullable<CableClass['laneGbps']>;
 
@@ -32,9 +33,37 @@ const EXTENDED_LANE_GBPS: Readonly<Record<number, LaneGbps>> = {
 
 // CMIS host electrical interface IDs (SFF-8024 table 4-5) by lane class: AUI and copper (CR) interfaces.
 const HOST_LANE_GBPS: Readonly<Record<number, LaneGbps>> = {
-  0x05: 25, 0x08: 25, 0x09: 25, 0x0b: 25, 0x0c: 25, 0x0e: 25, 0x10: 25, 0x14: 25, 0x15: 25, 0x16: 25, 0x1a: 25,
-  0x0a: 50, 0x0d: 50, 0x0f: 50, 0x11: 50, 0x18: 50, 0x1b: 50, 0x1c: 50, 0x1d: 50,
-  0x46: 100, 0x47: 100, 0x48: 100, 0x49: 100, 0x4b: 100, 0x4c: 100, 0x4d: 100, 0x4e: 100, 0x4f: 100, 0x50: 100, 0x51: 100, 0x52: 100,
+  0x05: 25,
+  0x08: 25,
+  0x09: 25,
+  0x0b: 25,
+  0x0c: 25,
+  0x0e: 25,
+  0x10: 25,
+  0x14: 25,
+  0x15: 25,
+  0x16: 25,
+  0x1a: 25,
+  0x0a: 50,
+  0x0d: 50,
+  0x0f: 50,
+  0x11: 50,
+  0x18: 50,
+  0x1b: 50,
+  0x1c: 50,
+  0x1d: 50,
+  0x46: 100,
+  0x47: 100,
+  0x48: 100,
+  0x49: 100,
+  0x4b: 100,
+  0x4c: 100,
+  0x4d: 100,
+  0x4e: 100,
+  0x4f: 100,
+  0x50: 100,
+  0x51: 100,
+  0x52: 100,
 };
 
 // SFF-8024 identifiers of the QSFP form factor a Spark cage takes (QSFP+, QSFP28 and later with SFF-8636, QSFP+ or later with CMIS).
@@ -70,13 +99,16 @@ export function classifyCable(id: ClassifiableIdentity): CableClass {
       lane = byRate;
       basis = `SFF-8636 nominal rate ${rate} GBd${id.encoding === 0x08 ? ', PAM4' : ''}${ext ? ` (byte 192 = ${hex2(ext.code)} names no copper class)` : ''}`;
     } else {
-      return unknown(`SFF-8636: ${ext ? `byte 192 = ${hex2(ext.code)} names no copper class` : 'no extended compliance code (byte 192)'} and ${rate === null ? 'no nominal rate read' : `nominal rate ${rate} GBd`}`);
+      return unknown(
+        `SFF-8636: ${ext ? `byte 192 = ${hex2(ext.code)} names no copper class` : 'no extended compliance code (byte 192)'} and ${rate === null ? 'no nominal rate read' : `nominal rate ${rate} GBd`}`,
+      );
     }
   } else {
     const apps = Array.isArray(id.applications) ? id.applications.filter((a) => typeof a?.hostInterface === 'number') : undefined;
     if (!apps) return unknown('CMIS application descriptors (lower page bytes 86-117) not read');
     const known = apps.filter((a) => HOST_LANE_GBPS[a.hostInterface] !== undefined);
-    if (known.length === 0) return unknown(`CMIS: no application with a known host interface (${apps.map((a) => hex2(a.hostInterface)).join(', ') || 'none advertised'})`);
+    if (known.length === 0)
+      return unknown(`CMIS: no application with a known host interface (${apps.map((a) => hex2(a.hostInterface)).join(', ') || 'none advertised'})`);
     const best = known.reduce((w, a) => (HOST_LANE_GBPS[a.hostInterface]! > HOST_LANE_GBPS[w.hostInterface]! ? a : w));
     lane = HOST_LANE_GBPS[best.hostInterface]!;
     basis = `CMIS application host interface ${hex2(best.hostInterface)} (${best.hostLanes} lanes)`;

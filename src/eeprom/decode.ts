@@ -27,6 +27,7 @@ export function decodeEeprom(img: EepromImage, bytesRead: number, opts: { standa
     }
   }
   const out = standard === 'CMIS' ? decodeCmis(img, bytesRead) : decodeSff8636(img, bytesRead);
-  if (opts.standard && id === undefined) out.anomalies.unshift(`missing-bytes: identifier not read (bytes 0 and 128); decoded as ${standard} because the caller said so`);
+  if (opts.standard && id === undefined)
+    out.anomalies.unshift(`missing-bytes: identifier not read (bytes 0 and 128); decoded as ${standard} because the caller said so`);
   return out;
 }

@@ -105,7 +105,12 @@ export function encodeSff8636(f: EepromFields): Uint8Array {
 
 // CMIS byte 202 for a length in metres: the finest multiplier whose base count fits 6 bits.
 export function encodeCmisLength(m: number): number {
-  for (const [code, mult] of [[0, 0.1], [1, 1], [2, 10], [3, 100]] as const) {
+  for (const [code, mult] of [
+    [0, 0.1],
+    [1, 1],
+    [2, 10],
+    [3, 100],
+  ] as const) {
     const base = Math.round(m / mult);
     if (base <= 63 && Math.abs(base * mult - m) < 1e-9) return (code << 6) | base;
   }

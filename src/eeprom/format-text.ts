@@ -40,7 +40,7 @@ function techText(code: number, old: boolean): string {
 }
 
 function temperature(b: ArrayLike<number>, at: number): string {
-  const raw = ((b[at]! << 8) | b[at + 1]!) << 16 >> 16;
+  const raw = (((b[at]! << 8) | b[at + 1]!) << 16) >> 16;
   const c = raw / 256;
   return `${c.toFixed(2)} degrees C / ${(c * 1.8 + 32).toFixed(2)} degrees F`;
 }

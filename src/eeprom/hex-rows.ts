@@ -54,7 +54,10 @@ export function readHexDump(text: string, kind = 'eeprom-hex'): HexDump {
     if (!m) fail(`unexpected line in hex dump: ${JSON.stringify(line.slice(0, 60))}`);
     if (state !== 'rows') fail('hex row before the `Offset Values` header');
     const offset = parseInt(m![1]!, 16);
-    const cells = m![2]!.trim().split(/\s+/).filter((c) => c !== '');
+    const cells = m![2]!
+      .trim()
+      .split(/\s+/)
+      .filter((c) => c !== '');
     if (cells.length === 0 || cells.length > 16) fail(`row 0x${m![1]} has ${cells.length} bytes (1..16 expected)`);
     if (next === -2) fail(`row 0x${m![1]} follows a short row`);
     if (next >= 0 && offset !== next) fail(`row 0x${m![1]} out of sequence (0x${next.toString(16).padStart(4, '0')} expected)`);

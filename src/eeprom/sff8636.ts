@@ -1,14 +1,5 @@
 import { checksumNote, dropPlaceholderAttenuation, lengthResolutionNote } from './anomalies.js';
-import {
-  EXTENDED_COMPLIANCE,
-  TRANSMITTER_TECHNOLOGY,
-  hasRange,
-  hex2,
-  isCopperTechnology,
-  partNumberSaysHalfMetre,
-  sum8,
-  type EepromImage,
-} from './bytes.js';
+import { EXTENDED_COMPLIANCE, TRANSMITTER_TECHNOLOGY, hasRange, hex2, isCopperTechnology, partNumberSaysHalfMetre, sum8, type EepromImage } from './bytes.js';
 import type { EepromDecode } from './decoded.js';
 import { readIdentityFields } from './identity-fields.js';
 
@@ -78,8 +69,7 @@ export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode
 
   const comp = at(SFF8636.compliance);
   const ext = at(SFF8636.extCompliance);
-  const extendedCompliance =
-    comp !== null && comp & 0x80 && ext !== null ? { code: ext, text: EXTENDED_COMPLIANCE[ext] ?? `unknown (${hex2(ext)})` } : null;
+  const extendedCompliance = comp !== null && comp & 0x80 && ext !== null ? { code: ext, text: EXTENDED_COMPLIANCE[ext] ?? `unknown (${hex2(ext)})` } : null;
   const br = at(SFF8636.brNominal);
   const baud = at(SFF8636.extBaud);
   const nominalRateGBd = br === null ? null : br !== 0xff ? br / 10 : baud === null ? null : baud / 4;

@@ -100,11 +100,27 @@ export function gradeWithCurrent(samples: JournalSamples, protocol: Protocol, be
 }
 
 // Grade with the rules of `version`: today's, or version 1 frozen (it reads the protocol text as version 1 did).
-export function gradeWithVersion(version: number, samples: JournalSamples, protocol: Protocol, protocolText: string, benchmarks: BenchmarkRecord, lanes: number | null): GradedJournal {
+export function gradeWithVersion(
+  version: number,
+  samples: JournalSamples,
+  protocol: Protocol,
+  protocolText: string,
+  benchmarks: BenchmarkRecord,
+  lanes: number | null,
+): GradedJournal {
   if (version === RULES_VERSION) return gradeWithCurrent(samples, protocol, benchmarks, lanes);
   if (version === 1) {
     const g = gradeWithV1(samples, protocolV1(JSON.parse(protocolText)), benchmarks, lanes);
-    return { version: 1, analysis: g.analysis, outcome: g.outcome, reasons: g.reasons, measurements: g.measurements, decidedAtS: g.decidedAtS, decision: null, headline: null };
+    return {
+      version: 1,
+      analysis: g.analysis,
+      outcome: g.outcome,
+      reasons: g.reasons,
+      measurements: g.measurements,
+      decidedAtS: g.decidedAtS,
+      decision: null,
+      headline: null,
+    };
   }
   throw new RangeError(`rules version ${version} is not known to this cablequal (it grades with versions ${KNOWN_RULES_VERSIONS.join(' and ')})`);
 }

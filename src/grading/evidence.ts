@@ -54,7 +54,8 @@ export interface EvidenceResult {
 const GPU_CHECK_AFTER_S = 60;
 const GPU_WINDOW_S = 30;
 
-const limitFail = (protocol: EvidenceInput['protocol'], rule: string, fallback: number): number => protocol.limits.find((l) => l.rule === rule)?.fail ?? fallback;
+const limitFail = (protocol: EvidenceInput['protocol'], rule: string, fallback: number): number =>
+  protocol.limits.find((l) => l.rule === rule)?.fail ?? fallback;
 
 // Every check the journal's evidence allows, made again.
 export function checkEvidence(input: EvidenceInput): EvidenceResult {
@@ -65,7 +66,12 @@ export function checkEvidence(input: EvidenceInput): EvidenceResult {
 const done = (input: EvidenceInput, name: string) => input.phases.find((p) => p.name === name && p.status === 'done');
 
 function missing(rule: string, message: string, extra: Partial<Reason> = {}): Reason {
-  return { rule, message, advice: 'the journal does not hold what this verdict needs: qualify the cable again (cablequal grade never fills in what a journal lacks)', ...extra };
+  return {
+    rule,
+    message,
+    advice: 'the journal does not hold what this verdict needs: qualify the cable again (cablequal grade never fills in what a journal lacks)',
+    ...extra,
+  };
 }
 
 // The live run's setup checks, from the journal's benchmark, node-info and identity lines.
@@ -81,7 +87,12 @@ function setupChecks(input: EvidenceInput): Reason[] {
     if (phase.kind === 'loopback') {
       const floor = phase.floorGbps ?? limitFail(protocol, 'loopback-floor', 90);
       if (benchmarks.loopback.length === 0) {
-        if (isDone) out.push(missing('loopback-missing', `${phase.name}: the journal has no loopback result: a throttled NIC cannot be told from a bad cable`, { phase: phase.name }));
+        if (isDone)
+          out.push(
+            missing('loopback-missing', `${phase.name}: the journal has no loopback result: a throttled NIC cannot be told from a bad cable`, {
+              phase: phase.name,
+            }),
+          );
         continue;
       }
       for (const node of input.nodeNames) {
@@ -89,7 +100,14 @@ function setupChecks(input: EvidenceInput): Reason[] {
         const rails = input.loopbackRowsHaveRails ? railsOf(input.nodes.find((n) => n.name === node)) : [0];
         for (const rail of rails) {
           const row = rows.find((r) => r.rail === rail);
-          if (!row) out.push(missing('loopback-missing', `${node} rail ${rail}: no loopback result in the journal: that rail was not shown fine`, { node, rail, phase: phase.name }));
+          if (!row)
+            out.push(
+              missing('loopback-missing', `${node} rail ${rail}: no loopback result in the journal: that rail was not shown fine`, {
+                node,
+                rail,
+                phase: phase.name,
+              }),
+            );
           else if (!(row.gbps >= floor)) {
             out.push({
               rule: 'loopback-floor',
@@ -100,7 +118,8 @@ function setupChecks(input: EvidenceInput): Reason[] {
               unit: 'Gb/s',
               limit: `loopback >= ${floor} Gb/s`,
               message: `${node} rail ${rail}: loopback ${formatNumber(row.gbps)} Gb/s < ${floor} Gb/s floor (from the journal's loopback result): the NIC is throttled, the cable was not tested`,
-              advice: 'reboot both nodes with the cable attached (sudo systemctl reboot --no-block); if it persists, power off for 60 s. The cable is not judged',
+              advice:
+                'reboot both nodes with the cable attached (sudo systemctl reboot --no-block); if it persists, power off for 60 s. The cable is not judged',
             });
           }
         }
@@ -110,7 +129,8 @@ function setupChecks(input: EvidenceInput): Reason[] {
       out.push(missing('ib-write-bw-missing', `${phase.name}: the journal has no ib_write_bw result`, { phase: phase.name }));
     }
     if (phase.kind === 'nccl' && (isDone || benchmarks.nccl)) out.push(...ncclChecks(input, phase.name));
-    if (phase.kind === 'soak' && phase.gpuLoad) out.push(...gpuChecks(input, phase.name, phase.durationS, phase.gpuUtilMinPct ?? limitFail(protocol, 'gpu-util-min', 90)));
+    if (phase.kind === 'soak' && phase.gpuLoad)
+      out.push(...gpuChecks(input, phase.name, phase.durationS, phase.gpuUtilMinPct ?? limitFail(protocol, 'gpu-util-min', 90)));
   }
   return out;
 }
@@ -127,7 +147,13 @@ function identityChecks(input: EvidenceInput): Reason[] {
   const out: Reason[] = [];
   for (const node of input.nodeNames) {
     const end = input.ends.find((e) => e.node === node);
-    if (!end?.identity) out.push({ rule: 'identity-read', node, message: `${node}: no EEPROM identity in the journal${end?.error ? ` (${end.error})` : ''}`, advice: 'reseat the cable and qualify it again' });
+    if (!end?.identity)
+      out.push({
+        rule: 'identity-read',
+        node,
+        message: `${node}: no EEPROM identity in the journal${end?.error ? ` (${end.error})` : ''}`,
+        advice: 'reseat the cable and qualify it again',
+      });
   }
   const serials = new Set(input.ends.filter((e) => e.identity).map((e) => e.identity!.vendorSn));
   if (serials.size > 1) {
@@ -150,17 +176,30 @@ function ncclChecks(input: EvidenceInput, phase: string): Reason[] {
   const nccl = input.benchmarks.nccl;
   if (!nccl) return [missing('nccl-missing', `${phase}: the journal has no NCCL result: both rails were not shown in use`, { phase })];
   // Each node's rank on its own (runs since per-node ranks); journals before it have one list, the first node's.
-  const ranks = Array.isArray(nccl.ranks) && nccl.ranks.length ? nccl.ranks : [{ node: input.nodeNames[0] ?? '', network: nccl.network, devices: nccl.devices }];
+  const ranks =
+    Array.isArray(nccl.ranks) && nccl.ranks.length ? nccl.ranks : [{ node: input.nodeNames[0] ?? '', network: nccl.network, devices: nccl.devices }];
   const off = ranks.find((r) => r?.network !== 'IB');
   if (nccl.network !== 'IB' || off) {
-    const where = off && Array.isArray(nccl.ranks) ? `${off.node}'s rank used network ${off.network ?? 'unknown'}` : `NCCL used network ${nccl.network ?? 'unknown'}`;
-    return [{ rule: 'nccl-network', phase, message: `${where} instead of IB (from the journal's NCCL result)`, advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable' }];
+    const where =
+      off && Array.isArray(nccl.ranks) ? `${off.node}'s rank used network ${off.network ?? 'unknown'}` : `NCCL used network ${nccl.network ?? 'unknown'}`;
+    return [
+      {
+        rule: 'nccl-network',
+        phase,
+        message: `${where} instead of IB (from the journal's NCCL result)`,
+        advice: 'check NCCL_IB_HCA and that the RDMA devices are Up; TCP fallback says nothing about the cable',
+      },
+    ];
   }
   const out: Reason[] = [];
   for (const rank of ranks) {
     const hcas = cageDevices(input, rank.node);
     if (hcas.length === 0) {
-      out.push(missing('nccl-rails', `${phase}: the journal does not say which RDMA devices ${rank.node || 'the node'}'s cage has: NCCL's rails cannot be checked`, { phase }));
+      out.push(
+        missing('nccl-rails', `${phase}: the journal does not say which RDMA devices ${rank.node || 'the node'}'s cage has: NCCL's rails cannot be checked`, {
+          phase,
+        }),
+      );
       continue;
     }
     const devices = Array.isArray(rank.devices) ? rank.devices : [];
@@ -192,11 +231,22 @@ function gpuChecks(input: EvidenceInput, phase: string, durationS: number, minPc
     if (t) for (let i = 0; i < t.tS.length; i++) if (t.tS[i]! >= fromS && t.tS[i]! <= p.endS && t.gpuUtilPct[i] !== null) utils.push(t.gpuUtilPct[i]!);
     const mean = utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null;
     if (mean !== null && mean >= minPct) continue;
-    const base = { rule: 'gpu-util-min', node, phase, unit: '%', limit: `>= ${minPct} %`, advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)' };
+    const base = {
+      rule: 'gpu-util-min',
+      node,
+      phase,
+      unit: '%',
+      limit: `>= ${minPct} %`,
+      advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
+    };
     out.push(
       mean === null
         ? { ...base, message: `${node} ${phase}: no GPU utilisation samples after the ramp-up in the journal: the GPUs were not shown loaded` }
-        : { ...base, value: Number(mean.toFixed(1)), message: `${node} ${phase}: mean GPU utilisation ${mean.toFixed(0)} % after the ramp-up (${utils.length} samples) < ${minPct} %: the GPUs were not loaded` },
+        : {
+            ...base,
+            value: Number(mean.toFixed(1)),
+            message: `${node} ${phase}: mean GPU utilisation ${mean.toFixed(0)} % after the ramp-up (${utils.length} samples) < ${minPct} %: the GPUs were not loaded`,
+          },
     );
   }
   return out;
@@ -215,16 +265,29 @@ function phaseChecks(input: EvidenceInput): Reason[] {
       continue;
     }
     if (recs.length > 1) out.push(missing('phase-repeated', `phase ${phase.name} starts ${recs.length} times in the journal`, { phase: phase.name }));
-    if (p.endS === null) out.push(missing('phase-unended', `phase ${phase.name} has no phase-end line in the journal: it is not shown to have finished`, { phase: phase.name }));
-    else if (p.status !== 'done') out.push(missing('phase-not-done', `phase ${phase.name} ended ${p.status}${p.note ? ` (${p.note})` : ''}, and the journal records no reason for it`, { phase: phase.name }));
+    if (p.endS === null)
+      out.push(missing('phase-unended', `phase ${phase.name} has no phase-end line in the journal: it is not shown to have finished`, { phase: phase.name }));
+    else if (p.status !== 'done')
+      out.push(
+        missing('phase-not-done', `phase ${phase.name} ended ${p.status}${p.note ? ` (${p.note})` : ''}, and the journal records no reason for it`, {
+          phase: phase.name,
+        }),
+      );
     else if (phase.kind === 'soak' && p.endS - p.startS < phase.durationS - input.protocol.samplingIntervalS) {
-      out.push(missing('phase-short', `phase ${phase.name} lasted ${formatNumber(p.endS - p.startS)} s of its ${phase.durationS} s`, { phase: phase.name, value: p.endS - p.startS, unit: 's' }));
+      out.push(
+        missing('phase-short', `phase ${phase.name} lasted ${formatNumber(p.endS - p.startS)} s of its ${phase.durationS} s`, {
+          phase: phase.name,
+          value: p.endS - p.startS,
+          unit: 's',
+        }),
+      );
     }
   }
-  for (const p of input.phases) if (!seen.has(p.name)) out.push(missing('phase-unknown', `the journal has a phase ${p.name} the protocol does not have`, { phase: p.name }));
+  for (const p of input.phases)
+    if (!seen.has(p.name)) out.push(missing('phase-unknown', `the journal has a phase ${p.name} the protocol does not have`, { phase: p.name }));
   // The phases in the protocol's order.
   const order = input.protocol.phases.map((ph) => input.phases.findIndex((p) => p.name === ph.name)).filter((i) => i >= 0);
-  if (order.some((v, i) => i > 0 && v < order[i - 1]!)) out.push(missing('phase-order', 'the phases in the journal are not in the protocol\'s order'));
+  if (order.some((v, i) => i > 0 && v < order[i - 1]!)) out.push(missing('phase-order', "the phases in the journal are not in the protocol's order"));
   return out;
 }
 
@@ -252,22 +315,30 @@ function coverageChecks(input: EvidenceInput): Reason[] {
       const during = inside.filter((x) => x >= p.startS && x <= p.endS!).length;
       if (during === 0 && p.endS - p.startS > 2 * protocol.samplingIntervalS) {
         out.push(
-          missing('sampling-gap', `${node} ${phase.name}: not one sample in the journal during the phase (${formatNumber(p.startS)} s to ${formatNumber(p.endS)} s into the run): the phase is not covered by the samples`, {
-            node,
-            phase: phase.name,
-            value: Number((p.endS - p.startS).toFixed(3)),
-            unit: 's',
-          }),
+          missing(
+            'sampling-gap',
+            `${node} ${phase.name}: not one sample in the journal during the phase (${formatNumber(p.startS)} s to ${formatNumber(p.endS)} s into the run): the phase is not covered by the samples`,
+            {
+              node,
+              phase: phase.name,
+              value: Number((p.endS - p.startS).toFixed(3)),
+              unit: 's',
+            },
+          ),
         );
       } else if (worst.s > allowS) {
         out.push(
-          missing('sampling-gap', `${node} ${phase.name}: no sample from ${formatNumber(worst.fromS)} s to ${formatNumber(worst.toS)} s into the run (${formatNumber(worst.s)} s; the protocol allows ${protocol.maxSampleGapS} s): the phase is not covered by the samples`, {
-            node,
-            phase: phase.name,
-            value: Number(worst.s.toFixed(3)),
-            unit: 's',
-            limit: `<= ${protocol.maxSampleGapS} s`,
-          }),
+          missing(
+            'sampling-gap',
+            `${node} ${phase.name}: no sample from ${formatNumber(worst.fromS)} s to ${formatNumber(worst.toS)} s into the run (${formatNumber(worst.s)} s; the protocol allows ${protocol.maxSampleGapS} s): the phase is not covered by the samples`,
+            {
+              node,
+              phase: phase.name,
+              value: Number(worst.s.toFixed(3)),
+              unit: 's',
+              limit: `<= ${protocol.maxSampleGapS} s`,
+            },
+          ),
         );
       }
     }
@@ -302,10 +373,14 @@ function unexplainedTicks(gaps: readonly TickGap[]): Reason[] {
   if (!bad.length) return [];
   const say = (g: TickGap) => `${g.node} tick${g.fromTick === g.toTick ? ` ${g.fromTick}` : `s ${g.fromTick}-${g.toTick}`}`;
   return [
-    missing('samples-missing', `${bad.slice(0, 5).map(say).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more range(s)` : ''}: no sample line in the journal and no gap or skipped tick recorded for it: sample lines were deleted or lost`, {
-      node: bad[0]!.node,
-      value: bad.reduce((n, g) => n + g.toTick - g.fromTick + 1, 0),
-      unit: 'ticks',
-    }),
+    missing(
+      'samples-missing',
+      `${bad.slice(0, 5).map(say).join(', ')}${bad.length > 5 ? ` and ${bad.length - 5} more range(s)` : ''}: no sample line in the journal and no gap or skipped tick recorded for it: sample lines were deleted or lost`,
+      {
+        node: bad[0]!.node,
+        value: bad.reduce((n, g) => n + g.toTick - g.fromTick + 1, 0),
+        unit: 'ticks',
+      },
+    ),
   ];
 }

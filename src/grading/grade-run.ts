@@ -99,7 +99,9 @@ function worstPerReceiver(decl: RuleDeclaration, checks: { decl: RuleDeclaration
       rank(a.c.grade) < rank(b.c.grade) || (a.c.grade === b.c.grade && (decl.direction === 'min' ? a.m.value < b.m.value : a.m.value > b.m.value));
     const worst = xs.reduce((w, x) => (worse(x, w) ? x : w));
     const r = reasonOf(decl, worst.m, worst.c);
-    const others = xs.filter((x) => x !== worst).map((x) => `${x.c.grade} ${[x.m.phase, x.m.lane !== undefined ? `lane ${x.m.lane}` : undefined].filter(Boolean).join(' ')}`);
+    const others = xs
+      .filter((x) => x !== worst)
+      .map((x) => `${x.c.grade} ${[x.m.phase, x.m.lane !== undefined ? `lane ${x.m.lane}` : undefined].filter(Boolean).join(' ')}`);
     const uniq = [...new Set(others)];
     if (uniq.length) r.message += `; also ${uniq.slice(0, 6).join(', ')}${uniq.length > 6 ? ', ...' : ''}`;
     out.push(r);
@@ -139,7 +141,12 @@ export function headlinePhase(stats: readonly NodePhaseStats[], phases: readonly
 }
 
 // Per receiver of the headline phase: BER upper bound of all lanes and of each lane, NIC temperature, FEC margin, counts.
-export function headlineOf(analysis: AnalysisRecord, phases: readonly { name: string; kind: string; gpuLoad?: boolean }[], fecLimit: Limit, ratioLimit?: Limit): Headline | null {
+export function headlineOf(
+  analysis: AnalysisRecord,
+  phases: readonly { name: string; kind: string; gpuLoad?: boolean }[],
+  fecLimit: Limit,
+  ratioLimit?: Limit,
+): Headline | null {
   const phase = headlinePhase(analysis.perNodePhase, phases);
   if (phase === null) return null;
   const floor = ratioLimit?.params?.['marginalFloorBer'];
@@ -151,7 +158,7 @@ function receiverOf(s: NodePhaseStats, fecLimit: Limit, ratioFloorBer: number | 
   const errors = s.laneStats.length ? s.laneStats.reduce((a, l) => a + l.errors, 0) : s.correctedBits;
   const all = berBounds(errors, s.seconds * SERIAL_RATE_BPS);
   const lanes = s.laneStats.map((l) => ({ lane: l.lane, errors: l.errors, berUb95: l.berUb95 }));
-  const worstUb = lanes.length ? Math.max(...lanes.map((l) => l.berUb95)) : s.correctedBitsBerUb95 ?? null;
+  const worstUb = lanes.length ? Math.max(...lanes.map((l) => l.berUb95)) : (s.correctedBitsBerUb95 ?? null);
   const fecMarginDecades = worstUb === null ? null : decadesBelowFecLimit(worstUb);
   const belowFloor = ratioFloorBer !== undefined && s.worstLaneBerLb95 !== undefined && s.worstLaneBerLb95 < ratioFloorBer;
   const laneRatio =

@@ -35,7 +35,14 @@ export function checkGpuLoaded(stats: readonly NodePhaseStats[], phase: string, 
   for (const s of stats.filter((x) => x.phase === phase)) {
     const v = s.gpuUtilMeanPct;
     if (v !== null && gradeValue(min, v) !== 'FAIL') continue;
-    const base = { rule: min.rule, node: s.node, phase, unit: min.unit, limit: formatLimit(min), advice: 'check the GPU load command runs on both nodes (gpu_burn or a PyTorch matmul loop)' };
+    const base = {
+      rule: min.rule,
+      node: s.node,
+      phase,
+      unit: min.unit,
+      limit: formatLimit(min),
+      advice: 'check the GPU load command runs on both nodes (gpu_burn or a PyTorch matmul loop)',
+    };
     out.push(
       v === null
         ? { ...base, message: `${s.node} ${phase}: no GPU utilisation readings during the GPU-loaded soak` }

@@ -51,7 +51,11 @@ export class RunMetrics {
     this.phaseG = g('cablequal_run_phase', 'the phase the run is in (1 for the current phase)', ['run', 'phase']);
     this.elapsed = g('cablequal_run_elapsed_seconds', 'seconds since the run started (run clock)', ['run']);
     this.remaining = g('cablequal_run_phase_remaining_seconds', 'seconds left in the current timed phase', ['run']);
-    this.laneErrors = c('cablequal_lane_pre_fec_errors_total', 'pre-FEC errors per lane since the run started sampling (rx_err_lane_N_phy)', ['run', 'node', 'lane']);
+    this.laneErrors = c('cablequal_lane_pre_fec_errors_total', 'pre-FEC errors per lane since the run started sampling (rx_err_lane_N_phy)', [
+      'run',
+      'node',
+      'lane',
+    ]);
     this.laneRate = g('cablequal_lane_pre_fec_errors_per_second', 'pre-FEC errors per second per lane over the last tick', ['run', 'node', 'lane']);
     this.correctedBits = c('cablequal_corrected_bits_total', 'bits corrected by RS-FEC since the run started sampling', ['run', 'node']);
     this.crc = c('cablequal_crc_errors_total', 'CRC errors since the run started sampling (rx_crc_errors_phy)', ['run', 'node']);
@@ -61,7 +65,7 @@ export class RunMetrics {
     this.gpuTemp = g('cablequal_gpu_temperature_celsius', 'GPU temperature', ['run', 'node']);
     this.gpuUtil = g('cablequal_gpu_utilization_percent', 'GPU utilisation', ['run', 'node']);
     this.throughput = g('cablequal_throughput_gbps', 'last benchmark throughput (Gb/s)', ['run']);
-    this.outcome = g('cablequal_run_outcome', 'the run\'s outcome once decided (1 for it)', ['run', 'outcome']);
+    this.outcome = g('cablequal_run_outcome', "the run's outcome once decided (1 for it)", ['run', 'outcome']);
   }
 
   // A run began.

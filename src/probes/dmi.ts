@@ -48,7 +48,16 @@ const LINE = /^\/sys\/class\/dmi\/id\/([a-z_]+):(.*)$/;
 // Parse `grep -H . /sys/class/dmi/id/<field>...`: one `<path>:<value>` line per readable, non-empty attribute.
 // Values are untrusted text: control characters are dropped and each value is capped at 128 characters.
 export function parseDmi(text: string): DmiFacts {
-  const facts: DmiFacts = { sysVendor: null, productName: null, productVersion: null, boardName: null, biosVendor: null, biosVersion: null, biosDate: null, simulated: false };
+  const facts: DmiFacts = {
+    sysVendor: null,
+    productName: null,
+    productVersion: null,
+    boardName: null,
+    biosVendor: null,
+    biosVersion: null,
+    biosDate: null,
+    simulated: false,
+  };
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!.replace(/\r$/, '');
@@ -57,7 +66,10 @@ export function parseDmi(text: string): DmiFacts {
     if (!m) throw new ParseError('dmi', i + 1, `not a "/sys/class/dmi/id/<attr>:<value>" line: ${clip(line)}`);
     const field = m[1] as DmiField;
     if (!(field in KEY)) continue; // an attribute this reader does not ask for
-    const value = m[2]!.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 128);
+    const value = m[2]!
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .trim()
+      .slice(0, 128);
     facts[KEY[field]] = value === '' ? null : value;
   }
   facts.simulated = facts.sysVendor === SIMULATED_SYS_VENDOR;

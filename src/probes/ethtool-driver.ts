@@ -26,7 +26,10 @@ export function parseEthtoolDriver(text: string): EthtoolDriver {
     if (!m) throw new ParseError(KIND, i + 1, `not an "ethtool -i" line ("<key>: <value>"): ${clip(line)}`);
     any = true;
     const key = keys[m[1]!];
-    const value = (m[2] ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 128);
+    const value = (m[2] ?? '')
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .trim()
+      .slice(0, 128);
     if (key) out[key] = value === '' ? null : value;
   }
   if (!any || out.driver === null) throw new ParseError(KIND, 1, 'no "driver:" line: not the output of ethtool -i');

@@ -168,7 +168,6 @@ function u64(raw: string, what: string, lineNo: number): U64 {
   return v;
 }
 
-
 // The sampler's one call: run `ethtool -I --show-fec <iface>` and parse it (non-zero exit = RemoteCommandError).
 export async function readEthtoolFec(runner: CommandRunner, iface: string): Promise<EthtoolFec> {
   return readParsed(runner, cmd.ethtoolFec(iface), parseEthtoolFec);

@@ -20,12 +20,35 @@ const CONTINUATION_COLUMN = 16;
 
 // Labels printed by ethtool's settings code (netlink and ioctl), used to tell real output from "a: b" prose.
 const KNOWN_KEYS = new Set([
-  'Supported ports', 'Supported link modes', 'Supported pause frame use', 'Supports auto-negotiation',
-  'Supported FEC modes', 'Advertised link modes', 'Advertised pause frame use', 'Advertised auto-negotiation',
-  'Advertised FEC modes', 'Link partner advertised link modes', 'Link partner advertised pause frame use',
-  'Link partner advertised auto-negotiation', 'Link partner advertised FEC modes', 'Speed', 'Lanes', 'Duplex',
-  'Auto-negotiation', 'master-slave cfg', 'master-slave status', 'Port', 'PHYAD', 'Transceiver', 'MDI-X',
-  'Supports Wake-on', 'Wake-on', 'Current message level', 'Link detected', 'SQI', 'Link Down Events',
+  'Supported ports',
+  'Supported link modes',
+  'Supported pause frame use',
+  'Supports auto-negotiation',
+  'Supported FEC modes',
+  'Advertised link modes',
+  'Advertised pause frame use',
+  'Advertised auto-negotiation',
+  'Advertised FEC modes',
+  'Link partner advertised link modes',
+  'Link partner advertised pause frame use',
+  'Link partner advertised auto-negotiation',
+  'Link partner advertised FEC modes',
+  'Speed',
+  'Lanes',
+  'Duplex',
+  'Auto-negotiation',
+  'master-slave cfg',
+  'master-slave status',
+  'Port',
+  'PHYAD',
+  'Transceiver',
+  'MDI-X',
+  'Supports Wake-on',
+  'Wake-on',
+  'Current message level',
+  'Link detected',
+  'SQI',
+  'Link Down Events',
 ]);
 const LINK_MODE_KEYS = new Set(['Supported link modes', 'Advertised link modes', 'Link partner advertised link modes']);
 
@@ -155,7 +178,6 @@ function indentColumns(line: string): number {
   }
   return col;
 }
-
 
 // The sampler's one call: run `ethtool <iface>` and parse stdout (stderr notices are benign; exit != 0 is not).
 export async function readEthtoolLink(runner: CommandRunner, iface: string): Promise<EthtoolLink> {

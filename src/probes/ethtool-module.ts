@@ -69,7 +69,11 @@ export function parseEthtoolModule(text: string): ModuleText | EepromDecode {
   const identifier = parseInt(idm[1]!, 16);
   const standard = standardOf(identifier);
   if (!standard) {
-    throw new ParseError(KIND, idField.line, `identifier ${hex2(identifier)} (${IDENTIFIER_NAMES[identifier] ?? idm[2] ?? 'unknown'}) is not a QSFP SFF-8636/CMIS module`);
+    throw new ParseError(
+      KIND,
+      idField.line,
+      `identifier ${hex2(identifier)} (${IDENTIFIER_NAMES[identifier] ?? idm[2] ?? 'unknown'}) is not a QSFP SFF-8636/CMIS module`,
+    );
   }
   return fromFields(standard, identifier, idm[2], fields, one);
 }
@@ -93,14 +97,18 @@ function fromFields(
     techCode = standard === 'SFF-8636' ? byte >> 4 : byte;
   }
   const attLines = [...fields.keys()].filter((l) => /^Attenuation at [\d.]+GHz$/.test(l));
-  const copper =
-    techCode !== null ? isCopperTechnology(techCode) : attLines.length > 0 || transceiverTypes.some((t) => /Base-CR|copper/i.test(t));
+  const copper = techCode !== null ? isCopperTechnology(techCode) : attLines.length > 0 || transceiverTypes.some((t) => /Base-CR|copper/i.test(t));
 
   let labelStyle: ModuleLabelStyle = 'unknown';
   const cmisLength = one('Cable assembly length')?.value ?? '';
   if (NEW_LABELS[standard].some(has) || (standard === 'SFF-8636' && /Copper cable, /.test(techField?.value ?? '')) || /^\d+\.\d{4}m$/.test(cmisLength)) {
     labelStyle = 'ethtool>=6.14';
-  } else if (OLD_LABELS[standard].some(has) || transceiverTypes.length > 1 || /Copper cable unequalized/.test(techField?.value ?? '') || /^\d+\.\d{2}m$/.test(cmisLength)) {
+  } else if (
+    OLD_LABELS[standard].some(has) ||
+    transceiverTypes.length > 1 ||
+    /Copper cable unequalized/.test(techField?.value ?? '') ||
+    /^\d+\.\d{2}m$/.test(cmisLength)
+  ) {
     labelStyle = 'ethtool<=6.11';
   }
 

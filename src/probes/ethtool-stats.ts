@@ -92,7 +92,6 @@ function laneCounters(seen: Map<string, { value: U64; line: number }>): U64[] {
   return lanes;
 }
 
-
 // The sampler's one call: run `ethtool -S <iface>` on the node and parse it (non-zero exit = RemoteCommandError).
 export async function readEthtoolStats(runner: CommandRunner, iface: string): Promise<EthtoolStats> {
   return readParsed(runner, cmd.ethtoolStats(iface), parseEthtoolStats);

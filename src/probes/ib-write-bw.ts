@@ -33,15 +33,13 @@ const PEAK_WARNING = /^WARNING: BW peak won't be measured in this run\.$/;
 const CPU_FREQ = /^Conflicting CPU frequency values detected: /;
 const BANNER = /^\*+$/;
 const WAITING = /^\* Waiting for client .*connect.*\*$/;
-const RESULT_HEADER =
-  /^#bytes\s+#iterations\s+BW peak\[(Gb|MB|MiB)\/sec\]\s+BW average\[(Gb|MB|MiB)\/sec\]\s+MsgRate\[Mpps\]$/;
+const RESULT_HEADER = /^#bytes\s+#iterations\s+BW peak\[(Gb|MB|MiB)\/sec\]\s+BW average\[(Gb|MB|MiB)\/sec\]\s+MsgRate\[Mpps\]$/;
 // `Key : value` header lines, possibly two per line (`Dual-port : OFF<TAB><TAB>Device : mlx5_0`).
 const HEADER_FIELD = /^[A-Za-z][\w .*/\t-]*:\s*\S/;
 const INT = /^\d+$/;
 const FLOAT = /^\d+(\.\d+)?$/;
 
-const NO_ROW_REASON =
-  'no result row: the test did not run (check the GID index -x and that the server is reachable)';
+const NO_ROW_REASON = 'no result row: the test did not run (check the GID index -x and that the server is reachable)';
 
 // perftest's MB/sec and MiB/sec are both 2^20 bytes per second (its --help: "MB=2^20 byte, while Gb=10^9 bits";
 // the 2024 rename to MiB/sec only corrected the label, format_factor stayed 0x100000). Gb/sec is 10^9 bits per second.

@@ -112,7 +112,11 @@ export function cagesFromLinks(links: Ibdev2netdevLink[], identity: NetIdentity)
     if (g.members.length > 2) throw new ParseError(KIND, 1, `cage ${g.port} has ${g.members.length} functions (${names}); a Spark cage has 2`);
     const [a, b] = [...g.members].sort((x, y) => (x.domain ?? 0) - (y.domain ?? 0)) as [Placed, Placed];
     if (a.domain === null || b.domain === null || a.domain === b.domain) {
-      throw new ParseError(KIND, 1, `cage ${g.port}: ${names} are not on two PCIe domains (PCI ${a.pci ?? 'unknown'}, ${b.pci ?? 'unknown'}); expected one rail per domain`);
+      throw new ParseError(
+        KIND,
+        1,
+        `cage ${g.port}: ${names} are not on two PCIe domains (PCI ${a.pci ?? 'unknown'}, ${b.pci ?? 'unknown'}); expected one rail per domain`,
+      );
     }
     if (cages.some((c) => c.index === g.port)) throw new ParseError(KIND, 1, `two NICs have a port ${g.port}: cannot tell which is the Spark's`);
     const rail = (m: Placed): RailLink => ({ netdev: m.link.netdev, rdmaDevice: m.link.rdmaDevice, state: m.link.state, ...(m.pci ? { pci: m.pci } : {}) });
@@ -135,5 +139,7 @@ export function pickCage(cages: CageLinks[], want: number | 'auto'): { cage: Cag
   const up = cages.filter((c) => c.up);
   if (up.length === 1) return { cage: up[0]! };
   if (up.length === 0) return { problem: `no cage has both rails Up (${describeCages(cages)})` };
-  return { problem: `cages ${up.map((c) => c.index).join(' and ')} all have both rails Up: name the cage of the cable under test (--port, or --nodes a:N,b:M)` };
+  return {
+    problem: `cages ${up.map((c) => c.index).join(' and ')} all have both rails Up: name the cage of the cable under test (--port, or --nodes a:N,b:M)`,
+  };
 }

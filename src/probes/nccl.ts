@@ -136,7 +136,9 @@ function hasDefaultShape(cells: string[]): boolean {
   if (cells.length !== DEFAULT_COLUMNS.count) return false;
   const [size, count, type, redop, root] = cells as [string, string, string, string, string];
   if (!/^\d+$/.test(size) || !/^\d+$/.test(count) || !INT.test(root) || !WORD.test(type) || !WORD.test(redop)) return false;
-  return DEFAULT_COLUMNS.halves.every((h) => [h.time, h.algbw, h.busbw].every((i) => NUM.test(cells[i]!)) && (cells[h['#wrong']] === 'N/A' || NUM.test(cells[h['#wrong']]!)));
+  return DEFAULT_COLUMNS.halves.every(
+    (h) => [h.time, h.algbw, h.busbw].every((i) => NUM.test(cells[i]!)) && (cells[h['#wrong']] === 'N/A' || NUM.test(cells[h['#wrong']]!)),
+  );
 }
 
 function num(cell: string, what: string, line: number): number {
@@ -149,7 +151,11 @@ function readRow(cells: string[], cols: Columns, line: number): NcclRow {
     throw new ParseError(KIND, line, `table row has ${cells.length} columns, the header has ${cols.count}`);
   }
   const [size, count, type, redop, root] = cells as [string, string, string, string, string];
-  for (const [v, what] of [[size, 'size'], [count, 'count'], [root, 'root']] as const) {
+  for (const [v, what] of [
+    [size, 'size'],
+    [count, 'count'],
+    [root, 'root'],
+  ] as const) {
     if (!INT.test(v)) throw new ParseError(KIND, line, `${what} is not an integer: "${v.slice(0, 40)}"`);
   }
   const half = (k: 0 | 1): NcclHalf => {
@@ -248,7 +254,11 @@ export function parseNccl(text: string): NcclResult {
       headerless = true;
       rows.push(readRow(cells, DEFAULT_COLUMNS, n));
     } else if (cells.length >= 5) {
-      throw new ParseError(KIND, n, `table row before the "# size count type ..." header, and not in the ${DEFAULT_COLUMNS.count}-column shape of a nccl-tests row`);
+      throw new ParseError(
+        KIND,
+        n,
+        `table row before the "# size count type ..." header, and not in the ${DEFAULT_COLUMNS.count}-column shape of a nccl-tests row`,
+      );
     }
   }
   if (headerless && cols !== null) throw new ParseError(KIND, lines.length, 'table rows both before and after a "# size count type ..." header');

@@ -70,9 +70,7 @@ export function parseNvidiaSmi(text: string, fields?: string[]): NvidiaSmiResult
   const firstCells = splitCsv(first.text);
   const headerCells = firstCells.map((c) => HEADER_CELL.exec(c));
   const headerNames = headerCells.map((m) => (m ? m[1]! : null));
-  const isHeader = fields
-    ? headerNames.length === fields.length && headerNames.every((h, k) => h === fields[k])
-    : headerCells.every((m) => m !== null);
+  const isHeader = fields ? headerNames.length === fields.length && headerNames.every((h, k) => h === fields[k]) : headerCells.every((m) => m !== null);
 
   if (fields && !isHeader && headerCells.every((m) => m !== null)) {
     throw new ParseError(KIND, first.n, `header "${first.text.slice(0, 80)}" does not match the requested fields`);

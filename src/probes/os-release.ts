@@ -25,7 +25,12 @@ export function parseOsRelease(text: string): OsRelease {
     if (!m) throw new ParseError(KIND, i + 1, `not an "/etc/dgx-release:" or "/etc/os-release:" line: ${clip(line)}`);
     const kv = /^\s*([A-Z0-9_]+)=(.*)$/.exec(m[2]!);
     if (!kv) continue; // a comment or blank line of the file
-    const value = kv[2]!.trim().replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 128);
+    const value = kv[2]!
+      .trim()
+      .replace(/^"(.*)"$/, '$1')
+      .replace(/^'(.*)'$/, '$1')
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .slice(0, 128);
     if (value === '') continue;
     if (m[1] === '/etc/dgx-release' && (DGX_KEYS as readonly string[]).includes(kv[1]!)) (out.dgx ??= {})[kv[1] as (typeof DGX_KEYS)[number]] = value;
     if (m[1] === '/etc/os-release' && (OS_KEYS as readonly string[]).includes(kv[1]!)) (out.os ??= {})[kv[1] as (typeof OS_KEYS)[number]] = value;
@@ -39,7 +44,10 @@ export function osReleaseText(r: OsRelease): string | null {
   if (r.dgx) {
     const name = r.dgx.DGX_PRETTY_NAME ?? r.dgx.DGX_NAME ?? 'DGX';
     const now = r.dgx.DGX_OTA_VERSION ?? r.dgx.DGX_SWBUILD_VERSION;
-    const installed = r.dgx.DGX_OTA_VERSION && r.dgx.DGX_SWBUILD_VERSION && r.dgx.DGX_SWBUILD_VERSION !== r.dgx.DGX_OTA_VERSION ? ` (installed ${r.dgx.DGX_SWBUILD_VERSION})` : '';
+    const installed =
+      r.dgx.DGX_OTA_VERSION && r.dgx.DGX_SWBUILD_VERSION && r.dgx.DGX_SWBUILD_VERSION !== r.dgx.DGX_OTA_VERSION
+        ? ` (installed ${r.dgx.DGX_SWBUILD_VERSION})`
+        : '';
     parts.push(`${name}, DGX OS ${now ?? 'version unknown'}${installed}`);
   }
   if (r.os) {

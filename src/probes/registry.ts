@@ -37,7 +37,10 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   'mget-temp': { parse: parseMgetTemp, describe: 'mget_temp -d <dev>' },
   dmi: { parse: parseDmi, describe: 'grep -H . /sys/class/dmi/id/{sys_vendor,product_name,bios_version,...}' },
   'ethtool-driver': { parse: parseEthtoolDriver, describe: 'ethtool -i <iface>' },
-  'net-identity': { parse: netIdentityJson, describe: 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid' },
+  'net-identity': {
+    parse: netIdentityJson,
+    describe: 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid',
+  },
   'os-release': { parse: parseOsRelease, describe: 'grep -H . /etc/dgx-release /etc/os-release' },
   'perftest-version': { parse: parsePerftestVersion, describe: 'ib_write_bw --version' },
 };

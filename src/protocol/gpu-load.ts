@@ -55,7 +55,7 @@ export function gpuLoadNeeds(load: GpuLoad): { program: string; cwd: string | nu
         : null;
     return { program, cwd: null, files: kernel?.startsWith('/') ? [{ path: kernel, why: "gpu_burn's compare kernel" }] : [], check: null, problem };
   }
-  const files: Requirement[] = load.requires.map((p) => ({ path: p, why: 'listed in the protocol\'s gpuLoad.requires' }));
+  const files: Requirement[] = load.requires.map((p) => ({ path: p, why: "listed in the protocol's gpuLoad.requires" }));
   if (load.program.split('/').pop() === 'gpu_burn') {
     const kernel = join(load.cwd ?? '', gpuBurnKernel(load.args));
     if (!files.some((f) => f.path === kernel)) files.push({ path: kernel, why: "gpu_burn's compare kernel (-c, or compare.ptx in its cwd)" });

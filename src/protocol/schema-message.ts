@@ -18,7 +18,13 @@ function shownKey(k: string): string {
 
 // The JSON pointer ajv reports ("/phases/3/durationS") as the path a user reads ("phases[3].durationS").
 export function pathOf(root: unknown, pointer: string, key?: string): string {
-  const parts = pointer === '' ? [] : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts =
+    pointer === ''
+      ? []
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   let out = '';
   let at: unknown = root;
   for (const p of parts) {
@@ -33,10 +39,19 @@ const fmt = (x: number) => String(x);
 
 // "a number in (0, 3600]" from a number's schema, with its description's first words as the unit.
 function numberAllowed(s: Obj): string {
-  const lo = s['exclusiveMinimum'] !== undefined ? `(${fmt(s['exclusiveMinimum'] as number)}` : s['minimum'] !== undefined ? `[${fmt(s['minimum'] as number)}` : null;
-  const hi = s['exclusiveMaximum'] !== undefined ? `${fmt(s['exclusiveMaximum'] as number)})` : s['maximum'] !== undefined ? `${fmt(s['maximum'] as number)}]` : null;
+  const lo =
+    s['exclusiveMinimum'] !== undefined ? `(${fmt(s['exclusiveMinimum'] as number)}` : s['minimum'] !== undefined ? `[${fmt(s['minimum'] as number)}` : null;
+  const hi =
+    s['exclusiveMaximum'] !== undefined ? `${fmt(s['exclusiveMaximum'] as number)})` : s['maximum'] !== undefined ? `${fmt(s['maximum'] as number)}]` : null;
   const kind = s['type'] === 'integer' ? 'a whole number' : 'a number';
-  const range = lo && hi ? ` in ${lo}, ${hi}` : lo ? ` ${lo.startsWith('(') ? '>' : '>='} ${lo.slice(1)}` : hi ? ` ${hi.endsWith(')') ? '<' : '<='} ${hi.slice(0, -1)}` : '';
+  const range =
+    lo && hi
+      ? ` in ${lo}, ${hi}`
+      : lo
+        ? ` ${lo.startsWith('(') ? '>' : '>='} ${lo.slice(1)}`
+        : hi
+          ? ` ${hi.endsWith(')') ? '<' : '<='} ${hi.slice(0, -1)}`
+          : '';
   return `${kind}${range}${typeof s['title'] === 'string' ? ` (${s['title']})` : ''}`;
 }
 
@@ -82,11 +97,20 @@ export function problemOf(root: unknown, e: ErrorObject): SchemaProblem {
       return { path: at(String(e.params['missingProperty'])), expected: 'a value (required key)', hasGot: false };
     case 'additionalProperties': {
       const known = Object.keys((s['properties'] as Obj | undefined) ?? {});
-      return { path: at(String(e.params['additionalProperty'])), expected: `no such key (known${ruleFor(root, e.instancePath)}: ${known.join(', ')})`, hasGot: false };
+      return {
+        path: at(String(e.params['additionalProperty'])),
+        expected: `no such key (known${ruleFor(root, e.instancePath)}: ${known.join(', ')})`,
+        hasGot: false,
+      };
     }
     case 'type':
       if (s['type'] === 'number' || s['type'] === 'integer') return { path: at(), expected: numberAllowed(s), ...got };
-      return { path: at(), expected: ({ boolean: 'true or false', string: 'a string', object: 'an object', array: 'an array' } as Obj)[String(s['type'])] as string ?? String(s['type']), ...got };
+      return {
+        path: at(),
+        expected:
+          (({ boolean: 'true or false', string: 'a string', object: 'an object', array: 'an array' } as Obj)[String(s['type'])] as string) ?? String(s['type']),
+        ...got,
+      };
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -113,7 +137,9 @@ export function problemOf(root: unknown, e: ErrorObject): SchemaProblem {
     case 'maxItems':
       return { path: at(), expected: `at most ${String(e.schema)} entries`, got: `${(e.data as unknown[]).length} entries`, hasGot: true };
     case 'oneOf': {
-      const kinds = ((e.schema ?? []) as Obj[]).map((b) => ({ string: 'a string', object: 'an object', array: 'an array' })[String(b['type'])] ?? String(b['type']));
+      const kinds = ((e.schema ?? []) as Obj[]).map(
+        (b) => ({ string: 'a string', object: 'an object', array: 'an array' })[String(b['type'])] ?? String(b['type']),
+      );
       return { path: at(), expected: kinds.join(' or '), ...got };
     }
     default:

@@ -40,7 +40,6 @@ export function protocolValidator(rules: readonly RuleDeclaration[] = RULES): Va
   return v;
 }
 
-
 const BOUNDS_BEGIN = '<!-- protocol-bounds:begin (generated from protocols/protocol.schema.json by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
 const BOUNDS_END = '<!-- protocol-bounds:end -->';
 
@@ -64,7 +63,8 @@ export function boundsTable(schema: Json = protocolSchema()): string {
   }
   for (const b of ((top['limits']?.['items'] as Json)['allOf'] ?? []) as Json[]) {
     // marginal has the range of fail: one row for both.
-    for (const [k, s] of Object.entries(props(b['then']))) if (k !== 'marginal') add(`\`limits[].${k === 'fail' ? 'fail`, `marginal' : k}\` (${constOf(b, 'rule')})`, s);
+    for (const [k, s] of Object.entries(props(b['then'])))
+      if (k !== 'marginal') add(`\`limits[].${k === 'fail' ? 'fail`, `marginal' : k}\` (${constOf(b, 'rule')})`, s);
   }
   for (const k of ['earlyStop', 'regression']) for (const [p, s] of Object.entries(props(top[k]))) add(`\`${k}.${p}\``, s);
   return [BOUNDS_BEGIN, '| field | unit | allowed | why |', '|---|---|---|---|', ...rows, BOUNDS_END].join('\n');

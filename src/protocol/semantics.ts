@@ -29,13 +29,17 @@ export function phaseOrderProblems(phases: readonly Phase[]): SemanticProblem[] 
   const out: SemanticProblem[] = [];
   phases.forEach((p, i) => {
     const at = `phases[${i}].kind`;
-    if (i === 0 && p.kind !== 'preflight') out.push({ path: at, expected: '"preflight" first (every later phase uses the cage and rail addresses it finds)', got: p.kind });
+    if (i === 0 && p.kind !== 'preflight')
+      out.push({ path: at, expected: '"preflight" first (every later phase uses the cage and rail addresses it finds)', got: p.kind });
     if (i > 0 && p.kind === 'preflight') out.push({ path: at, expected: 'preflight once, as the first phase', got: p.kind });
-    if (p.kind === 'identity' && phases.slice(0, i).some((q) => q.kind === 'identity')) out.push({ path: at, expected: 'identity once (sampling starts there)', got: p.kind });
+    if (p.kind === 'identity' && phases.slice(0, i).some((q) => q.kind === 'identity'))
+      out.push({ path: at, expected: 'identity once (sampling starts there)', got: p.kind });
     const need = NEEDS[p.kind];
-    if (need && !phases.slice(0, i).some((q) => q.kind === need.kind)) out.push({ path: at, expected: `${/^[aeiou]/.test(need.kind) ? 'an' : 'a'} ${need.kind} phase before ${p.kind} (${need.why})`, got: p.kind });
+    if (need && !phases.slice(0, i).some((q) => q.kind === need.kind))
+      out.push({ path: at, expected: `${/^[aeiou]/.test(need.kind) ? 'an' : 'a'} ${need.kind} phase before ${p.kind} (${need.why})`, got: p.kind });
   });
-  if (!phases.some((p) => p.kind === 'soak')) out.push({ path: 'phases', expected: 'at least one soak phase (the cable is graded on its soaks)', got: phases.map((p) => p.kind).join(',') });
+  if (!phases.some((p) => p.kind === 'soak'))
+    out.push({ path: 'phases', expected: 'at least one soak phase (the cable is graded on its soaks)', got: phases.map((p) => p.kind).join(',') });
   return out;
 }
 
@@ -45,12 +49,17 @@ export function samplingProblems(phases: readonly Phase[], limits: readonly Limi
   const out: SemanticProblem[] = [];
   for (const l of limits) {
     const w = l.params?.['windowS'];
-    if (w !== undefined && w < intervalS) out.push({ path: `${pathOf(l.rule)}.windowS`, expected: `a window of at least one sampling interval (${intervalS} s)`, got: w });
+    if (w !== undefined && w < intervalS)
+      out.push({ path: `${pathOf(l.rule)}.windowS`, expected: `a window of at least one sampling interval (${intervalS} s)`, got: w });
   }
   const sampledS = phases.reduce((s, p) => s + (p.kind === 'loopback' || p.kind === 'ib_write_bw' || p.kind === 'soak' ? p.durationS : 0), 0);
   const ticks = Math.ceil(sampledS / intervalS);
   if (ticks > MAX_TICKS) {
-    out.push({ path: 'samplingIntervalS', expected: `at most ${MAX_TICKS} samples per node (load phases ${sampledS} s / samplingIntervalS): raise samplingIntervalS or shorten the soaks`, got: ticks === Infinity ? 'no limit' : `${intervalS} (${ticks} samples)` });
+    out.push({
+      path: 'samplingIntervalS',
+      expected: `at most ${MAX_TICKS} samples per node (load phases ${sampledS} s / samplingIntervalS): raise samplingIntervalS or shorten the soaks`,
+      got: ticks === Infinity ? 'no limit' : `${intervalS} (${ticks} samples)`,
+    });
   }
   return out;
 }
@@ -60,16 +69,27 @@ export function samplingProblems(phases: readonly Phase[], limits: readonly Limi
 function gpuBurnProblems(g: ProgramLoad, path: string): SemanticProblem[] {
   const out: SemanticProblem[] = [];
   const last = g.args[g.args.length - 1];
-  if (last !== '{durationS}') out.push({ path: `${path}.args`, expected: 'gpu_burn\'s run length "{durationS}" as the last argument (gpu_burn reads it after its options)', got: last });
+  if (last !== '{durationS}')
+    out.push({ path: `${path}.args`, expected: 'gpu_burn\'s run length "{durationS}" as the last argument (gpu_burn reads it after its options)', got: last });
   g.args.forEach((a, i) => {
-    for (const [flag, what] of [['-h', 'prints its help'], ['-l', 'lists the GPUs'], ['-d', 'switches to doubles']] as const) {
-      if (a.includes(flag) && a !== flag) out.push({ path: `${path}.args[${i}]`, expected: `no "${flag}" inside an argument (gpu_burn ${what} when any argument contains it)`, got: a });
-      if (a === flag && flag !== '-d') out.push({ path: `${path}.args[${i}]`, expected: `not "${flag}" (gpu_burn ${what} and exits without loading the GPUs)`, got: a });
+    for (const [flag, what] of [
+      ['-h', 'prints its help'],
+      ['-l', 'lists the GPUs'],
+      ['-d', 'switches to doubles'],
+    ] as const) {
+      if (a.includes(flag) && a !== flag)
+        out.push({ path: `${path}.args[${i}]`, expected: `no "${flag}" inside an argument (gpu_burn ${what} when any argument contains it)`, got: a });
+      if (a === flag && flag !== '-d')
+        out.push({ path: `${path}.args[${i}]`, expected: `not "${flag}" (gpu_burn ${what} and exits without loading the GPUs)`, got: a });
     }
   });
   const kernel = gpuBurnKernel(g.args);
   if (!kernel.startsWith('/') && g.cwd === undefined) {
-    out.push({ path: `${path}.args`, expected: `-c <absolute path of ${GPU_BURN_KERNEL}> or a "cwd" holding it (gpu_burn looks for its compare kernel "${kernel}" in its working directory, and the run's scratch directory never has it)`, got: g.args });
+    out.push({
+      path: `${path}.args`,
+      expected: `-c <absolute path of ${GPU_BURN_KERNEL}> or a "cwd" holding it (gpu_burn looks for its compare kernel "${kernel}" in its working directory, and the run's scratch directory never has it)`,
+      got: g.args,
+    });
   }
   return out;
 }
@@ -79,9 +99,15 @@ export function commandProblems(c: ProtocolCommands): SemanticProblem[] {
   const out: SemanticProblem[] = [];
   // The per-node form: nccl holds {ranks} exactly once and ncclRank says what one node's app context is.
   const ranks = (c.nccl.match(/\{ranks\}/g) ?? []).length;
-  if (c.ncclRank !== undefined && ranks !== 1) out.push({ path: 'commands.nccl', expected: 'exactly one {ranks} (where the per-node app contexts of commands.ncclRank go)', got: c.nccl });
+  if (c.ncclRank !== undefined && ranks !== 1)
+    out.push({ path: 'commands.nccl', expected: 'exactly one {ranks} (where the per-node app contexts of commands.ncclRank go)', got: c.nccl });
   if (c.ncclRank === undefined && ranks > 0) out.push({ path: 'commands.ncclRank', expected: 'a value (required key when commands.nccl uses {ranks})' });
-  if (c.ncclRank !== undefined && /\{(?:ipA|ipB|netdevA|hcaList)\}/.test(c.nccl)) out.push({ path: 'commands.nccl', expected: "no {ipA}, {ipB}, {netdevA} or {hcaList} beside {ranks} (each node's names go in commands.ncclRank)", got: c.nccl });
+  if (c.ncclRank !== undefined && /\{(?:ipA|ipB|netdevA|hcaList)\}/.test(c.nccl))
+    out.push({
+      path: 'commands.nccl',
+      expected: "no {ipA}, {ipB}, {netdevA} or {hcaList} beside {ranks} (each node's names go in commands.ncclRank)",
+      got: c.nccl,
+    });
   if (c.gpuLoad.form === 'program' && c.gpuLoad.program.split('/').pop() === 'gpu_burn') out.push(...gpuBurnProblems(c.gpuLoad, 'commands.gpuLoad'));
   return out;
 }

@@ -132,7 +132,11 @@ function limits(r: Reader, entries: Obj[], rules: readonly RuleDeclaration[]): L
   for (const decl of rules) {
     if (out.some((l) => l.rule === decl.id)) continue;
     const d = defaultLimit(decl);
-    out.push(Object.keys(d.params).length ? d : { rule: d.rule, direction: d.direction, fail: d.fail, ...(d.marginal !== undefined ? { marginal: d.marginal } : {}), unit: d.unit });
+    out.push(
+      Object.keys(d.params).length
+        ? d
+        : { rule: d.rule, direction: d.direction, fail: d.fail, ...(d.marginal !== undefined ? { marginal: d.marginal } : {}), unit: d.unit },
+    );
     r.notes.push(`limits: no limit for ${decl.id} (added in rules version ${decl.since}): its default applies`);
   }
   return out;
@@ -176,7 +180,9 @@ function earlyStop(r: Reader, es: Obj, lim: Limit[], entries: Obj[], intervalS: 
     if (lr?.params && !setInFile) {
       const holdS = ticks * intervalS;
       lr.params = { ...lr.params, holdS };
-      r.notes.push(`earlyStop.laneRatioConsecutiveTicks: ${ticks} ticks of ${intervalS} s read as the lane-ratio holdS ${holdS} s (persistence is in seconds since rules version 2)`);
+      r.notes.push(
+        `earlyStop.laneRatioConsecutiveTicks: ${ticks} ticks of ${intervalS} s read as the lane-ratio holdS ${holdS} s (persistence is in seconds since rules version 2)`,
+      );
     } else {
       r.notes.push('earlyStop.laneRatioConsecutiveTicks: ignored, the lane-ratio limit sets holdS');
     }
@@ -192,7 +198,12 @@ function commands(o: Obj): ProtocolCommands {
       ? { form: 'line', line: g }
       : (() => {
           const p = g as Obj;
-          const load: GpuLoad = { form: 'program', program: p['program'] as string, args: [...(p['args'] as string[])], requires: [...((p['requires'] as string[] | undefined) ?? [])] };
+          const load: GpuLoad = {
+            form: 'program',
+            program: p['program'] as string,
+            args: [...(p['args'] as string[])],
+            requires: [...((p['requires'] as string[] | undefined) ?? [])],
+          };
           if (p['cwd'] !== undefined) load.cwd = p['cwd'] as string;
           if (p['check'] !== undefined) load.check = [...(p['check'] as string[])];
           return load;

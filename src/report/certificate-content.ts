@@ -2,7 +2,17 @@ import type { CableFamily } from '../domain/cable.js';
 import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
-import type { BenchmarkRecord, Headline, LaneTempStats, NodeRecord, PhaseRecord, ReadingStats, RunRecord, SamplingStats, WindowStats } from '../domain/record.js';
+import type {
+  BenchmarkRecord,
+  Headline,
+  LaneTempStats,
+  NodeRecord,
+  PhaseRecord,
+  ReadingStats,
+  RunRecord,
+  SamplingStats,
+  WindowStats,
+} from '../domain/record.js';
 
 // Phases whose BER the certificate headlines (the default protocol's soak phases).
 export const IDLE_PHASE = 'soak-idle';

@@ -61,7 +61,9 @@ footer { margin-top: 2mm; border-top: 0.6pt solid #888; padding-top: 1mm; font-s
 `;
 
 function where(r: { node?: string | undefined; phase?: string | undefined; lane?: number | undefined; rail?: number | undefined }): string {
-  return [r.node, r.phase, r.lane !== undefined ? `lane ${r.lane}` : undefined, r.rail !== undefined ? `rail ${r.rail}` : undefined].filter(Boolean).join(' · ');
+  return [r.node, r.phase, r.lane !== undefined ? `lane ${r.lane}` : undefined, r.rail !== undefined ? `rail ${r.rail}` : undefined]
+    .filter(Boolean)
+    .join(' · ');
 }
 
 function fmtValue(v: number | string | undefined, unit?: string): string {
@@ -138,19 +140,26 @@ function throughput(c: CertificateContent): string {
   if (b.ibWriteBw) {
     const railRows = (rails: typeof b.ibWriteBw.perRail, from?: string) =>
       rails
-        .map((r) => `<tr><td>${from ? `${e(from)} ` : ''}rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`)
+        .map(
+          (r) =>
+            `<tr><td>${from ? `${e(from)} ` : ''}rail ${e(r.rail)}</td><td>${e(r.device)}</td><td class="num">${fmtFixed(r.minGbps, 2)}</td><td class="num">${fmtFixed(r.medianGbps, 2)}</td><td class="num">${fmtFixed(r.maxGbps, 2)}</td><td class="num">${e(r.samples)}</td></tr>`,
+        )
         .join('');
     const sumRow = (label: string, v: number) => `<tr><th colspan="3">${label}</th><td class="num"><b>${fmtFixed(v, 2)}</b></td><td colspan="2"></td></tr>`;
     // One stream per direction since runs record perDirection; earlier runs show a -b sum halved per rail.
     const body = b.ibWriteBw.perDirection
-      ? b.ibWriteBw.perDirection.map((d) => railRows(d.perRail, `${d.from} → ${d.to}`) + sumRow(`${e(d.from)} → ${e(d.to)}: both rails summed (medians)`, d.sumMedianGbps)).join('')
+      ? b.ibWriteBw.perDirection
+          .map((d) => railRows(d.perRail, `${d.from} → ${d.to}`) + sumRow(`${e(d.from)} → ${e(d.to)}: both rails summed (medians)`, d.sumMedianGbps))
+          .join('')
       : railRows(b.ibWriteBw.perRail) + sumRow('both rails summed (medians)', b.ibWriteBw.sumMedianGbps);
     parts.push(
       `<table class="throughput"><thead><tr><th>ib_write_bw (per direction)</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
     );
   } else parts.push('<p>ib_write_bw: not run.</p>');
   const nccl = b.nccl;
-  const loop = b.loopback.length ? `Loopback (card health, no wire): ${b.loopback.map((l) => `${e(l.node)} rail ${e(l.rail)} ${fmtFixed(l.gbps, 1)} Gb/s`).join(', ')}.` : '';
+  const loop = b.loopback.length
+    ? `Loopback (card health, no wire): ${b.loopback.map((l) => `${e(l.node)} rail ${e(l.rail)} ${fmtFixed(l.gbps, 1)} Gb/s`).join(', ')}.`
+    : '';
   parts.push(
     `<p>NCCL all_reduce bus bandwidth: ${nccl?.busbwGBs != null ? `<b>${fmtFixed(nccl.busbwGBs, 2)} GB/s</b> (max ${fmtFixed(nccl.maxBusbwGBs, 2)} GB/s, ${e(nccl.network ?? '?')}, ${nccl.ranks ? nccl.ranks.map((r) => `${e(r.node)}: ${e(r.devices.join(', ') || '—')}`).join('; ') : `devices ${e(nccl.devices.join(', ') || '—')}`})` : 'not run'}. ${loop}</p>`,
   );
@@ -202,7 +211,9 @@ function headline(c: CertificateContent): string {
   if (!h || h.receivers.length === 0) return '';
   const rows = h.receivers
     .map((r) => {
-      const lanes = r.lanes.length ? r.lanes.map((l) => `${l.lane}: ≤${fmtExp(l.berUb95)}${l.errors ? ` (${fmtCount(l.errors)})` : ''}`).join('<br>') : 'no per-lane counters';
+      const lanes = r.lanes.length
+        ? r.lanes.map((l) => `${l.lane}: ≤${fmtExp(l.berUb95)}${l.errors ? ` (${fmtCount(l.errors)})` : ''}`).join('<br>')
+        : 'no per-lane counters';
       const temp = r.nicTempMeanC === null ? '—' : `${fmtFixed(r.nicTempMeanC, 1)} (max ${fmtFixed(r.nicTempMaxC, 1)})`;
       const margin = r.fecMarginDecades === null ? '—' : fmtFixed(r.fecMarginDecades, 1);
       return `<tr><td>${e(r.node)}</td><td class="num">${fmtFixed(r.seconds / 60, 1)}</td><td class="num">${e(temp)}</td><td class="num"><b>≤${fmtExp(r.berUb95)}</b><br><span class="muted">${fmtCount(r.errors)} errors</span></td><td class="num">${lanes}</td><td class="num"><b>${e(margin)}</b></td><td class="num">${fmtCount(r.crcErrors)} / ${fmtCount(r.postFecErrors)} / ${fmtCount(r.linkDownEvents)}</td><td>${e(r.laneRatio)}</td></tr>`;
@@ -240,7 +251,11 @@ function measurementsTable(c: CertificateContent, graded: boolean): string {
       const lo = values.length ? Math.min(...values) : NaN;
       const hi = values.length ? Math.max(...values) : NaN;
       const range =
-        rule === 'lane-ratio' && hi === 0 ? 'no errors' : ms.length === 1 || lo === hi ? fmtValue(worst.value, worst.unit) : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
+        rule === 'lane-ratio' && hi === 0
+          ? 'no errors'
+          : ms.length === 1 || lo === hi
+            ? fmtValue(worst.value, worst.unit)
+            : `${fmtValue(lo)} … ${fmtValue(hi, worst.unit)}`;
       const limits = [...new Set(ms.map((m) => m.limitText))];
       const whereText = ms.length === 1 ? where(worst) : graded && worst.grade !== 'PASS' ? `worst: ${where(worst)}` : `${ms.length} checks`;
       return `<tr><td>${e(rule)}</td><td>${e(whereText)}</td><td class="num">${e(range)}</td><td>${e(limits.length === 1 ? limits[0]! : limits.join('; '))}</td>${graded ? `<td class="grade-${e(worst.grade)}">${e(worst.grade)}${ms.length > 1 ? ` <span class="muted">(${ms.filter((m) => m.grade === worst.grade).length}/${ms.length})</span>` : ''}</td>` : ''}</tr>`;
@@ -272,9 +287,15 @@ export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseri
   const ident = [c.cable.vendor, c.cable.partNumber, c.cable.serial ? `SN ${c.cable.serial}` : null].filter(Boolean).join(' · ') || 'cable identity unknown';
   const verdictBox = isCert ? `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>` : `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>`;
   const banners = [
-    c.simulated ? `<div class="banner sim">SIMULATED RUN — no real cable or hardware was measured${c.scenario ? ` (scenario: ${e(c.scenario)})` : ''}. This document says nothing about any physical cable.</div>` : '',
-    !isCert ? `<div class="banner report">This run ended ${e(c.outcome)}: the harness could not judge the cable, so no verdict is given. Fix the cause below and run again.</div>` : '',
-    isCert && !signature?.fingerprint ? `<div class="banner unsigned">UNSIGNED — no lab key was available${signature?.unsignedReason ? ` (${e(signature.unsignedReason)})` : ''}.</div>` : '',
+    c.simulated
+      ? `<div class="banner sim">SIMULATED RUN — no real cable or hardware was measured${c.scenario ? ` (scenario: ${e(c.scenario)})` : ''}. This document says nothing about any physical cable.</div>`
+      : '',
+    !isCert
+      ? `<div class="banner report">This run ended ${e(c.outcome)}: the harness could not judge the cable, so no verdict is given. Fix the cause below and run again.</div>`
+      : '',
+    isCert && !signature?.fingerprint
+      ? `<div class="banner unsigned">UNSIGNED — no lab key was available${signature?.unsignedReason ? ` (${e(signature.unsignedReason)})` : ''}.</div>`
+      : '',
   ].join('');
   const jsonName = `${documentBaseName(record.outcome)}.json`;
   return `<!DOCTYPE html>

@@ -33,7 +33,9 @@ export interface JsonWriterExtras {
 
 // Replace non-finite numbers (JSON cannot carry them) by null so canonical JSON never throws on a record.
 export function jsonSafe<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : typeof v === 'bigint' ? v.toString() : v))) as T;
+  return JSON.parse(
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === 'number' && !Number.isFinite(v) ? null : typeof v === 'bigint' ? v.toString() : v)),
+  ) as T;
 }
 
 // Build the (optionally signed) document; the caller supplies the journal hash so this stays pure.
@@ -102,7 +104,8 @@ export function canonicalFormProblem(text: string, doc: Record<string, unknown>)
   const want = `${canonicalJson(doc)}\n`;
   if (text === want) return null;
   const extra = Object.keys(doc).filter((k) => !TOP_KEYS.includes(k));
-  if (extra.length) return `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`;
+  if (extra.length)
+    return `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`;
   let at = 0;
   while (at < text.length && text[at] === want[at]) at++;
   const near = JSON.stringify(text.slice(Math.max(0, at - 20), at + 20));
@@ -123,11 +126,25 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     text = await readFile(certPath, 'utf8');
     doc = JSON.parse(text) as CertificateDocument;
   } catch (err) {
-    return { ok: false, problems: [`${certPath}: cannot read certificate (${(err as Error).message})`], notes, outcome: null, fingerprint: null, pinned: false };
+    return {
+      ok: false,
+      problems: [`${certPath}: cannot read certificate (${(err as Error).message})`],
+      notes,
+      outcome: null,
+      fingerprint: null,
+      pinned: false,
+    };
   }
   const body = doc?.body;
   if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
-    return { ok: false, problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`], notes, outcome: null, fingerprint: null, pinned: false };
+    return {
+      ok: false,
+      problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`],
+      notes,
+      outcome: null,
+      fingerprint: null,
+      pinned: false,
+    };
   }
   const runDir = dirname(certPath);
 
@@ -146,7 +163,8 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     } catch {
       problems.push('embedded signer public key is not a valid Ed25519 PEM key');
     }
-    if (embeddedFp && embeddedFp !== body.signer.fingerprint) problems.push(`signer fingerprint ${body.signer.fingerprint} does not match the embedded key (${embeddedFp})`);
+    if (embeddedFp && embeddedFp !== body.signer.fingerprint)
+      problems.push(`signer fingerprint ${body.signer.fingerprint} does not match the embedded key (${embeddedFp})`);
     let key = body.signer.publicKeyPem;
     if (opts.publicKeyPem) {
       let trustedFp: string | null = null;
@@ -155,12 +173,18 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
       } catch {
         problems.push('trusted public key is not a valid Ed25519 PEM key');
       }
-      if (trustedFp && trustedFp !== body.signer.fingerprint) problems.push(`signed by key ${body.signer.fingerprint}, not by the trusted lab key ${trustedFp}${opts.publicKeySource ? ` (${opts.publicKeySource})` : ''}`);
+      if (trustedFp && trustedFp !== body.signer.fingerprint)
+        problems.push(
+          `signed by key ${body.signer.fingerprint}, not by the trusted lab key ${trustedFp}${opts.publicKeySource ? ` (${opts.publicKeySource})` : ''}`,
+        );
       key = opts.publicKeyPem;
     } else {
-      notes.push(`signer not pinned: the signature was checked only against the key inside the certificate (${body.signer.fingerprint}), which anyone can replace with their own; compare it with the lab's published fingerprint, or pin the lab's key (--public-key, $CABLEQUAL_LAB_PUBLIC_KEY)`);
+      notes.push(
+        `signer not pinned: the signature was checked only against the key inside the certificate (${body.signer.fingerprint}), which anyone can replace with their own; compare it with the lab's published fingerprint, or pin the lab's key (--public-key, $CABLEQUAL_LAB_PUBLIC_KEY)`,
+      );
     }
-    if (!verifyBytes(key, canonicalJson(body), doc.signature)) problems.push('signature does not match the certificate content (edited, or signed by another key)');
+    if (!verifyBytes(key, canonicalJson(body), doc.signature))
+      problems.push('signature does not match the certificate content (edited, or signed by another key)');
   }
 
   // 2. Journal.
@@ -180,7 +204,10 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     if (again.outcome !== body.outcome) problems.push(`re-grading gives ${again.outcome}, certificate says ${body.outcome}`);
     const want = (body.reasons ?? []).map(reasonKey).sort().join('\n');
     const got = again.reasons.map(reasonKey).sort().join('\n');
-    if (want !== got) problems.push(`re-grading gives reasons [${again.reasons.map((r) => r.rule).join(', ')}], certificate lists [${(body.reasons ?? []).map((r) => r.rule).join(', ')}]`);
+    if (want !== got)
+      problems.push(
+        `re-grading gives reasons [${again.reasons.map((r) => r.rule).join(', ')}], certificate lists [${(body.reasons ?? []).map((r) => r.rule).join(', ')}]`,
+      );
   } catch (err) {
     problems.push(`re-grading failed: ${(err as Error).message}`);
   }
@@ -197,5 +224,13 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     }
   }
 
-  return { ok: problems.length === 0, problems, notes, outcome: body.outcome ?? null, fingerprint: signerFp, rulesVersion: version, pinned: opts.publicKeyPem !== undefined };
+  return {
+    ok: problems.length === 0,
+    problems,
+    notes,
+    outcome: body.outcome ?? null,
+    fingerprint: signerFp,
+    rulesVersion: version,
+    pinned: opts.publicKeyPem !== undefined,
+  };
 }

@@ -60,11 +60,14 @@ function phaseBands(phases: PhaseRecord[], x: (t: number) => number, b: ChartBox
 }
 
 function timeAxis(x: (t: number) => number, b: ChartBox, tMax: number): string {
-  const stepMin = [1, 2, 5, 10, 15, 30, 60].find((m) => (tMax / 60) / m <= 8) ?? 120;
+  const stepMin = [1, 2, 5, 10, 15, 30, 60].find((m) => tMax / 60 / m <= 8) ?? 120;
   const ticks: string[] = [];
   for (let m = 0; m * 60 <= tMax + 1e-9; m += stepMin) {
     const xx = r1(x(m * 60));
-    ticks.push(`<line x1="${xx}" x2="${xx}" y1="${b.height - b.bottom}" y2="${b.height - b.bottom + 4}" stroke="#333"/>` + `<text x="${xx}" y="${b.height - b.bottom + 14}" font-size="9" text-anchor="middle">${m}</text>`);
+    ticks.push(
+      `<line x1="${xx}" x2="${xx}" y1="${b.height - b.bottom}" y2="${b.height - b.bottom + 4}" stroke="#333"/>` +
+        `<text x="${xx}" y="${b.height - b.bottom + 14}" font-size="9" text-anchor="middle">${m}</text>`,
+    );
   }
   return ticks.join('') + `<text x="${b.width - b.right}" y="${b.height - 2}" font-size="9" text-anchor="end">minutes since start</text>`;
 }
@@ -111,10 +114,16 @@ export function laneRateChart(input: LaneChartInput): string {
   const parts: string[] = [svgOpen(b, 'lane-chart', input.title), phaseBands(phases, x, b, tMax), frame(b)];
   for (let e = lo; e <= hi; e++) {
     const yy = r1(y(10 ** e));
-    parts.push(`<line x1="${b.left}" x2="${b.width - b.right}" y1="${yy}" y2="${yy}" stroke="#ccc" stroke-width="0.5"/><text x="${b.left - 4}" y="${yy + 3}" font-size="9" text-anchor="end">1e${e}</text>`);
+    parts.push(
+      `<line x1="${b.left}" x2="${b.width - b.right}" y1="${yy}" y2="${yy}" stroke="#ccc" stroke-width="0.5"/><text x="${b.left - 4}" y="${yy + 3}" font-size="9" text-anchor="end">1e${e}</text>`,
+    );
   }
-  parts.push(`<line x1="${b.left}" x2="${b.width - b.right}" y1="${yZero}" y2="${yZero}" stroke="#999" stroke-dasharray="2,2" stroke-width="0.5"/><text x="${b.left - 4}" y="${yZero + 3}" font-size="9" text-anchor="end">0</text>`);
-  parts.push(`<text x="12" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" text-anchor="middle" transform="rotate(-90 12 ${(b.top + b.height - b.bottom) / 2})">errors/s (log)</text>`);
+  parts.push(
+    `<line x1="${b.left}" x2="${b.width - b.right}" y1="${yZero}" y2="${yZero}" stroke="#999" stroke-dasharray="2,2" stroke-width="0.5"/><text x="${b.left - 4}" y="${yZero + 3}" font-size="9" text-anchor="end">0</text>`,
+  );
+  parts.push(
+    `<text x="12" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" text-anchor="middle" transform="rotate(-90 12 ${(b.top + b.height - b.bottom) / 2})">errors/s (log)</text>`,
+  );
 
   for (let lane = 0; lane < laneCount; lane++) {
     const series = bucketMax(
@@ -134,19 +143,29 @@ export function laneRateChart(input: LaneChartInput): string {
     const tHi = Math.max(tLo + 10, Math.ceil(Math.max(...temps.map((t) => t.value)) / 10) * 10);
     const yt = (c: number) => yZero - ((c - tLo) / (tHi - tLo)) * (yZero - plotTop);
     const series = bucketMax(temps, tMax);
-    parts.push(`<path class="series temp" d="${pathOf(series.map((p) => [x(p.tS), yt(p.value)]))}" fill="none" stroke="#e6550d" stroke-width="1" stroke-dasharray="4,2"/>`);
+    parts.push(
+      `<path class="series temp" d="${pathOf(series.map((p) => [x(p.tS), yt(p.value)]))}" fill="none" stroke="#e6550d" stroke-width="1" stroke-dasharray="4,2"/>`,
+    );
     for (let c = tLo; c <= tHi; c += 10) {
       parts.push(`<text x="${b.width - b.right + 4}" y="${r1(yt(c)) + 3}" font-size="9" fill="#e6550d">${c}</text>`);
     }
-    parts.push(`<text x="${b.width - 6}" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" fill="#e6550d" text-anchor="middle" transform="rotate(90 ${b.width - 6} ${(b.top + b.height - b.bottom) / 2})">NIC °C</text>`);
+    parts.push(
+      `<text x="${b.width - 6}" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" fill="#e6550d" text-anchor="middle" transform="rotate(90 ${b.width - 6} ${(b.top + b.height - b.bottom) / 2})">NIC °C</text>`,
+    );
   }
 
   parts.push(timeAxis(x, b, tMax));
   // Legend right-aligned so it never runs into the title.
   const lx = b.width - b.right - laneCount * 46 - (temps.length ? 100 : 0);
-  const legend = [...Array(laneCount).keys()].map((l, i) => `<rect x="${lx + i * 46}" y="6" width="8" height="8" fill="${LANE_COLOURS[l % LANE_COLOURS.length]}"/><text x="${lx + 11 + i * 46}" y="14" font-size="9">lane ${l}</text>`);
+  const legend = [...Array(laneCount).keys()].map(
+    (l, i) =>
+      `<rect x="${lx + i * 46}" y="6" width="8" height="8" fill="${LANE_COLOURS[l % LANE_COLOURS.length]}"/><text x="${lx + 11 + i * 46}" y="14" font-size="9">lane ${l}</text>`,
+  );
   parts.push(`<text x="${b.left}" y="14" font-size="10" font-weight="bold">${escapeXml(input.title)}</text>`, ...legend);
-  if (temps.length) parts.push(`<line x1="${lx + laneCount * 46}" x2="${lx + laneCount * 46 + 14}" y1="10" y2="10" stroke="#e6550d" stroke-dasharray="4,2"/><text x="${lx + laneCount * 46 + 17}" y="14" font-size="9">NIC temperature</text>`);
+  if (temps.length)
+    parts.push(
+      `<line x1="${lx + laneCount * 46}" x2="${lx + laneCount * 46 + 14}" y1="10" y2="10" stroke="#e6550d" stroke-dasharray="4,2"/><text x="${lx + laneCount * 46 + 17}" y="14" font-size="9">NIC temperature</text>`,
+    );
   parts.push('</svg>');
   return parts.join('');
 }
@@ -172,9 +191,13 @@ export function throughputChart(input: ThroughputChartInput): string {
   const step = vMax / 4;
   for (let v = 0; v <= vMax + 1e-9; v += step) {
     const yy = r1(y(v));
-    parts.push(`<line x1="${b.left}" x2="${b.width - b.right}" y1="${yy}" y2="${yy}" stroke="#ccc" stroke-width="0.5"/><text x="${b.left - 4}" y="${yy + 3}" font-size="9" text-anchor="end">${Math.round(v)}</text>`);
+    parts.push(
+      `<line x1="${b.left}" x2="${b.width - b.right}" y1="${yy}" y2="${yy}" stroke="#ccc" stroke-width="0.5"/><text x="${b.left - 4}" y="${yy + 3}" font-size="9" text-anchor="end">${Math.round(v)}</text>`,
+    );
   }
-  parts.push(`<text x="12" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" text-anchor="middle" transform="rotate(-90 12 ${(b.top + b.height - b.bottom) / 2})">Gb/s</text>`);
+  parts.push(
+    `<text x="12" y="${(b.top + b.height - b.bottom) / 2}" font-size="9" text-anchor="middle" transform="rotate(-90 12 ${(b.top + b.height - b.bottom) / 2})">Gb/s</text>`,
+  );
   // One series per rail, and per direction when each direction was its own stream (a weaker direction stays visible).
   const keyOf = (p: ThroughputPoint) => `${p.rail}|${p.direction ?? ''}`;
   const keys = [...new Set(points.map(keyOf))].sort();
@@ -183,14 +206,19 @@ export function throughputChart(input: ThroughputChartInput): string {
   keys.forEach((key, i) => {
     const [railText, direction] = key.split('|') as [string, string];
     const rail = Number(railText);
-    const series = bucketMax(points.filter((p) => keyOf(p) === key && Number.isFinite(p.gbps)).map((p) => ({ tS: p.tS, value: p.gbps })), tMax);
+    const series = bucketMax(
+      points.filter((p) => keyOf(p) === key && Number.isFinite(p.gbps)).map((p) => ({ tS: p.tS, value: p.gbps })),
+      tMax,
+    );
     const xy = series.map((p) => [x(p.tS), y(p.value)] as [number, number]);
     const c = LANE_COLOURS[i % LANE_COLOURS.length]!;
     const label = direction ? `rail ${rail} ${directions.indexOf(direction) === 0 ? '→' : '←'}` : `rail ${rail}`;
     parts.push(`<path class="series rail rail-${rail}" d="${pathOf(xy)}" fill="none" stroke="${c}" stroke-width="1.2"/>`);
     parts.push(xy.map(([px, py]) => `<circle class="pt rail-${rail}" cx="${r1(px)}" cy="${r1(py)}" r="1.3" fill="${c}"/>`).join(''));
     const lx = b.width - b.right - keys.length * slot;
-    parts.push(`<rect x="${lx + i * slot}" y="6" width="8" height="8" fill="${c}"/><text x="${lx + 11 + i * slot}" y="14" font-size="9">${escapeXml(label)}</text>`);
+    parts.push(
+      `<rect x="${lx + i * slot}" y="6" width="8" height="8" fill="${c}"/><text x="${lx + 11 + i * slot}" y="14" font-size="9">${escapeXml(label)}</text>`,
+    );
   });
   if (directions.length > 1) parts.push(`<text x="${b.left + 160}" y="14" font-size="9">→ ${escapeXml(directions[0]!)}, ← ${escapeXml(directions[1]!)}</text>`);
   parts.push(timeAxis(x, b, tMax), `<text x="${b.left}" y="14" font-size="10" font-weight="bold">${escapeXml(input.title)}</text>`, '</svg>');

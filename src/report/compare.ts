@@ -66,7 +66,19 @@ export async function compareRuns(runDirs: string[], out: string): Promise<Compa
   }
   records.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
   await mkdir(dirname(out), { recursive: true });
-  const main = await writeFileAtomic(out, toCsv(CSV_COLUMNS['compare.csv'].map((c) => c.name), records.map(runRow)));
-  const parts = await writeFileAtomic(byPartPath(out), toCsv(CSV_COLUMNS['compare-by-part.csv'].map((c) => c.name), partSummaryRows(records)));
+  const main = await writeFileAtomic(
+    out,
+    toCsv(
+      CSV_COLUMNS['compare.csv'].map((c) => c.name),
+      records.map(runRow),
+    ),
+  );
+  const parts = await writeFileAtomic(
+    byPartPath(out),
+    toCsv(
+      CSV_COLUMNS['compare-by-part.csv'].map((c) => c.name),
+      partSummaryRows(records),
+    ),
+  );
   return { paths: [main, parts], records, warnings };
 }

@@ -87,4 +87,3 @@ export const CSV_COLUMNS = {
     col('worst_pre_fec_ber_loaded', 'highest pre_fec_ber_loaded over judged runs'),
   ],
 } as const satisfies Record<string, CsvColumn[]>;
-

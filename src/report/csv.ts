@@ -100,11 +100,29 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const lanes = Math.max(0, ...ts.points.map((p) => p.laneRates.length));
     // One column per extra reading the points hold (src/probes/readings.ts), in id order.
     const extra = [...new Set(ts.points.flatMap((p) => Object.keys(p.readings ?? {})))].sort();
-    const header = ['t_s', 'node', 'phase', ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`), 'nic_temp_c', ...extra.map((id) => id.replace(/[^A-Za-z0-9]+/g, '_'))];
+    const header = [
+      't_s',
+      'node',
+      'phase',
+      ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`),
+      'nic_temp_c',
+      ...extra.map((id) => id.replace(/[^A-Za-z0-9]+/g, '_')),
+    ];
     const cell = (v: unknown): CsvCell => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-    const rows = ts.points.map((p) => [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC, ...extra.map((id) => cell(p.readings?.[id]))] as CsvCell[]);
+    const rows = ts.points.map(
+      (p) =>
+        [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC, ...extra.map((id) => cell(p.readings?.[id]))] as CsvCell[],
+    );
     written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));
-    written.push(await writeFileAtomic(join(dir, 'throughput.csv'), toCsv(names('throughput.csv'), ts.throughput.map((t) => [t.tS, t.rail, t.gbps, t.direction ?? null]))));
+    written.push(
+      await writeFileAtomic(
+        join(dir, 'throughput.csv'),
+        toCsv(
+          names('throughput.csv'),
+          ts.throughput.map((t) => [t.tS, t.rail, t.gbps, t.direction ?? null]),
+        ),
+      ),
+    );
   }
   return written;
 }

@@ -31,7 +31,11 @@ export function junitXml(name: string, suites: JunitSuite[]): string {
     for (const c of s.cases) {
       const head = `    <testcase classname="${escapeXml(c.classname)}" name="${escapeXml(c.name)}" time="${(c.timeS ?? 0).toFixed(3)}"`;
       if (c.failure) {
-        out.push(`${head}>`, `      <failure message="${escapeXml(c.failure.message)}" type="${escapeXml(c.failure.type ?? 'failure')}">${escapeXml(c.failure.details ?? c.failure.message)}</failure>`, '    </testcase>');
+        out.push(
+          `${head}>`,
+          `      <failure message="${escapeXml(c.failure.message)}" type="${escapeXml(c.failure.type ?? 'failure')}">${escapeXml(c.failure.details ?? c.failure.message)}</failure>`,
+          '    </testcase>',
+        );
       } else if (c.skipped) {
         out.push(`${head}>`, `      <skipped message="${escapeXml(c.skipped)}"/>`, '    </testcase>');
       } else out.push(`${head}/>`);

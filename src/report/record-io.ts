@@ -23,6 +23,7 @@ export async function readRunRecord(runDir: string): Promise<RunRecord> {
   }
   const r = value as Partial<RunRecord> | null;
   if (!r || typeof r !== 'object' || r.schema !== 'cablequal.run/1') throw new UsageError(`${path}: not a cablequal run record (schema cablequal.run/1)`);
-  if (typeof r.runId !== 'string' || typeof r.outcome !== 'string' || !r.cable || !r.benchmarks) throw new UsageError(`${path}: run record lacks runId, outcome, cable or benchmarks`);
+  if (typeof r.runId !== 'string' || typeof r.outcome !== 'string' || !r.cable || !r.benchmarks)
+    throw new UsageError(`${path}: run record lacks runId, outcome, cable or benchmarks`);
   return r as RunRecord;
 }

@@ -118,7 +118,16 @@ export function regressRecords(baseline: RunRecord, runs: RunRecord[], tolerance
     for (const b of baseMetrics) {
       const v = mine.get(b.name)?.value ?? null;
       const tolerance = compareOne(b.kind, 1, 1, tol).tolerance;
-      const row: RegressionRow = { metric: b.name, runId: run.runId, baseline: b.value, value: v, delta: null, deltaUnit: UNIT[b.kind], tolerance, status: 'skipped' };
+      const row: RegressionRow = {
+        metric: b.name,
+        runId: run.runId,
+        baseline: b.value,
+        value: v,
+        delta: null,
+        deltaUnit: UNIT[b.kind],
+        tolerance,
+        status: 'skipped',
+      };
       if (b.value === null || !Number.isFinite(b.value) || (b.kind === 'decades' && b.value <= 0)) row.status = 'skipped';
       else if (v === null || !Number.isFinite(v) || (b.kind === 'decades' && v <= 0)) row.status = 'missing';
       else {
@@ -137,7 +146,14 @@ export function regressRecords(baseline: RunRecord, runs: RunRecord[], tolerance
     ...runs.flatMap((r) => (incompleteness(r) ? [{ role: 'run' as const, runId: r.runId, missing: incompleteness(r)! }] : [])),
   ];
   if (runs.length === 0) incomplete.push({ role: 'run', runId: '(none)', missing: 'no run to compare with the baseline' });
-  return { baselineRunId: baseline.runId, tolerances: tol, rows, incomplete, ok: incomplete.length === 0 && rows.every((r) => r.status === 'ok' || r.status === 'skipped'), warnings };
+  return {
+    baselineRunId: baseline.runId,
+    tolerances: tol,
+    rows,
+    incomplete,
+    ok: incomplete.length === 0 && rows.every((r) => r.status === 'ok' || r.status === 'skipped'),
+    warnings,
+  };
 }
 
 function fmtMetricValue(row: RegressionRow, v: number | null): string {
@@ -154,9 +170,21 @@ function fmtDelta(row: RegressionRow): string {
 // Plain-text table for the terminal: one line per metric per run, failures marked.
 export function renderRegressionText(res: RegressionResult): string {
   const header = ['run', 'metric', 'baseline', 'value', 'delta', 'tolerance', 'status'];
-  const body = res.rows.map((r) => [r.runId, r.metric, fmtMetricValue(r, r.baseline), fmtMetricValue(r, r.value), fmtDelta(r), `±${r.tolerance} ${r.deltaUnit}`, r.status === 'ok' ? 'ok' : r.status.toUpperCase()]);
+  const body = res.rows.map((r) => [
+    r.runId,
+    r.metric,
+    fmtMetricValue(r, r.baseline),
+    fmtMetricValue(r, r.value),
+    fmtDelta(r),
+    `±${r.tolerance} ${r.deltaUnit}`,
+    r.status === 'ok' ? 'ok' : r.status.toUpperCase(),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i >= 2 && i <= 5 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const bad = res.rows.filter((r) => r.status === 'out-of-tolerance' || r.status === 'missing').length;
   const verdict = res.incomplete.length
     ? `CANNOT COMPARE: ${res.incomplete.length} run(s) incomplete; a regression check needs complete runs on both sides`
@@ -184,7 +212,12 @@ export function regressionJunit(res: RegressionResult): string {
       classname: `cablequal.regress.${runId}`,
       name: r.metric,
       ...(r.status === 'out-of-tolerance'
-        ? { failure: { type: 'out-of-tolerance', message: `${r.metric}: ${fmtMetricValue(r, r.value)} vs baseline ${fmtMetricValue(r, r.baseline)} (${fmtDelta(r)}, tolerance ±${r.tolerance} ${r.deltaUnit})` } }
+        ? {
+            failure: {
+              type: 'out-of-tolerance',
+              message: `${r.metric}: ${fmtMetricValue(r, r.value)} vs baseline ${fmtMetricValue(r, r.baseline)} (${fmtDelta(r)}, tolerance ±${r.tolerance} ${r.deltaUnit})`,
+            },
+          }
         : r.status === 'missing'
           ? { failure: { type: 'missing', message: `${r.metric}: no value in this run (baseline ${fmtMetricValue(r, r.baseline)})` } }
           : r.status === 'skipped'
@@ -196,7 +229,13 @@ export function regressionJunit(res: RegressionResult): string {
   for (const i of res.incomplete) {
     suites.push({
       name: `regression ${i.runId} vs ${res.baselineRunId}`,
-      cases: [{ classname: `cablequal.regress.${i.runId}`, name: `complete ${i.role}`, failure: { type: 'incomplete', message: `${i.role} ${i.runId}: ${i.missing}` } }],
+      cases: [
+        {
+          classname: `cablequal.regress.${i.runId}`,
+          name: `complete ${i.role}`,
+          failure: { type: 'incomplete', message: `${i.role} ${i.runId}: ${i.missing}` },
+        },
+      ],
     });
   }
   return junitXml('cablequal regression', suites);

@@ -101,7 +101,9 @@ export async function requireConfiguredLabKey(explicit: string | undefined, env:
   const path = labKeyPath(explicit, env);
   const key = await loadLabKey(path);
   if (!key && (explicit !== undefined || env['CABLEQUAL_LAB_KEY'] !== undefined)) {
-    throw new UsageError(`${path}: no lab key there (${explicit !== undefined ? 'given' : 'named by $CABLEQUAL_LAB_KEY'}); create it with cablequal keygen, or point CABLEQUAL_LAB_KEY at the lab key`);
+    throw new UsageError(
+      `${path}: no lab key there (${explicit !== undefined ? 'given' : 'named by $CABLEQUAL_LAB_KEY'}); create it with cablequal keygen, or point CABLEQUAL_LAB_KEY at the lab key`,
+    );
   }
   return { key, path };
 }

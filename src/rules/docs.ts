@@ -49,10 +49,15 @@ export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
             rule: true,
             fail: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: ${r.direction === 'max' ? 'FAIL at or above' : 'FAIL below'}.`), default: r.fail },
             direction: { const: r.direction },
-            marginal: { ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: MARGINAL ${r.direction === 'max' ? 'at or above' : 'below'}, on the good side of fail.`), ...(r.marginal !== undefined ? { default: r.marginal } : {}) },
+            marginal: {
+              ...boundsSchema(r.range, unitTitle(r.unit), `${r.unit}: MARGINAL ${r.direction === 'max' ? 'at or above' : 'below'}, on the good side of fail.`),
+              ...(r.marginal !== undefined ? { default: r.marginal } : {}),
+            },
             unit: { const: r.unit },
             description: true,
-            ...Object.fromEntries(Object.entries(r.params).map(([k, p]) => [k, { ...boundsSchema(p, `${p.unit}: ${p.doc}`, `${p.unit}: ${p.doc}.`), default: p.default }])),
+            ...Object.fromEntries(
+              Object.entries(r.params).map(([k, p]) => [k, { ...boundsSchema(p, `${p.unit}: ${p.doc}`, `${p.unit}: ${p.doc}.`), default: p.default }]),
+            ),
           },
           additionalProperties: false,
         },
@@ -66,14 +71,18 @@ const END = '<!-- verdict-table:end -->';
 
 // README's verdict table: per cable rule its FAIL and MARGINAL bands, how it is measured, and when it stops a run.
 export function verdictTable(rules: readonly RuleDeclaration[] = RULES): string {
-  const bands = (r: RuleDeclaration, v: number | undefined) => (v === undefined ? '—' : `${r.direction === 'max' ? '>=' : '<'} ${formatNumber(v)}${r.unit === 'x' ? 'x' : ` ${r.unit}`}`);
+  const bands = (r: RuleDeclaration, v: number | undefined) =>
+    v === undefined ? '—' : `${r.direction === 'max' ? '>=' : '<'} ${formatNumber(v)}${r.unit === 'x' ? 'x' : ` ${r.unit}`}`;
   const settings = (r: RuleDeclaration) =>
     Object.entries(r.params)
       .map(([k, p]) => `\`${k}\` ${formatNumber(p.default)}${p.unit === 'BER' ? '' : ` ${p.unit}`}`)
       .join(', ');
   const rows = rules
     .filter((r) => r.kind === 'cable')
-    .map((r) => `| \`${r.id}\` | ${bands(r, r.fail)} | ${bands(r, r.marginal)} | ${r.measured}${settings(r) ? ` (${settings(r)})` : ''} | ${r.earlyStop ?? 'no'} |`);
+    .map(
+      (r) =>
+        `| \`${r.id}\` | ${bands(r, r.fail)} | ${bands(r, r.marginal)} | ${r.measured}${settings(r) ? ` (${settings(r)})` : ''} | ${r.earlyStop ?? 'no'} |`,
+    );
   const setup = rules.filter((r) => r.kind === 'setup').map((r) => `\`${r.id}\` (${bands(r, r.fail)}: ${r.measured})`);
   return [
     BEGIN,

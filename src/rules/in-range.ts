@@ -57,7 +57,13 @@ export function checkLimit(limit: Limit, value: number, decl: RuleDeclaration | 
 
 // The same sentence for a grade decided by the rule itself (two bounds, floors): the relation to the edge is stated
 // only when the value is on the side the grade says, else the value is given with the limit and the rule explains.
-export function sayLimit(limit: Limit, value: number, grade: Grade, valueText = withUnit(value, limit.unit), decl: RuleDeclaration | undefined = ruleOf(limit.rule)): string {
+export function sayLimit(
+  limit: Limit,
+  value: number,
+  grade: Grade,
+  valueText = withUnit(value, limit.unit),
+  decl: RuleDeclaration | undefined = ruleOf(limit.rule),
+): string {
   const label = decl?.label ?? limit.rule;
   if (gradeValue(limit, value) !== grade) return `${label} ${valueText} (${formatLimit(limit, decl)})`;
   const edge = grade === 'FAIL' ? limit.fail : (limit.marginal ?? limit.fail);

@@ -78,7 +78,12 @@ export interface RuleDeclaration {
 
 // ---- ranges shared by several settings
 
-const WINDOW_S: Bounds = { min: 0, minExclusive: true, max: 86_400, why: 'seconds: a window must hold samples (at least one sampling interval, checked at load) and fit in a soak (24 h at most)' };
+const WINDOW_S: Bounds = {
+  min: 0,
+  minExclusive: true,
+  max: 86_400,
+  why: 'seconds: a window must hold samples (at least one sampling interval, checked at load) and fit in a soak (24 h at most)',
+};
 const HOLD_S: Bounds = { min: 0, max: 86_400, why: 'seconds: 0 counts a window at once; a hold longer than a day outlasts any soak worth running' };
 const BER_FLOOR: Bounds = { min: 0, minExclusive: true, max: 1, maxExclusive: true, why: 'a bit error ratio is a probability in (0, 1)' };
 const GROWTH_DECADES: Bounds = { min: 0, max: 15, why: 'decades of error-rate growth: between BER 1e-15 and 1 there are 15' };
@@ -91,8 +96,7 @@ const gradedOf = (a: AnalysisRecord): NodePhaseStats[] => {
   const g = a.gradedPhases;
   return g ? a.perNodePhase.filter((s) => g.includes(s.phase)) : a.perNodePhase;
 };
-const laneTempOf = (a: AnalysisRecord, node: string): LaneTempStats[] =>
-  (a.laneTemp ?? []).filter((l) => l.node === node).sort((x, y) => x.lane - y.lane);
+const laneTempOf = (a: AnalysisRecord, node: string): LaneTempStats[] => (a.laneTemp ?? []).filter((l) => l.node === node).sort((x, y) => x.lane - y.lane);
 
 // "; runaway: lane 2 grew ... (the failing clone's signature)" when that lane of that receiver ran away with temperature.
 function runawayOf(a: AnalysisRecord, node: string, lane: number | null): string {
@@ -112,7 +116,12 @@ function countRule(id: string, unit: string, label: string, measured: string, ad
     direction: 'max',
     label,
     fail: 1,
-    range: { min: 1, max: 1_000_000, integer: true, why: 'a count: FAIL at 0 would fail every cable (0 >= 0); a million errors in one run is no qualification' },
+    range: {
+      min: 1,
+      max: 1_000_000,
+      integer: true,
+      why: 'a count: FAIL at 0 would fail every cable (0 >= 0); a million errors in one run is no qualification',
+    },
     params: {},
     measured,
     earlyStop: 'at once, in any phase',
@@ -128,7 +137,12 @@ function countRule(id: string, unit: string, label: string, measured: string, ad
 // FEC margin of one receiver over one phase, from per-lane counts (or the corrected bits of all lanes without them).
 function fecMargin(m: MeasureInput, s: NodePhaseStats): Check | null {
   const lanes = s.laneStats.length
-    ? s.laneStats.map((l) => ({ lane: l.lane as number | null, errors: l.errors, ub: l.berUb95, lb: l.berLb95 ?? berBounds(l.errors, l.seconds * (SERIAL_RATE_BPS / s.lanes)).lb95 }))
+    ? s.laneStats.map((l) => ({
+        lane: l.lane as number | null,
+        errors: l.errors,
+        ub: l.berUb95,
+        lb: l.berLb95 ?? berBounds(l.errors, l.seconds * (SERIAL_RATE_BPS / s.lanes)).lb95,
+      }))
     : s.correctedBitsBerUb95 != null
       ? [{ lane: null, errors: s.correctedBits, ...bounds(berBounds(s.correctedBits, s.seconds * SERIAL_RATE_BPS)) }]
       : [];
@@ -136,7 +150,10 @@ function fecMargin(m: MeasureInput, s: NodePhaseStats): Check | null {
   const where = (l: { lane: number | null }) => (l.lane === null ? 'corrected bits of all lanes' : `lane ${l.lane}`);
   const { fail, marginal } = m.limit;
   // FAIL only when certain: even the lane's BER lower bound is above the FAIL line.
-  const certain = lanes.map((l) => ({ l, d: decadesBelowFecLimit(l.lb) })).filter((x) => x.d < fail).sort((a, b) => a.d - b.d)[0];
+  const certain = lanes
+    .map((l) => ({ l, d: decadesBelowFecLimit(l.lb) }))
+    .filter((x) => x.d < fail)
+    .sort((a, b) => a.d - b.d)[0];
   const at = (l: { lane: number | null }) => ({ node: s.node, phase: s.phase, ...(l.lane !== null ? { lane: l.lane } : {}) });
   if (certain) {
     const { l, d } = certain;
@@ -170,7 +187,11 @@ function ratioGrade(p: Readonly<Record<string, number>>, limit: Limit, ratio: nu
     return growing ? { grade: 'FAIL', why: '' } : { grade: 'MARGINAL', why: 'MARGINAL at most: the lane does not grow with temperature' };
   }
   if (ratio >= marginal && berLb >= p['marginalFloorBer']!) return { grade: 'MARGINAL', why: '' };
-  if (ratio >= marginal) return { grade: 'PASS', why: `not counted: the lane's BER (at least ${sci(berLb)}) is below the ${sci(p['marginalFloorBer']!)} floor, and an imbalance between tiny numbers says nothing` };
+  if (ratio >= marginal)
+    return {
+      grade: 'PASS',
+      why: `not counted: the lane's BER (at least ${sci(berLb)}) is below the ${sci(p['marginalFloorBer']!)} floor, and an imbalance between tiny numbers says nothing`,
+    };
   return { grade: 'PASS', why: '' };
 }
 
@@ -215,12 +236,19 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'margin',
     fail: 1,
     marginal: 2,
-    range: { min: 0, max: 12, why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass' },
+    range: {
+      min: 0,
+      max: 12,
+      why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass',
+    },
     params: {},
     measured:
       'decades between the RS(544,514) design input BER 2.4e-4 and the worst lane of each receiver over each soak: MARGINAL when the 95% upper bound of its BER is within the marginal band, FAIL only when even its 95% lower bound is beyond the fail line',
     advice: 'pre-FEC errors are close to what RS-FEC can correct',
-    measure: (m) => gradedOf(m.analysis).map((s) => fecMargin(m, s)).filter((c): c is Check => c !== null),
+    measure: (m) =>
+      gradedOf(m.analysis)
+        .map((s) => fecMargin(m, s))
+        .filter((c): c is Check => c !== null),
   },
   {
     id: 'fec-window',
@@ -231,7 +259,11 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'window margin',
     fail: 1,
     marginal: 2,
-    range: { min: 0, max: 12, why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass' },
+    range: {
+      min: 0,
+      max: 12,
+      why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass',
+    },
     params: {
       windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', ...WINDOW_S },
       holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
@@ -267,13 +299,41 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'lane ratio',
     fail: 1000,
     marginal: 100,
-    range: { min: 1, minExclusive: true, max: 1e6, why: 'a ratio of lane error rates: 1 means equal lanes, so a line at or below 1 would flag every cable; beyond a million no 75-min soak has the errors to show it' },
+    range: {
+      min: 1,
+      minExclusive: true,
+      max: 1e6,
+      why: 'a ratio of lane error rates: 1 means equal lanes, so a line at or below 1 would flag every cable; beyond a million no 75-min soak has the errors to show it',
+    },
     params: {
-      marginalFloorBer: { default: 1e-9, unit: 'BER', doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL", ...BER_FLOOR },
+      marginalFloorBer: {
+        default: 1e-9,
+        unit: 'BER',
+        doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL",
+        ...BER_FLOOR,
+      },
       failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', ...BER_FLOOR },
-      growingDecades: { default: 1, unit: 'decades', doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)', ...GROWTH_DECADES },
-      runawayDecades: { default: 0.5, unit: 'decades', doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)", ...GROWTH_DECADES },
-      minSpanC: { default: 5, unit: '°C', doc: 'growth with temperature is judged only over at least this range of NIC temperature', min: 0, minExclusive: true, max: 100, why: 'a span of NIC temperature: a NIC runs between about 0 and 105 °C, so a span over 100 °C is never seen and growth would never be judged' },
+      growingDecades: {
+        default: 1,
+        unit: 'decades',
+        doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)',
+        ...GROWTH_DECADES,
+      },
+      runawayDecades: {
+        default: 0.5,
+        unit: 'decades',
+        doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)",
+        ...GROWTH_DECADES,
+      },
+      minSpanC: {
+        default: 5,
+        unit: '°C',
+        doc: 'growth with temperature is judged only over at least this range of NIC temperature',
+        min: 0,
+        minExclusive: true,
+        max: 100,
+        why: 'a span of NIC temperature: a NIC runs between about 0 and 105 °C, so a span over 100 °C is never seen and growth would never be judged',
+      },
       windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', ...WINDOW_S },
       holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
     },
@@ -281,7 +341,8 @@ export const RULES: readonly RuleDeclaration[] = [
       "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
     earlyStop: 'when a window is beyond the fail ratio and floor for holdS and the lane grows with temperature',
     advice: 'one lane is much worse than the others: a single bad conductor pair or connector',
-    limitNote: (p) => `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
+    limitNote: (p) =>
+      `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
     measure: (m) => {
       const p = m.limit.params;
       const out: Check[] = [];
@@ -297,7 +358,14 @@ export const RULES: readonly RuleDeclaration[] = [
         const { grade, why } = ratioGrade(p, m.limit, s.worstLaneRatio, berLb, g?.growing ?? false);
         const growth = temp.length ? `; ${growthText(temp, s.worstLane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
         const tail = `; lane ${s.worstLane} BER at least ${sci(berLb, 2)} (95% lower bound)${growth}`;
-        out.push({ value: s.worstLaneRatio, grade, node: s.node, phase: s.phase, lane: s.worstLane, text: ratioText(m, s.worstLaneRatio, grade, s.ratioAgainstZero ?? false, why, tail) });
+        out.push({
+          value: s.worstLaneRatio,
+          grade,
+          node: s.node,
+          phase: s.phase,
+          lane: s.worstLane,
+          text: ratioText(m, s.worstLaneRatio, grade, s.ratioAgainstZero ?? false, why, tail),
+        });
       }
       for (const w of (m.analysis.windows ?? []).filter((x) => x.rule === 'lane-ratio')) {
         if (w.lane === null) continue;
@@ -306,7 +374,15 @@ export const RULES: readonly RuleDeclaration[] = [
         const { why } = ratioGrade(p, m.limit, w.value, w.berLb95, w.grade === 'FAIL' || (g?.growing ?? false));
         const growth = temp.length ? `; ${growthText(temp, w.lane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
         const tail = `; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: lane ${w.lane} BER at least ${sci(w.berLb95, 2)} (95% lower bound)${growth}`;
-        out.push({ value: w.value, grade: w.grade, node: w.node, phase: w.phase, lane: w.lane, atS: w.atS, text: ratioText(m, w.value, w.grade, w.againstZero ?? false, why, tail) });
+        out.push({
+          value: w.value,
+          grade: w.grade,
+          node: w.node,
+          phase: w.phase,
+          lane: w.lane,
+          atS: w.atS,
+          text: ratioText(m, w.value, w.grade, w.againstZero ?? false, why, tail),
+        });
       }
       return out;
     },
@@ -320,9 +396,15 @@ export const RULES: readonly RuleDeclaration[] = [
     label: 'ib_write_bw sum',
     fail: 170,
     marginal: 180,
-    range: { min: 0, minExclusive: true, max: 400, why: 'Gb/s over both rails: a Spark moves about 200 Gb/s each way (400 both ways together), so a floor above 400 would fail every cable' },
+    range: {
+      min: 0,
+      minExclusive: true,
+      max: 400,
+      why: 'Gb/s over both rails: a Spark moves about 200 Gb/s each way (400 both ways together), so a floor above 400 would fail every cable',
+    },
     params: {},
-    measured: 'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
+    measured:
+      'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
     advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
     measure: (m) => {
       const bw = m.benchmarks.ibWriteBw;
@@ -347,7 +429,12 @@ export const RULES: readonly RuleDeclaration[] = [
     direction: 'min',
     label: 'loopback',
     fail: 90,
-    range: { min: 0, minExclusive: true, max: 200, why: 'Gb/s on one rail: a fine card gives about 106, a rail never exceeds the 200 Gb/s port, so a floor above 200 would make every run ERROR' },
+    range: {
+      min: 0,
+      minExclusive: true,
+      max: 200,
+      why: 'Gb/s on one rail: a fine card gives about 106, a rail never exceeds the 200 Gb/s port, so a floor above 200 would make every run ERROR',
+    },
     params: {},
     measured: 'ib_write_bw with both ends on one node, per node and rail (does not use the wire): below it the NIC is throttled and the run is ERROR',
     advice: 'reboot both nodes with the cable attached (once it took two reboots, or 60 s unplugged), then run again',

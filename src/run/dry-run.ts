@@ -95,10 +95,22 @@ export interface RunPlan {
 }
 
 // Execute the protocol against the given (simulated) runners in virtual time and record every command sent.
-export async function planRun(o: { protocol: Protocol; protocolText: string; nodes: NodeSpec[]; runners: Map<string, CommandRunner>; clock: Clock; scenario?: string }): Promise<RunPlan> {
+export async function planRun(o: {
+  protocol: Protocol;
+  protocolText: string;
+  nodes: NodeSpec[];
+  runners: Map<string, CommandRunner>;
+  clock: Clock;
+  scenario?: string;
+}): Promise<RunPlan> {
   const commands: PlannedCommand[] = [];
   let phase = 'setup';
-  const runners = new Map([...o.runners].map(([name, r]) => [name, new RecordingRunner(r, (c) => commands.push({ ...c, node: name, phase: c.kind === 'sampler' ? 'sampler' : phase })) as CommandRunner]));
+  const runners = new Map(
+    [...o.runners].map(([name, r]) => [
+      name,
+      new RecordingRunner(r, (c) => commands.push({ ...c, node: name, phase: c.kind === 'sampler' ? 'sampler' : phase })) as CommandRunner,
+    ]),
+  );
   const out = mkdtempSync(join(tmpdir(), 'cablequal-dry-run-'));
   try {
     const { record } = await runQualification({
@@ -169,7 +181,13 @@ export async function discoverNode(runner: CommandRunner, spec: NodeSpec): Promi
     if (!ip) return fail(`${rail.netdev} has no IPv4 address (the run would stop at preflight-address)`);
     ips.push(ip.address);
   }
-  const names = (c: CageLinks | undefined): [Rail, Rail] | null => (c ? [{ netdev: c.rails[0].netdev, rdmaDevice: c.rails[0].rdmaDevice }, { netdev: c.rails[1].netdev, rdmaDevice: c.rails[1].rdmaDevice }] : null);
+  const names = (c: CageLinks | undefined): [Rail, Rail] | null =>
+    c
+      ? [
+          { netdev: c.rails[0].netdev, rdmaDevice: c.rails[0].rdmaDevice },
+          { netdev: c.rails[1].netdev, rdmaDevice: c.rails[1].rdmaDevice },
+        ]
+      : null;
   const c0 = names(cages.find((c) => c.index === 0));
   const c1 = names(cages.find((c) => c.index === 1));
   return { name: spec.name, cage: cage.index, railIps: [ips[0]!, ips[1]!], ...(c0 && c1 ? { interfaces: [c0, c1] as [[Rail, Rail], [Rail, Rail]] } : {}) };
@@ -194,9 +212,12 @@ export function formatPlan(plan: RunPlan, nodes: { name: string; cage: number | 
   out.push('Every command the run executes on each node, in order. [sudo] marks a command run as root (sudo -n, never prompting).');
   out.push('"start NAME: ..." starts a load detached in its own process group under /tmp/cablequal/<run id>/ (pid, out, err and rc');
   out.push('files, polled with cat and kill -0); "stop NAME" sends TERM to that group, then KILL after 2 s.');
-  out.push('mpirun on the first node starts the second node\'s NCCL rank itself, over SSH to the address after its -H.');
+  out.push("mpirun on the first node starts the second node's NCCL rank itself, over SSH to the address after its -H.");
   if (!o.real) out.push('Simulated nodes: nothing was run anywhere.');
-  else out.push('Only read-only discovery (ibdev2netdev, the netdevs\' sysfs identity, ip -o -4 addr) ran on the nodes; the list comes from the run code executed against simulated nodes with the discovered cages and addresses.');
+  else
+    out.push(
+      "Only read-only discovery (ibdev2netdev, the netdevs' sysfs identity, ip -o -4 addr) ran on the nodes; the list comes from the run code executed against simulated nodes with the discovered cages and addresses.",
+    );
   if (plan.lastPhase !== plan.phases.at(-1)) {
     out.push(`NOTE: the run ended ${plan.outcome} in phase ${plan.lastPhase ?? '(none)'}: the phases after it are not listed.`);
   }

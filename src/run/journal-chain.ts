@@ -46,7 +46,7 @@ export class ChainTracker {
           line: lineNo,
           reason:
             this.expected === CHAIN_START
-              ? 'the chain does not start here (the journal\'s first line was deleted or replaced)'
+              ? "the chain does not start here (the journal's first line was deleted or replaced)"
               : `its prev hash does not match the line before it: a line was deleted, inserted, reordered or edited just before line ${lineNo}`,
         });
       }

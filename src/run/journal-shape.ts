@@ -25,7 +25,18 @@ const maybe = (s: Shape): Shape => ({ opt: { nullable: s } });
 const fields = (f: Record<string, Shape>): Shape => ({ fields: f });
 const arrayOf = (s: Shape): Shape => ({ arrayOf: s });
 
-const describe = (v: unknown): string => (v === undefined ? 'nothing (missing)' : v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : typeof v === 'string' ? 'a string' : `${typeof v} ${String(v)}`.slice(0, 40));
+const describe = (v: unknown): string =>
+  v === undefined
+    ? 'nothing (missing)'
+    : v === null
+      ? 'null'
+      : Array.isArray(v)
+        ? 'an array'
+        : typeof v === 'object'
+          ? 'an object'
+          : typeof v === 'string'
+            ? 'a string'
+            : `${typeof v} ${String(v)}`.slice(0, 40);
 
 // A compiled shape: the first problem of a value, or null when it fits. The problem starts with the path below the
 // value (".rails[0].netdev: expected a string, got null"; ": expected ..." for the value itself), built only on
@@ -143,7 +154,11 @@ const LINE_SHAPES_SRC: Record<string, Shape> = {
 // Benchmark lines differ by kind.
 const BENCHMARK_SHAPES_SRC: Record<string, Shape> = {
   loopback: fields({ results: arrayOf(fields({ node: 'string', gbps: 'number' })) }),
-  ib_write_bw: fields({ perRail: arrayOf(fields({ rail: 'number' })), sumMedianGbps: 'number', rows: opt(arrayOf(fields({ rail: 'number', gbps: arrayOf('number') }))) }),
+  ib_write_bw: fields({
+    perRail: arrayOf(fields({ rail: 'number' })),
+    sumMedianGbps: 'number',
+    rows: opt(arrayOf(fields({ rail: 'number', gbps: arrayOf('number') }))),
+  }),
   nccl: fields({ busbwGBs: maybe('number'), maxBusbwGBs: maybe('number'), network: maybe('string'), devices: arrayOf('string') }),
 };
 

@@ -66,7 +66,12 @@ export interface RunResult {
 }
 
 function safeDirName(s: string): string {
-  return s.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 64) || 'cable';
+  return (
+    s
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^[._]+/, '')
+      .slice(0, 64) || 'cable'
+  );
 }
 
 // Run one qualification: the protocol's phases on both nodes, every sample in the journal, the verdict from the journal.
@@ -92,8 +97,13 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   const startedAt = new Date(clock.now()).toISOString();
-  const live = new LiveStateFile(runDir, { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes }, deps.wallNow ?? Date.now);
-  const liveNow = (force = false) => live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
+  const live = new LiveStateFile(
+    runDir,
+    { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
+    deps.wallNow ?? Date.now,
+  );
+  const liveNow = (force = false) =>
+    live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
   journal.append({
     type: 'run-start',
     tS: 0,
@@ -166,10 +176,15 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
             const d = detector.push(phase, s, ctx.tS);
             return d ? decisionReason(d, protocol) : null;
           };
-          loop = new SamplingLoop(ctx, await deps.makeTickSource(nodes, protocol.samplingIntervalS), { push }, {
-            intervalMs: protocol.samplingIntervalS * 1000,
-            maxGapS: protocol.maxSampleGapS,
-          });
+          loop = new SamplingLoop(
+            ctx,
+            await deps.makeTickSource(nodes, protocol.samplingIntervalS),
+            { push },
+            {
+              intervalMs: protocol.samplingIntervalS * 1000,
+              maxGapS: protocol.maxSampleGapS,
+            },
+          );
           loop.start();
         }
       }
@@ -251,7 +266,12 @@ function journalFailed(journal: JournalWriter, runDir: string, log: Logger): Run
   } catch {
     throw failure; // not even the run-start line: nothing to report but the error
   }
-  const reason = { rule: 'journal-write', message: failure.message, value: failure.errno, advice: 'free space on the controller (or choose another --out) and run again' };
+  const reason = {
+    rule: 'journal-write',
+    message: failure.message,
+    value: failure.errno,
+    advice: 'free space on the controller (or choose another --out) and run again',
+  };
   const record: RunRecord = { ...built, outcome: 'ERROR', reasons: [reason], decidedAtS: null };
   try {
     writeJsonAtomic(join(runDir, 'record.json'), record);

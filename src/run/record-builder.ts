@@ -49,7 +49,8 @@ function classOf(id: CableIdentity | null): { family: CableFamily; familyBasis: 
 function phasesOf(lines: JournalLine[], aborted: boolean): PhaseRecord[] {
   const out: PhaseRecord[] = [];
   for (const l of lines) {
-    if (l.type === 'phase-start') out.push({ name: String(l.phase), kind: String(l.kind), startS: Number(l.tS), endS: null, status: aborted ? 'aborted' : 'error' });
+    if (l.type === 'phase-start')
+      out.push({ name: String(l.phase), kind: String(l.kind), startS: Number(l.tS), endS: null, status: aborted ? 'aborted' : 'error' });
     if (l.type === 'phase-end') {
       const p = [...out].reverse().find((x) => x.name === l.phase && x.endS === null);
       if (p) {
@@ -93,17 +94,30 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
 
   const nodeInfo = linesOf<JournalLine & { record: NodeRecord }>(lines, 'node-info').map((l) => l.record);
   // A node's facts: preflight's node-info line, completed by later ones (the NCCL run's versions).
-  const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) => nodeInfo.filter((x) => x.name === n.name).reduce<NodeRecord>((acc, x) => ({ ...acc, ...x }), n));
+  const nodes: NodeRecord[] = (start.nodes as NodeRecord[]).map((n) =>
+    nodeInfo.filter((x) => x.name === n.name).reduce<NodeRecord>((acc, x) => ({ ...acc, ...x }), n),
+  );
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
   const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
   for (const b of linesOf(lines, 'benchmark')) {
     // Journals before per-rail loopback measured rail 0 only and did not say so.
-    if (b.kind === 'loopback') benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
+    if (b.kind === 'loopback')
+      benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
     if (b.kind === 'ib_write_bw') {
-      benchmarks.ibWriteBw = { perRail: b.perRail as never, sumMedianGbps: Number(b.sumMedianGbps), ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}) };
+      benchmarks.ibWriteBw = {
+        perRail: b.perRail as never,
+        sumMedianGbps: Number(b.sumMedianGbps),
+        ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
+      };
     }
     if (b.kind === 'nccl') {
-      benchmarks.nccl = { busbwGBs: b.busbwGBs as number | null, maxBusbwGBs: b.maxBusbwGBs as number | null, network: b.network as string | null, devices: b.devices as string[], ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}) };
+      benchmarks.nccl = {
+        busbwGBs: b.busbwGBs as number | null,
+        maxBusbwGBs: b.maxBusbwGBs as number | null,
+        network: b.network as string | null,
+        devices: b.devices as string[],
+        ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}),
+      };
     }
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
@@ -112,7 +126,9 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const phases = phasesOf(lines, aborted);
   if (decisionLine && graded && version !== 1 && (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)) {
     const was = `${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''}`;
-    notes.push(`the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`);
+    notes.push(
+      `the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`,
+    );
   }
 
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
@@ -122,7 +138,9 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     protocol: ran,
     phases,
     benchmarks,
-    loopbackRowsHaveRails: linesOf(lines, 'benchmark').some((b) => b.kind === 'loopback' && (b.results as { rail?: unknown }[]).some((r) => r.rail !== undefined)),
+    loopbackRowsHaveRails: linesOf(lines, 'benchmark').some(
+      (b) => b.kind === 'loopback' && (b.results as { rail?: unknown }[]).some((r) => r.rail !== undefined),
+    ),
     nodeNames: (start.nodes as NodeRecord[]).map((n) => n.name),
     nodes,
     ends,
@@ -146,7 +164,10 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     reasons = [
       abortedLine
         ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
-        : { rule: 'aborted', message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}` },
+        : {
+            rule: 'aborted',
+            message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}`,
+          },
     ];
   } else if (start.preflightOnly === true) {
     // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
@@ -154,8 +175,18 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     outcome = beyond.length || samples.count ? 'ERROR' : 'PASS';
     reasons =
       outcome === 'PASS'
-        ? [{ rule: 'preflight', message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged' }]
-        : [{ rule: 'journal-inconsistent', message: `a preflight-only journal holds ${beyond.length ? `phase ${beyond[0]!.name}` : 'samples'}: not what cablequal preflight writes` }];
+        ? [
+            {
+              rule: 'preflight',
+              message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged',
+            },
+          ]
+        : [
+            {
+              rule: 'journal-inconsistent',
+              message: `a preflight-only journal holds ${beyond.length ? `phase ${beyond[0]!.name}` : 'samples'}: not what cablequal preflight writes`,
+            },
+          ];
   } else if (graded && evidence.setup.length) {
     // A setup check the live run stops on fails on the journal's own evidence: ERROR, whether or not a line says so.
     outcome = 'ERROR';
@@ -229,7 +260,12 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
       file: opts.journalFile,
       lines: lines.length,
       bytes: opts.journalBytes,
-      ...(contents.badLines.length ? { badLines: contents.badLines.length, problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50) } : {}),
+      ...(contents.badLines.length
+        ? {
+            badLines: contents.badLines.length,
+            problems: (contents.problems ?? contents.badLines.map((line) => ({ line, reason: 'unreadable' }))).slice(0, 50),
+          }
+        : {}),
       ...(evidence.tickGaps.length ? { tickGaps: tickGapsOf(evidence.tickGaps) } : {}),
       chain: chainRecordOf(chain),
     },
@@ -254,7 +290,12 @@ function chainReasons(chain: JournalChain): Reason[] {
     message: `journal line ${b.line}: ${b.reason}; the journal cannot support a verdict`,
     advice: 'use the journal as the run wrote it (a backup or the lab archive), or qualify the cable again',
   }));
-  if (chain.breaks.length > shown.length) shown.push({ ...shown[0]!, value: chain.breaks.length, message: `and ${chain.breaks.length - shown.length} more line(s) break the journal's hash chain (record.json lists up to 50)` });
+  if (chain.breaks.length > shown.length)
+    shown.push({
+      ...shown[0]!,
+      value: chain.breaks.length,
+      message: `and ${chain.breaks.length - shown.length} more line(s) break the journal's hash chain (record.json lists up to 50)`,
+    });
   return shown;
 }
 
@@ -264,7 +305,11 @@ function chainRecordOf(chain: JournalChain): NonNullable<RunRecord['journal']['c
     status: chain.status,
     lastHash: chain.lastHash,
     ...(chain.breaks.length ? { breaks: chain.breaks.slice(0, 50) } : {}),
-    ...(chain.status === 'unchained' ? { note: 'journal written before hash chaining (no "prev" fields): a deleted or edited line is found only by its consequences (the checks the verdict is built from)' } : {}),
+    ...(chain.status === 'unchained'
+      ? {
+          note: 'journal written before hash chaining (no "prev" fields): a deleted or edited line is found only by its consequences (the checks the verdict is built from)',
+        }
+      : {}),
   };
 }
 
@@ -273,7 +318,10 @@ function tickGapsOf(gaps: TickGap[]): { count: number; ranges: TickGap[] } {
   return { count: gaps.length, ranges: gaps.slice(0, 50) };
 }
 
-type RawSampleLine = JournalLine & { phase: string; sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[]; gpus: { utilizationPct: number | null }[] } };
+type RawSampleLine = JournalLine & {
+  phase: string;
+  sample: { node: string; tick: number; tMs: number; rails: { netdev: string; lanes?: number | null }[]; gpus: { utilizationPct: number | null }[] };
+};
 
 function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTimeline {
   let t = timelines.get(node);
@@ -304,7 +352,8 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
   const ticks = new Set<number>();
   for (const l of lines) {
     // Why a node has no sample at a tick, as the run journaled it (these lines are not screened: read defensively).
-    if (l.type === 'sample-skipped' && typeof l['node'] === 'string' && Number.isSafeInteger(l['tick'])) timelineOf(timelines, l['node']).skippedTicks.add(l['tick'] as number);
+    if (l.type === 'sample-skipped' && typeof l['node'] === 'string' && Number.isSafeInteger(l['tick']))
+      timelineOf(timelines, l['node']).skippedTicks.add(l['tick'] as number);
     if (l.type === 'gap-start' && typeof l['node'] === 'string' && Number.isFinite(l.tS)) timelineOf(timelines, l['node']).gapStartsS.push(l.tS!);
     if (l.type !== 'sample') continue;
     const s = (l as RawSampleLine).sample;
@@ -322,7 +371,8 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
       const lanes = s.rails.find((r) => r.netdev === n!.netdev)?.lanes;
       if (lanes != null) n.lanes = lanes;
     }
-    if (!(s.tMs >= n.lastTMs)) n.ordered = false; // out of order, or NaN: leave it to the sorting path
+    if (!(s.tMs >= n.lastTMs))
+      n.ordered = false; // out of order, or NaN: leave it to the sorting path
     else n.lastTMs = s.tMs;
   }
   return {

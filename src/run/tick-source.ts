@@ -33,7 +33,10 @@ export async function persistentTickSource(nodes: NodeState[], clock: Clock, opt
     nodes: nodes.map((n) => ({
       name: n.spec.name,
       runner: n.runner,
-      sampleSet: runSampleSet(n.cage!.rails.map((r) => r.netdev), opts.intervalS),
+      sampleSet: runSampleSet(
+        n.cage!.rails.map((r) => r.netdev),
+        opts.intervalS,
+      ),
     })),
   });
   await sampler.open();

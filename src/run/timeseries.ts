@@ -43,7 +43,13 @@ export function buildTimeseries(journal: JournalContents): { points: LanePoint[]
   const throughput: RailThroughputPoint[] = [];
   // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are
   // both directions added up and halved here.
-  const spread = (line: JournalLine, fromS: number, toS: number, rails: { rail: number; gbps: number[]; from?: string; to?: string }[], bidirectionalSums: number) => {
+  const spread = (
+    line: JournalLine,
+    fromS: number,
+    toS: number,
+    rails: { rail: number; gbps: number[]; from?: string; to?: string }[],
+    bidirectionalSums: number,
+  ) => {
     for (const r of rails) {
       const n = r.gbps.length;
       const divide = r.from === undefined ? bidirectionalSums : 1;

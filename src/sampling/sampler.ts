@@ -6,14 +6,7 @@ import type { NodeSample } from '../domain/sample.js';
 import { buildTickScript, splitTickScriptOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner, ShellSession } from '../transport/types.js';
-import {
-  assembleSample,
-  parseNodeTime,
-  sampleSetItems,
-  validateSampleSet,
-  type SampleParsers,
-  type SampleSetConfig,
-} from './sample-set.js';
+import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet, type SampleParsers, type SampleSetConfig } from './sample-set.js';
 import { estimateOffset, type OffsetRound, type TickNode } from './stats.js';
 
 // A node as the sampler sees it: where to run and what to read.

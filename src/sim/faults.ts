@@ -17,9 +17,7 @@ const DEFAULT_DURATION: Record<FaultKind, number> = { 'ssh-drop': 20, 'node-rebo
 export function parseFault(text: string): Fault {
   const m = /^(ssh-drop|node-reboot|garbage-output)@(\d+(?:\.\d+)?)s(?:\+(\d+(?:\.\d+)?)s)?(?::([A-Za-z0-9_.-]+))?$/.exec(text.trim());
   if (!m) {
-    throw new UsageError(
-      `bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s or garbage-output@300s (optional +<duration>s and :<node>)`,
-    );
+    throw new UsageError(`bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s or garbage-output@300s (optional +<duration>s and :<node>)`);
   }
   const kind = m[1] as FaultKind;
   return {

@@ -152,7 +152,15 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
     lambda += l;
   }
   if (lambda === 0) {
-    return { pCorrectable: [1, ...new Array<number>(RS_T).fill(0)], pUncorrectable: 0, correctedPerS: 0, uncorrectablePerS: 0, symbolErrorsPerS: 0, symbolsPerUncorrectable: RS_T + 1, uncorrectedShare: 0 };
+    return {
+      pCorrectable: [1, ...new Array<number>(RS_T).fill(0)],
+      pUncorrectable: 0,
+      correctedPerS: 0,
+      uncorrectablePerS: 0,
+      symbolErrorsPerS: 0,
+      symbolsPerUncorrectable: RS_T + 1,
+      uncorrectedShare: 0,
+    };
   }
   for (let x = 0; x < f.length; x++) f[x]! /= lambda;
   // g[k] = P(k symbol errors in codeword A) for k <= X_MAX (exact as long as no event hits more than X_MAX).

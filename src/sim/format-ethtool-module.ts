@@ -65,7 +65,8 @@ export function answerModuleEeprom(img: Uint8Array, iface: string, params: strin
   const raw = given.get('raw') === true;
   if (hex && raw) return fail('Hex and raw dump cannot be specified together\n');
   const num = (k: Param) => (given.get(k) as number | undefined) ?? 0;
-  if ((hex || raw) && !given.has('page') && !given.has('bank') && !given.has('i2c')) return legacyRead(img, num('offset'), given.has('length') ? num('length') : null, raw);
+  if ((hex || raw) && !given.has('page') && !given.has('bank') && !given.has('i2c'))
+    return legacyRead(img, num('offset'), given.has('length') ? num('length') : null, raw);
 
   const decoded = !given.has('page') && !given.has('bank') && !given.has('offset') && !given.has('length');
   if (decoded && !raw) return { stdout: formatEthtoolModuleText(img, { style: '6.7' }), stderr: '', exitCode: 0 };

@@ -5,48 +5,200 @@ import type { PortCounters, RailCounters } from './model.js';
 const CHANNELS = 20; // GB10 has 20 cores, mlx5 opens one channel per core
 
 const SW_HEAD = [
-  'rx_packets', 'rx_bytes', 'tx_packets', 'tx_bytes', 'tx_tso_packets', 'tx_tso_bytes', 'tx_tso_inner_packets',
-  'tx_tso_inner_bytes', 'tx_added_vlan_packets', 'tx_nop', 'tx_mpwqe_blks', 'tx_mpwqe_pkts', 'rx_lro_packets',
-  'rx_lro_bytes', 'rx_gro_packets', 'rx_gro_bytes', 'rx_gro_skbs', 'rx_gro_match_packets', 'rx_gro_large_hds',
-  'rx_ecn_mark', 'rx_removed_vlan_packets', 'rx_csum_unnecessary', 'rx_csum_none', 'rx_csum_complete',
-  'rx_csum_complete_tail', 'rx_csum_complete_tail_slow', 'rx_csum_unnecessary_inner', 'rx_xdp_drop',
-  'rx_xdp_redirect', 'rx_xdp_tx_xmit', 'rx_xdp_tx_mpwqe', 'rx_xdp_tx_inlnw', 'rx_xdp_tx_nops', 'rx_xdp_tx_full',
-  'rx_xdp_tx_err', 'rx_xdp_tx_cqe', 'tx_csum_none', 'tx_csum_partial', 'tx_csum_partial_inner', 'tx_queue_stopped',
-  'tx_queue_dropped', 'tx_xmit_more', 'tx_recover', 'tx_cqes', 'tx_queue_wake', 'tx_cqe_err', 'tx_xdp_xmit',
-  'tx_xdp_mpwqe', 'tx_xdp_inlnw', 'tx_xdp_nops', 'tx_xdp_full', 'tx_xdp_err', 'tx_xdp_cqes', 'rx_wqe_err',
-  'rx_mpwqe_filler_cqes', 'rx_mpwqe_filler_strides', 'rx_oversize_pkts_sw_drop', 'rx_buff_alloc_err',
-  'rx_cqe_compress_blks', 'rx_cqe_compress_pkts', 'rx_congst_umr', 'rx_arfs_err', 'rx_recover', 'rx_pp_alloc_fast',
-  'rx_pp_alloc_slow', 'rx_pp_alloc_slow_high_order', 'rx_pp_alloc_empty', 'rx_pp_alloc_refill', 'rx_pp_alloc_waive',
-  'rx_pp_recycle_cached', 'rx_pp_recycle_cache_full', 'rx_pp_recycle_ring', 'rx_pp_recycle_ring_full',
-  'rx_pp_recycle_released_ref', 'rx_xsk_packets', 'rx_xsk_bytes', 'rx_xsk_csum_complete', 'rx_xsk_csum_unnecessary',
-  'rx_xsk_csum_unnecessary_inner', 'rx_xsk_csum_none', 'rx_xsk_ecn_mark', 'rx_xsk_removed_vlan_packets',
-  'rx_xsk_xdp_drop', 'rx_xsk_xdp_redirect', 'rx_xsk_wqe_err', 'rx_xsk_mpwqe_filler_cqes',
-  'rx_xsk_mpwqe_filler_strides', 'rx_xsk_oversize_pkts_sw_drop', 'rx_xsk_buff_alloc_err', 'rx_xsk_cqe_compress_blks',
-  'rx_xsk_cqe_compress_pkts', 'rx_xsk_congst_umr', 'tx_xsk_xmit', 'tx_xsk_mpwqe', 'tx_xsk_inlnw', 'tx_xsk_full',
-  'tx_xsk_err', 'tx_xsk_cqes', 'ch_events', 'ch_poll', 'ch_arm', 'ch_aff_change', 'ch_force_irq', 'ch_eq_rearm',
-  'rx_out_of_buffer', 'rx_if_down_packets',
+  'rx_packets',
+  'rx_bytes',
+  'tx_packets',
+  'tx_bytes',
+  'tx_tso_packets',
+  'tx_tso_bytes',
+  'tx_tso_inner_packets',
+  'tx_tso_inner_bytes',
+  'tx_added_vlan_packets',
+  'tx_nop',
+  'tx_mpwqe_blks',
+  'tx_mpwqe_pkts',
+  'rx_lro_packets',
+  'rx_lro_bytes',
+  'rx_gro_packets',
+  'rx_gro_bytes',
+  'rx_gro_skbs',
+  'rx_gro_match_packets',
+  'rx_gro_large_hds',
+  'rx_ecn_mark',
+  'rx_removed_vlan_packets',
+  'rx_csum_unnecessary',
+  'rx_csum_none',
+  'rx_csum_complete',
+  'rx_csum_complete_tail',
+  'rx_csum_complete_tail_slow',
+  'rx_csum_unnecessary_inner',
+  'rx_xdp_drop',
+  'rx_xdp_redirect',
+  'rx_xdp_tx_xmit',
+  'rx_xdp_tx_mpwqe',
+  'rx_xdp_tx_inlnw',
+  'rx_xdp_tx_nops',
+  'rx_xdp_tx_full',
+  'rx_xdp_tx_err',
+  'rx_xdp_tx_cqe',
+  'tx_csum_none',
+  'tx_csum_partial',
+  'tx_csum_partial_inner',
+  'tx_queue_stopped',
+  'tx_queue_dropped',
+  'tx_xmit_more',
+  'tx_recover',
+  'tx_cqes',
+  'tx_queue_wake',
+  'tx_cqe_err',
+  'tx_xdp_xmit',
+  'tx_xdp_mpwqe',
+  'tx_xdp_inlnw',
+  'tx_xdp_nops',
+  'tx_xdp_full',
+  'tx_xdp_err',
+  'tx_xdp_cqes',
+  'rx_wqe_err',
+  'rx_mpwqe_filler_cqes',
+  'rx_mpwqe_filler_strides',
+  'rx_oversize_pkts_sw_drop',
+  'rx_buff_alloc_err',
+  'rx_cqe_compress_blks',
+  'rx_cqe_compress_pkts',
+  'rx_congst_umr',
+  'rx_arfs_err',
+  'rx_recover',
+  'rx_pp_alloc_fast',
+  'rx_pp_alloc_slow',
+  'rx_pp_alloc_slow_high_order',
+  'rx_pp_alloc_empty',
+  'rx_pp_alloc_refill',
+  'rx_pp_alloc_waive',
+  'rx_pp_recycle_cached',
+  'rx_pp_recycle_cache_full',
+  'rx_pp_recycle_ring',
+  'rx_pp_recycle_ring_full',
+  'rx_pp_recycle_released_ref',
+  'rx_xsk_packets',
+  'rx_xsk_bytes',
+  'rx_xsk_csum_complete',
+  'rx_xsk_csum_unnecessary',
+  'rx_xsk_csum_unnecessary_inner',
+  'rx_xsk_csum_none',
+  'rx_xsk_ecn_mark',
+  'rx_xsk_removed_vlan_packets',
+  'rx_xsk_xdp_drop',
+  'rx_xsk_xdp_redirect',
+  'rx_xsk_wqe_err',
+  'rx_xsk_mpwqe_filler_cqes',
+  'rx_xsk_mpwqe_filler_strides',
+  'rx_xsk_oversize_pkts_sw_drop',
+  'rx_xsk_buff_alloc_err',
+  'rx_xsk_cqe_compress_blks',
+  'rx_xsk_cqe_compress_pkts',
+  'rx_xsk_congst_umr',
+  'tx_xsk_xmit',
+  'tx_xsk_mpwqe',
+  'tx_xsk_inlnw',
+  'tx_xsk_full',
+  'tx_xsk_err',
+  'tx_xsk_cqes',
+  'ch_events',
+  'ch_poll',
+  'ch_arm',
+  'ch_aff_change',
+  'ch_force_irq',
+  'ch_eq_rearm',
+  'rx_out_of_buffer',
+  'rx_if_down_packets',
 ];
 const VPORT = ['unicast', 'multicast', 'broadcast'] as const;
 const PHY_HIST = [
-  'rx_undersize_pkts_phy', 'rx_fragments_phy', 'rx_jabbers_phy', 'rx_64_bytes_phy', 'rx_65_to_127_bytes_phy',
-  'rx_128_to_255_bytes_phy', 'rx_256_to_511_bytes_phy', 'rx_512_to_1023_bytes_phy', 'rx_1024_to_1518_bytes_phy',
-  'rx_1519_to_2047_bytes_phy', 'rx_2048_to_4095_bytes_phy', 'rx_4096_to_8191_bytes_phy', 'rx_8192_to_10239_bytes_phy',
+  'rx_undersize_pkts_phy',
+  'rx_fragments_phy',
+  'rx_jabbers_phy',
+  'rx_64_bytes_phy',
+  'rx_65_to_127_bytes_phy',
+  'rx_128_to_255_bytes_phy',
+  'rx_256_to_511_bytes_phy',
+  'rx_512_to_1023_bytes_phy',
+  'rx_1024_to_1518_bytes_phy',
+  'rx_1519_to_2047_bytes_phy',
+  'rx_2048_to_4095_bytes_phy',
+  'rx_4096_to_8191_bytes_phy',
+  'rx_8192_to_10239_bytes_phy',
 ];
 const CH = ['events', 'poll', 'arm', 'aff_change', 'force_irq', 'eq_rearm'];
 const RXQ = [
-  'packets', 'bytes', 'csum_complete', 'csum_complete_tail', 'csum_complete_tail_slow', 'csum_unnecessary',
-  'csum_unnecessary_inner', 'csum_none', 'xdp_drop', 'xdp_redirect', 'lro_packets', 'lro_bytes', 'gro_packets',
-  'gro_bytes', 'gro_skbs', 'gro_match_packets', 'gro_large_hds', 'ecn_mark', 'removed_vlan_packets', 'wqe_err',
-  'mpwqe_filler_cqes', 'mpwqe_filler_strides', 'oversize_pkts_sw_drop', 'buff_alloc_err', 'cqe_compress_blks',
-  'cqe_compress_pkts', 'congst_umr', 'arfs_err', 'recover', 'pp_alloc_fast', 'pp_alloc_slow',
-  'pp_alloc_slow_high_order', 'pp_alloc_empty', 'pp_alloc_refill', 'pp_alloc_waive', 'pp_recycle_cached',
-  'pp_recycle_cache_full', 'pp_recycle_ring', 'pp_recycle_ring_full', 'pp_recycle_released_ref', 'xdp_tx_xmit',
-  'xdp_tx_mpwqe', 'xdp_tx_inlnw', 'xdp_tx_nops', 'xdp_tx_full', 'xdp_tx_err', 'xdp_tx_cqes',
+  'packets',
+  'bytes',
+  'csum_complete',
+  'csum_complete_tail',
+  'csum_complete_tail_slow',
+  'csum_unnecessary',
+  'csum_unnecessary_inner',
+  'csum_none',
+  'xdp_drop',
+  'xdp_redirect',
+  'lro_packets',
+  'lro_bytes',
+  'gro_packets',
+  'gro_bytes',
+  'gro_skbs',
+  'gro_match_packets',
+  'gro_large_hds',
+  'ecn_mark',
+  'removed_vlan_packets',
+  'wqe_err',
+  'mpwqe_filler_cqes',
+  'mpwqe_filler_strides',
+  'oversize_pkts_sw_drop',
+  'buff_alloc_err',
+  'cqe_compress_blks',
+  'cqe_compress_pkts',
+  'congst_umr',
+  'arfs_err',
+  'recover',
+  'pp_alloc_fast',
+  'pp_alloc_slow',
+  'pp_alloc_slow_high_order',
+  'pp_alloc_empty',
+  'pp_alloc_refill',
+  'pp_alloc_waive',
+  'pp_recycle_cached',
+  'pp_recycle_cache_full',
+  'pp_recycle_ring',
+  'pp_recycle_ring_full',
+  'pp_recycle_released_ref',
+  'xdp_tx_xmit',
+  'xdp_tx_mpwqe',
+  'xdp_tx_inlnw',
+  'xdp_tx_nops',
+  'xdp_tx_full',
+  'xdp_tx_err',
+  'xdp_tx_cqes',
 ];
 const TXQ = [
-  'packets', 'bytes', 'tso_packets', 'tso_bytes', 'tso_inner_packets', 'tso_inner_bytes', 'csum_partial',
-  'csum_partial_inner', 'added_vlan_packets', 'nop', 'mpwqe_blks', 'mpwqe_pkts', 'csum_none', 'stopped', 'dropped',
-  'xmit_more', 'recover', 'cqes', 'wake', 'cqe_err',
+  'packets',
+  'bytes',
+  'tso_packets',
+  'tso_bytes',
+  'tso_inner_packets',
+  'tso_inner_bytes',
+  'csum_partial',
+  'csum_partial_inner',
+  'added_vlan_packets',
+  'nop',
+  'mpwqe_blks',
+  'mpwqe_pkts',
+  'csum_none',
+  'stopped',
+  'dropped',
+  'xmit_more',
+  'recover',
+  'cqes',
+  'wake',
+  'cqe_err',
 ];
 
 // Kernel-stack frames (not RDMA) of one PCIe function per direction, counted since its driver loaded.
@@ -99,8 +251,12 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   const rxPk = sumFrames(host.rx);
   const txPk = sumFrames(host.tx);
   sw.set('rx_packets', rxPk).set('rx_bytes', frameBytes(host.rx, FCS)).set('tx_packets', txPk).set('tx_bytes', frameBytes(host.tx, FCS));
-  sw.set('rx_csum_complete', rxPk).set('tx_csum_partial', host.tx.unicast).set('tx_csum_none', host.tx.multicast + host.tx.broadcast);
-  sw.set('ch_events', Math.floor((rxPk + txPk) * 0.6)).set('ch_poll', Math.floor((rxPk + txPk) * 0.7)).set('ch_arm', Math.floor((rxPk + txPk) * 0.6));
+  sw.set('rx_csum_complete', rxPk)
+    .set('tx_csum_partial', host.tx.unicast)
+    .set('tx_csum_none', host.tx.multicast + host.tx.broadcast);
+  sw.set('ch_events', Math.floor((rxPk + txPk) * 0.6))
+    .set('ch_poll', Math.floor((rxPk + txPk) * 0.7))
+    .set('ch_arm', Math.floor((rxPk + txPk) * 0.6));
   sw.set('tx_cqes', txPk);
   const lines: string[] = ['NIC statistics:'];
   // A pipe into grep drops most lines: skip building them (the sampler reads only *_phy every tick).
@@ -117,9 +273,16 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
       }
     : (name: string, value: number) => lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
   if (keep && !keep.test(lines[0]!)) lines.pop();
-  const channels = !kept || [...CH.map((n) => `ch0_${n}`), ...RXQ.map((n) => `rx0_${n}`), ...TXQ.map((n) => `tx0_${n}`)].some((n) => keep!.test(`     ${n}: 0`) || /\d/.test(keep!.source));
+  const channels =
+    !kept ||
+    [...CH.map((n) => `ch0_${n}`), ...RXQ.map((n) => `rx0_${n}`), ...TXQ.map((n) => `tx0_${n}`)].some(
+      (n) => keep!.test(`     ${n}: 0`) || /\d/.test(keep!.source),
+    );
   for (const n of SW_HEAD) put(n, sw.get(n) ?? 0);
-  for (const [dir, c] of [['rx', host.rx], ['tx', host.tx]] as const) {
+  for (const [dir, c] of [
+    ['rx', host.rx],
+    ['tx', host.tx],
+  ] as const) {
     for (const kind of VPORT) {
       put(`${dir}_vport_${kind}_packets`, c[kind]);
       put(`${dir}_vport_${kind}_bytes`, c[kind] * (FRAME[kind] - FCS));
@@ -130,9 +293,18 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   put('rx_vport_rdma_unicast_bytes', r.rxBytes - FCS * r.rxPackets);
   put('tx_vport_rdma_unicast_packets', r.txPackets);
   put('tx_vport_rdma_unicast_bytes', r.txBytes - FCS * r.txPackets);
-  for (const n of ['rx_vport_rdma_multicast_packets', 'rx_vport_rdma_multicast_bytes', 'tx_vport_rdma_multicast_packets', 'tx_vport_rdma_multicast_bytes']) put(n, 0);
+  for (const n of ['rx_vport_rdma_multicast_packets', 'rx_vport_rdma_multicast_bytes', 'tx_vport_rdma_multicast_packets', 'tx_vport_rdma_multicast_bytes'])
+    put(n, 0);
   putPhy(v, put);
-  for (const n of ['rx_pci_signal_integrity', 'tx_pci_signal_integrity', 'outbound_pci_stalled_rd', 'outbound_pci_stalled_wr', 'outbound_pci_stalled_rd_events', 'outbound_pci_stalled_wr_events']) put(n, 0);
+  for (const n of [
+    'rx_pci_signal_integrity',
+    'tx_pci_signal_integrity',
+    'outbound_pci_stalled_rd',
+    'outbound_pci_stalled_wr',
+    'outbound_pci_stalled_rd_events',
+    'outbound_pci_stalled_wr_events',
+  ])
+    put(n, 0);
   const t = phyTotals(v);
   for (let prio = 0; prio < 8; prio++) {
     put(`rx_prio${prio}_bytes`, prio === 0 ? t.rxBytes : 0);
@@ -229,9 +401,20 @@ export function garbleStats(text: string): string {
 // The link modes a Spark netdev lists, in ethtool's bit order: the list "stops at 100000baseCR4/Full" on a Spark
 // although the link runs at 200000Mb/s (docs/formats.md §0, §3); the modes before it are mlx5's legacy PTYS ones.
 const SPARK_LINK_MODES = [
-  '1000baseKX/Full', '10000baseKR/Full', '40000baseKR4/Full', '40000baseCR4/Full', '40000baseSR4/Full',
-  '40000baseLR4/Full', '25000baseCR/Full', '25000baseKR/Full', '25000baseSR/Full', '50000baseCR2/Full',
-  '50000baseKR2/Full', '100000baseKR4/Full', '100000baseSR4/Full', '100000baseCR4/Full',
+  '1000baseKX/Full',
+  '10000baseKR/Full',
+  '40000baseKR4/Full',
+  '40000baseCR4/Full',
+  '40000baseSR4/Full',
+  '40000baseLR4/Full',
+  '25000baseCR/Full',
+  '25000baseKR/Full',
+  '25000baseSR/Full',
+  '50000baseCR2/Full',
+  '50000baseKR2/Full',
+  '100000baseKR4/Full',
+  '100000baseSR4/Full',
+  '100000baseCR4/Full',
 ];
 
 // dump_link_modes() of ethtool netlink/settings.c: `\t<before><first>`, then `\n\t` + before's width in blanks per mode.

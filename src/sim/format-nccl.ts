@@ -36,7 +36,9 @@ function fmtG(v: number): string {
 }
 
 const pciOf = (dev: string) =>
-  dev.startsWith('roceP2') ? `/sys/devices/pci0002:00/0002:00:00.0/0002:01:00.${dev.endsWith('1') ? 1 : 0}` : `/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.${dev.endsWith('1') ? 1 : 0}`;
+  dev.startsWith('roceP2')
+    ? `/sys/devices/pci0002:00/0002:00:00.0/0002:01:00.${dev.endsWith('1') ? 1 : 0}`
+    : `/sys/devices/pci0000:00/0000:00:00.0/0000:01:00.${dev.endsWith('1') ? 1 : 0}`;
 
 // One rank's NCCL_DEBUG=INFO lines up to its choice of network: its own interface, devices and address.
 export function rankInitLines(h: NcclRankRun): string[] {
@@ -45,7 +47,9 @@ export function rankInitLines(h: NcclRankRun): string[] {
   out.push(`${p} NCCL version 2.28.9+cuda13.0`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
   h.devices.forEach((d, i) => {
     const uv = (d.startsWith('roceP2') ? 2 : 0) + (d.endsWith('1') ? 1 : 0);
-    out.push(`${p} NET/IB: [${uv}] ${d}:uverbs${uv}:1/RoCE provider=Mlx5 speed=200000 context=0x${(0xc53b90db27f0 + i * 0x4c700).toString(16)} pciPath=${pciOf(d)} ar=0`);
+    out.push(
+      `${p} NET/IB: [${uv}] ${d}:uverbs${uv}:1/RoCE provider=Mlx5 speed=200000 context=0x${(0xc53b90db27f0 + i * 0x4c700).toString(16)} pciPath=${pciOf(d)} ar=0`,
+    );
     out.push(`${p} NET/IB : Made virtual device [${i}] name=${d} speed=200000 ndevs=1`);
   });
   if (h.devices.length === 0) {
@@ -63,12 +67,17 @@ export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; s
   const out: string[] = [];
   out.push('# nccl-tests version 2.18.3 nccl-headers=22809 nccl-library=22809');
   out.push('# Collective test starting: all_reduce_perf');
-  out.push(`# nThread 1 nGpus 1 minBytes ${r.minBytes} maxBytes ${r.maxBytes} step: ${r.factor}(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0`);
+  out.push(
+    `# nThread 1 nGpus 1 minBytes ${r.minBytes} maxBytes ${r.maxBytes} step: ${r.factor}(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0`,
+  );
   out.push('#', '# Using devices');
   // nccl-tests src/common.cu: "#  Rank %2d Group %2d Pid %6d on %10s device %2d [%04x:%02x:%02x] %s".
-  r.hosts.forEach((h, i) => out.push(`#  Rank ${String(i).padStart(2)} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name.padStart(10)} device  0 [000f:01:00] NVIDIA GB10`));
+  r.hosts.forEach((h, i) =>
+    out.push(`#  Rank ${String(i).padStart(2)} Group  0 Pid ${String(h.pid).padStart(6)} on ${h.name.padStart(10)} device  0 [000f:01:00] NVIDIA GB10`),
+  );
   for (const h of r.hosts) out.push(...rankInitLines(h));
-  for (const h of r.hosts) h.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
+  for (const h of r.hosts)
+    h.devices.forEach((d, i) => out.push(`${h.name}:${h.pid}:${h.pid} [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA ${i} '${d}'`));
   out.push('#');
   out.push('#                                                              out-of-place                       in-place          ');
   out.push('#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong ');
@@ -86,7 +95,9 @@ export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; s
       seconds += (timeUs * 21) / 1e6;
       return `  ${floatStr(timeUs, 7).padStart(7)}  ${bw.toFixed(2).padStart(6)}  ${bw.toFixed(2).padStart(6)}  ${'0'.padStart(6)}`;
     };
-    out.push(`${String(size).padStart(12)}  ${String(size / 4).padStart(12)}  ${'float'.padStart(8)}  ${'sum'.padStart(6)}  ${'-1'.padStart(6)}${half(0)}${half(1)}`);
+    out.push(
+      `${String(size).padStart(12)}  ${String(size / 4).padStart(12)}  ${'float'.padStart(8)}  ${'sum'.padStart(6)}  ${'-1'.padStart(6)}${half(0)}${half(1)}`,
+    );
   });
   const avg = busbws.reduce((a, b) => a + b, 0) / busbws.length;
   out.push('# Out of bounds values : 0 OK', `# Avg bus bandwidth    : ${fmtG(avg)} `, '#', '# Collective test concluded: all_reduce_perf', '#');

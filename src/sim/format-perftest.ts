@@ -75,8 +75,7 @@ export function formatPerftestRow(bytes: number, iterations: number, peakGbps: n
 }
 
 // What a server prints while it waits for its client.
-export const WAITING_BANNER =
-  '\n************************************\n* Waiting for client to connect... *\n************************************\n';
+export const WAITING_BANNER = '\n************************************\n* Waiting for client to connect... *\n************************************\n';
 
 // A client whose server is not listening (perftest's socket setup failure).
 export function connectFailure(ip: string, port: number): string {

@@ -11,8 +11,20 @@ import type { Session } from './model.js';
 // The two QSFP cages of a Spark, each seen through both PCIe functions, with the names DGX OS gives them; the
 // cable is in cage 1 unless a scenario node names its cage, and a scenario node may rename the interfaces.
 const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
-  { index: 0, rails: [{ netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' }, { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' }] },
-  { index: 1, rails: [{ netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' }, { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' }] },
+  {
+    index: 0,
+    rails: [
+      { netdev: 'enp1s0f0np0', rdmaDevice: 'rocep1s0f0' },
+      { netdev: 'enP2p1s0f0np0', rdmaDevice: 'roceP2p1s0f0' },
+    ],
+  },
+  {
+    index: 1,
+    rails: [
+      { netdev: 'enp1s0f1np1', rdmaDevice: 'rocep1s0f1' },
+      { netdev: 'enP2p1s0f1np1', rdmaDevice: 'roceP2p1s0f1' },
+    ],
+  },
 ];
 export const DEFAULT_CABLED_CAGE = 1;
 
@@ -95,7 +107,9 @@ export class LabCore {
 
   // The cap of one rail of a node now (Gb/s), or null at full speed: the scenario's throttled NIC, or the hot-plug trap.
   railCap(node: string, rail: number): number | null {
-    const caps = [railCapGbps(this.nodeSpec(node), rail), this.model.hotplugThrottled(node, this.now()) ? HOTPLUG_THROTTLE_GBPS : null].filter((c): c is number => c !== null);
+    const caps = [railCapGbps(this.nodeSpec(node), rail), this.model.hotplugThrottled(node, this.now()) ? HOTPLUG_THROTTLE_GBPS : null].filter(
+      (c): c is number => c !== null,
+    );
     return caps.length ? Math.min(...caps) : null;
   }
 

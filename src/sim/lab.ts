@@ -62,7 +62,14 @@ function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpe
 function renameNodes(spec: ScenarioSpec, names: [string, string]): ScenarioSpec {
   const rename = new Map(spec.nodes.map((n, i) => [n.name, names[i]!]));
   const byReceiver = spec.lanesByReceiver ? Object.fromEntries(Object.entries(spec.lanesByReceiver).map(([k, v]) => [rename.get(k) ?? k, v])) : undefined;
-  return { ...spec, nodes: [{ ...spec.nodes[0], name: names[0] }, { ...spec.nodes[1], name: names[1] }], ...(byReceiver ? { lanesByReceiver: byReceiver } : {}) };
+  return {
+    ...spec,
+    nodes: [
+      { ...spec.nodes[0], name: names[0] },
+      { ...spec.nodes[1], name: names[1] },
+    ],
+    ...(byReceiver ? { lanesByReceiver: byReceiver } : {}),
+  };
 }
 
 // Build a lab from a scenario; the same scenario, seed and command sequence always give the same outputs.
@@ -71,15 +78,33 @@ export function createLab(opts: CreateLabOptions): SimLab {
   if (opts.nodeNames) spec = renameNodes(spec, opts.nodeNames);
   if (opts.cages) {
     const [a, b] = opts.cages;
-    spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a !== undefined ? { cage: a } : {}) }, { ...spec.nodes[1], ...(b !== undefined ? { cage: b } : {}) }] };
+    spec = {
+      ...spec,
+      nodes: [
+        { ...spec.nodes[0], ...(a !== undefined ? { cage: a } : {}) },
+        { ...spec.nodes[1], ...(b !== undefined ? { cage: b } : {}) },
+      ],
+    };
   }
   if (opts.railIps) {
     const [a, b] = opts.railIps;
-    spec = { ...spec, nodes: [{ ...spec.nodes[0], railIps: a }, { ...spec.nodes[1], railIps: b }] };
+    spec = {
+      ...spec,
+      nodes: [
+        { ...spec.nodes[0], railIps: a },
+        { ...spec.nodes[1], railIps: b },
+      ],
+    };
   }
   if (opts.interfaces) {
     const [a, b] = opts.interfaces;
-    spec = { ...spec, nodes: [{ ...spec.nodes[0], ...(a ? { interfaces: a } : {}) }, { ...spec.nodes[1], ...(b ? { interfaces: b } : {}) }] };
+    spec = {
+      ...spec,
+      nodes: [
+        { ...spec.nodes[0], ...(a ? { interfaces: a } : {}) },
+        { ...spec.nodes[1], ...(b ? { interfaces: b } : {}) },
+      ],
+    };
   }
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);

@@ -242,7 +242,12 @@ export class LabModel {
     const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null };
     if (!session.loopback && !this.linkUp) session.diedS = s.startS;
     this.sessions.push(session);
-    this.events.push({ tS: s.startS, kind: 'ib_write_bw-start', node: s.clientNode, detail: `rail ${s.clientRail} -> ${s.serverNode}${s.loopback ? ' (loopback)' : ''}` });
+    this.events.push({
+      tS: s.startS,
+      kind: 'ib_write_bw-start',
+      node: s.clientNode,
+      detail: `rail ${s.clientRail} -> ${s.serverNode}${s.loopback ? ' (loopback)' : ''}`,
+    });
     return session;
   }
 
@@ -417,7 +422,11 @@ export class LabModel {
       this.idleLoadRunS = loaded && gpusIdle ? this.idleLoadRunS + 1 : 0;
       const flap = (this.spec.flaps ?? []).findIndex((f, i) => !this.flapsFired.has(i) && this.idleLoadRunS >= f.afterIdleLinkLoadS);
       if (hiBer) {
-        this.dropLink(k + 1, `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`, this.spec.linkRecoverS);
+        this.dropLink(
+          k + 1,
+          `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`,
+          this.spec.linkRecoverS,
+        );
       } else if (flap >= 0) {
         this.flapsFired.add(flap);
         this.dropLink(k + 1, 'link flap', this.spec.flaps![flap]!.downS);
@@ -513,7 +522,10 @@ export class LabModel {
   boot(node: string, tS: number): { bootId: string; uptimeS: number } {
     this.advance(tS);
     const n = this.node(node);
-    const hex = (i: number) => Math.floor(uniform(this.seed, streamId(node), 31, n.bootCount, i) * 2 ** 32).toString(16).padStart(8, '0');
+    const hex = (i: number) =>
+      Math.floor(uniform(this.seed, streamId(node), 31, n.bootCount, i) * 2 ** 32)
+        .toString(16)
+        .padStart(8, '0');
     const h = hex(0) + hex(1) + hex(2) + hex(3);
     const bootId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
     return { bootId, uptimeS: tS - n.bootS };

@@ -9,7 +9,8 @@ export function testAnswer(core: LabCore, node: string, argv: string[]): Answer 
   const [, op, path] = argv;
   if (argv.length !== 3 || !op || !path || !['-r', '-x', '-d', '-e', '-f'].includes(op)) return err('sh: 1: test: only a unary file test is simulated\n', 2);
   const kind = pathKind(core, node, path);
-  const yes = op === '-e' || op === '-r' ? kind !== null : op === '-d' ? kind === 'd' : op === '-x' ? kind === 'x' || kind === 'd' : kind === 'f' || kind === 'x';
+  const yes =
+    op === '-e' || op === '-r' ? kind !== null : op === '-d' ? kind === 'd' : op === '-x' ? kind === 'x' || kind === 'd' : kind === 'f' || kind === 'x';
   return { stdout: '', stderr: '', exitCode: yes ? 0 : 1 };
 }
 
@@ -29,7 +30,8 @@ export function sshAnswer(core: LabCore, node: string, argv: string[]): Answer {
   if (!host) return err('usage: ssh [-46AaCfGgKkMNnqsTtVvXxYy] [-B bind_interface] destination [command [argument ...]]\n', 255);
   const owner = core.ownerOf(host);
   if (!owner) return err(`ssh: connect to host ${host} port 22: No route to host\n`, 255);
-  if (core.unreachable(owner.node) || core.model.rebooting(owner.node, core.now())) return err(`ssh: connect to host ${host} port 22: Connection refused\n`, 255);
+  if (core.unreachable(owner.node) || core.model.rebooting(owner.node, core.now()))
+    return err(`ssh: connect to host ${host} port 22: Connection refused\n`, 255);
   const batch = opts['batchmode'] === 'yes';
   const how = core.nodeSpec(owner.node).sshFromPeer ?? 'ok';
   if (how === 'unknown-host-key') {

@@ -60,7 +60,11 @@ function eepromBytes(core: LabCore, node: string): Uint8Array {
     if (e.attenuation25gDb !== undefined) att['25.8GHz'] = e.attenuation25gDb;
     return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, ...SFF8636_CLASS[cls] });
   }
-  return encodeCmis({ ...base, attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y }, applications: CMIS_APPLICATIONS[cls].map((app) => ({ ...app })) });
+  return encodeCmis({
+    ...base,
+    attenuationDb: { '5.0GHz': a, '7.0GHz': b, '12.9GHz': x, '25.8GHz': y },
+    applications: CMIS_APPLICATIONS[cls].map((app) => ({ ...app })),
+  });
 }
 
 // Kernel-stack frames (ARP, IPv6 neighbour discovery, mDNS, the NCCL bootstrap's TCP...) one PCIe function of the
@@ -73,7 +77,11 @@ function hostTraffic(core: LabCore, node: string, rail: number, cabled: boolean)
 }
 
 const addFrames = (a: HostTraffic, b: HostTraffic): HostTraffic => {
-  const add = (x: FrameCounts, y: FrameCounts) => ({ unicast: x.unicast + y.unicast, multicast: x.multicast + y.multicast, broadcast: x.broadcast + y.broadcast });
+  const add = (x: FrameCounts, y: FrameCounts) => ({
+    unicast: x.unicast + y.unicast,
+    multicast: x.multicast + y.multicast,
+    broadcast: x.broadcast + y.broadcast,
+  });
   return { rx: add(a.rx, b.rx), tx: add(a.tx, b.tx) };
 };
 
@@ -94,7 +102,22 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (flag === '-i' || flag === '--driver') return ok(formatEthtoolDriver(loc.pci, core.nodeSpec(node).nicFirmware ?? SIM_NIC_FIRMWARE));
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
-  const port = cabled ? c.port : { ...c.port, rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0, lanes: [0, 0, 0, 0] as [number, number, number, number], correctedBits: 0, correctedBlocks: 0, uncorrectable: 0, pcsSymbolErrors: 0, crcFrames: 0, linkDown: 0 };
+  const port = cabled
+    ? c.port
+    : {
+        ...c.port,
+        rxBytes: 0,
+        txBytes: 0,
+        rxPackets: 0,
+        txPackets: 0,
+        lanes: [0, 0, 0, 0] as [number, number, number, number],
+        correctedBits: 0,
+        correctedBlocks: 0,
+        uncorrectable: 0,
+        pcsSymbolErrors: 0,
+        crcFrames: 0,
+        linkDown: 0,
+      };
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
     const speedMbps = core.nodeSpec(node).speedMbps ?? 200000;
@@ -116,8 +139,10 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (flag === '--show-fec') return ok(formatEthtoolFec(iface, { cabled, port, stats }));
   if (flag === '-m' || flag === '--module-info' || flag === '--dump-module-eeprom') {
     // Reading a module needs CAP_NET_ADMIN: the netlink request is refused, and so is the legacy ioctl.
-    if (!sudo) return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
-    if (!cabled || !core.model.plugged) return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
+    if (!sudo)
+      return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
+    if (!cabled || !core.model.plugged)
+      return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
     return answerModuleEeprom(eepromBytes(core, node), iface, params);
   }
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
@@ -225,13 +250,19 @@ function virtualFiles(core: LabCore, node: string): Map<string, string> {
     // The physical port (the cage) as mlx5 names it, and the PCI function behind the netdev.
     files.set(`/sys/class/net/${r.netdev}/phys_port_name`, `p${r.cage}\n`);
     files.set(`/sys/class/net/${r.netdev}/dev_port`, '0\n');
-    files.set(`/sys/class/net/${r.netdev}/device/uevent`, `DRIVER=mlx5_core\nPCI_CLASS=20000\nPCI_ID=15B3:1021\nPCI_SUBSYS_ID=15B3:0021\nPCI_SLOT_NAME=${r.pci}\nMODALIAS=pci:v000015B3d00001021sv000015B3sd00000021bc02sc00i00\n`);
+    files.set(
+      `/sys/class/net/${r.netdev}/device/uevent`,
+      `DRIVER=mlx5_core\nPCI_CLASS=20000\nPCI_ID=15B3:1021\nPCI_SUBSYS_ID=15B3:0021\nPCI_SLOT_NAME=${r.pci}\nMODALIAS=pci:v000015B3d00001021sv000015B3sd00000021bc02sc00i00\n`,
+    );
     files.set(`/sys/class/infiniband/${r.rdmaDevice}/sys_image_guid`, `${guid}\n`);
     files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
     files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, a ? '4: ACTIVE\n' : '1: DOWN\n');
   }
   // The management port (not RDMA): a netdev whose device is not the CX-7.
-  files.set('/sys/class/net/enP7s7/device/uevent', 'DRIVER=r8127\nPCI_CLASS=20000\nPCI_ID=10EC:8127\nPCI_SUBSYS_ID=10EC:0123\nPCI_SLOT_NAME=0007:01:00.0\nMODALIAS=pci:v000010ECd00008127sv000010ECsd00000123bc02sc00i00\n');
+  files.set(
+    '/sys/class/net/enP7s7/device/uevent',
+    'DRIVER=r8127\nPCI_CLASS=20000\nPCI_ID=10EC:8127\nPCI_SUBSYS_ID=10EC:0123\nPCI_SLOT_NAME=0007:01:00.0\nMODALIAS=pci:v000010ECd00008127sv000010ECsd00000123bc02sc00i00\n',
+  );
   files.set('/sys/class/net/enP7s7/carrier', '1\n');
   files.set('/etc/dgx-release', SIM_DGX_RELEASE);
   files.set('/etc/os-release', SIM_OS_RELEASE);
@@ -240,14 +271,18 @@ function virtualFiles(core: LabCore, node: string): Map<string, string> {
 
 // The NIC's system image GUID: one per NIC, the same on its four functions (generated per node).
 function sysImageGuid(core: LabCore, node: string): string {
-  const h = Math.floor(uniform(core.seed, streamId(node), 71) * 2 ** 32).toString(16).padStart(8, '0');
+  const h = Math.floor(uniform(core.seed, streamId(node), 71) * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0');
   return `b8ce:f603:${h.slice(0, 4)}:${h.slice(4)}`;
 }
 
 // Generated answers (not recordings) for the node's release files and its NIC firmware.
 const SIM_NIC_FIRMWARE = '28.45.4028 (MT_0000001221)';
-const SIM_DGX_RELEASE = 'DGX_NAME="DGX Spark"\nDGX_PRETTY_NAME="NVIDIA DGX Spark (simulated)"\nDGX_SWBUILD_DATE="2026-05-12-10-00-00"\nDGX_SWBUILD_VERSION="7.2.3"\nDGX_COMMIT_ID="0000000"\nDGX_PLATFORM="DGX Spark (simulated lab)"\n\nDGX_OTA_VERSION="7.5.0"\nDGX_OTA_DATE="Tue 01 Sep 2026 09:00:00 AM UTC"\n';
-const SIM_OS_RELEASE = 'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nHOME_URL="https://www.ubuntu.com/"\nUBUNTU_CODENAME=noble\n';
+const SIM_DGX_RELEASE =
+  'DGX_NAME="DGX Spark"\nDGX_PRETTY_NAME="NVIDIA DGX Spark (simulated)"\nDGX_SWBUILD_DATE="2026-05-12-10-00-00"\nDGX_SWBUILD_VERSION="7.2.3"\nDGX_COMMIT_ID="0000000"\nDGX_PLATFORM="DGX Spark (simulated lab)"\n\nDGX_OTA_VERSION="7.5.0"\nDGX_OTA_DATE="Tue 01 Sep 2026 09:00:00 AM UTC"\n';
+const SIM_OS_RELEASE =
+  'PRETTY_NAME="Ubuntu 24.04.3 LTS"\nNAME="Ubuntu"\nVERSION_ID="24.04"\nVERSION="24.04.3 LTS (Noble Numbat)"\nVERSION_CODENAME=noble\nID=ubuntu\nID_LIKE=debian\nHOME_URL="https://www.ubuntu.com/"\nUBUNTU_CODENAME=noble\n';
 
 // `ethtool -i <if>` of an mlx5 function (layout of ethtool's driver info; in-tree mlx5 reports the kernel release).
 function formatEthtoolDriver(pci: string, firmware: string): string {
@@ -295,11 +330,14 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
 export function systemctl(core: LabCore, node: string, argv: string[], sudo: boolean): Answer {
   const reboot = argv[0] === 'reboot' || argv[1] === 'reboot';
   if (!reboot) return err(`systemctl: only "systemctl reboot --no-block" is simulated\n`, 1);
-  if (!sudo) return err('Failed to reboot system via logind: Interactive authentication required.\nFailed to start reboot.target: Interactive authentication required.\nSee system logs and \'systemctl status reboot.target\' for details.\n', 1);
+  if (!sudo)
+    return err(
+      "Failed to reboot system via logind: Interactive authentication required.\nFailed to start reboot.target: Interactive authentication required.\nSee system logs and 'systemctl status reboot.target' for details.\n",
+      1,
+    );
   if (argv[0] === 'systemctl' && argv.includes('--no-block')) core.model.requestReboot(node, core.now());
   return ok('');
 }
-
 
 // Small host facts: date, uname, hostname, whoami, command -v.
 export function hostFact(core: LabCore, node: string, argv: string[]): Answer | null {
@@ -311,7 +349,13 @@ export function hostFact(core: LabCore, node: string, argv: string[]): Answer | 
       if (argv[1] === '+%s.%N') return ok(`${(core.clock.now() / 1000).toFixed(9)}\n`);
       return ok(`${new Date(core.clock.now()).toUTCString()}\n`);
     case 'uname':
-      return ok(argv[1] === '-r' ? `${SIM_KERNEL}\n` : argv[1] === '-a' ? `Linux ${n.hostname ?? node} ${SIM_KERNEL} #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n` : 'Linux\n');
+      return ok(
+        argv[1] === '-r'
+          ? `${SIM_KERNEL}\n`
+          : argv[1] === '-a'
+            ? `Linux ${n.hostname ?? node} ${SIM_KERNEL} #32-Ubuntu SMP PREEMPT_DYNAMIC aarch64 GNU/Linux\n`
+            : 'Linux\n',
+      );
     case 'hostname':
       return ok(`${n.hostname ?? node}\n`);
     case 'whoami':

@@ -41,7 +41,27 @@ interface PerftestArgs {
   iterations: number;
 }
 
-const VALUED = new Set(['-d', '-p', '-s', '-D', '-i', '-x', '-q', '-n', '-m', '-I', '-u', '-t', '-Q', '-l', '-c', '--ib-dev', '--port', '--size', '--duration']);
+const VALUED = new Set([
+  '-d',
+  '-p',
+  '-s',
+  '-D',
+  '-i',
+  '-x',
+  '-q',
+  '-n',
+  '-m',
+  '-I',
+  '-u',
+  '-t',
+  '-Q',
+  '-l',
+  '-c',
+  '--ib-dev',
+  '--port',
+  '--size',
+  '--duration',
+]);
 
 function parsePerftest(argv: string[]): PerftestArgs | string {
   const a: PerftestArgs = { device: null, port: 18515, size: 65536, durationS: null, infinite: false, bidir: false, serverIp: null, iterations: 5000 };
@@ -57,7 +77,8 @@ function parsePerftest(argv: string[]): PerftestArgs | string {
       else if (w === '-n') a.iterations = Number(v);
     } else if (w === '--run_infinitely') a.infinite = true;
     else if (w === '-b' || w === '--bidirectional') a.bidir = true;
-    else if (w.startsWith('-')) continue; // -F, --report_gbits, -a, -R ...
+    else if (w.startsWith('-'))
+      continue; // -F, --report_gbits, -a, -R ...
     else a.serverIp = w;
   }
   if (!Number.isInteger(a.port) || a.port < 1 || a.port > 65535) return 'Invalid port number';
@@ -167,7 +188,10 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   const caps = [spec.throughput.railGbps];
   if (loopback) caps.push(spec.throughput.loopbackGbps);
   // A throttled rail (PCIe function) caps every transfer through it, at either end.
-  for (const [n, rail] of [[node, dev.rail], [owner.node, l.rail]] as const) {
+  for (const [n, rail] of [
+    [node, dev.rail],
+    [owner.node, l.rail],
+  ] as const) {
     const cap = core.railCap(n, rail);
     if (cap !== null) caps.push(cap);
   }
@@ -271,7 +295,18 @@ function decodeUseMem(v: string): { mb: number } | { pct: number } | null {
 }
 
 export function parseGpuBurn(argv: readonly string[]): GpuBurnArgs {
-  const a: GpuBurnArgs = { help: false, list: false, doubles: false, tensors: false, useMb: null, usePct: null, kernel: 'compare.ptx', runLength: 10, runLengthGiven: false, syntaxError: null };
+  const a: GpuBurnArgs = {
+    help: false,
+    list: false,
+    doubles: false,
+    tensors: false,
+    useMb: null,
+    usePct: null,
+    kernel: 'compare.ptx',
+    runLength: 10,
+    runLengthGiven: false,
+    syntaxError: null,
+  };
   let thisParam = 0;
   for (let i = 1; i < argv.length; i++) {
     const w = argv[i]!;
@@ -338,7 +373,9 @@ const EINVAL = 22;
 export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: string): ProcBehaviour {
   const a = parseGpuBurn(argv);
   if (a.syntaxError) return exitedAtOnce('', a.syntaxError, EINVAL);
-  const uuid = Math.floor(uniform(core.seed, streamId(node), 51) * 2 ** 32).toString(16).padStart(8, '0');
+  const uuid = Math.floor(uniform(core.seed, streamId(node), 51) * 2 ** 32)
+    .toString(16)
+    .padStart(8, '0');
   const gpuLine = `GPU 0: NVIDIA GB10 (UUID: GPU-${uuid}-5c2d-4e1b-9a7f-3d2e1c0b9a87)\n`;
   if (a.help) return exitedAtOnce('GPU Burn\nUsage: gpu-burn [OPTIONS] [TIME]\n\n', '', 0);
   if (a.list) return exitedAtOnce('ID 0: NVIDIA GB10, 128526MB\n', '', 0);
@@ -399,7 +436,26 @@ export interface AppContext {
   args: string[];
 }
 
-const MPI_VALUED = new Set(['-np', '-n', '--np', '-c', '-H', '--host', '-host', '-x', '--map-by', '--bind-to', '--rank-by', '--hostfile', '-hostfile', '--machinefile', '-wdir', '--wdir', '--prefix', '--output-filename']);
+const MPI_VALUED = new Set([
+  '-np',
+  '-n',
+  '--np',
+  '-c',
+  '-H',
+  '--host',
+  '-host',
+  '-x',
+  '--map-by',
+  '--bind-to',
+  '--rank-by',
+  '--hostfile',
+  '-hostfile',
+  '--machinefile',
+  '-wdir',
+  '--wdir',
+  '--prefix',
+  '--output-filename',
+]);
 const MPI_PAIRED = new Set(['--mca', '-mca', '--gmca', '--prtemca', '--pmixmca']);
 
 // mpirun's command line in OpenMPI's MIMD form: global options, then app contexts separated by ":" words. MCA
@@ -426,7 +482,13 @@ export function parseMpirun(argv: readonly string[]): { mca: Map<string, string>
         const v = g[++i];
         if (v === undefined) return `${w} needs a value`;
         if (w === '-np' || w === '-n' || w === '--np' || w === '-c') c.np = Number(v);
-        else if (w === '-H' || w === '--host' || w === '-host') c.hosts.push(...v.split(',').map((h) => h.split(':')[0]!).filter(Boolean));
+        else if (w === '-H' || w === '--host' || w === '-host')
+          c.hosts.push(
+            ...v
+              .split(',')
+              .map((h) => h.split(':')[0]!)
+              .filter(Boolean),
+          );
         else if (w === '-x') {
           const [k, ...rest] = v.split('=');
           c.env.set(k!, rest.length ? rest.join('=') : '');
@@ -472,11 +534,16 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   if (contexts.some((c) => !/(^|\/)all_reduce_perf$/.test(c.program))) return exitedAtOnce('', notFound, 1);
   // Ranks in order: each context's -np slots over its -H hosts (the launcher's own node when none is given).
   const ranks: { host: string; ctx: AppContext }[] = [];
-  for (const c of contexts) for (let i = 0; i < c.np; i++) ranks.push({ host: c.hosts[Math.min(i, c.hosts.length - 1)] ?? core.nodeSpec(node).railIps[0], ctx: c });
+  for (const c of contexts)
+    for (let i = 0; i < c.np; i++) ranks.push({ host: c.hosts[Math.min(i, c.hosts.length - 1)] ?? core.nodeSpec(node).railIps[0], ctx: c });
   const owners = ranks.map((r) => core.ownerOf(r.host));
   const bad = ranks.find((_r, i) => owners[i] === null);
   if (bad !== undefined || ranks.length !== 2) {
-    return exitedAtOnce('', `ssh: Could not resolve hostname ${bad?.host ?? '(none)'}: Name or service not known\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
+    return exitedAtOnce(
+      '',
+      `ssh: Could not resolve hostname ${bad?.host ?? '(none)'}: Name or service not known\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`,
+      1,
+    );
   }
   const names = owners.map((o) => o!.node);
   const peerIdx = names.findIndex((n) => n !== node);
@@ -484,11 +551,18 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
     const peer = names[peerIdx]!;
     const host = ranks[peerIdx]!.host;
     if (core.model.rebooting(peer, t)) {
-      return exitedAtOnce('', `ssh: connect to host ${host} port 22: No route to host\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
+      return exitedAtOnce(
+        '',
+        `ssh: connect to host ${host} port 22: No route to host\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`,
+        1,
+      );
     }
     const how = core.nodeSpec(peer).sshFromPeer ?? 'ok';
     if (how !== 'ok') {
-      const why = how === 'unknown-host-key' ? 'Host key verification failed.' : `${core.nodeSpec(peer).user ?? 'nvidia'}@${host}: Permission denied (publickey,password).`;
+      const why =
+        how === 'unknown-host-key'
+          ? 'Host key verification failed.'
+          : `${core.nodeSpec(peer).user ?? 'nvidia'}@${host}: Permission denied (publickey,password).`;
       return exitedAtOnce('', `${why}\n${DASHES}\nORTE was unable to reliably start one or more daemons.\n${DASHES}\n`, 1);
     }
   }
@@ -497,7 +571,11 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   }
   const oob = mca.get('oob_tcp_if_include');
   if (oob !== undefined && names.some((n) => !nodeMatchesInclude(core, n, oob))) {
-    return exitedAtOnce('', `${DASHES}\nNone of the TCP networks specified to be included for out-of-band communications\ncould be found:\n\n  Value given: ${oob}\n\nPlease revise the specification and try again.\n${DASHES}\n`, 1);
+    return exitedAtOnce(
+      '',
+      `${DASHES}\nNone of the TCP networks specified to be included for out-of-band communications\ncould be found:\n\n  Value given: ${oob}\n\nPlease revise the specification and try again.\n${DASHES}\n`,
+      1,
+    );
   }
   // A node's cabled cage: its two functions (rail 0, rail 1), as that node names them.
   const cabled = (n: string) => {
@@ -513,7 +591,12 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
     const ifLoc = core.locate(n, ifname);
     const ip = ifLoc && ifLoc.netdev === ifname && ifLoc.cage === cage.index ? spec.railIps[ifLoc.rail]! : '';
     const hcaEnv = r.ctx.env.get('NCCL_IB_HCA');
-    const named = hcaEnv ? hcaEnv.split(',').map((h) => h.replace(/^[=^]/, '').split(':')[0]!).filter(Boolean) : cage.rails.map((x) => x.rdmaDevice);
+    const named = hcaEnv
+      ? hcaEnv
+          .split(',')
+          .map((h) => h.replace(/^[=^]/, '').split(':')[0]!)
+          .filter(Boolean)
+      : cage.rails.map((x) => x.rdmaDevice);
     // Devices of this node's cabled cage are ACTIVE; the other cage has no cable (and a down link has none at all).
     let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && linkUp);
     if (core.spec.nccl.devices === 1) devices = devices.slice(0, 1);
@@ -533,7 +616,10 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   const noIf = rankRuns.find((h) => h.ip === '');
   if (noIf) {
     const p = `${noIf.name}:${noIf.pid}:${noIf.pid} [0]`;
-    const head = formatAllReduce({ hosts: rankRuns.map((h) => ({ ...h, devices: [] })), minBytes, maxBytes, factor, busbwGBs: 1, jitter: () => 0 }).text.split('\n').slice(0, 8).join('\n');
+    const head = formatAllReduce({ hosts: rankRuns.map((h) => ({ ...h, devices: [] })), minBytes, maxBytes, factor, busbwGBs: 1, jitter: () => 0 })
+      .text.split('\n')
+      .slice(0, 8)
+      .join('\n');
     return exitedAtOnce(
       `${head}\n${p} NCCL INFO NCCL_SOCKET_IFNAME set to ${noIf.netdev}\n`,
       `${p} bootstrap.cc:45 NCCL WARN Bootstrap : no socket interface found\n${noIf.name}: Test NCCL failure common.cu:1160 'invalid usage (run with NCCL_DEBUG=WARN for details) / '\n .. ${noIf.name} pid ${noIf.pid}: Test failure common.cu:1132\n`,

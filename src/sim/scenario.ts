@@ -128,31 +128,38 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   for (const n of s.nodes) {
     if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
     if (n.cage !== undefined && n.cage !== 0 && n.cage !== 1) fail(where, `nodes[${n.name}].cage must be 0 or 1`);
-    if (n.missing !== undefined && (!Array.isArray(n.missing) || !n.missing.every((x) => typeof x === 'string' && x !== ''))) fail(where, `nodes[${n.name}].missing must list program names or absolute paths`);
-    if (n.sshFromPeer !== undefined && !['ok', 'needs-password', 'unknown-host-key'].includes(n.sshFromPeer)) fail(where, `nodes[${n.name}].sshFromPeer must be ok, needs-password or unknown-host-key`);
+    if (n.missing !== undefined && (!Array.isArray(n.missing) || !n.missing.every((x) => typeof x === 'string' && x !== '')))
+      fail(where, `nodes[${n.name}].missing must list program names or absolute paths`);
+    if (n.sshFromPeer !== undefined && !['ok', 'needs-password', 'unknown-host-key'].includes(n.sshFromPeer))
+      fail(where, `nodes[${n.name}].sshFromPeer must be ok, needs-password or unknown-host-key`);
     const t = n.throttledGbps;
     const rate = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x > 0;
     if (t !== undefined && !rate(t) && !(Array.isArray(t) && t.length === 2 && t.every((x) => x === null || rate(x)))) {
       fail(where, `nodes[${n.name}].throttledGbps must be a rate in Gb/s (both rails) or [rail 0, rail 1] with null for a rail that is not throttled`);
     }
-    if (n.sudoCommands !== undefined && !(Array.isArray(n.sudoCommands) && n.sudoCommands.every((c) => typeof c === 'string'))) fail(where, `nodes[${n.name}].sudoCommands must list program names`);
+    if (n.sudoCommands !== undefined && !(Array.isArray(n.sudoCommands) && n.sudoCommands.every((c) => typeof c === 'string')))
+      fail(where, `nodes[${n.name}].sudoCommands must list program names`);
     if (n.speedMbps !== undefined && n.speedMbps !== 100000 && n.speedMbps !== 200000) fail(where, `nodes[${n.name}].speedMbps must be 100000 or 200000`);
-    if (n.nicFirmware !== undefined && (typeof n.nicFirmware !== 'string' || !/^[\x20-\x7e]{1,64}$/.test(n.nicFirmware))) fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
+    if (n.nicFirmware !== undefined && (typeof n.nicFirmware !== 'string' || !/^[\x20-\x7e]{1,64}$/.test(n.nicFirmware)))
+      fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
     if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
   }
   if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
-  if (s.cable.eepromClass !== undefined && !['QSFP28', 'QSFP56', 'QSFP112'].includes(s.cable.eepromClass)) fail(where, 'cable.eepromClass must be QSFP28, QSFP56 or QSFP112');
+  if (s.cable.eepromClass !== undefined && !['QSFP28', 'QSFP56', 'QSFP112'].includes(s.cable.eepromClass))
+    fail(where, 'cable.eepromClass must be QSFP28, QSFP56 or QSFP112');
   if (s.rebootS !== undefined && !(typeof s.rebootS === 'number' && s.rebootS > 0)) fail(where, 'rebootS must be a number of seconds > 0');
   const mm = s.cable.eeprom?.memoryMap;
   if (mm !== undefined && mm !== 'sff8636' && mm !== 'cmis') fail(where, 'cable.eeprom.memoryMap must be "sff8636" or "cmis"');
   const a25 = s.cable.eeprom?.attenuation25gDb;
   if (a25 !== undefined && (!Number.isInteger(a25) || a25 < 0 || a25 > 255)) fail(where, 'cable.eeprom.attenuation25gDb must be a whole number of dB (0..255)');
-  if (a25 !== undefined && (mm ?? (s.cable.family === 'QSFP56' ? 'sff8636' : 'cmis')) !== 'sff8636') fail(where, 'cable.eeprom.attenuation25gDb is an SFF-8636 byte: set memoryMap "sff8636"');
+  if (a25 !== undefined && (mm ?? (s.cable.family === 'QSFP56' ? 'sff8636' : 'cmis')) !== 'sff8636')
+    fail(where, 'cable.eeprom.attenuation25gDb is an SFF-8636 byte: set memoryMap "sff8636"');
   const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
   if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
   if (s.lanesByReceiver !== undefined) {
-    if (typeof s.lanesByReceiver !== 'object' || s.lanesByReceiver === null || Array.isArray(s.lanesByReceiver)) fail(where, 'lanesByReceiver must map node names to lane curves');
+    if (typeof s.lanesByReceiver !== 'object' || s.lanesByReceiver === null || Array.isArray(s.lanesByReceiver))
+      fail(where, 'lanesByReceiver must map node names to lane curves');
     for (const [node, curves] of Object.entries(s.lanesByReceiver)) {
       if (!s.nodes.some((n) => n.name === node)) fail(where, `lanesByReceiver.${node}: no such node (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
       if (!Array.isArray(curves) || curves.length !== lanes || !curves.every(isCurve)) fail(where, `lanesByReceiver.${node} must hold ${lanes} rate curves`);
@@ -176,8 +183,10 @@ function checkInterfaces(v: unknown, where: string): void {
   if (!cages) throw new UsageError(`${where} must be [[rail 0, rail 1] of cage 0, [rail 0, rail 1] of cage 1]`);
   const rails = cages.flat();
   for (const r of rails) {
-    if (typeof r?.netdev !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/.test(r.netdev)) throw new UsageError(`${where}: netdev ${JSON.stringify(r?.netdev)} is not an interface name`);
-    if (typeof r.rdmaDevice !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.rdmaDevice)) throw new UsageError(`${where}: rdmaDevice ${JSON.stringify(r.rdmaDevice)} is not an RDMA device name`);
+    if (typeof r?.netdev !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,14}$/.test(r.netdev))
+      throw new UsageError(`${where}: netdev ${JSON.stringify(r?.netdev)} is not an interface name`);
+    if (typeof r.rdmaDevice !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(r.rdmaDevice))
+      throw new UsageError(`${where}: rdmaDevice ${JSON.stringify(r.rdmaDevice)} is not an RDMA device name`);
   }
   const names = rails.flatMap((r) => [r.netdev, r.rdmaDevice]);
   if (new Set(names).size !== names.length) throw new UsageError(`${where}: every netdev and RDMA device name must be distinct`);

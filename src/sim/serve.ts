@@ -9,7 +9,6 @@ import type { SimLab } from './lab.js';
 import { ScaledClock } from './scaled-clock.js';
 import { generateEd25519 } from '../transport/ssh-keys.js';
 
-
 export interface SimServeOptions {
   scenario: string;
   faults?: string[];

@@ -120,7 +120,10 @@ export function parseCommand(line: string): ParsedCommand | null {
 
 // A glob (`*`, `?`) as a regular expression over whole paths.
 function globToRegExp(glob: string): RegExp {
-  const re = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  const re = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[^/]*')
+    .replace(/\?/g, '[^/]');
   return new RegExp(`^${re}$`);
 }
 

@@ -54,7 +54,12 @@ export class SimRunner implements CommandRunner {
 
   // One simple command; loads run as a process that run() waits for (virtual time passes meanwhile). A non-interactive
   // session starts in the user's home directory; `cd <dir> && ...` moves it, as sh does.
-  private async exec(command: string, opts: RunOptions, keep?: RegExp, cwd = homeOf(this.core, this.node)): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
+  private async exec(
+    command: string,
+    opts: RunOptions,
+    keep?: RegExp,
+    cwd = homeOf(this.core, this.node),
+  ): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
     const cd = splitCd(command);
     if (cd) {
       if (pathKind(this.core, this.node, cd.dir) !== 'd') return { stdout: '', stderr: `sh: 1: cd: can't cd to ${cd.dir}\n`, exitCode: 2, signal: null };
@@ -89,7 +94,10 @@ export class SimRunner implements CommandRunner {
     });
     if (p.sudo && this.sudoRefuses(prog)) return shape(p.sudoList ? err('', 1) : err('sudo: a password is required\n'));
     // `sudo -n -l <command>` prints the command's full path when the sudoers lines allow it, and runs nothing.
-    if (p.sudoList) return shape(hostFact(this.core, this.node, ['command', '-v', prog])?.exitCode === 0 ? { stdout: `${p.argv.join(' ')}\n`, stderr: '', exitCode: 0 } : err('', 1));
+    if (p.sudoList)
+      return shape(
+        hostFact(this.core, this.node, ['command', '-v', prog])?.exitCode === 0 ? { stdout: `${p.argv.join(' ')}\n`, stderr: '', exitCode: 0 } : err('', 1),
+      );
     if (this.notInstalled(p.argv[0]!)) return shape(err(`sh: 1: ${p.argv[0]}: not found\n`, 127));
     if (LOADS.has(prog)) {
       const proc = this.spawn(command, `run-${this.core.pid()}`, prog, p.argv, cwd, p.stdout);
@@ -192,7 +200,17 @@ export class SimRunner implements CommandRunner {
     else if (prog === 'gpu_burn') b = startGpuBurn(core, this.node, argv, cwd);
     else if (prog === 'mpirun') b = startMpirun(core, this.node, argv);
     else b = exitedAtOnce('', `sh: 1: ${prog}: not found\n`, 127);
-    const proc = new SimProcess(this.node, name, core.pid(), command, core.now(), b, core.clock, () => core.now(), () => core.reap());
+    const proc = new SimProcess(
+      this.node,
+      name,
+      core.pid(),
+      command,
+      core.now(),
+      b,
+      core.clock,
+      () => core.now(),
+      () => core.reap(),
+    );
     core.procs.push(proc);
     return proc;
   }
@@ -230,7 +248,17 @@ export class SimRunner implements CommandRunner {
   }
 
   private register(command: string, name: string, b: ProcBehaviour): SimProcess {
-    const proc = new SimProcess(this.node, name, this.core.pid(), command, this.core.now(), b, this.core.clock, () => this.core.now(), () => this.core.reap());
+    const proc = new SimProcess(
+      this.node,
+      name,
+      this.core.pid(),
+      command,
+      this.core.now(),
+      b,
+      this.core.clock,
+      () => this.core.now(),
+      () => this.core.reap(),
+    );
     this.core.procs.push(proc);
     return proc;
   }

@@ -66,7 +66,10 @@ interface Tracked {
 function parseAuthorized(keys: ServeOptions['authorizedKeys']): ParsedKey[] {
   const list =
     typeof keys === 'string'
-      ? keys.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'))
+      ? keys
+          .split('\n')
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith('#'))
       : keys;
   return list.map((k, i) => {
     const p = utils.parseKey(k);
@@ -139,9 +142,14 @@ export async function serveRunnerOverSsh(opts: ServeOptions): Promise<ServedRunn
         const o = held.owner;
         const live = [...procs.values()].filter((t) => !t.ended && t.runId === o.run).length;
         const fields = (['run', 'label', 'host', 'pid', 'started'] as const).map((k) => `${k}=${o[k] ?? ''}\n`).join('');
-        return { stdout: `cq-lock held\n${fields}cq-lock-age ${Math.round((Date.now() - held.beatMs) / 1000)}\ncq-lock-live ${live}\n`, stderr: '', exitCode: 0 };
+        return {
+          stdout: `cq-lock held\n${fields}cq-lock-age ${Math.round((Date.now() - held.beatMs) / 1000)}\ncq-lock-live ${live}\n`,
+          stderr: '',
+          exitCode: 0,
+        };
       }
-      if (!held || held.owner.run !== lock.run) return { stdout: lock.op === 'release' ? 'cq-unlock not-owner\n' : 'cq-lock-beat lost\n', stderr: '', exitCode: 0 };
+      if (!held || held.owner.run !== lock.run)
+        return { stdout: lock.op === 'release' ? 'cq-unlock not-owner\n' : 'cq-lock-beat lost\n', stderr: '', exitCode: 0 };
       if (lock.op === 'release') locks.delete(lock.root);
       else held.beatMs = Date.now();
       return { stdout: lock.op === 'release' ? 'cq-unlock released\n' : 'cq-lock-beat ok\n', stderr: '', exitCode: 0 };

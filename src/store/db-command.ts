@@ -13,7 +13,7 @@ export interface DbIo {
 }
 
 export async function dbImportCommand(args: { paths: string[]; out: string; db?: string }, io: DbIo): Promise<number> {
-  if (!args.paths.length) throw new UsageError('db import: give run directories, reports directories or globs (e.g. \'reports/*/*\')');
+  if (!args.paths.length) throw new UsageError("db import: give run directories, reports directories or globs (e.g. 'reports/*/*')");
   if (args.db === 'off') throw new UsageError('db import: --db off writes no store');
   const store = await openStoreOrSay(chooseStore({ out: args.out, db: args.db, env: io.env, cwd: io.cwd }), io);
   if (!store) return 3;
@@ -21,7 +21,9 @@ export async function dbImportCommand(args: { paths: string[]; out: string; db?:
     const res = await importRuns(store, args.paths, { cwd: io.cwd, controller: hostname() });
     for (const s of res.skipped) io.stderr(`warning: skipped ${s}\n`);
     const counts = await store.counts();
-    io.stdout(`${res.runDirs} run director${res.runDirs === 1 ? 'y' : 'ies'}: ${res.inserted} added, ${res.updated} updated, ${res.unchanged} unchanged${res.skipped.length ? `, ${res.skipped.length} skipped` : ''}${res.batches ? `; ${res.batches} batch(es)` : ''}\n`);
+    io.stdout(
+      `${res.runDirs} run director${res.runDirs === 1 ? 'y' : 'ies'}: ${res.inserted} added, ${res.updated} updated, ${res.unchanged} unchanged${res.skipped.length ? `, ${res.skipped.length} skipped` : ''}${res.batches ? `; ${res.batches} batch(es)` : ''}\n`,
+    );
     io.stdout(`store ${store.where}: ${counts['runs']} runs, ${counts['cables']} cables, ${counts['parts']} parts, ${counts['batches']} batches\n`);
     return res.skipped.length && !res.inserted && !res.updated && !res.unchanged ? 2 : 0;
   } finally {

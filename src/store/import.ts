@@ -69,7 +69,8 @@ export function findRunDirs(paths: string[]): string[] {
     } catch {
       return;
     }
-    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') walk(join(d, e.name), depth + 1);
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1)))
+      if (e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules') walk(join(d, e.name), depth + 1);
   };
   for (const p of paths) if (statSync(p).isDirectory()) walk(p, 0);
   return [...new Set(out)];
@@ -86,7 +87,8 @@ export function recordOfRunDir(runDir: string): unknown {
     } catch (e) {
       throw new UsageError(`${recordPath}: not valid JSON (${(e as Error).message}); rebuild it with cablequal grade ${runDir}`);
     }
-    if (!value || value.schema !== 'cablequal.run/1' || typeof value.runId !== 'string') throw new UsageError(`${recordPath}: not a cablequal run record (schema cablequal.run/1)`);
+    if (!value || value.schema !== 'cablequal.run/1' || typeof value.runId !== 'string')
+      throw new UsageError(`${recordPath}: not a cablequal run record (schema cablequal.run/1)`);
     return value;
   }
   const journal = join(runDir, 'journal.jsonl');
@@ -104,7 +106,14 @@ export function batchIdOf(controller: string, dir: string): string {
 export function batchRowOf(dir: string, controller: string, now: string): { row: BatchRow; roles: Map<string, RunPlace['batchRole']> } | null {
   const path = join(dir, BATCH_STATE);
   if (!existsSync(path)) return null;
-  let s: { schema?: string; manifest?: string; protocol?: string; golden?: string | null; cables?: { runDir?: string | null; golden?: string; status?: string }[]; goldenDrift?: { ok: boolean; detail: string } | null };
+  let s: {
+    schema?: string;
+    manifest?: string;
+    protocol?: string;
+    golden?: string | null;
+    cables?: { runDir?: string | null; golden?: string; status?: string }[];
+    goldenDrift?: { ok: boolean; detail: string } | null;
+  };
   try {
     s = JSON.parse(readFileSync(path, 'utf8')) as typeof s;
   } catch {
@@ -112,7 +121,8 @@ export function batchRowOf(dir: string, controller: string, now: string): { row:
   }
   if (s.schema !== 'cablequal.batch/1' || !Array.isArray(s.cables)) return null;
   const roles = new Map<string, RunPlace['batchRole']>();
-  for (const c of s.cables) if (c.runDir) roles.set(resolve(dir, c.runDir), c.golden === 'first' ? 'golden-first' : c.golden === 'last' ? 'golden-last' : 'cable');
+  for (const c of s.cables)
+    if (c.runDir) roles.set(resolve(dir, c.runDir), c.golden === 'first' ? 'golden-first' : c.golden === 'last' ? 'golden-last' : 'cable');
   return {
     row: {
       id: batchIdOf(controller, dir),

@@ -24,7 +24,8 @@ export function chooseStore(o: { out: string; db?: string | undefined; env?: Nod
   if (db === '') return { engine: 'sqlite', target: resolve(cwd, o.out, STORE_FILE) };
   if (/^postgres(ql)?:\/\//i.test(db)) return { engine: 'postgres', target: db };
   if (/^sqlite:/i.test(db)) return { engine: 'sqlite', target: resolve(cwd, db.slice('sqlite:'.length)) };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db)) throw new UsageError(`--db ${redactUrl(db)}: not a store cablequal knows: give postgres://user@host/db or a SQLite file path`);
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(db))
+    throw new UsageError(`--db ${redactUrl(db)}: not a store cablequal knows: give postgres://user@host/db or a SQLite file path`);
   return { engine: 'sqlite', target: resolve(cwd, db) };
 }
 

@@ -83,7 +83,9 @@ export class StoreRecorder {
       fn(store).catch((e: unknown) => {
         if (this.warned) return;
         this.warned = true;
-        this.warn(`cablequal: warning: results store ${store.where}: ${(e as Error).message}; the run goes on (journal and record are on disk; \`cablequal db import\` adds it later)`);
+        this.warn(
+          `cablequal: warning: results store ${store.where}: ${(e as Error).message}; the run goes on (journal and record are on disk; \`cablequal db import\` adds it later)`,
+        );
       }),
     );
   }

@@ -32,7 +32,7 @@ export function regressionOfJournal(journal: string): unknown {
     fd = openSync(journal, 'r');
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(64 * 1024);
-    for (let pos = 0; pos < 4 * 1024 * 1024; ) {
+    for (let pos = 0; pos < 4 * 1024 * 1024;) {
       const n = readSync(fd, buf, 0, buf.length, pos);
       if (n <= 0) break;
       const nl = buf.subarray(0, n).indexOf(10);

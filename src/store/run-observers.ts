@@ -97,7 +97,15 @@ export class RunObservers {
 }
 
 // The observed run from the deps `run` and `batch` hand to runQualification.
-export function observedRunOf(d: { runId: string; label: string | null; clock: { now(): number }; simulated: boolean; scenario?: string; protocol: ObservedRun['protocol']; nodes: { name: string; host: string }[] }): ObservedRun {
+export function observedRunOf(d: {
+  runId: string;
+  label: string | null;
+  clock: { now(): number };
+  simulated: boolean;
+  scenario?: string;
+  protocol: ObservedRun['protocol'];
+  nodes: { name: string; host: string }[];
+}): ObservedRun {
   return {
     runId: d.runId,
     label: d.label,

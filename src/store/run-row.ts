@@ -8,11 +8,42 @@ import type { SqlValue } from './sql.js';
 export type RunRow = Record<(typeof RUN_COLUMNS)[number], SqlValue>;
 
 export const RUN_COLUMNS = [
-  'run_id', 'state', 'outcome', 'label', 'cable_serial', 'part_number', 'vendor', 'lot', 'simulated', 'scenario',
-  'procedure_sha256', 'protocol_name', 'station_id', 'controller', 'batch_id', 'batch_role', 'started_at', 'ended_at',
-  'decided_at_s', 'fec_margin_decades', 'worst_lane_ber', 'worst_lane_ber_ub95', 'max_lane_ratio', 'pre_fec_ber_loaded',
-  'crc_errors', 'post_fec_errors', 'link_down_events', 'nic_temp_max_c', 'ib_write_bw_gbps', 'nccl_busbw_gbs',
-  'main_reason', 'run_dir', 'certificate_file', 'certificate_sha256', 'signer_fingerprint', 'content_sha256',
+  'run_id',
+  'state',
+  'outcome',
+  'label',
+  'cable_serial',
+  'part_number',
+  'vendor',
+  'lot',
+  'simulated',
+  'scenario',
+  'procedure_sha256',
+  'protocol_name',
+  'station_id',
+  'controller',
+  'batch_id',
+  'batch_role',
+  'started_at',
+  'ended_at',
+  'decided_at_s',
+  'fec_margin_decades',
+  'worst_lane_ber',
+  'worst_lane_ber_ub95',
+  'max_lane_ratio',
+  'pre_fec_ber_loaded',
+  'crc_errors',
+  'post_fec_errors',
+  'link_down_events',
+  'nic_temp_max_c',
+  'ib_write_bw_gbps',
+  'nccl_busbw_gbs',
+  'main_reason',
+  'run_dir',
+  'certificate_file',
+  'certificate_sha256',
+  'signer_fingerprint',
+  'content_sha256',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
@@ -87,7 +118,10 @@ export function cableOf(record: Obj): CableRow | null {
   const cable = obj(record['cable']);
   const serial = str(cable?.['serial']);
   if (!cable || !serial) return null;
-  const id = arr(cable['ends']).map((e) => obj(obj(e)?.['identity'])).find((x) => x !== null) ?? null;
+  const id =
+    arr(cable['ends'])
+      .map((e) => obj(obj(e)?.['identity']))
+      .find((x) => x !== null) ?? null;
   const dateCode = str(id?.['dateCode'])?.trim() ?? null;
   return {
     serial,
@@ -111,8 +145,14 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
   const cableObj = obj(record['cable']);
   const protocol = obj(record['protocol']);
   const analysis = obj(record['analysis']);
-  const perPhase = arr(analysis?.['perNodePhase']).map(obj).filter((p): p is Obj => p !== null);
-  const lanes = perPhase.flatMap((p) => arr(p['laneStats']).map(obj).filter((l): l is Obj => l !== null));
+  const perPhase = arr(analysis?.['perNodePhase'])
+    .map(obj)
+    .filter((p): p is Obj => p !== null);
+  const lanes = perPhase.flatMap((p) =>
+    arr(p['laneStats'])
+      .map(obj)
+      .filter((l): l is Obj => l !== null),
+  );
   const benchmarks = obj(record['benchmarks']);
   const reasons = arr(record['reasons']);
   const nodes = arr(record['nodes']);
@@ -162,7 +202,15 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     details,
     cable,
     part: cable?.part_number ? { part_number: cable.part_number, vendor: cable.vendor, family: cable.family, lanes: num(cableObj?.['lanes']) } : null,
-    procedure: typeof run.procedure_sha256 === 'string' ? { sha256: run.procedure_sha256, name: String(run.protocol_name ?? '?'), file: str(protocol?.['file']), regression: place.regression === undefined ? null : JSON.stringify(place.regression) } : null,
+    procedure:
+      typeof run.procedure_sha256 === 'string'
+        ? {
+            sha256: run.procedure_sha256,
+            name: String(run.protocol_name ?? '?'),
+            file: str(protocol?.['file']),
+            regression: place.regression === undefined ? null : JSON.stringify(place.regression),
+          }
+        : null,
     station,
   };
 }

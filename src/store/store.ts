@@ -35,7 +35,20 @@ export interface BatchRow {
   updated_at: string;
 }
 
-const BATCH_COLUMNS = ['id', 'name', 'dir', 'controller', 'manifest', 'protocol_name', 'golden_serial', 'cables', 'tested', 'drift_ok', 'drift_detail', 'updated_at'] as const;
+const BATCH_COLUMNS = [
+  'id',
+  'name',
+  'dir',
+  'controller',
+  'manifest',
+  'protocol_name',
+  'golden_serial',
+  'cables',
+  'tested',
+  'drift_ok',
+  'drift_detail',
+  'updated_at',
+] as const;
 
 // The store over one engine (see sql.ts); open it with openStore (open-store.ts).
 export class ResultsStore {
@@ -52,13 +65,31 @@ export class ResultsStore {
   // A run started: its row (state running, no outcome), its procedure and station. A row already there is kept.
   async runStarted(s: RunStart): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await upsertProcedure(tx, { sha256: s.protocol.sha256, name: s.protocol.name, file: s.protocol.file, regression: s.protocol.regression === undefined ? null : JSON.stringify(s.protocol.regression) });
+      await upsertProcedure(tx, {
+        sha256: s.protocol.sha256,
+        name: s.protocol.name,
+        file: s.protocol.file,
+        regression: s.protocol.regression === undefined ? null : JSON.stringify(s.protocol.regression),
+      });
       const station = stationOf(s.controller, s.nodes);
       if (station) await upsertStation(tx, station);
       await tx.run(
         `INSERT INTO runs (run_id, state, label, simulated, scenario, procedure_sha256, protocol_name, station_id, controller, batch_id, batch_role, started_at, run_dir)
          VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`,
-        [s.runId, s.label, s.simulated ? 1 : 0, s.scenario, s.protocol.sha256, s.protocol.name, station?.id ?? null, s.controller, s.batchId ?? null, s.batchRole ?? null, s.startedAt, s.runDir],
+        [
+          s.runId,
+          s.label,
+          s.simulated ? 1 : 0,
+          s.scenario,
+          s.protocol.sha256,
+          s.protocol.name,
+          station?.id ?? null,
+          s.controller,
+          s.batchId ?? null,
+          s.batchRole ?? null,
+          s.startedAt,
+          s.runDir,
+        ],
       );
       await tx.run('INSERT INTO run_details (run_id, nodes) VALUES (?, ?) ON CONFLICT (run_id) DO NOTHING', [s.runId, JSON.stringify(s.nodes)]);
     });
@@ -109,11 +140,14 @@ export class ResultsStore {
       const changed = BATCH_COLUMNS.filter((c) => c !== 'id' && c !== 'updated_at');
       await tx.run(
         `INSERT INTO batches (${cols}) VALUES (${BATCH_COLUMNS.map(() => '?').join(', ')})
-         ON CONFLICT (id) DO UPDATE SET ${BATCH_COLUMNS.filter((c) => c !== 'id').map((c) => `${c} = excluded.${c}`).join(', ')}
+         ON CONFLICT (id) DO UPDATE SET ${BATCH_COLUMNS.filter((c) => c !== 'id')
+           .map((c) => `${c} = excluded.${c}`)
+           .join(', ')}
          WHERE ${changed.map((c) => `batches.${c} IS DISTINCT FROM excluded.${c}`).join(' OR ')}`,
         BATCH_COLUMNS.map((c) => b[c]),
       );
-      if (b.golden_serial) await tx.run('INSERT INTO golden_cables (serial, batch_id) VALUES (?, ?) ON CONFLICT (serial, batch_id) DO NOTHING', [b.golden_serial, b.id]);
+      if (b.golden_serial)
+        await tx.run('INSERT INTO golden_cables (serial, batch_id) VALUES (?, ?) ON CONFLICT (serial, batch_id) DO NOTHING', [b.golden_serial, b.id]);
     });
   }
 
@@ -140,9 +174,20 @@ export class ResultsStore {
 // hash is already stored, finished, is left untouched.
 async function writeRuns(tx: SqlTx, all: RowsOfRun[]): Promise<('inserted' | 'updated' | 'unchanged')[]> {
   const once = <T>(xs: (T | null)[], key: (x: T) => string): T[] => [...new Map(xs.filter((x): x is T => x !== null).map((x) => [key(x), x])).values()];
-  for (const p of once(all.map((r) => r.procedure), (p) => p.sha256)) await upsertProcedure(tx, p);
-  for (const st of once(all.map((r) => r.station), (x) => x.id)) await upsertStation(tx, st);
-  for (const part of once(all.map((r) => r.part), (x) => x.part_number)) {
+  for (const p of once(
+    all.map((r) => r.procedure),
+    (p) => p.sha256,
+  ))
+    await upsertProcedure(tx, p);
+  for (const st of once(
+    all.map((r) => r.station),
+    (x) => x.id,
+  ))
+    await upsertStation(tx, st);
+  for (const part of once(
+    all.map((r) => r.part),
+    (x) => x.part_number,
+  )) {
     await tx.run(
       `INSERT INTO parts (part_number, vendor, family, lanes) VALUES (?, ?, ?, ?)
        ON CONFLICT (part_number) DO UPDATE SET vendor = excluded.vendor, family = excluded.family, lanes = COALESCE(excluded.lanes, parts.lanes)
@@ -152,17 +197,33 @@ async function writeRuns(tx: SqlTx, all: RowsOfRun[]): Promise<('inserted' | 'up
     );
   }
   const cableCols = ['serial', 'part_number', 'vendor', 'vendor_oui', 'vendor_rev', 'date_code', 'lot', 'length_m', 'family'] as const;
-  for (const c of once(all.map((r) => r.cable), (x) => x.serial)) {
+  for (const c of once(
+    all.map((r) => r.cable),
+    (x) => x.serial,
+  )) {
     await tx.run(
       `INSERT INTO cables (${cableCols.join(', ')}) VALUES (${cableCols.map(() => '?').join(', ')})
-       ON CONFLICT (serial) DO UPDATE SET ${cableCols.slice(1).map((k) => `${k} = excluded.${k}`).join(', ')}
-       WHERE ${cableCols.slice(1).map((k) => `cables.${k} IS DISTINCT FROM excluded.${k}`).join(' OR ')}`,
+       ON CONFLICT (serial) DO UPDATE SET ${cableCols
+         .slice(1)
+         .map((k) => `${k} = excluded.${k}`)
+         .join(', ')}
+       WHERE ${cableCols
+         .slice(1)
+         .map((k) => `cables.${k} IS DISTINCT FROM excluded.${k}`)
+         .join(' OR ')}`,
       cableCols.map((k) => c[k]),
     );
   }
   const ids = all.map((r) => r.run.run_id as string);
   const marks = ids.map(() => '?').join(', ');
-  const known = new Map((await tx.all<{ run_id: string; content_sha256: string | null; state: string }>(`SELECT run_id, content_sha256, state FROM runs WHERE run_id IN (${marks})`, ids)).map((r) => [r.run_id, r]));
+  const known = new Map(
+    (
+      await tx.all<{ run_id: string; content_sha256: string | null; state: string }>(
+        `SELECT run_id, content_sha256, state FROM runs WHERE run_id IN (${marks})`,
+        ids,
+      )
+    ).map((r) => [r.run_id, r]),
+  );
   await tx.run(`DELETE FROM live WHERE run_id IN (${marks})`, ids);
   const set = RUN_COLUMNS.filter((c) => c !== 'run_id').map((c) => {
     // The first writer's controller, station and batch stay (an import on another host does not move a run).
@@ -202,5 +263,10 @@ async function upsertProcedure(tx: SqlTx, p: { sha256: string; name: string; fil
 }
 
 async function upsertStation(tx: SqlTx, s: { id: string; controller: string | null; node_a: string; node_b: string }): Promise<void> {
-  await tx.run('INSERT INTO stations (id, controller, node_a, node_b) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [s.id, s.controller, s.node_a, s.node_b]);
+  await tx.run('INSERT INTO stations (id, controller, node_a, node_b) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [
+    s.id,
+    s.controller,
+    s.node_a,
+    s.node_b,
+  ]);
 }

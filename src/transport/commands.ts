@@ -4,7 +4,8 @@ import { UsageError } from '../domain/errors.js';
 
 const IFACE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,14}$/; // Linux IFNAMSIZ 16 incl. NUL
 const RDMA_DEV = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$|^[0-9A-Fa-f:]{2,39}$/;
+const HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$|^\d{1,3}(?:\.\d{1,3}){3}$|^[0-9A-Fa-f:]{2,39}$/;
 const NAME = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const PATH = /^\/[A-Za-z0-9_./-]{0,255}$/;
 // A program on the PATH or at an absolute path, and a file a load needs: names only, never shell syntax.
@@ -29,7 +30,8 @@ export const validate = {
   file: (v: string) => check('file path', v, FILE),
   // One argument of a started program: any printable text (it is quoted on its own), never a line break.
   argument: (v: string) => {
-    if (typeof v !== 'string' || /[\u0000-\u001f\u007f]/.test(v)) throw new UsageError(`refusing argument ${JSON.stringify(v)}: control characters (a command is one line)`);
+    if (typeof v !== 'string' || /[\u0000-\u001f\u007f]/.test(v))
+      throw new UsageError(`refusing argument ${JSON.stringify(v)}: control characters (a command is one line)`);
     return v;
   },
   port: (v: number) => {
@@ -99,11 +101,9 @@ export const cmd = {
   // netdev lacks (lo has no device) are skipped, so grep's exit status says nothing: the output is the answer.
   netIdentity: () => 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid 2>/dev/null',
   rdmaLink: () => 'rdma link show',
-  nvidiaSmi: () =>
-    'nvidia-smi --query-gpu=index,name,utilization.gpu,temperature.gpu,power.draw --format=csv,noheader,nounits',
+  nvidiaSmi: () => 'nvidia-smi --query-gpu=index,name,utilization.gpu,temperature.gpu,power.draw --format=csv,noheader,nounits',
   // All hwmon names, labels and temperature inputs in one read: `<path>:<value>` lines.
-  hwmon: () =>
-    'grep -H . /sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_label /sys/class/hwmon/hwmon*/temp*_input 2>/dev/null',
+  hwmon: () => 'grep -H . /sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_label /sys/class/hwmon/hwmon*/temp*_input 2>/dev/null',
   // Epoch seconds with a fraction: bash's $EPOCHREALTIME costs no fork; other shells run date.
   nodeTime: () => 'echo "${EPOCHREALTIME:-$(date +%s.%N)}"',
   uname: () => 'uname -r',
@@ -133,7 +133,6 @@ export const cmd = {
   // prompt for a password nor ask about a host key (BatchMode), answering within 10 s.
   sshBatch: (host: string) => `ssh -o BatchMode=yes -o ConnectTimeout=10 ${validate.host(host)} true`,
 };
-
 
 // The netdev of a command built by cmd.ethtoolStatsPhy (exactly), so the simulated lab can answer it; else null.
 export function matchEthtoolStatsPhy(command: string): string | null {

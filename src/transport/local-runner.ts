@@ -5,15 +5,7 @@ import { basename, join } from 'node:path';
 import { execa, type ResultPromise } from 'execa';
 import { validate } from './commands.js';
 import { buildEndMarked, newEndMark, takeEndMarked } from './end-marker.js';
-import {
-  TransportError,
-  type CommandResult,
-  type CommandRunner,
-  type RemoteProcess,
-  type RunOptions,
-  type ShellSession,
-  type StartOptions,
-} from './types.js';
+import { TransportError, type CommandResult, type CommandRunner, type RemoteProcess, type RunOptions, type ShellSession, type StartOptions } from './types.js';
 
 const SH = '/bin/sh';
 const MAX_BUFFER = 256 * 1024 * 1024;

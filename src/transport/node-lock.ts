@@ -15,9 +15,7 @@ export interface LockOwner {
   started: string; // ISO time
 }
 
-export type LockReply =
-  | { state: 'acquired' }
-  | { state: 'held'; owner: Partial<LockOwner>; ageS: number | null; liveProcesses: number };
+export type LockReply = { state: 'acquired' } | { state: 'held'; owner: Partial<LockOwner>; ageS: number | null; liveProcesses: number };
 
 const LABEL = /^[A-Za-z0-9 _.:@/+-]{0,80}$/;
 
@@ -67,10 +65,16 @@ export function parseLockInfoReply(stdout: string): LockReply | { state: 'free' 
 // Recognise the lock scripts (the SSH server of the simulated lab keeps its lock in memory instead of a directory).
 export function parseLockScript(
   script: string,
-): { op: 'acquire'; root: string; owner: Partial<LockOwner> } | { op: 'release' | 'heartbeat'; root: string; run: string } | { op: 'info'; root: string } | null {
+):
+  | { op: 'acquire'; root: string; owner: Partial<LockOwner> }
+  | { op: 'release' | 'heartbeat'; root: string; run: string }
+  | { op: 'info'; root: string }
+  | null {
   const info = /^if \[ -d (\S+)\/lock \]; then echo 'cq-lock held'; cat \1\/lock\/owner 2>\/dev\/null;/.exec(script);
   if (info) return { op: 'info', root: info[1]! };
-  const acq = /^mkdir -p (\S+) \|\| exit 1; if mkdir \1\/lock 2>\/dev\/null; then printf '%s\\n' (.*?) > \1\/lock\/owner && echo 'cq-lock acquired';/.exec(script);
+  const acq = /^mkdir -p (\S+) \|\| exit 1; if mkdir \1\/lock 2>\/dev\/null; then printf '%s\\n' (.*?) > \1\/lock\/owner && echo 'cq-lock acquired';/.exec(
+    script,
+  );
   if (acq) {
     const owner: Partial<LockOwner> = {};
     // The printf arguments are shellQuote()d words: plain, or '...' with '\'' for a quote.
@@ -165,14 +169,16 @@ export async function acquireLock(runner: CommandRunner, opts: AcquireOptions): 
   for (let attempt = 0; attempt < 2; attempt++) {
     const res = await runner.run(buildAcquire(root, owner), { timeoutMs: 30_000 });
     const reply = parseAcquireReply(res.stdout);
-    if (!reply) throw new TransportError(runner.node, `lock ${root}/lock: unexpected reply (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim().slice(0, 200)}`);
+    if (!reply)
+      throw new TransportError(runner.node, `lock ${root}/lock: unexpected reply (exit ${res.exitCode}): ${(res.stderr || res.stdout).trim().slice(0, 200)}`);
     if (reply.state === 'acquired') {
       return {
         node: runner.node,
         owner,
         heartbeat: async () => {
           const r = await runner.run(buildHeartbeat(root, owner.run), { timeoutMs: 30_000 });
-          if (!/cq-lock-beat ok/.test(r.stdout)) throw new TransportError(runner.node, `lost the lock ${root}/lock (run ${owner.run}): someone removed or took it`);
+          if (!/cq-lock-beat ok/.test(r.stdout))
+            throw new TransportError(runner.node, `lost the lock ${root}/lock (run ${owner.run}): someone removed or took it`);
         },
         release: async () => {
           await runner.run(buildRelease(root, owner.run), { timeoutMs: 30_000 });

@@ -41,7 +41,7 @@ const GROUP = `cq_g() { ps -e -o pgid=,stat= | awk -v g="$p" '$1==g && $2 !~ /^Z
 
 const T = {
   start:
-    ": cq-start; mkdir -p {dir} && cd {dir} && rm -f {name}.rc {name}.pid || exit 1; CABLEQUAL_RUN={run} setsid sh -c '(eval \"$1\"); echo $? > \"$2\"' cq {cmd} {dir}/{name}.rc < /dev/null > {name}.out 2> {name}.err & echo $! > {name}.pid; echo \"cq-started $!\"",
+    ': cq-start; mkdir -p {dir} && cd {dir} && rm -f {name}.rc {name}.pid || exit 1; CABLEQUAL_RUN={run} setsid sh -c \'(eval "$1"); echo $? > "$2"\' cq {cmd} {dir}/{name}.rc < /dev/null > {name}.out 2> {name}.err & echo $! > {name}.pid; echo "cq-started $!"',
   status: `: cq-status; cd {dir} 2>/dev/null || { echo 'cq-status missing'; exit 0; }; p=$(cat {name}.pid 2>/dev/null); ${MARKED('{run}')}; if [ -n "$p" ] && cq_m; then echo "cq-status running $p"; elif [ -f {name}.rc ]; then echo "cq-status exited $p $(cat {name}.rc)"; else echo "cq-status gone $p"; fi`,
   stop: `: cq-stop; cd {dir} 2>/dev/null || { echo 'cq-stop missing'; exit 0; }; p=$(cat {name}.pid 2>/dev/null); ${MARKED('{run}')}; ${GROUP}; if [ -n "$p" ] && cq_m; then kill -TERM -$p 2>/dev/null; i=0; while cq_g && [ $i -lt {grace} ]; do sleep 0.1; i=$((i+1)); done; if cq_g; then kill -KILL -$p 2>/dev/null; echo "cq-stop killed $p"; else echo "cq-stop terminated $p"; fi; else echo "cq-stop not-running $p"; fi`,
   read: ': cq-read; cat {dir}/{name}.out 2>/dev/null; cat {dir}/{name}.err >&2 2>/dev/null; true',

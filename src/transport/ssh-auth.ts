@@ -16,12 +16,7 @@ export interface AuthPlan {
 }
 
 // Build the plan from the agent socket and the identity file list (missing default files are silently skipped).
-export function planAuth(opts: {
-  username: string;
-  identityFiles: string[];
-  agentSock?: string | null;
-  readFile?: (path: string) => Buffer;
-}): AuthPlan {
+export function planAuth(opts: { username: string; identityFiles: string[]; agentSock?: string | null; readFile?: (path: string) => Buffer }): AuthPlan {
   const read = opts.readFile ?? ((p: string) => readFileSync(p));
   const keys: AuthPlan['keys'] = [];
   const notes: string[] = [];

@@ -201,7 +201,10 @@ export function parseSshConfig(text: string, opts: ParseOptions = {}): SshConfig
 // OpenSSH glob: * any run, ? one character; case-insensitive for host names, case-sensitive for user names.
 export function globMatch(pattern: string, text: string, ignoreCase = true): boolean {
   const re = new RegExp(
-    `^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`,
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
     ignoreCase ? 'i' : '',
   );
   return re.test(text);
@@ -300,7 +303,13 @@ export function resolveHost(config: SshConfig, alias: string, env: ResolveEnv): 
   const tokens = { h: hostName, r: user, p: port, d: env.homeDir, u: env.localUser };
   const defaults = ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((f) => `${env.homeDir}/.ssh/${f}`);
   const jump = get('proxyjump');
-  const jumps = jump && jump.toLowerCase() !== 'none' ? jump.split(',').map((s) => s.trim()).filter(Boolean) : [];
+  const jumps =
+    jump && jump.toLowerCase() !== 'none'
+      ? jump
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
   // A bad hop is bad input found here, with its file and line, not when the connection is first tried.
   for (const hop of jumps) {
     if (!JUMP_HOP.test(hop)) {

@@ -174,7 +174,11 @@ export class SshRunner implements CommandRunner {
     // A config cablequal cannot read is bad input: one line naming the file and line, not a stack trace.
     try {
       this.config = configPath && existsSync(configPath) ? loadSshConfig(configPath, home) : { blocks: [], ignored: [] };
-      this.resolved = resolveHost(this.config, opts.node, { homeDir: home, localUser: opts.localUser ?? userInfo().username, ...(opts.user ? { user: opts.user } : {}) });
+      this.resolved = resolveHost(this.config, opts.node, {
+        homeDir: home,
+        localUser: opts.localUser ?? userInfo().username,
+        ...(opts.user ? { user: opts.user } : {}),
+      });
     } catch (e) {
       if (e instanceof ParseError) throw new UsageError(`${e.message} (ssh config for node ${opts.node}; fix it or pass --ssh-config)`);
       throw e;
@@ -193,7 +197,11 @@ export class SshRunner implements CommandRunner {
 
   private hopTarget(hop: string): Target {
     const h = parseJumpHop(hop);
-    const r = resolveHost(this.config, h.host, { homeDir: this.o.homeDir ?? homedir(), localUser: this.o.localUser ?? userInfo().username, ...(h.user ? { user: h.user } : {}) });
+    const r = resolveHost(this.config, h.host, {
+      homeDir: this.o.homeDir ?? homedir(),
+      localUser: this.o.localUser ?? userInfo().username,
+      ...(h.user ? { user: h.user } : {}),
+    });
     return { host: r.hostName, port: h.port ?? r.port, user: h.user ?? r.user, identityFiles: this.o.identityFiles ?? r.identityFiles };
   }
 
@@ -224,7 +232,10 @@ export class SshRunner implements CommandRunner {
           if (v.status === 'mismatch') {
             refusal = new TransportError(this.node, mismatchMessage(t.host, t.port, this.knownHostsPath, v.line, fp));
           } else if (v.status === 'revoked') {
-            refusal = new TransportError(this.node, `host key ${fp} of ${t.host}:${t.port} is marked @revoked in ${this.knownHostsPath}:${v.line}; refusing to connect`);
+            refusal = new TransportError(
+              this.node,
+              `host key ${fp} of ${t.host}:${t.port} is marked @revoked in ${this.knownHostsPath}:${v.line}; refusing to connect`,
+            );
           } else if (this.o.acceptNewHostKeys || this.resolved.strictHostKeyChecking === 'accept-new') {
             mkdirSync(dirname(this.knownHostsPath), { recursive: true });
             const prefix = text === '' || text.endsWith('\n') ? '' : '\n';
@@ -233,7 +244,9 @@ export class SshRunner implements CommandRunner {
           } else {
             const notes = [
               v.otherTypeLines.length ? `keys of other types are known at line(s) ${v.otherTypeLines.join(', ')}` : '',
-              v.certAuthorityLines.length ? `@cert-authority line(s) ${v.certAuthorityLines.join(', ')} ignored: cablequal does not verify host certificates` : '',
+              v.certAuthorityLines.length
+                ? `@cert-authority line(s) ${v.certAuthorityLines.join(', ')} ignored: cablequal does not verify host certificates`
+                : '',
             ].filter(Boolean);
             refusal = new TransportError(
               this.node,
@@ -316,7 +329,9 @@ export class SshRunner implements CommandRunner {
       const ms = this.connectTimeoutMs();
       const timer = setTimeout(() => {
         s.destroy();
-        reject(new TransportError(this.node, `cannot connect to ${host}:${port}: no answer within ${ms} ms (ConnectTimeout); check the host is up and reachable`));
+        reject(
+          new TransportError(this.node, `cannot connect to ${host}:${port}: no answer within ${ms} ms (ConnectTimeout); check the host is up and reachable`),
+        );
       }, ms);
       s.once('connect', () => {
         clearTimeout(timer);
@@ -437,7 +452,11 @@ export class SshRunner implements CommandRunner {
         this.clock,
         waitMs,
         this.connecting,
-        () => new TransportError(this.node, `connection lost at ${new Date(this.down?.fromMs ?? 0).toISOString()} (${this.down?.reason}); not back after ${waitMs} ms`),
+        () =>
+          new TransportError(
+            this.node,
+            `connection lost at ${new Date(this.down?.fromMs ?? 0).toISOString()} (${this.down?.reason}); not back after ${waitMs} ms`,
+          ),
       );
     }
     if (!this.connecting) {
@@ -540,7 +559,10 @@ export class SshRunner implements CommandRunner {
         };
         if (timedOut) return resolve({ ...result, timedOut: true });
         if (aborted) return reject(new CommandAbortedError(this.node, command));
-        if (!exited) return reject(new TransportError(this.node, `connection dropped while running \`${commandText(command)}\`${this.dropCause ? ` (${this.dropCause})` : ''}`));
+        if (!exited)
+          return reject(
+            new TransportError(this.node, `connection dropped while running \`${commandText(command)}\`${this.dropCause ? ` (${this.dropCause})` : ''}`),
+          );
         resolve(result);
       };
       ch.on('close', finish);

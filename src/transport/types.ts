@@ -66,12 +66,7 @@ export class RemoteCommandError extends Error {
     readonly result: CommandResult,
     why?: string,
   ) {
-    const how =
-      result.timedOut === true
-        ? 'timed out'
-        : result.signal
-          ? `killed with ${result.signal}`
-          : `exited with ${result.exitCode}`;
+    const how = result.timedOut === true ? 'timed out' : result.signal ? `killed with ${result.signal}` : `exited with ${result.exitCode}`;
     const tail = result.stderr.trim().split('\n').slice(-3).join(' | ');
     super(`${node}: \`${commandText(result.command)}\` ${why ?? how}${tail ? `: ${commandText(tail, 300)}` : ''}`);
   }

@@ -13,8 +13,7 @@ const PHASES = [
   { name: 'soak-loaded', kind: 'soak', gpuLoad: true },
 ];
 // Ticks 0..600 are the idle soak, 601..780 the loaded soak (counters run on across the boundary).
-const label = (xs: ReturnType<typeof series>): LabelledSample[] =>
-  xs.map((s) => ({ phase: s.tick <= 600 ? 'soak-idle' : 'soak-loaded', sample: s }));
+const label = (xs: ReturnType<typeof series>): LabelledSample[] => xs.map((s) => ({ phase: s.tick <= 600 ? 'soak-idle' : 'soak-loaded', sample: s }));
 
 describe('counter deltas', () => {
   it('a decrease is a reset, never a negative delta', () => {
@@ -114,7 +113,13 @@ describe('analyzeRun', () => {
   });
 
   it('counts a counter reset, drops that interval, and restarts from the new value', () => {
-    const lanes = [[0, 0, 0, 0], [10, 0, 0, 0], [20, 0, 0, 0], [3, 0, 0, 0], [13, 0, 0, 0]];
+    const lanes = [
+      [0, 0, 0, 0],
+      [10, 0, 0, 0],
+      [20, 0, 0, 0],
+      [3, 0, 0, 0],
+      [13, 0, 0, 0],
+    ];
     const xs = lanes.map((l, t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: l }) }));
     const s = analyzeRun({ samples: xs }).perNodePhase[0]!;
     expect(s.counterResets).toBe(1);
@@ -143,7 +148,12 @@ describe('analyzeRun', () => {
   it('growth of each lane with NIC temperature: coolest third against hottest third of the range, in decades', () => {
     // GENERATED: lane 0 = 1000 * 10^(0.1 (T - 50)), lanes 1-3 steady at 50/s; NIC warming 50 -> 80 C over 300 s
     const temp = (t: number) => 50 + (30 * t) / 300;
-    const xs = series('spark-b', 300, (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 50, 50, 50], (t) => ({ temp: temp(t) }));
+    const xs = series(
+      'spark-b',
+      300,
+      (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 50, 50, 50],
+      (t) => ({ temp: temp(t) }),
+    );
     const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-loaded', sample: s })), phases: PHASES, watch: DEFAULT_RULES });
     const lt = r.laneTemp!;
     expect(lt.map((l) => l.lane)).toEqual([0, 1, 2, 3]);

@@ -53,7 +53,12 @@ function earlyStop(xs: NodeSample[], fail: Partial<Record<CountRule, number>>, l
 
 describe('FEC block counters read every 5th tick', () => {
   // True cumulative uncorrectable blocks: +2 at t=3, +1 at t=7, +4 at t=12, +3 at t=18 (10 in all); read at 0, 5, 10, 15, 20.
-  const steps: [number, number][] = [[3, 2], [7, 1], [12, 4], [18, 3]];
+  const steps: [number, number][] = [
+    [3, 2],
+    [7, 1],
+    [12, 4],
+    [18, 3],
+  ];
   const upTo = (t: number) => steps.filter(([at]) => at <= t).reduce((a, [, n]) => a + n, 0);
   const xs = stream(20, (t) => ({ uncorrectable: upTo(t), fecBits: 1000 * t }), 1, 5);
 

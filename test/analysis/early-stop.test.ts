@@ -49,7 +49,13 @@ describe('the watch on a GENERATED failing-clone-like run', () => {
     return [40 * Math.exp(0.25 * x), 36 * Math.exp(0.25 * x), 2900 * Math.exp(0.4 * x), 44 * Math.exp(0.25 * x)];
   };
   const clone = gen('spark-b', DROP + 10, 1, rates, (t) => ({ temp: temp(t), ...(t >= DROP ? { linkDown: 1, linkUp: false } : {}) }));
-  const clean = gen('spark-a', DROP + 10, 1, () => [0, 0, 0, 0], (t) => ({ temp: temp(t) }));
+  const clean = gen(
+    'spark-a',
+    DROP + 10,
+    1,
+    () => [0, 0, 0, 0],
+    (t) => ({ temp: temp(t) }),
+  );
   const phaseOf = (t: number) => (t <= IDLE ? 'soak-idle' : 'soak-loaded');
 
   it('stops on the FEC window of the bad receiver and lane, well before the link drops', () => {
@@ -58,7 +64,9 @@ describe('the watch on a GENERATED failing-clone-like run', () => {
     expect(d.tS).toBeGreaterThan(IDLE + 60);
     expect(d.tS).toBeLessThan(DROP - 20);
     expect(d.value).toBeLessThan(1);
-    expect(d.message).toMatch(/^spark-b lane 2: pre-FEC BER at least \S+ \(95% lower bound\) in every 60-s window for 10 s: FEC margin \S+ decades or less < 1/);
+    expect(d.message).toMatch(
+      /^spark-b lane 2: pre-FEC BER at least \S+ \(95% lower bound\) in every 60-s window for 10 s: FEC margin \S+ decades or less < 1/,
+    );
   });
 
   it('without the FEC window, the lane ratio stops it once the lane is 1000x the others and grows with heat, naming the runaway', () => {
@@ -171,14 +179,26 @@ describe('lane ratio in windows: floors, the steady cap and growth with temperat
 
   it('a lane growing 2 decades with heat, above 1e-6 and 1000x the others, FAILs and is named a runaway', () => {
     // lane 1: 1e-7 at 55 C -> 1e-5 at 80 C (0.08 decades per degree)
-    const xs = gen('spark-b', 180, 1, (t) => [1, 5312 * 10 ** (0.08 * (temp(t) - 55)), 1, 1], (t) => ({ temp: temp(t) }));
+    const xs = gen(
+      'spark-b',
+      180,
+      1,
+      (t) => [1, 5312 * 10 ** (0.08 * (temp(t) - 55)), 1, 1],
+      (t) => ({ temp: temp(t) }),
+    );
     const d = lr();
     expect(run(d, soak, xs)).toMatchObject({ rule: 'lane-ratio', node: 'spark-b', lane: 1, message: expect.stringMatching(/runaway: lane 1/) });
   });
 
   it('the same ratio on a steady lane is MARGINAL at most, and never stops the run', () => {
     // lane 1 steady at 5e-6 (265625/s), the others at 1/s: far above both floors, 1000s of x, but it does not grow
-    const xs = gen('spark-b', 180, 1, () => [1, 265625, 1, 1], (t) => ({ temp: temp(t) }));
+    const xs = gen(
+      'spark-b',
+      180,
+      1,
+      () => [1, 265625, 1, 1],
+      (t) => ({ temp: temp(t) }),
+    );
     const d = lr();
     expect(run(d, soak, xs)).toBeNull();
     expect(grade(d)).toMatchObject({ grade: 'MARGINAL', lane: 1 });
@@ -186,7 +206,13 @@ describe('lane ratio in windows: floors, the steady cap and growth with temperat
   });
 
   it('a ratio above 1000x with the lane below the 1e-6 FAIL floor is MARGINAL (the lane is above 1e-9)', () => {
-    const xs = gen('spark-b', 180, 1, (t) => [0, 5312 * 10 ** (0.03 * (temp(t) - 55)), 0, 0], (t) => ({ temp: temp(t) }));
+    const xs = gen(
+      'spark-b',
+      180,
+      1,
+      (t) => [0, 5312 * 10 ** (0.03 * (temp(t) - 55)), 0, 0],
+      (t) => ({ temp: temp(t) }),
+    );
     const d = lr();
     expect(run(d, soak, xs)).toBeNull();
     expect(grade(d)).toMatchObject({ grade: 'MARGINAL', againstZero: true });
@@ -194,7 +220,13 @@ describe('lane ratio in windows: floors, the steady cap and growth with temperat
 
   it('a lane with a few errors against zero lanes, below the 1e-9 floor, is PASS however large the bounded ratio', () => {
     // 20 errors/s on lane 3 is BER 3.8e-10: below the floor that makes a ratio count
-    const xs = gen('spark-b', 180, 1, () => [0, 0, 0, 20], (t) => ({ temp: temp(t) }));
+    const xs = gen(
+      'spark-b',
+      180,
+      1,
+      () => [0, 0, 0, 20],
+      (t) => ({ temp: temp(t) }),
+    );
     const d = lr();
     run(d, soak, xs);
     expect(grade(d)).toMatchObject({ grade: 'PASS', lane: 3, againstZero: true });
@@ -203,7 +235,13 @@ describe('lane ratio in windows: floors, the steady cap and growth with temperat
 
   it('the floors and the growth needed are the protocol`s: exactly at a floor counts (>=)', () => {
     // lane 2 steady at 1200/s: a window of 60 s has a lower bound of ~71,600 errors => BER ~2.25e-8
-    const xs = gen('spark-b', 180, 1, () => [0, 0, 1200, 0], (t) => ({ temp: temp(t) }));
+    const xs = gen(
+      'spark-b',
+      180,
+      1,
+      () => [0, 0, 1200, 0],
+      (t) => ({ temp: temp(t) }),
+    );
     const lb = poissonLowerBound(1200 * 60) / (60 * LANE_BPS);
     const at = lr({ marginalFloorBer: lb });
     run(at, soak, xs);

@@ -19,7 +19,16 @@ const LANES = [
 const sample = (t: number): NodeSample => {
   const counters: Record<string, bigint> = { rx_crc_errors_phy: 0n, rx_pcs_symbol_err_phy: 0n, rx_bytes_phy: BigInt(1000 * (t + 1)) };
   LANES[t]!.forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
-  return { node: 'b', tick: t, tMs: T0 + t * 1000, controllerMs: T0 + t * 1000, rails: [{ netdev: 'enp1s0f1np1', counters }], nicTempC: 60, gpus: [], errors: [] };
+  return {
+    node: 'b',
+    tick: t,
+    tMs: T0 + t * 1000,
+    controllerMs: T0 + t * 1000,
+    rails: [{ netdev: 'enp1s0f1np1', counters }],
+    nicTempC: 60,
+    gpus: [],
+    errors: [],
+  };
 };
 const samples = LANES.map((_, t) => sample(t));
 

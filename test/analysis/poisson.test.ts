@@ -15,7 +15,7 @@ describe('exact Poisson upper bound', () => {
       const lam = poissonUpperBound(k);
       let term = Math.exp(-lam);
       let cdf = term;
-      for (let i = 1; i <= k; i++) cdf += (term *= lam / i);
+      for (let i = 1; i <= k; i++) cdf += term *= lam / i;
       expect(cdf).toBeCloseTo(0.05, 10);
     }
   });

@@ -14,7 +14,16 @@ const BOX = 'good-qsfp56=SIMBOX01,failing-clone,good-qsfp112,good-qsfp56=SIMBOX0
 
 function io(cwd: string, signal?: AbortSignal): CliIo & { out: () => string } {
   let out = '';
-  return { stdout: (s) => void (out += s), stderr: () => undefined, readStdin: async () => '', isTTY: false, cwd, env: {}, ...(signal ? { signal } : {}), out: () => out };
+  return {
+    stdout: (s) => void (out += s),
+    stderr: () => undefined,
+    readStdin: async () => '',
+    isTTY: false,
+    cwd,
+    env: {},
+    ...(signal ? { signal } : {}),
+    out: () => out,
+  };
 }
 
 // batch.csv as records (an RFC 4180 reader: node facts such as the OS release hold commas).
@@ -34,7 +43,11 @@ describe('cablequal batch on the simulated lab', () => {
       ask: async () => 'continue',
       stopRequested: () => false,
     };
-    const first = await batchCommand({ manifest: 'box.csv', sim: BOX, protocol: 'quick', autoDetect: true, resume: false, out: 'b', operator: op }, io(cwd, ac.signal), ac.signal);
+    const first = await batchCommand(
+      { manifest: 'box.csv', sim: BOX, protocol: 'quick', autoDetect: true, resume: false, out: 'b', operator: op },
+      io(cwd, ac.signal),
+      ac.signal,
+    );
     expect(first).toBe(130);
     const mid = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as BatchState;
     expect(mid.cables.map((c) => c.status)).toEqual(['done', 'done', 'running', 'pending', 'pending']);
@@ -62,8 +75,18 @@ describe('cablequal batch on the simulated lab', () => {
     expect(state.cables[3]!.reason).toBe('repeated serial: SIMBOX01 was already tested in this batch as "c1"');
     // The hot-plug trap: every cable the scripted operator swapped into the running nodes (c2, c3, c5; c4 was refused
     // before anything ran) was measured only after both nodes rebooted; c1 and the resumed c3 were in at boot.
-    const log = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: string; node?: string; exitCode?: number });
-    expect(log.filter((e) => e.step === 'reboot').map((e) => [e.node, e.exitCode])).toEqual([['spark-a', 0], ['spark-b', 0], ['spark-a', 0], ['spark-b', 0], ['spark-a', 0], ['spark-b', 0]]);
+    const log = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { step: string; node?: string; exitCode?: number });
+    expect(log.filter((e) => e.step === 'reboot').map((e) => [e.node, e.exitCode])).toEqual([
+      ['spark-a', 0],
+      ['spark-b', 0],
+      ['spark-a', 0],
+      ['spark-b', 0],
+      ['spark-a', 0],
+      ['spark-b', 0],
+    ]);
     expect(log.filter((e) => e.step === 'rebooted')).toHaveLength(3);
     expect(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')).toContain('"refused: repeated serial: SIMBOX01 was already tested in this batch as ""c1"""');
     expect(state.cables[4]!.warnings).toEqual(['manifest expects part number WRONG-PN, the EEPROM says LMTQF022-SD-R']);
@@ -81,7 +104,24 @@ describe('cablequal batch on the simulated lab', () => {
   it('two pairs run concurrently from one controller, one summary', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-batch2-'));
     writeFileSync(join(cwd, 'box.csv'), 'label,scenario\nx1,good-qsfp56=SIMX1\nx2,good-qsfp112=SIMX2\nx3,failing-clone\nx4,good-qsfp56=SIMX4\n');
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'manifest', '--pair', 'spark-a:1,spark-b:1', '--pair', 'spark-c:1,spark-d:1', '--protocol', 'quick', '--out', 'b'], { cwd });
+    const r = await runCli(
+      [
+        'batch',
+        '--manifest',
+        'box.csv',
+        '--sim',
+        'manifest',
+        '--pair',
+        'spark-a:1,spark-b:1',
+        '--pair',
+        'spark-c:1,spark-d:1',
+        '--protocol',
+        'quick',
+        '--out',
+        'b',
+      ],
+      { cwd },
+    );
     expect(r.code).toBe(1);
     const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as BatchState;
     expect(state.cables.map((c) => [c.label, c.pair, c.serial, c.outcome])).toEqual([
@@ -95,17 +135,26 @@ describe('cablequal batch on the simulated lab', () => {
     expect(rec(1).sharedNodes).toBeUndefined();
     // Concurrent: the first cables of both pairs started at the same (virtual) moment.
     expect(rec(0).startedAt).toBe(rec(1).startedAt);
-    expect(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8').trim().split('\n')).toHaveLength(5);
+    expect(
+      readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')
+        .trim()
+        .split('\n'),
+    ).toHaveLength(5);
   }, 120_000);
 
   it('--sim puts the cable in the cages --pair names (the triangle wiring a:0,b:1)', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-batch3-'));
     writeFileSync(join(cwd, 'box.csv'), 'label\nt1\n');
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56', '--pair', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--out', 'b'], { cwd });
+    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56', '--pair', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--out', 'b'], {
+      cwd,
+    });
     expect(r.code).toBe(0);
     const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as BatchState;
     const rec = JSON.parse(readFileSync(join(cwd, 'b', state.cables[0]!.runDir!, 'record.json'), 'utf8'));
     expect(rec.outcome).toBe('PASS');
-    expect(rec.nodes.map((n: { name: string; cage: { index: number } }) => [n.name, n.cage.index])).toEqual([['spark-a', 0], ['spark-b', 1]]);
+    expect(rec.nodes.map((n: { name: string; cage: { index: number } }) => [n.name, n.cage.index])).toEqual([
+      ['spark-a', 0],
+      ['spark-b', 1],
+    ]);
   }, 60_000);
 });

@@ -37,10 +37,28 @@ function settleDeps(clock: VirtualClock, over: Partial<SettleDeps> = {}): Settle
   const said: string[] = [];
   const logged: BenchLogEntry[] = [];
   const operator: Operator = { say: (l) => said.push(l), ask: async () => 'continue', stopRequested: () => false };
-  return { clock, signal: new AbortController().signal, operator, mode: 'auto', protocol: loadProtocol(QUICK), pollMs: 5000, rebootWaitMs: 15 * 60_000, linkWaitMs: 5 * 60_000, maxReboots: 2, log: (e) => logged.push(e), ...over, said, logged };
+  return {
+    clock,
+    signal: new AbortController().signal,
+    operator,
+    mode: 'auto',
+    protocol: loadProtocol(QUICK),
+    pollMs: 5000,
+    rebootWaitMs: 15 * 60_000,
+    linkWaitMs: 5 * 60_000,
+    maxReboots: 2,
+    log: (e) => logged.push(e),
+    ...over,
+    said,
+    logged,
+  };
 }
 
-const bench = (lab: SimLab) => ({ pair: 0, nodes: lab.nodes.map((name) => ({ name, host: name, cage: 1 })), runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
+const bench = (lab: SimLab) => ({
+  pair: 0,
+  nodes: lab.nodes.map((name) => ({ name, host: name, cage: 1 })),
+  runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])),
+});
 
 describe('the hot-plug trap in a batch', () => {
   it('without a reboot, a cable swapped into running nodes ends ERROR loopback-floor (every rail of both nodes ~13 Gb/s), never a verdict', async () => {
@@ -89,7 +107,11 @@ describe('the hot-plug trap in a batch', () => {
     const deps = settleDeps(clock, { mode: 'manual', rebootWaitMs: 10 * 60_000 });
     const t0 = clock.now();
     const r = await settleBench(bench(lab), true, deps);
-    expect(r).toMatchObject({ ok: false, reboots: 0, reason: { rule: 'reboot-timeout', node: 'spark-a', message: 'spark-a: answers with the same boot id: it did not reboot within 10 min' } });
+    expect(r).toMatchObject({
+      ok: false,
+      reboots: 0,
+      reason: { rule: 'reboot-timeout', node: 'spark-a', message: 'spark-a: answers with the same boot id: it did not reboot within 10 min' },
+    });
     expect(clock.now() - t0).toBeGreaterThanOrEqual(10 * 60_000);
     expect(clock.now() - t0).toBeLessThan(11 * 60_000);
     expect(deps.said[0]).toMatch(/^\[pair 1\] reboot spark-a and spark-b now, with the cable in \(e\.g\. `sudo systemctl reboot --no-block` on each\)/);
@@ -104,7 +126,10 @@ describe('the hot-plug trap in a batch', () => {
     writeFileSync(file, JSON.stringify(s));
     const lab = createLab({ scenario: file, clock });
     const r = await settleBench(bench(lab), true, settleDeps(clock));
-    expect(r).toMatchObject({ ok: false, reason: { rule: 'reboot-refused', node: 'spark-b', advice: expect.stringContaining('nvidia ALL=(root) NOPASSWD: /usr/bin/systemctl reboot --no-block') } });
+    expect(r).toMatchObject({
+      ok: false,
+      reason: { rule: 'reboot-refused', node: 'spark-b', advice: expect.stringContaining('nvidia ALL=(root) NOPASSWD: /usr/bin/systemctl reboot --no-block') },
+    });
   });
 });
 
@@ -112,13 +137,22 @@ describe('cablequal batch with reboots (simulated lab)', () => {
   it('--reboot manual: told after the swap, the scripted operator reboots, the batch waits for both boot ids; verdicts as the cables deserve', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-manual-'));
     writeFileSync(join(cwd, 'box.csv'), 'label\nm1\nm2\n');
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56=SIMMAN01,failing-clone', '--protocol', 'quick', '--reboot', 'manual', '--out', 'b'], { cwd });
+    const r = await runCli(
+      ['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56=SIMMAN01,failing-clone', '--protocol', 'quick', '--reboot', 'manual', '--out', 'b'],
+      { cwd },
+    );
     expect(r.code, r.err).toBe(1);
     expect(r.err).toContain('[pair 1] reboot spark-a and spark-b now, with the cable in');
     expect(r.err).toMatch(/\[pair 1\] spark-a cage 1 and spark-b cage 1 ready after 1 reboot\(s\): loopback spark-a rail 0 1\d\d\.\d/);
     const rows = csvObjects(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8'));
-    expect(rows.map((x) => [x.label, x.outcome])).toEqual([['m1', 'PASS'], ['m2', 'FAIL']]);
-    const log = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as BenchLogEntry);
+    expect(rows.map((x) => [x.label, x.outcome])).toEqual([
+      ['m1', 'PASS'],
+      ['m2', 'FAIL'],
+    ]);
+    const log = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as BenchLogEntry);
     expect(log.some((e) => e.step === 'reboot')).toBe(false); // the batch ran no reboot itself
     expect(log.filter((e) => e.step === 'rebooted')).toHaveLength(1);
   }, 120_000);
@@ -130,15 +164,26 @@ describe('cablequal batch with reboots (simulated lab)', () => {
     s.nodes[1]!['throttledGbps'] = [null, 52]; // spark-b's second function at Gen5 x2: no reboot helps
     writeFileSync(join(cwd, 'slow.json'), JSON.stringify(s));
     writeFileSync(join(cwd, 'box.csv'), 'label\nk1\nk2\n');
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', `${join(cwd, 'slow.json')},${join(cwd, 'slow.json')}`, '--protocol', 'quick', '--out', 'b'], { cwd });
+    const r = await runCli(
+      ['batch', '--manifest', 'box.csv', '--sim', `${join(cwd, 'slow.json')},${join(cwd, 'slow.json')}`, '--protocol', 'quick', '--out', 'b'],
+      { cwd },
+    );
     expect(r.code, r.err).toBe(3);
     const rows = csvObjects(readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8'));
-    expect(rows.map((x) => [x.label, x.outcome])).toEqual([['k1', 'ERROR'], ['k2', '']]);
-    expect(rows[0]!.reasons).toMatch(/^bench not measurable: loopback-floor: after 2 reboot\(s\) of spark-a and spark-b: a PCIe function is slow: .*spark-b rail 1 \(roceP2p1s0f1\) 52\.0 Gb\/s/);
+    expect(rows.map((x) => [x.label, x.outcome])).toEqual([
+      ['k1', 'ERROR'],
+      ['k2', ''],
+    ]);
+    expect(rows[0]!.reasons).toMatch(
+      /^bench not measurable: loopback-floor: after 2 reboot\(s\) of spark-a and spark-b: a PCIe function is slow: .*spark-b rail 1 \(roceP2p1s0f1\) 52\.0 Gb\/s/,
+    );
     expect(rows[0]!.reasons).toContain('check the PCIe link of spark-b 0002:01:00.1');
     expect(rows[0]!.run_id).toBe(''); // no run: the cable was not judged
     const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as { cables: { status: string; attempts: number }[] };
-    expect(state.cables.map((c) => [c.status, c.attempts])).toEqual([['pending', 0], ['pending', 0]]);
+    expect(state.cables.map((c) => [c.status, c.attempts])).toEqual([
+      ['pending', 0],
+      ['pending', 0],
+    ]);
   }, 120_000);
 
   it('automatic reboots need the sudoers line: a batch that would stop at the first swap is refused up front (exit 2)', async () => {
@@ -148,7 +193,10 @@ describe('cablequal batch with reboots (simulated lab)', () => {
     s.nodes[0]!['sudoCommands'] = ['ethtool'];
     writeFileSync(join(cwd, 'nosudo.json'), JSON.stringify(s));
     writeFileSync(join(cwd, 'box.csv'), 'label\nx1\nx2\n');
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', `${join(cwd, 'nosudo.json')},${join(cwd, 'nosudo.json')}`, '--protocol', 'quick', '--out', 'b'], { cwd });
+    const r = await runCli(
+      ['batch', '--manifest', 'box.csv', '--sim', `${join(cwd, 'nosudo.json')},${join(cwd, 'nosudo.json')}`, '--protocol', 'quick', '--out', 'b'],
+      { cwd },
+    );
     expect(r.code).toBe(2);
     expect(r.err.trim().split('\n')).toHaveLength(1);
     expect(r.err).toContain('batch: spark-a does not allow `sudo -n systemctl reboot --no-block`');
@@ -161,12 +209,40 @@ describe('a node in two pairs', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-shared-reboot-'));
     writeFileSync(join(cwd, 'box.csv'), 'label\ns1\ns2\ns3\ns4\n');
     // s1 (a FAIL decided early) frees pair 1 while pair 2 still runs s2 on b: the reboot for s3 must wait for it.
-    const r = await runCli(['batch', '--manifest', 'box.csv', '--sim', 'failing-clone,good-qsfp56=SH2,good-qsfp112=SH3,good-qsfp112=SH4', '--pair', 'a:0,b:1', '--pair', 'b:0,c:1', '--protocol', 'quick', '--out', 'b'], { cwd });
+    const r = await runCli(
+      [
+        'batch',
+        '--manifest',
+        'box.csv',
+        '--sim',
+        'failing-clone,good-qsfp56=SH2,good-qsfp112=SH3,good-qsfp112=SH4',
+        '--pair',
+        'a:0,b:1',
+        '--pair',
+        'b:0,c:1',
+        '--protocol',
+        'quick',
+        '--out',
+        'b',
+      ],
+      { cwd },
+    );
     expect(r.code, r.err).toBe(1);
     const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as { cables: { label: string; outcome: string; runDir: string }[] };
-    expect(state.cables.map((c) => [c.label, c.outcome])).toEqual([['s1', 'FAIL'], ['s2', 'PASS'], ['s3', 'PASS'], ['s4', 'PASS']]);
-    const runs = state.cables.map((c) => JSON.parse(readFileSync(join(cwd, 'b', c.runDir, 'record.json'), 'utf8')) as { startedAt: string; endedAt: string; nodes: { name: string }[] });
-    const reboots = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { at: string; node?: string; step: string }).filter((e) => e.step === 'reboot');
+    expect(state.cables.map((c) => [c.label, c.outcome])).toEqual([
+      ['s1', 'FAIL'],
+      ['s2', 'PASS'],
+      ['s3', 'PASS'],
+      ['s4', 'PASS'],
+    ]);
+    const runs = state.cables.map(
+      (c) => JSON.parse(readFileSync(join(cwd, 'b', c.runDir, 'record.json'), 'utf8')) as { startedAt: string; endedAt: string; nodes: { name: string }[] },
+    );
+    const reboots = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { at: string; node?: string; step: string })
+      .filter((e) => e.step === 'reboot');
     expect(reboots.map((e) => e.node).sort()).toEqual(['a', 'b', 'b', 'c']); // s3 on a+b, s4 on b+c
     for (const e of reboots) {
       for (const run of runs.filter((x) => x.nodes.some((n) => n.name === e.node))) {

@@ -8,7 +8,13 @@ describe('unreachable nodes while polling for a cable', () => {
     let now = 0;
     const said: string[] = [];
     const report = unreachableReporter({ now: () => now, sleep: async () => undefined }, (l) => said.push(l), '[pair 1] ');
-    const down: EndView = { up: false, serial: null, partNumber: null, note: 'spark-b: cannot connect to 10.0.0.2:22: connect ECONNREFUSED', unreachable: true };
+    const down: EndView = {
+      up: false,
+      serial: null,
+      partNumber: null,
+      note: 'spark-b: cannot connect to 10.0.0.2:22: connect ECONNREFUSED',
+      unreachable: true,
+    };
     const idle: EndView = { up: false, serial: null, partNumber: null, note: 'no cable EEPROM readable' };
     for (; now <= 130_000; now += 5_000) report(['spark-a', 'spark-b'], [idle, down]);
     report(['spark-a', 'spark-b'], [idle, idle]);
@@ -50,7 +56,18 @@ describe('runBatch --auto-detect with a node down', () => {
       signal: new AbortController().signal,
       state: initialState({ manifestFile: 'box.csv', manifest, pairs: ['spark-a:1,spark-b:1'], protocol: 'quick', golden: null }),
       manifest,
-      benches: [{ nodes: [{ name: 'spark-a', host: 'spark-a', cage: 1 }, { name: 'spark-b', host: 'spark-b', cage: 1 }], runners: new Map([['spark-a', runner('spark-a', false)], ['spark-b', runner('spark-b', true)]]) }],
+      benches: [
+        {
+          nodes: [
+            { name: 'spark-a', host: 'spark-a', cage: 1 },
+            { name: 'spark-b', host: 'spark-b', cage: 1 },
+          ],
+          runners: new Map([
+            ['spark-a', runner('spark-a', false)],
+            ['spark-b', runner('spark-b', true)],
+          ]),
+        },
+      ],
       protocol: loadProtocol(join(process.cwd(), 'protocols', 'quick.json')),
       autoDetect: true,
       operator: { say: (line) => said.push({ t: clock.now(), line }), ask: async () => 'continue', stopRequested: () => false },

@@ -8,7 +8,10 @@ import { readModuleEeprom } from '../../src/probes/eeprom-hex.js';
 describe('simulated cable swap', () => {
   async function cabledRails(lab: ReturnType<typeof createLab>, node: string): Promise<string[]> {
     const r = await lab.runner(node).run('ibdev2netdev');
-    return parseIbdev2netdev(r.stdout).links.filter((l) => l.state === 'Up').map((l) => l.netdev).sort();
+    return parseIbdev2netdev(r.stdout)
+      .links.filter((l) => l.state === 'Up')
+      .map((l) => l.netdev)
+      .sort();
   }
 
   it('unplug takes the link down and the EEPROM away; plug trains the new cable and shows its serial', async () => {
@@ -32,7 +35,7 @@ describe('simulated cable swap', () => {
     expect(await cabledRails(lab, 'spark-b')).toEqual([]); // still training (linkRecoverS)
     await clock.sleep(10_000);
     expect(await cabledRails(lab, 'spark-b')).toEqual(['enP2p1s0f1np1', 'enp1s0f1np1']);
-    const id = (await readModuleEeprom(lab.runner('spark-a'), 'enp1s0f1np1'));
+    const id = await readModuleEeprom(lab.runner('spark-a'), 'enp1s0f1np1');
     expect(id.vendorSn).toBe('SIMBOX0001');
     expect(id.vendorPn).toBe('LMTQF022-SD-R');
     // The re-plugged port's PPCNT counters restart (the unplug's link-down belonged to the old cable).

@@ -38,7 +38,13 @@ describe('manifest', () => {
 
 describe('node sharing', () => {
   it('finds the node two benches share and serialises its holders in order', async () => {
-    const b = (x: string, y: string): Bench => ({ nodes: [{ name: x, host: x, cage: 0 }, { name: y, host: y, cage: 1 }], runners: new Map() });
+    const b = (x: string, y: string): Bench => ({
+      nodes: [
+        { name: x, host: x, cage: 0 },
+        { name: y, host: y, cage: 1 },
+      ],
+      runners: new Map(),
+    });
     const benches = [b('a', 'b'), b('b', 'c'), b('d', 'e')];
     expect(sharedNodesOf(benches, 0)).toEqual(['b']);
     expect(sharedNodesOf(benches, 1)).toEqual(['b']);
@@ -85,12 +91,31 @@ describe('batch --sim with a node in two pairs', () => {
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'cq-batch-shared-'));
     writeFileSync(join(dir, 'm.csv'), 'label\nc1\nc2\n');
-    const r = await runCli(['batch', '--manifest', join(dir, 'm.csv'), '--sim', 'good-qsfp56=S1,good-qsfp56=S2', '--pair', 'a:0,b:1', '--pair', 'b:0,c:1', '--protocol', 'quick', '--out', join(dir, 'out')]);
+    const r = await runCli([
+      'batch',
+      '--manifest',
+      join(dir, 'm.csv'),
+      '--sim',
+      'good-qsfp56=S1,good-qsfp56=S2',
+      '--pair',
+      'a:0,b:1',
+      '--pair',
+      'b:0,c:1',
+      '--protocol',
+      'quick',
+      '--out',
+      join(dir, 'out'),
+    ]);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toMatch(/b in two pairs: benchmarks take turns/);
     const state = JSON.parse(readFileSync(join(dir, 'out', 'batch-state.json'), 'utf8')) as { cables: { runDir: string; outcome: string }[] };
     expect(state.cables.map((c) => c.outcome)).toEqual(['PASS', 'PASS']);
-    const journals = state.cables.map((c) => readFileSync(join(dir, 'out', c.runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    const journals = state.cables.map((c) =>
+      readFileSync(join(dir, 'out', c.runDir, 'journal.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
     for (const [i, c] of state.cables.entries()) {
       expect(JSON.parse(readFileSync(join(dir, 'out', c.runDir, 'record.json'), 'utf8')).sharedNodes).toEqual(['b']);
       expect(readFileSync(join(dir, 'out', c.runDir, 'certificate.html'), 'utf8')).toContain('shared nodes');

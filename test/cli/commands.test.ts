@@ -43,7 +43,12 @@ describe('cablequal grade with several run directories', () => {
     unpackV1('crc-errors-quick', join(cwd, 'b'));
     const r = await runCli(['grade', 'a', 'b', '--json'], { cwd });
     expect(r.code).toBe(1);
-    expect(r.out.trim().split('\n').map((l) => (JSON.parse(l) as { outcome: string }).outcome)).toEqual(['PASS', 'FAIL']);
+    expect(
+      r.out
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { outcome: string }).outcome),
+    ).toEqual(['PASS', 'FAIL']);
     const text = await runCli(['grade', 'b', 'a'], { cwd });
     expect(text.out).toMatch(/^FAIL: .*\n(?: {2}- .*\n)+(?: {2}note: .*\n)*PASS: /);
   });
@@ -55,19 +60,32 @@ describe('cablequal grade with several run directories', () => {
     const start = JSON.parse(lines[0]!) as { nodes: unknown[] };
     start.nodes = [null, ...start.nodes];
     lines[0] = JSON.stringify(start);
-    const samples = lines.map((l, i) => [l, i] as const).filter(([l]) => l.includes('"type":"sample"')).slice(0, 3).map(([, i]) => i);
+    const samples = lines
+      .map((l, i) => [l, i] as const)
+      .filter(([l]) => l.includes('"type":"sample"'))
+      .slice(0, 3)
+      .map(([, i]) => i);
     lines[samples[0]!] = '{"type":"sample","tS":1,"phase":"identity","node":null,"sample":{}}';
     lines[samples[1]!] = '{}';
     lines[samples[2]!] = '{"type":"sample","tS":2,"phase":"identity","node":"spark-a","sample":{"node":null,"tick":0,"tMs":1,"rails":[null]}}';
     writeFileSync(join(dir, 'journal.jsonl'), `${lines.join('\n')}\n`);
     // Without the fixture's lab key, report refuses to replace its signed certificate (#17 item 3): moved aside.
     rmSync(join(dir, 'certificate.json'));
-    for (const cmd of [['grade', 'run'], ['report', 'run'], ['verify', 'run/certificate.json']]) {
+    for (const cmd of [
+      ['grade', 'run'],
+      ['report', 'run'],
+      ['verify', 'run/certificate.json'],
+    ]) {
       const r = await runCli(cmd, { cwd });
       expect([0, 1], `${cmd.join(' ')}: ${r.err}`).toContain(r.code);
-      expect(r.err).toContain(`warning: ${join(dir, 'journal.jsonl')}: 4 line(s) unreadable, left out of the record: line 1: run-start: nodes[0]: expected an object, got null (left out of the line); line ${samples[0]! + 1}: sample: sample.node: expected a string, got nothing (missing); line ${samples[1]! + 1}: not a journal line (no "type"); line ${samples[2]! + 1}: sample: sample.node: expected a string, got null`);
+      expect(r.err).toContain(
+        `warning: ${join(dir, 'journal.jsonl')}: 4 line(s) unreadable, left out of the record: line 1: run-start: nodes[0]: expected an object, got null (left out of the line); line ${samples[0]! + 1}: sample: sample.node: expected a string, got nothing (missing); line ${samples[1]! + 1}: not a journal line (no "type"); line ${samples[2]! + 1}: sample: sample.node: expected a string, got null`,
+      );
     }
-    const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { journal: { badLines: number; problems: { line: number }[] }; nodes: unknown[] };
+    const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as {
+      journal: { badLines: number; problems: { line: number }[] };
+      nodes: unknown[];
+    };
     expect(record.journal.badLines).toBe(4);
     expect(record.journal.problems.map((p) => p.line)).toEqual([1, ...samples.map((i) => i + 1)]);
     expect(record.nodes).toHaveLength(2);
@@ -77,7 +95,11 @@ describe('cablequal grade with several run directories', () => {
 describe('signals end a run with the conventional exit code', { timeout: 60_000 }, () => {
   it('SIGTERM mid-soak: ABORTED record, exit 143 (SIGINT keeps 130)', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cq-term-'));
-    const child = spawn(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'term', '--out', out, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [join(process.cwd(), 'bin', 'cablequal.js'), 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'term', '--out', out, '--json'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     child.stdout!.resume();
     child.stderr!.resume();
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -21,7 +21,10 @@ export function unpackV1(name: string, into: string): string {
 const dir = mkdtempSync(join(tmpdir(), 'cq-hostile-'));
 writeFileSync(join(dir, 'afile'), 'not a directory\n');
 writeFileSync(join(dir, 'nested.json'), `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
-writeFileSync(join(dir, 'nested-obj.json'), `{"name":"x","description":"d","phases":[{"name":"p","kind":"preflight","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`);
+writeFileSync(
+  join(dir, 'nested-obj.json'),
+  `{"name":"x","description":"d","phases":[{"name":"p","kind":"preflight","x":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`,
+);
 mkdirSync(join(dir, 'protocol-dir.json'));
 writeFileSync(join(dir, 'box.csv'), 'label\nc1\nc2\n');
 writeFileSync(join(dir, 'bad_ssh_config'), 'Host spark-a\n  Port notanumber\n');
@@ -72,7 +75,11 @@ const CASES: Case[] = [
   [['keygen', 'afile/keys'], 2, /^cablequal: key directory: .*\/afile is a file, not a directory$/],
   [['sim', 'serve', '--scenario', 'good-qsfp56', '--dir', 'afile'], 2, /^cablequal: --dir: .*\/afile is a file, not a directory$/],
   // input files
-  [['verify', '--public-key', '/nonexistent.pem', 'good/certificate.json'], 2, /^cablequal: --public-key \/nonexistent\.pem: cannot read the lab's public key \(ENOENT\)$/],
+  [
+    ['verify', '--public-key', '/nonexistent.pem', 'good/certificate.json'],
+    2,
+    /^cablequal: --public-key \/nonexistent\.pem: cannot read the lab's public key \(ENOENT\)$/,
+  ],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested.json'], 2, /^cablequal: nested\.json: nested deeper than 32 levels: not a protocol$/],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested-obj.json'], 2, /^cablequal: nested-obj\.json: nested deeper than 32 levels/],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'protocol-dir.json'], 2, /^cablequal: .*protocol-dir\.json: cannot read protocol file \(EISDIR\)$/],
@@ -91,11 +98,27 @@ const CASES: Case[] = [
   // nodes, cages, faults
   [['run', '--nodes', `${longHost},b`], 2, /^cablequal: --nodes: "h{80}… \(5000 chars\)" is too long for a host name \(at most 253 characters\)$/],
   [['cleanup', '--nodes', 'a;rm -rf /'], 2, /^cablequal: /],
-  [['run', '--sim', 'good-qsfp56', '--sim-fault', 'ssh-drop@10s:spark-z'], 2, /^cablequal: fault "ssh-drop@10s:spark-z": no simulated node "spark-z" \(nodes: spark-a, spark-b\)$/],
-  [['batch', '--manifest', 'box.csv', '--pair', 'a:1,b:1', '--pair', 'a:1,c:1'], 2, /^cablequal: --pair: cage 1 of a is given to pairs 1 and 2: a cage holds one cable$/],
-  [['batch', '--manifest', 'box.csv', '--pair', 'a,b', '--pair', 'c,a'], 2, /^cablequal: --pair: a is in pairs 1 and 2: give its cage in each \(e\.g\. a:0 and a:1\)$/],
+  [
+    ['run', '--sim', 'good-qsfp56', '--sim-fault', 'ssh-drop@10s:spark-z'],
+    2,
+    /^cablequal: fault "ssh-drop@10s:spark-z": no simulated node "spark-z" \(nodes: spark-a, spark-b\)$/,
+  ],
+  [
+    ['batch', '--manifest', 'box.csv', '--pair', 'a:1,b:1', '--pair', 'a:1,c:1'],
+    2,
+    /^cablequal: --pair: cage 1 of a is given to pairs 1 and 2: a cage holds one cable$/,
+  ],
+  [
+    ['batch', '--manifest', 'box.csv', '--pair', 'a,b', '--pair', 'c,a'],
+    2,
+    /^cablequal: --pair: a is in pairs 1 and 2: give its cage in each \(e\.g\. a:0 and a:1\)$/,
+  ],
   // batch reads the --ssh-config it is given, as run does
-  [['batch', '--manifest', 'box.csv', '--nodes', 'spark-a,spark-b', '--ssh-config', 'bad_ssh_config', '--out', 'b-ssh'], 2, /^cablequal: ssh_config .*\/bad_ssh_config: line 2: port must be a whole number, got notanumber \(ssh config for node spark-a; /],
+  [
+    ['batch', '--manifest', 'box.csv', '--nodes', 'spark-a,spark-b', '--ssh-config', 'bad_ssh_config', '--out', 'b-ssh'],
+    2,
+    /^cablequal: ssh_config .*\/bad_ssh_config: line 2: port must be a whole number, got notanumber \(ssh config for node spark-a; /,
+  ],
   [['preflight'], 2, /^cablequal: preflight: give either --sim <scenario> or --nodes a,b$/],
   [['run'], 2, /^cablequal: run: give either --sim <scenario> or --nodes a,b$/],
 ];
@@ -123,12 +146,18 @@ describe('hostile CLI input: one line, exit code, no stack trace', { timeout: 60
     const r = await runCli(['parse', 'ibdev2netdev', 'esc.txt'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.err).not.toMatch(RAW_CONTROL);
-    expect(r.err).toBe('esc.txt: ibdev2netdev: line 1: not an ibdev2netdev line ("<dev> port <n> ==> <netdev> (Up|Down|NA)"): "rocep1s0f1 port 1 => \\x1b]0;pwned\\x07\\x1b[2J\\x00 (Up)"\n');
+    expect(r.err).toBe(
+      'esc.txt: ibdev2netdev: line 1: not an ibdev2netdev line ("<dev> port <n> ==> <netdev> (Up|Down|NA)"): "rocep1s0f1 port 1 => \\x1b]0;pwned\\x07\\x1b[2J\\x00 (Up)"\n',
+    );
   });
 
   it('the real binary: --out /proc/x fails at once (no endless mkdir ignoring SIGTERM), exit 2, one line', () => {
     const t0 = Date.now();
-    const r = spawnSync(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', '/proc/x'], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', '/proc/x'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.signal).toBeNull(); // not killed by the timeout
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^cablequal: --out: cannot create \/proc\/x: .*\(ENOENT\)\n$/);
@@ -136,7 +165,11 @@ describe('hostile CLI input: one line, exit code, no stack trace', { timeout: 60
   });
 
   it('the real binary: a bad option is exit 2 with one line and the help hint, not exit 70', () => {
-    const r = spawnSync(process.execPath, [BIN, 'sim', 'serve', '--scenario', 'good-qsfp56', '--port', '99999'], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [BIN, 'sim', 'serve', '--scenario', 'good-qsfp56', '--port', '99999'], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('cablequal: --port: expected a whole number from 0 to 65534, got "99999"\nRun "cablequal --help" for usage.\n');
   });
@@ -145,9 +178,16 @@ describe('hostile CLI input: one line, exit code, no stack trace', { timeout: 60
     const run = unpackV1('good-qsfp56-quick', join(dir, 'full-disk'));
     const journal = readFileSync(join(run, 'journal.jsonl'));
     const preload = join(process.cwd(), 'test', 'fixtures', 'enospc-preload.mjs');
-    const r = spawnSync(process.execPath, ['--import', preload, BIN, 'grade', run], { cwd: dir, encoding: 'utf8', timeout: 20_000, env: { ...process.env, CQ_ENOSPC_UNDER: run } });
+    const r = spawnSync(process.execPath, ['--import', preload, BIN, 'grade', run], {
+      cwd: dir,
+      encoding: 'utf8',
+      timeout: 20_000,
+      env: { ...process.env, CQ_ENOSPC_UNDER: run },
+    });
     expect(r.status).toBe(3);
-    expect(r.stderr).toBe(`cablequal: ERROR: cannot write ${join(run, 'record.json')}: no space left on device (ENOSPC); journal.jsonl is untouched: grade again once this is fixed\n`);
+    expect(r.stderr).toBe(
+      `cablequal: ERROR: cannot write ${join(run, 'record.json')}: no space left on device (ENOSPC); journal.jsonl is untouched: grade again once this is fixed\n`,
+    );
     expect(readFileSync(join(run, 'journal.jsonl')).equals(journal)).toBe(true);
   });
 });

@@ -31,9 +31,15 @@ describe('cablequal parse', () => {
   });
 
   it('reads the node facts kinds: net-identity prints its maps as JSON objects', async () => {
-    const r = await runCli(['parse', 'net-identity', '-'], { stdin: '/sys/class/net/cx7a/phys_port_name:p1\n/sys/class/net/cx7a/device/uevent:PCI_SLOT_NAME=0002:01:00.1\n/sys/class/infiniband/mlx5_1/sys_image_guid:b8ce:f603:00e5:f118\n' });
+    const r = await runCli(['parse', 'net-identity', '-'], {
+      stdin:
+        '/sys/class/net/cx7a/phys_port_name:p1\n/sys/class/net/cx7a/device/uevent:PCI_SLOT_NAME=0002:01:00.1\n/sys/class/infiniband/mlx5_1/sys_image_guid:b8ce:f603:00e5:f118\n',
+    });
     expect(r.code, r.err).toBe(0);
-    expect(JSON.parse(r.out)).toEqual({ netdevs: { cx7a: { pci: '0002:01:00.1', driver: null, physPortName: 'p1' } }, sysImageGuid: { mlx5_1: 'b8ce:f603:00e5:f118' } });
+    expect(JSON.parse(r.out)).toEqual({
+      netdevs: { cx7a: { pci: '0002:01:00.1', driver: null, physPortName: 'p1' } },
+      sysImageGuid: { mlx5_1: 'b8ce:f603:00e5:f118' },
+    });
     const v = await runCli(['parse', 'perftest-version', '-'], { stdin: 'Version: 6.22\n' });
     expect(JSON.parse(v.out)).toBe('6.22');
   });

@@ -45,7 +45,10 @@ describe('how alive a run is', () => {
     expect(judgeLive(live({}), now, hostname(), () => true)).toEqual({ verdict: 'running', why: `pid ${process.pid}`, ageS: 5 });
     expect(judgeLive(live({}), now, hostname(), () => false).verdict).toBe('died');
     expect(judgeLive(live({ updatedAt: '2026-06-01T00:00:00.000Z' }), now, hostname(), () => true)).toMatchObject({ verdict: 'not-updating', ageS: 605 });
-    expect(judgeLive(live({ controller: 'elsewhere' }), now, hostname(), () => false)).toMatchObject({ verdict: 'running', why: `pid ${process.pid} on controller elsewhere` });
+    expect(judgeLive(live({ controller: 'elsewhere' }), now, hostname(), () => false)).toMatchObject({
+      verdict: 'running',
+      why: `pid ${process.pid} on controller elsewhere`,
+    });
     expect(judgeLive(live({ controller: 'elsewhere', updatedAt: '2026-06-01T00:00:00.000Z' }), now, hostname(), () => false).verdict).toBe('unknown');
   });
 
@@ -54,10 +57,16 @@ describe('how alive a run is', () => {
     const probe = (alive: boolean, cmd: string | null) => ({ alive: () => alive, cmdline: () => cmd });
     expect(judgeOwner(owner, 5, 'ctl', probe(false, null))).toEqual({ alive: false, why: 'its controller process (pid 42 on this host, ctl) is gone' });
     expect(judgeOwner(owner, 5, 'ctl', probe(true, 'node /usr/bin/cablequal run --nodes a,b')).alive).toBe(true);
-    expect(judgeOwner(owner, 5, 'ctl', probe(true, 'vim notes.txt'))).toMatchObject({ alive: false, why: expect.stringContaining('is now another program (vim notes.txt)') });
+    expect(judgeOwner(owner, 5, 'ctl', probe(true, 'vim notes.txt'))).toMatchObject({
+      alive: false,
+      why: expect.stringContaining('is now another program (vim notes.txt)'),
+    });
     expect(judgeOwner(owner, 5, 'ctl', probe(true, null)).alive).toBe(true); // no /proc: the pid alone decides
     expect(judgeOwner(owner, 120, 'other', probe(false, null)).alive).toBe(true); // refreshed 2 min ago: alive
-    expect(judgeOwner(owner, 600, 'other', probe(true, null))).toEqual({ alive: false, why: 'the lock has not been refreshed for 600 s (a live run refreshes it every 60 s; its controller ctl cannot be checked from here)' });
+    expect(judgeOwner(owner, 600, 'other', probe(true, null))).toEqual({
+      alive: false,
+      why: 'the lock has not been refreshed for 600 s (a live run refreshes it every 60 s; its controller ctl cannot be checked from here)',
+    });
   });
 });
 
@@ -68,12 +77,17 @@ describe('cablequal status lists a run that died without a run-end', () => {
     cpSync(join(process.cwd(), 'test', 'fixtures', 'journals-v1', 'killed-quick'), runDir, { recursive: true });
     writeFileSync(join(runDir, 'journal.jsonl'), gunzipSync(readFileSync(join(runDir, 'journal.jsonl.gz'))));
     rmSync(join(runDir, 'record.json'));
-    writeFileSync(join(runDir, 'live.json'), JSON.stringify(live({ runId: 'run-killed', pid: deadPid(), updatedAt: new Date(Date.now() - 600_000).toISOString(), runDir })));
+    writeFileSync(
+      join(runDir, 'live.json'),
+      JSON.stringify(live({ runId: 'run-killed', pid: deadPid(), updatedAt: new Date(Date.now() - 600_000).toISOString(), runDir })),
+    );
     const r = await runCli(['status', '--out', out], { cwd: out });
     expect(r.code).toBe(0);
     expect(r.out.split('\n')).toEqual([
       'DIED  run-killed',
-      expect.stringMatching(/^ {2}phase soak-loaded, elapsed 10:00, remaining 1:05:00 \(as of 60\d s ago\); nodes spark-a:1; pid \d+ is gone and the run never ended \(no run-end\)$/),
+      expect.stringMatching(
+        /^ {2}phase soak-loaded, elapsed 10:00, remaining 1:05:00 \(as of 60\d s ago\); nodes spark-a:1; pid \d+ is gone and the run never ended \(no run-end\)$/,
+      ),
       '  run directory: APF24150032K7N/run-killed',
       '  grade it: cablequal grade APF24150032K7N/run-killed; free its nodes: cablequal cleanup --nodes spark-a',
       '',
@@ -108,7 +122,10 @@ describe('cablequal cleanup against sim serve nodes (real SSH)', { timeout: 90_0
     const a = runner('spark-a');
     try {
       await acquireLock(a, { runId: 'dead-run-1', label: 'crashed controller', pid: deadPid() });
-      await a.start('ib_write_bw -d rocep1s0f1 -p 18601 -F --report_gbits -s 65536 -b --run_infinitely', { runDir: '/tmp/cablequal/dead-run-1', name: 'soak-idle-server-0' });
+      await a.start('ib_write_bw -d rocep1s0f1 -p 18601 -F --report_gbits -s 65536 -b --run_infinitely', {
+        runDir: '/tmp/cablequal/dead-run-1',
+        name: 'soak-idle-server-0',
+      });
     } finally {
       await a.close();
     }
@@ -116,14 +133,20 @@ describe('cablequal cleanup against sim serve nodes (real SSH)', { timeout: 90_0
 
     const refused = await cli(['run', '--nodes', 'spark-a,spark-b', '--protocol', 'quick', '--break-lock', '--out', 'reports', '--label', 'next']);
     expect(refused.code).toBe(3);
-    expect(refused.out).toMatch(/\[transport\] spark-a: node is locked by run dead-run-1 "crashed controller" from \S+ pid \d+, started \S+; last heartbeat \d+ s ago, 1 process\(es\) of that run alive/);
+    expect(refused.out).toMatch(
+      /\[transport\] spark-a: node is locked by run dead-run-1 "crashed controller" from \S+ pid \d+, started \S+; last heartbeat \d+ s ago, 1 process\(es\) of that run alive/,
+    );
     expect(refused.out).toContain("if its controller died, `cablequal cleanup --nodes spark-a` stops that run's processes and releases the lock");
 
     const r = await cli(['cleanup', '--nodes', 'spark-a,spark-b']);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out.split('\n')).toEqual([
-      expect.stringMatching(new RegExp(`^spark-a: locked by run dead-run-1 "crashed controller" from ${controllerHost()} pid \\d+, started \\S+: judged dead: its controller process \\(pid \\d+ on this host, ${controllerHost()}\\) is gone$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^spark-a: locked by run dead-run-1 "crashed controller" from ${controllerHost()} pid \\d+, started \\S+: judged dead: its controller process \\(pid \\d+ on this host, ${controllerHost()}\\) is gone$`,
+        ),
+      ),
       expect.stringMatching(/^spark-a: stopped soak-idle-server-0 of run dead-run-1 \(pid \d+\): terminated$/),
       'spark-a: lock of run dead-run-1 released',
       'spark-b: no lock held',
@@ -146,8 +169,12 @@ describe('cablequal cleanup against sim serve nodes (real SSH)', { timeout: 90_0
       const r = await cli(['cleanup', '--nodes', 'spark-a,spark-b']);
       expect(r.code).toBe(3);
       expect(r.out).toContain(`spark-a: refused: locked by run live-run-2 "running" from ${controllerHost()} pid ${ctl.pid}`);
-      expect(r.out).toContain(`which is alive: its controller is running on this host as pid ${ctl.pid}: stop it there (Ctrl-C, or kill -INT ${ctl.pid}), which stops its loads and releases the lock`);
-      expect(r.out).toMatch(/spark-b: refused: locked by run live-run-3 "elsewhere" from other-controller pid 7, .*which is alive: its controller other-controller refreshed the lock \d+ s ago \(a live run does every 60 s\): stop the run there/);
+      expect(r.out).toContain(
+        `which is alive: its controller is running on this host as pid ${ctl.pid}: stop it there (Ctrl-C, or kill -INT ${ctl.pid}), which stops its loads and releases the lock`,
+      );
+      expect(r.out).toMatch(
+        /spark-b: refused: locked by run live-run-3 "elsewhere" from other-controller pid 7, .*which is alive: its controller other-controller refreshed the lock \d+ s ago \(a live run does every 60 s\): stop the run there/,
+      );
       expect((await lockOf('spark-a'))?.state).toBe('held');
       await la.release();
       await lb.release();

@@ -26,7 +26,9 @@ describe('makeRunners', () => {
       { acceptNewHostKeys: false, env: {}, sshConfig: config, warn: (l) => warnings.push(l) },
     );
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(new RegExp(`^cablequal: ssh config not applied: ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: Match: .*exec.*the block is not applied$`));
+    expect(warnings[0]).toMatch(
+      new RegExp(`^cablequal: ssh config not applied: ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: Match: .*exec.*the block is not applied$`),
+    );
     for (const r of runners.values()) await r.close();
   });
 
@@ -35,7 +37,12 @@ describe('makeRunners', () => {
     const config = join(dir, 'config');
     writeFileSync(config, 'Host spark-*\n  User nvidia\n  Port 2200\n');
     const warnings: string[] = [];
-    const runners = await makeRunners([{ name: 'spark-a', host: 'spark-a', cage: 'auto' }], { acceptNewHostKeys: false, env: {}, sshConfig: config, warn: (l) => warnings.push(l) });
+    const runners = await makeRunners([{ name: 'spark-a', host: 'spark-a', cage: 'auto' }], {
+      acceptNewHostKeys: false,
+      env: {},
+      sshConfig: config,
+      warn: (l) => warnings.push(l),
+    });
     expect(warnings).toEqual([]);
     for (const r of runners.values()) await r.close();
   });

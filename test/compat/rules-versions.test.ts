@@ -28,7 +28,9 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^OK: .*re-graded verdict \(FAIL, rules version 1\) agree/m);
-    expect(r.out).toContain(`note: signed under rules version 1; today's rules (version 2) would grade this run ${today}, not FAIL: the certificate stands for the rules it was signed under`);
+    expect(r.out).toContain(
+      `note: signed under rules version 1; today's rules (version 2) would grade this run ${today}, not FAIL: the certificate stands for the rules it was signed under`,
+    );
   });
 
   it('grade uses today`s rules and says the journal was written under version 1; --rules 1 gives the recorded verdict', async () => {
@@ -50,7 +52,9 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     const r = await runCli(['grade', dir]);
     expect(r.code).toBe(3);
     expect(r.out).toMatch(/^ERROR: /);
-    expect(r.out).toContain('[not-soaked] the run was stopped before soak-idle and soak-loaded ended (a FAIL decided by the rules version 1 watch: lane-ratio on spark-a)');
+    expect(r.out).toContain(
+      '[not-soaked] the run was stopped before soak-idle and soak-loaded ended (a FAIL decided by the rules version 1 watch: lane-ratio on spark-a)',
+    );
     expect(r.out).toContain('note: the run was stopped early (lane-ratio on spark-a, by the rules version 1 watch); these rules do not confirm it');
     const old = await runCli(['grade', dir, '--rules', '1', '--json']);
     expect(JSON.parse(old.out)).toMatchObject({ outcome: 'FAIL', decidedAtS: 5, rulesVersion: 1 });
@@ -59,7 +63,9 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
   it('a journal whose protocol names a rule this version does not know, and lacks one it knows, grades with notes', async () => {
     const V2 = join(import.meta.dirname, '..', 'fixtures', 'journals-v2', 'good-qsfp56-quick');
     const dir = mkdtempSync(join(tmpdir(), 'cq-future-'));
-    const lines = gunzipSync(readFileSync(join(V2, 'journal.jsonl.gz'))).toString('utf8').split('\n');
+    const lines = gunzipSync(readFileSync(join(V2, 'journal.jsonl.gz')))
+      .toString('utf8')
+      .split('\n');
     const start = JSON.parse(lines[0]!) as { type: string; protocolText: string };
     expect(start.type).toBe('run-start');
     const p = JSON.parse(start.protocolText) as { limits: { rule: string }[] };

@@ -34,7 +34,21 @@ function raw(path: string, method = 'GET'): Promise<{ status: number; headers: R
 }
 
 const api = async <T>(path: string): Promise<T> => JSON.parse((await raw(path)).body) as T;
-type Runs = { total: number; runs: { runId: string; outcome: string; serial: string | null; partNumber: string | null; vendor: string | null; lot: string | null; station: string | null; startedAt: string; simulated: boolean; certificateFile: string | null }[] };
+type Runs = {
+  total: number;
+  runs: {
+    runId: string;
+    outcome: string;
+    serial: string | null;
+    partNumber: string | null;
+    vendor: string | null;
+    lot: string | null;
+    station: string | null;
+    startedAt: string;
+    simulated: boolean;
+    certificateFile: string | null;
+  }[];
+};
 
 describe('dashboard API', () => {
   it('binds to 127.0.0.1 and lists every run with id, outcome, serial, part number, vendor, start time, simulated flag', async () => {
@@ -43,7 +57,14 @@ describe('dashboard API', () => {
     expect(all.total).toBe(3 + 1 + 6);
     for (const s of lab.simRuns) {
       const r = all.runs.find((x) => x.runId === s.runId)!;
-      expect(r).toMatchObject({ outcome: s.outcome, serial: s.serial, partNumber: s.partNumber, vendor: s.vendor, simulated: true, certificateFile: 'certificate.html' });
+      expect(r).toMatchObject({
+        outcome: s.outcome,
+        serial: s.serial,
+        partNumber: s.partNumber,
+        vendor: s.vendor,
+        simulated: true,
+        certificateFile: 'certificate.html',
+      });
       expect(Date.parse(r.startedAt)).toBeGreaterThan(Date.parse('2026-01-01'));
     }
     expect(lab.simRuns.map((s) => s.outcome)).toEqual(['FAIL', 'PASS', 'MARGINAL']);
@@ -85,16 +106,22 @@ describe('dashboard API', () => {
     expect(hist.runs.map((r) => r.runId)).toEqual([clone.runId]);
     const parts = await api<{ parts: { partNumber: string; counts: Record<string, number> }[] }>('/api/parts');
     expect(parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!.counts).toMatchObject({ PASS: 6 + 1, FAIL: 0, ERROR: 0 });
-    const y = await api<{ lots: { lot: string; counts: Record<string, number> }[]; fecMargin: { bins: number[]; counts: Record<string, number[]> } }>('/api/parts/NJAAKK0006');
+    const y = await api<{ lots: { lot: string; counts: Record<string, number> }[]; fecMargin: { bins: number[]; counts: Record<string, number[]> } }>(
+      '/api/parts/NJAAKK0006',
+    );
     expect(y.lots.map((l) => l.lot).sort()).toEqual(['240412', '250301']);
-    expect(Object.values(y.fecMargin.counts).flat().reduce((a, b) => a + b, 0)).toBe(7);
+    expect(
+      Object.values(y.fecMargin.counts)
+        .flat()
+        .reduce((a, b) => a + b, 0),
+    ).toBe(7);
     const golden = await api<{ serial: string; runs: { runId: string; ibWriteBwGbps: number }[]; tolerances: Record<string, number> }[]>('/api/golden');
     expect(golden).toHaveLength(1);
     expect(golden[0]!.runs.map((r) => r.ibWriteBwGbps)).toEqual(lab.golden.bw);
     expect(golden[0]!.tolerances).toMatchObject({ throughputPct: 5 });
   });
 
-  it('serves a run\'s certificate read-only from the reports directory, and nothing outside it', async () => {
+  it("serves a run's certificate read-only from the reports directory, and nothing outside it", async () => {
     const run = await api<{ certificateUrl: string; reasons: { rule: string }[]; measurements: unknown[] }>(`/api/runs/${lab.simRuns[0]!.runId}`);
     expect(run.certificateUrl).toMatch(/^\/reports\/.+\/certificate\.html$/);
     expect(run.reasons.some((r) => r.rule === 'lane-ratio' || r.rule === 'fec-margin')).toBe(true);
@@ -106,7 +133,14 @@ describe('dashboard API', () => {
     expect(cert.body).toContain(lab.simRuns[0]!.serial);
     writeFileSync(join(lab.out, '..', 'cq-dash-secret.txt'), 'TOP-SECRET-CONTENT-42');
     symlinkSync('/etc', join(lab.out, 'etc-link'));
-    for (const p of ['/reports/../cq-dash-secret.txt', '/reports/%2e%2e/cq-dash-secret.txt', '/reports/..%2fcq-dash-secret.txt', '/reports/%2e%2e%2f%2e%2e%2fetc%2fpasswd', '/reports/etc-link/passwd', '/reports/']) {
+    for (const p of [
+      '/reports/../cq-dash-secret.txt',
+      '/reports/%2e%2e/cq-dash-secret.txt',
+      '/reports/..%2fcq-dash-secret.txt',
+      '/reports/%2e%2e%2f%2e%2e%2fetc%2fpasswd',
+      '/reports/etc-link/passwd',
+      '/reports/',
+    ]) {
       const r = await raw(p);
       expect([400, 403, 404], p).toContain(r.status);
       expect(r.body).not.toContain('TOP-SECRET-CONTENT-42');
@@ -117,7 +151,13 @@ describe('dashboard API', () => {
   });
 
   it('escapes EEPROM strings in pages, attributes and the JSON inside script tags', async () => {
-    for (const path of ['/', `/cables/${encodeURIComponent(HOSTILE_SERIAL)}`, `/parts/${encodeURIComponent(HOSTILE_PN)}`, `/vendors/${encodeURIComponent(HOSTILE_VENDOR)}`, '/parts']) {
+    for (const path of [
+      '/',
+      `/cables/${encodeURIComponent(HOSTILE_SERIAL)}`,
+      `/parts/${encodeURIComponent(HOSTILE_PN)}`,
+      `/vendors/${encodeURIComponent(HOSTILE_VENDOR)}`,
+      '/parts',
+    ]) {
       const r = await raw(path);
       expect(r.status, path).toBe(200);
       expect(r.body).not.toContain('<img src=x');

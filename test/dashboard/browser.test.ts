@@ -53,7 +53,12 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await page.selectOption('select[name=outcome]', 'FAIL');
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
     const failed = await page.$$eval('#runs tbody tr', (trs) => trs.map((t) => [t.getAttribute('data-run'), t.querySelector('td:nth-child(3)')!.textContent]));
-    expect(failed.sort()).toEqual([[lab.hostileRunId, 'FAIL'], [lab.simRuns[0]!.runId, 'FAIL']].sort());
+    expect(failed.sort()).toEqual(
+      [
+        [lab.hostileRunId, 'FAIL'],
+        [lab.simRuns[0]!.runId, 'FAIL'],
+      ].sort(),
+    );
     await page.selectOption('select[name=part]', lab.simRuns[0]!.partNumber);
     await Promise.all([page.waitForNavigation(), page.click('form.filters button[type=submit]')]);
     expect(await page.$$eval('#runs tbody tr', (trs) => trs.map((t) => t.getAttribute('data-run')))).toEqual([lab.simRuns[0]!.runId]);
@@ -65,7 +70,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await page.close();
   });
 
-  it('a cable\'s history and a part\'s yield page draw their charts with every point', async () => {
+  it("a cable's history and a part's yield page draw their charts with every point", async () => {
     const clone = lab.simRuns[0]!;
     const cable = await open(`/cables/${encodeURIComponent(clone.serial)}`);
     const charts = (await cable.evaluate('window.cablequalCharts')) as ChartInfo[];
@@ -81,12 +86,17 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await part.close();
   });
 
-  it('the golden cable\'s control chart has every golden run and its drift limits', async () => {
+  it("the golden cable's control chart has every golden run and its drift limits", async () => {
     const page = await open('/golden');
     const charts = (await page.evaluate('window.cablequalCharts')) as ChartInfo[];
     const bw = charts.find((c) => c.id.endsWith('ibWriteBwGbps'))!;
     expect(bw.kind).toBe('control');
-    expect(bw.series.map((s) => [s.label, s.points])).toEqual([['value', 6], ['centre', 6], ['upper limit', 6], ['lower limit', 6]]);
+    expect(bw.series.map((s) => [s.label, s.points])).toEqual([
+      ['value', 6],
+      ['centre', 6],
+      ['upper limit', 6],
+      ['lower limit', 6],
+    ]);
     expect(await page.$$eval('table.golden tbody tr', (t) => t.length)).toBe(6);
     // Centre 184.9 Gb/s (median), limits ± 5 %: 175.66..194.15; only the last run's 174.5 is outside.
     expect(await page.$$eval('table.golden td.out', (tds) => tds.map((t) => t.textContent))).toEqual(['174.5']);
@@ -97,13 +107,40 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const page = await open('/live');
     await page.waitForFunction("document.getElementById('live-state').textContent === 'connected'");
     const runId = 'gen-live-0001';
-    await lab.store.runStarted({ runId, label: 'box-7', startedAt: new Date().toISOString(), simulated: true, scenario: 'good-qsfp56', protocol: { name: 'quick', sha256: 'c'.repeat(64), file: 'protocols/quick.json' }, nodes: [{ name: 'spark-a', host: 'spark-a' }, { name: 'spark-b', host: 'spark-b' }], controller: 'ctl-test', runDir: null });
-    await lab.store.runLive(runId, 1, new Date().toISOString(), { phase: 'soak-idle', elapsedS: 130, remainingS: 470, laneRates: { 'spark-a': [0, 0, 12.5, 0], 'spark-b': [0, 0, 0, 0] }, nicTempC: { 'spark-a': 61, 'spark-b': 60 }, gpuTempC: { 'spark-a': 40, 'spark-b': 41 }, gpuUtilPct: { 'spark-a': 0, 'spark-b': 0 } } as never);
+    await lab.store.runStarted({
+      runId,
+      label: 'box-7',
+      startedAt: new Date().toISOString(),
+      simulated: true,
+      scenario: 'good-qsfp56',
+      protocol: { name: 'quick', sha256: 'c'.repeat(64), file: 'protocols/quick.json' },
+      nodes: [
+        { name: 'spark-a', host: 'spark-a' },
+        { name: 'spark-b', host: 'spark-b' },
+      ],
+      controller: 'ctl-test',
+      runDir: null,
+    });
+    await lab.store.runLive(runId, 1, new Date().toISOString(), {
+      phase: 'soak-idle',
+      elapsedS: 130,
+      remainingS: 470,
+      laneRates: { 'spark-a': [0, 0, 12.5, 0], 'spark-b': [0, 0, 0, 0] },
+      nicTempC: { 'spark-a': 61, 'spark-b': 60 },
+      gpuTempC: { 'spark-a': 40, 'spark-b': 41 },
+      gpuUtilPct: { 'spark-a': 0, 'spark-b': 0 },
+    } as never);
     const row = `#live tr[data-run="${runId}"]`;
     await page.waitForSelector(`${row} td.phase:text-is("soak-idle")`, { timeout: 10_000 });
     expect(await page.textContent(`${row} td.remaining`)).toBe('7:50');
     expect(await page.textContent(`${row} td.rates`)).toBe('spark-a: 0 / 0 / 13 / 0; spark-b: 0 / 0 / 0 / 0');
-    await lab.store.runLive(runId, 2, new Date().toISOString(), { phase: 'soak-loaded', elapsedS: 800, remainingS: 3500, laneRates: { 'spark-a': [0, 0, 2400, 0], 'spark-b': [0, 0, 0, 0] }, nicTempC: { 'spark-a': 79, 'spark-b': 77 } } as never);
+    await lab.store.runLive(runId, 2, new Date().toISOString(), {
+      phase: 'soak-loaded',
+      elapsedS: 800,
+      remainingS: 3500,
+      laneRates: { 'spark-a': [0, 0, 2400, 0], 'spark-b': [0, 0, 0, 0] },
+      nicTempC: { 'spark-a': 79, 'spark-b': 77 },
+    } as never);
     await page.waitForSelector(`${row} td.phase:text-is("soak-loaded")`, { timeout: 10_000 });
     expect(await page.textContent(`${row} td.nic`)).toBe('spark-a: 79; spark-b: 77');
     expect(await page.textContent(`${row} td.rates`)).toBe('spark-a: 0 / 0 / 2.4e+3 / 0; spark-b: 0 / 0 / 0 / 0');

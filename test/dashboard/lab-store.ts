@@ -28,7 +28,9 @@ export async function makeLabStore(): Promise<LabStore> {
   const out = tempRoot('cq-dash-');
   const simRuns: LabStore['simRuns'] = [];
   for (const scenario of ['failing-clone', 'good-qsfp56', 'marginal-qsfp112']) {
-    const r = await runCli(['run', '--sim', scenario, '--protocol', 'quick', '--out', out, '--json', '--seed', '3'], { env: { CABLEQUAL_LAB_KEY: '/nonexistent/key.pem' } });
+    const r = await runCli(['run', '--sim', scenario, '--protocol', 'quick', '--out', out, '--json', '--seed', '3'], {
+      env: { CABLEQUAL_LAB_KEY: '/nonexistent/key.pem' },
+    });
     const j = JSON.parse(r.out) as { outcome: string; runDir: string; cable: { serial: string; pn: string; vendor: string } };
     simRuns.push({ runId: j.runDir.split('/').at(-1)!, outcome: j.outcome, serial: j.cable.serial, partNumber: j.cable.pn, vendor: j.cable.vendor });
   }
@@ -40,7 +42,16 @@ export async function makeLabStore(): Promise<LabStore> {
     ...base,
     runId: 'gen-hostile-0001',
     startedAt: '2026-03-02T08:00:00.000Z',
-    cable: { ...base.cable, vendor: HOSTILE_VENDOR, partNumber: HOSTILE_PN, serial: HOSTILE_SERIAL, ends: base.cable.ends.map((e) => ({ ...e, identity: e.identity ? { ...e.identity, vendorName: HOSTILE_VENDOR, vendorPn: HOSTILE_PN, vendorSn: HOSTILE_SERIAL, dateCode: '<i>lot' } : null })) },
+    cable: {
+      ...base.cable,
+      vendor: HOSTILE_VENDOR,
+      partNumber: HOSTILE_PN,
+      serial: HOSTILE_SERIAL,
+      ends: base.cable.ends.map((e) => ({
+        ...e,
+        identity: e.identity ? { ...e.identity, vendorName: HOSTILE_VENDOR, vendorPn: HOSTILE_PN, vendorSn: HOSTILE_SERIAL, dateCode: '<i>lot' } : null,
+      })),
+    },
   };
   const hostileDir = join(out, 'hostile', hostile.runId);
   mkdirSync(hostileDir, { recursive: true });
@@ -52,7 +63,20 @@ export async function makeLabStore(): Promise<LabStore> {
   const bws = [185.2, 185.0, 184.8, 185.1, 180.0, 174.5];
   for (let b = 0; b < 3; b++) {
     const batchId = `ctl-test:/lab/batch-${b + 1}`;
-    await store.upsertBatch({ id: batchId, name: `batch-${b + 1}`, dir: `/lab/batch-${b + 1}`, controller: 'ctl-test', manifest: 'box.csv', protocol_name: 'quick', golden_serial: golden.serial, cables: 4, tested: 4, drift_ok: b < 2 ? 1 : 0, drift_detail: null, updated_at: '2026-03-01T00:00:00.000Z' });
+    await store.upsertBatch({
+      id: batchId,
+      name: `batch-${b + 1}`,
+      dir: `/lab/batch-${b + 1}`,
+      controller: 'ctl-test',
+      manifest: 'box.csv',
+      protocol_name: 'quick',
+      golden_serial: golden.serial,
+      cables: 4,
+      tested: 4,
+      drift_ok: b < 2 ? 1 : 0,
+      drift_detail: null,
+      updated_at: '2026-03-01T00:00:00.000Z',
+    });
     for (const [i, role] of (['golden-first', 'golden-last'] as const).entries()) {
       const p = passRecord();
       const k = b * 2 + i;
@@ -63,7 +87,13 @@ export async function makeLabStore(): Promise<LabStore> {
         cable: { ...p.cable, serial: golden.serial },
         benchmarks: { ...p.benchmarks, ibWriteBw: p.benchmarks.ibWriteBw ? { ...p.benchmarks.ibWriteBw, sumMedianGbps: bws[k]! } : null },
       };
-      await store.runFinished(rec, { runDir: null, controller: 'ctl-test', batchId, batchRole: role, regression: { throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 } });
+      await store.runFinished(rec, {
+        runDir: null,
+        controller: 'ctl-test',
+        batchId,
+        batchRole: role,
+        regression: { throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 },
+      });
       golden.runIds.push(rec.runId);
       golden.bw.push(bws[k]!);
     }

@@ -19,7 +19,7 @@ describe('clip, quoteInput, commandText', () => {
     expect(clip('short', 10)).toBe('short');
   });
 
-  it("a 2,000-character script in a command error is cut to its start: the reason stays readable", () => {
+  it('a 2,000-character script in a command error is cut to its start: the reason stays readable', () => {
     const script = `: tick; ${'ethtool -S enp1s0f1np1 >&7; '.repeat(80)}`;
     expect(script.length).toBeGreaterThan(2000);
     const oneLine = script.trim(); // runs of white space become one space

@@ -20,16 +20,7 @@ const decode = (img: Uint8Array) => decodeEeprom(Array.from(img), img.length);
 
 describe('decodeEeprom', () => {
   it('maps identifiers to SFF-8636 or CMIS and nothing else', () => {
-    expect([0x0c, 0x0d, 0x11, 0x18, 0x19, 0x1e, 0x03, 0x00].map(standardOf)).toEqual([
-      'SFF-8636',
-      'SFF-8636',
-      'SFF-8636',
-      'CMIS',
-      'CMIS',
-      'CMIS',
-      null,
-      null,
-    ]);
+    expect([0x0c, 0x0d, 0x11, 0x18, 0x19, 0x1e, 0x03, 0x00].map(standardOf)).toEqual(['SFF-8636', 'SFF-8636', 'SFF-8636', 'CMIS', 'CMIS', 'CMIS', null, null]);
   });
 
   it('reports a lower/upper identifier mismatch', () => {

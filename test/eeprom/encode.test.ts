@@ -62,9 +62,12 @@ describe('formatHexDump matches real ethtool dumps byte for byte', () => {
   });
 
   it('starts a new row every 16 bytes counted from the start offset', () => {
-    expect(formatHexDump(Array.from({ length: 18 }, (_, i) => i), 0x80)).toBe(
-      'Offset\t\tValues\n------\t\t------\n0x0080:\t\t00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f \n0x0090:\t\t10 11 \n',
-    );
+    expect(
+      formatHexDump(
+        Array.from({ length: 18 }, (_, i) => i),
+        0x80,
+      ),
+    ).toBe('Offset\t\tValues\n------\t\t------\n0x0080:\t\t00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f \n0x0090:\t\t10 11 \n');
   });
 });
 

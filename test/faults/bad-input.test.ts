@@ -53,7 +53,10 @@ const oddValues = fc.oneof(
 
 describe('protocol loader under bad input (fast-check)', { timeout: 60_000 }, () => {
   it('random JSON values: only one-line UsageErrors', () => {
-    fc.assert(fc.property(fc.json({ maxDepth: 4 }), (t) => void onlyUsageErrors(t)), { numRuns: 1500 });
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 4 }), (t) => void onlyUsageErrors(t)),
+      { numRuns: 1500 },
+    );
   });
 
   it('real protocols with one field deleted or replaced: accepted, or a one-line error naming the field path', () => {
@@ -130,7 +133,10 @@ describe('bad CLI input: exit 2, one stderr line, no stack trace', { timeout: 30
   });
 
   it('the real binary: bad protocol file, exit 2, one line on stderr', () => {
-    const r = spawnSync(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'run', '--sim', 'good-qsfp56', '--protocol', 'bad.json'], { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'run', '--sim', 'good-qsfp56', '--protocol', 'bad.json'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^cablequal: bad\.json: earlyStop\.keepSamplingS: expected [^\n]*got -5\n$/);
     expect(r.stdout).toBe('');

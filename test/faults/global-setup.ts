@@ -4,5 +4,8 @@ import { spawnSync } from 'node:child_process';
 // test run. A type error elsewhere still emits JavaScript (tsc without noEmitOnError), so a failed build only warns.
 export default function setup(): void {
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: process.cwd(), encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) process.stderr.write(`globalSetup: npm run build exited ${r.status}: spawned-CLI tests run the dist/ it emitted\n${(r.stdout + r.stderr).slice(0, 2000)}\n`);
+  if (r.status !== 0)
+    process.stderr.write(
+      `globalSetup: npm run build exited ${r.status}: spawned-CLI tests run the dist/ it emitted\n${(r.stdout + r.stderr).slice(0, 2000)}\n`,
+    );
 }

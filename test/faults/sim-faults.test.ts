@@ -24,20 +24,18 @@ describe('fault injection (simulated lab, quick protocol)', { timeout: 60_000 },
     expect(ticksA).toContain(170);
     // The drop did not kill the loads: one start per load process in the loaded soak, none restarted.
     const loadedStarts = r.journal.filter((l) => l.type === 'process-start' && String(l.name).startsWith('soak-loaded'));
-    expect(loadedStarts.map((l) => l.name).sort()).toEqual(
-      [
-        'soak-loaded-client-0',
-        'soak-loaded-client-0-rev',
-        'soak-loaded-client-1',
-        'soak-loaded-client-1-rev',
-        'soak-loaded-gpu',
-        'soak-loaded-gpu',
-        'soak-loaded-server-0',
-        'soak-loaded-server-0-rev',
-        'soak-loaded-server-1',
-        'soak-loaded-server-1-rev',
-      ],
-    );
+    expect(loadedStarts.map((l) => l.name).sort()).toEqual([
+      'soak-loaded-client-0',
+      'soak-loaded-client-0-rev',
+      'soak-loaded-client-1',
+      'soak-loaded-client-1-rev',
+      'soak-loaded-gpu',
+      'soak-loaded-gpu',
+      'soak-loaded-server-0',
+      'soak-loaded-server-0-rev',
+      'soak-loaded-server-1',
+      'soak-loaded-server-1-rev',
+    ]);
     expect(r.journal.find((l) => l.type === 'phase-end' && l.phase === 'soak-loaded')?.status).toBe('done');
     for (const n of r.lab.nodes) expect(r.lab.processes(n)).toEqual([]);
   });

@@ -11,7 +11,16 @@ import { DEFAULT_PROTOCOL as protocol, DEFAULT_RULES } from '../rules/defaults.j
 const LANE_BPS = 53.125e9;
 const bench = (loop: number[], sum: number | null): BenchmarkRecord => ({
   loopback: loop.map((gbps, i) => ({ node: i % 2 ? 'spark-b' : 'spark-a', rail: Math.floor(i / 2), gbps })),
-  ibWriteBw: sum === null ? null : { perRail: [{ rail: 0, device: 'rocep1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 }, { rail: 1, device: 'roceP2p1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 }], sumMedianGbps: sum },
+  ibWriteBw:
+    sum === null
+      ? null
+      : {
+          perRail: [
+            { rail: 0, device: 'rocep1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 },
+            { rail: 1, device: 'roceP2p1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 },
+          ],
+          sumMedianGbps: sum,
+        },
   nccl: null,
 });
 const GOOD = bench([106, 105.5, 106.2, 105.9], 185.1);
@@ -33,31 +42,86 @@ function stats(over: Partial<NodePhaseStats> & { lb?: number[]; ub?: number[]; e
   }));
   const { lb: _lb, ub: _ub, errors: _e, ...rest } = over;
   return {
-    node: 'spark-b', phase: 'soak-loaded', seconds, lanes: n, laneStats, correctedBits: 0, preFecBer: 0, preFecBerUb95: 0, correctedBitsBerUb95: null,
-    postFecErrors: 0, crcErrors: 0, symbolErrors: 0, linkDownEvents: 0, counterResets: 0, worstLane: null, worstLaneRatio: 0, ratioAgainstZero: false, worstLaneBerLb95: 0,
-    nicTempMaxC: 82, nicTempMeanC: 81.2, gpuUtilMeanPct: 97, gpuTempMaxC: 70, ...rest,
+    node: 'spark-b',
+    phase: 'soak-loaded',
+    seconds,
+    lanes: n,
+    laneStats,
+    correctedBits: 0,
+    preFecBer: 0,
+    preFecBerUb95: 0,
+    correctedBitsBerUb95: null,
+    postFecErrors: 0,
+    crcErrors: 0,
+    symbolErrors: 0,
+    linkDownEvents: 0,
+    counterResets: 0,
+    worstLane: null,
+    worstLaneRatio: 0,
+    ratioAgainstZero: false,
+    worstLaneBerLb95: 0,
+    nicTempMaxC: 82,
+    nicTempMeanC: 81.2,
+    gpuUtilMeanPct: 97,
+    gpuTempMaxC: 70,
+    ...rest,
   };
 }
 const analysisOf = (s: NodePhaseStats[], more: Partial<AnalysisRecord> = {}): AnalysisRecord => ({
-  perNodePhase: s, fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null, gradedPhases: ['soak-idle', 'soak-loaded'], windows: [], laneTemp: [], ...more,
+  perNodePhase: s,
+  fecMarginDecades: null,
+  maxLaneRatio: null,
+  loadedVsIdleRatio: null,
+  logRateVsTempSlope: null,
+  gradedPhases: ['soak-idle', 'soak-loaded'],
+  windows: [],
+  laneTemp: [],
+  ...more,
 });
 // How lane `lane` of spark-b followed temperature: growing or not (GENERATED).
 const temp = (lane: number, growing: boolean, runaway = false): LaneTempStats => ({
-  node: 'spark-b', lane, coolC: [58, 62], hotC: [76, 82], coolSeconds: 600, hotSeconds: 1200, coolErrors: 100, hotErrors: growing ? 1e6 : 100,
-  growthDecades: growing ? 3 : 0, growthLbDecades: growing ? 2.9 : -0.1, slopeDecadesPerC: growing ? 0.15 : 0, othersGrowthDecades: 0, growing, runaway,
+  node: 'spark-b',
+  lane,
+  coolC: [58, 62],
+  hotC: [76, 82],
+  coolSeconds: 600,
+  hotSeconds: 1200,
+  coolErrors: 100,
+  hotErrors: growing ? 1e6 : 100,
+  growthDecades: growing ? 3 : 0,
+  growthLbDecades: growing ? 2.9 : -0.1,
+  slopeDecadesPerC: growing ? 0.15 : 0,
+  othersGrowthDecades: 0,
+  growing,
+  runaway,
 });
 const ratio = (r: number, berLb: number, growing: boolean, againstZero = false) =>
-  gradeRun(analysisOf([stats({ worstLane: 1, worstLaneRatio: r, worstLaneBerLb95: berLb, ratioAgainstZero: againstZero })], { laneTemp: [temp(1, growing, growing)] }), GOOD, protocol);
+  gradeRun(
+    analysisOf([stats({ worstLane: 1, worstLaneRatio: r, worstLaneBerLb95: berLb, ratioAgainstZero: againstZero })], { laneTemp: [temp(1, growing, growing)] }),
+    GOOD,
+    protocol,
+  );
 
 describe('gradeRun: a PASS states what the loaded soak proved', () => {
   it('zero errors over the 60-minute loaded soak: BER below 3.9e-15 per receiver (1.6e-14 per lane), the NIC temperature, the margin', () => {
     const phaseOf = (t: number) => (t <= 600 ? 'soak-idle' : 'soak-loaded');
-    const samples = ['spark-a', 'spark-b'].flatMap((n) => series(n, 4200, () => [0, 0, 0, 0], () => ({ temp: 81 })).map((s) => ({ phase: phaseOf(s.tick), sample: s })));
+    const samples = ['spark-a', 'spark-b'].flatMap((n) =>
+      series(
+        n,
+        4200,
+        () => [0, 0, 0, 0],
+        () => ({ temp: 81 }),
+      ).map((s) => ({ phase: phaseOf(s.tick), sample: s })),
+    );
     const v = gradeRun(analyzeRun({ samples, phases: protocol.phases, watch: DEFAULT_RULES }), GOOD, protocol);
     expect(v.outcome).toBe('PASS');
     expect(v.headline!.phase).toBe('soak-loaded');
     expect(v.headline!.receivers[0]!.berUb95).toBeCloseTo(2.9957 / (3600 * 212.5e9), 18);
-    expect(v.reasons.map((r) => `${r.rule}/${r.node ?? '-'}/${r.phase ?? '-'}`)).toEqual(['fec-margin/spark-a/soak-loaded', 'fec-margin/spark-b/soak-loaded', 'ib-write-bw-sum/-/-']);
+    expect(v.reasons.map((r) => `${r.rule}/${r.node ?? '-'}/${r.phase ?? '-'}`)).toEqual([
+      'fec-margin/spark-a/soak-loaded',
+      'fec-margin/spark-b/soak-loaded',
+      'ib-write-bw-sum/-/-',
+    ]);
     expect(v.reasons[0]!.message).toBe(
       'spark-a, soak-loaded (60 min at 212.5 Gb/s, NIC 81.0 °C mean, 81.0 max): pre-FEC BER below 3.9e-15 (95% upper bound, 0 errors; no errors on 4 lanes, each below 1.6e-14), FEC margin 10.2 decades (marginal below 2, fail below 1); 0 CRC, 0 post-FEC, 0 link-down; lane ratio: no errors',
     );
@@ -67,7 +131,15 @@ describe('gradeRun: a PASS states what the loaded soak proved', () => {
   });
 
   it('short phases are reported, never the headline nor graded on error rates', () => {
-    const nccl = stats({ phase: 'nccl', seconds: 7, errors: [0, 40, 0, 0], lb: [0, 40 / 7 / LANE_BPS, 0, 0], worstLane: 1, worstLaneRatio: 500, worstLaneBerLb95: 1e-7 });
+    const nccl = stats({
+      phase: 'nccl',
+      seconds: 7,
+      errors: [0, 40, 0, 0],
+      lb: [0, 40 / 7 / LANE_BPS, 0, 0],
+      worstLane: 1,
+      worstLaneRatio: 500,
+      worstLaneBerLb95: 1e-7,
+    });
     const v = gradeRun(analysisOf([nccl, stats({})]), GOOD, protocol);
     expect(v.outcome).toBe('PASS');
     expect(v.headline!.phase).toBe('soak-loaded');
@@ -91,14 +163,34 @@ describe('gradeRun: each receiver on its own', () => {
     const v = gradeRun(analysisOf([stats({ node: 'spark-a', phase: 'soak-idle' }), stats({ crcErrors: 1 })]), GOOD, protocol);
     expect(v.outcome).toBe('FAIL');
     expect(v.reasons[0]).toEqual({
-      rule: 'crc-errors', grade: 'FAIL', node: 'spark-b', phase: 'soak-loaded', value: 1, unit: 'errors', limit: 'fail at 1 or more',
-      message: 'spark-b soak-loaded: CRC errors 1 errors >= 1 (fail at 1 or more)', advice: 'frames were lost on the wire: replace the cable',
+      rule: 'crc-errors',
+      grade: 'FAIL',
+      node: 'spark-b',
+      phase: 'soak-loaded',
+      value: 1,
+      unit: 'errors',
+      limit: 'fail at 1 or more',
+      message: 'spark-b soak-loaded: CRC errors 1 errors >= 1 (fail at 1 or more)',
+      advice: 'frames were lost on the wire: replace the cable',
     });
     expect(v.reasons.filter((r) => r.grade === 'FAIL').map((r) => r.node)).toEqual(['spark-b']);
   });
 
   it('one reason per rule and receiver: the worst, with the others listed after it', () => {
-    const w = (lane: number, value: number): WindowStats => ({ rule: 'fec-window', node: 'spark-b', lane, phase: 'soak-loaded', windowS: 60, holdS: 10, value, grade: value < 1 ? 'FAIL' : 'MARGINAL', atS: 900, berLb95: 2.4e-4 / 10 ** value, windowErrors: 1e8, windowSeconds: 60 });
+    const w = (lane: number, value: number): WindowStats => ({
+      rule: 'fec-window',
+      node: 'spark-b',
+      lane,
+      phase: 'soak-loaded',
+      windowS: 60,
+      holdS: 10,
+      value,
+      grade: value < 1 ? 'FAIL' : 'MARGINAL',
+      atS: 900,
+      berLb95: 2.4e-4 / 10 ** value,
+      windowErrors: 1e8,
+      windowSeconds: 60,
+    });
     const v = gradeRun(analysisOf([stats({})], { windows: [w(0, 0.9), w(1, 0.7), w(2, 1.5)] }), GOOD, protocol);
     const r = v.reasons.filter((x) => x.rule === 'fec-window');
     expect(r).toHaveLength(1);
@@ -130,17 +222,28 @@ describe('gradeRun: lane ratio only where it matters (boundaries)', () => {
   it('against lanes with no errors the ratio is "at least", and a runaway is named', () => {
     const v = ratio(1200, 3e-6, true, true);
     expect(v.outcome).toBe('FAIL');
-    expect(v.reasons[0]!.message).toMatch(/^spark-b soak-loaded lane 1: lane ratio at least 1200x >= 1000 \(.*\) \(the other lanes had no errors: a lower bound\); lane 1 BER at least 3\.00e-6 \(95% lower bound\); runaway: lane 1 grew 3\.0 decades from 58-62 °C to 76-82 °C \(at least 2\.9, 95%\) while the others grew 0\.0 \(the failing clone's signature\)$/);
+    expect(v.reasons[0]!.message).toMatch(
+      /^spark-b soak-loaded lane 1: lane ratio at least 1200x >= 1000 \(.*\) \(the other lanes had no errors: a lower bound\); lane 1 BER at least 3\.00e-6 \(95% lower bound\); runaway: lane 1 grew 3\.0 decades from 58-62 °C to 76-82 °C \(at least 2\.9, 95%\) while the others grew 0\.0 \(the failing clone's signature\)$/,
+    );
   });
 });
 
 describe('gradeRun: FEC margin, FAIL only when certain (boundaries)', () => {
-  const at = (lb: number, ub: number) => gradeRun(analysisOf([stats({ errors: [0, 1e9, 0, 0], lb: [0, lb, 0, 0], ub: [2.9957 / (3600 * LANE_BPS), ub, 2.9957 / (3600 * LANE_BPS), 2.9957 / (3600 * LANE_BPS)] })]), GOOD, protocol);
+  const at = (lb: number, ub: number) =>
+    gradeRun(
+      analysisOf([
+        stats({ errors: [0, 1e9, 0, 0], lb: [0, lb, 0, 0], ub: [2.9957 / (3600 * LANE_BPS), ub, 2.9957 / (3600 * LANE_BPS), 2.9957 / (3600 * LANE_BPS)] }),
+      ]),
+      GOOD,
+      protocol,
+    );
   it('the lower bound exactly on the FAIL line (1 decade) is not a FAIL; just beyond it is', () => {
     expect(at(2.4e-5, 3e-5).outcome).toBe('MARGINAL');
     const f = at(2.41e-5, 3e-5);
     expect(f.outcome).toBe('FAIL');
-    expect(f.reasons[0]!.message).toMatch(/^spark-b soak-loaded lane 1: margin at most 0\.998 decades < 1 \(marginal below 2, fail below 1\); lane 1: BER at least 2\.41e-5 \(95% lower bound\)/);
+    expect(f.reasons[0]!.message).toMatch(
+      /^spark-b soak-loaded lane 1: margin at most 0\.998 decades < 1 \(marginal below 2, fail below 1\); lane 1: BER at least 2\.41e-5 \(95% lower bound\)/,
+    );
   });
 
   it('the upper bound exactly 2 decades below the limit is a PASS; above it MARGINAL', () => {
@@ -151,7 +254,20 @@ describe('gradeRun: FEC margin, FAIL only when certain (boundaries)', () => {
   });
 
   it('a window held beyond the line: exactly 1 decade is MARGINAL, below FAILs', () => {
-    const w = (value: number): WindowStats => ({ rule: 'fec-window', node: 'spark-a', lane: 3, phase: 'soak-loaded', windowS: 60, holdS: 10, value, grade: 'PASS', atS: 1234, berLb95: 2.4e-4 / 10 ** value, windowErrors: 7e7, windowSeconds: 60 });
+    const w = (value: number): WindowStats => ({
+      rule: 'fec-window',
+      node: 'spark-a',
+      lane: 3,
+      phase: 'soak-loaded',
+      windowS: 60,
+      holdS: 10,
+      value,
+      grade: 'PASS',
+      atS: 1234,
+      berLb95: 2.4e-4 / 10 ** value,
+      windowErrors: 7e7,
+      windowSeconds: 60,
+    });
     expect(gradeRun(analysisOf([stats({})], { windows: [w(1)] }), GOOD, protocol).outcome).toBe('MARGINAL');
     const f = gradeRun(analysisOf([stats({})], { windows: [w(0.999)] }), GOOD, protocol);
     expect(f.outcome).toBe('FAIL');
@@ -191,7 +307,12 @@ describe('setup checks (ERROR, no cable grade)', () => {
 
   it('checkGpuLoaded: mean utilisation below 90 % or missing readings', () => {
     const lim = limitOf(protocol, 'gpu-util-min');
-    const s = [stats({ node: 'spark-a', gpuUtilMeanPct: 90 }), stats({ gpuUtilMeanPct: 42.5 }), stats({ node: 'spark-c', gpuUtilMeanPct: null }), stats({ phase: 'soak-idle', gpuUtilMeanPct: 0 })];
+    const s = [
+      stats({ node: 'spark-a', gpuUtilMeanPct: 90 }),
+      stats({ gpuUtilMeanPct: 42.5 }),
+      stats({ node: 'spark-c', gpuUtilMeanPct: null }),
+      stats({ phase: 'soak-idle', gpuUtilMeanPct: 0 }),
+    ];
     const r = checkGpuLoaded(s, 'soak-loaded', lim);
     expect(r.map((x) => x.node)).toEqual(['spark-b', 'spark-c']);
     expect(r[0]!.message).toBe('spark-b soak-loaded: mean GPU utilisation 42.5 % (fail below 90): the GPUs were not loaded');
@@ -202,7 +323,8 @@ describe('setup checks (ERROR, no cable grade)', () => {
     const r = checkRails(['rocep1s0f1'], ['rocep1s0f1', 'roceP2p1s0f1']);
     expect(r).toEqual([
       {
-        rule: 'nccl-rails', value: 'rocep1s0f1',
+        rule: 'nccl-rails',
+        value: 'rocep1s0f1',
         message: 'NCCL used rocep1s0f1; missing roceP2p1s0f1: only part of the link was tested',
         advice: 'set NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 (both devices of the cabled port)',
       },

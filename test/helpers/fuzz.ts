@@ -21,7 +21,10 @@ function onlyParseErrors(parse: (text: string) => unknown, text: string): boolea
 export function fuzzParser(parse: (text: string) => unknown, realSamples: string[], numRuns = 300): void {
   expect(realSamples.length).toBeGreaterThan(0);
   const sampleArb = fc.constantFrom(...realSamples);
-  fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => onlyParseErrors(parse, s)), { numRuns });
+  fc.assert(
+    fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => onlyParseErrors(parse, s)),
+    { numRuns },
+  );
   fc.assert(
     fc.property(sampleArb, fc.nat(), (s, cut) => onlyParseErrors(parse, s.slice(0, cut % (s.length + 1)))),
     { numRuns },

@@ -13,7 +13,9 @@ export const PG_URL_ENV = 'CABLEQUAL_TEST_PG';
 function pgBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : null;
 }
 
@@ -53,7 +55,10 @@ export async function startPostgres(): Promise<TestPg> {
   const user = asRoot ? 'postgres' : userInfo().username;
   execFileSync(...as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', user, '--no-sync', '-E', 'UTF8']), { stdio: 'pipe' });
   const port = await freePort();
-  const child = spawn(...as(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir, '-F', '-c', 'fsync=off', '-c', 'max_connections=60']), { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    ...as(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir, '-F', '-c', 'fsync=off', '-c', 'max_connections=60']),
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let log = '';
   child.stderr!.on('data', (d: Buffer) => void (log += d.toString()));
   const url = `postgres://${user}@127.0.0.1:${port}/postgres`;

@@ -6,9 +6,15 @@ import { RunMetrics } from '../../src/metrics/run-metrics.js';
 
 describe('the Grafana dashboard in docs/', () => {
   it('every expression names a served metric and only its labels', () => {
-    const dash = JSON.parse(readFileSync(join(process.cwd(), 'docs', 'grafana-cablequal.json'), 'utf8')) as { panels: { targets: { expr: string; legendFormat: string }[] }[]; templating: { list: { definition: string }[] } };
+    const dash = JSON.parse(readFileSync(join(process.cwd(), 'docs', 'grafana-cablequal.json'), 'utf8')) as {
+      panels: { targets: { expr: string; legendFormat: string }[] }[];
+      templating: { list: { definition: string }[] };
+    };
     const served = new Map(new RunMetrics().prometheus.getMetricsAsArray().map((m) => [m.name, (m as unknown as { labelNames: string[] }).labelNames]));
-    const exprs = [...dash.panels.flatMap((p) => p.targets.map((t) => ({ expr: t.expr, legend: t.legendFormat }))), ...dash.templating.list.map((t) => ({ expr: t.definition, legend: '' }))];
+    const exprs = [
+      ...dash.panels.flatMap((p) => p.targets.map((t) => ({ expr: t.expr, legend: t.legendFormat }))),
+      ...dash.templating.list.map((t) => ({ expr: t.definition, legend: '' })),
+    ];
     expect(exprs.length).toBeGreaterThan(10);
     for (const { expr, legend } of exprs) {
       const names = [...expr.matchAll(/cablequal_[a-z_]+/g)].map((m) => m[0]);

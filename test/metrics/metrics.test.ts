@@ -72,7 +72,10 @@ describe('--metrics-port', () => {
   it('run --sim failing-clone: lane counters and rates per node, temperatures, GPU load, phase and time, scraped while it runs', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-metrics-'));
     dirs.push(cwd);
-    const r = await scrapeWhileRunning(['run', '--sim', 'failing-clone', '--seed', '5', '--out', 'reports', '--db', 'off', '--metrics-port', '0', '--json'], cwd);
+    const r = await scrapeWhileRunning(
+      ['run', '--sim', 'failing-clone', '--seed', '5', '--out', 'reports', '--db', 'off', '--metrics-port', '0', '--json'],
+      cwd,
+    );
     expect(r.code).toBe(1);
     expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const runDir = (JSON.parse(r.out) as { runDir: string }).runDir;
@@ -86,7 +89,13 @@ describe('--metrics-port', () => {
         expect(value(last, 'cablequal_lane_pre_fec_errors_total', { run, node, lane: String(lane) })).toBeGreaterThanOrEqual(0);
         expect(value(last, 'cablequal_lane_pre_fec_errors_per_second', { run, node, lane: String(lane) })).toBeGreaterThanOrEqual(0);
       }
-      for (const name of ['cablequal_corrected_bits_total', 'cablequal_crc_errors_total', 'cablequal_post_fec_errors_total', 'cablequal_link_down_events_total']) expect(value(last, name, { run, node }), name).toBeGreaterThanOrEqual(0);
+      for (const name of [
+        'cablequal_corrected_bits_total',
+        'cablequal_crc_errors_total',
+        'cablequal_post_fec_errors_total',
+        'cablequal_link_down_events_total',
+      ])
+        expect(value(last, name, { run, node }), name).toBeGreaterThanOrEqual(0);
       expect(value(last, 'cablequal_nic_temperature_celsius', { run, node })).toBeGreaterThan(30);
       expect(value(last, 'cablequal_gpu_temperature_celsius', { run, node })).toBeGreaterThan(20);
       expect(value(last, 'cablequal_gpu_utilization_percent', { run, node })).toBeGreaterThanOrEqual(0);
@@ -98,7 +107,10 @@ describe('--metrics-port', () => {
     const series = withLanes.map((s) => value(s, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '2' })!);
     expect(series).toEqual([...series].sort((a, b) => a - b));
     // The counter is the NIC's own count since the run's first sample: never more than the journal's samples counted.
-    const samples = readJournal(join(runDir, 'journal.jsonl')).lines.filter((l) => l.type === 'sample').map((l) => l['sample'] as NodeSample).filter((s) => s.node === 'spark-a' && s.rails[0]?.counters['rx_err_lane_2_phy'] !== undefined);
+    const samples = readJournal(join(runDir, 'journal.jsonl'))
+      .lines.filter((l) => l.type === 'sample')
+      .map((l) => l['sample'] as NodeSample)
+      .filter((s) => s.node === 'spark-a' && s.rails[0]?.counters['rx_err_lane_2_phy'] !== undefined);
     const journalSpan = Number(BigInt(samples.at(-1)!.rails[0]!.counters['rx_err_lane_2_phy']!) - BigInt(samples[0]!.rails[0]!.counters['rx_err_lane_2_phy']!));
     expect(series.at(-1)!).toBeLessThanOrEqual(journalSpan);
     // The clone's lane 2 runs away in the loaded soak: by then its counter has moved (if a scrape saw that phase).
@@ -114,21 +126,43 @@ describe('--metrics-port', () => {
     expect(journalSpan).toBeGreaterThan(1000);
   }, 60_000);
 
-  it('batch --sim: the first cable\'s outcome is served while the second runs; both runs land in the store', async () => {
+  it("batch --sim: the first cable's outcome is served while the second runs; both runs land in the store", async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-metrics-batch-'));
     dirs.push(cwd);
     writeFileSync(join(cwd, 'box.csv'), 'label\nc1\nc2\n');
-    const r = await scrapeWhileRunning(['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56=GEN-M1,failing-clone=GEN-M2', '--protocol', 'quick', '--out', 'reports/b', '--metrics-port', '0'], cwd);
+    const r = await scrapeWhileRunning(
+      [
+        'batch',
+        '--manifest',
+        'box.csv',
+        '--sim',
+        'good-qsfp56=GEN-M1,failing-clone=GEN-M2',
+        '--protocol',
+        'quick',
+        '--out',
+        'reports/b',
+        '--metrics-port',
+        '0',
+      ],
+      cwd,
+    );
     expect(r.code).toBe(1);
     const state = JSON.parse(readFileSync(join(cwd, 'reports', 'b', 'batch-state.json'), 'utf8')) as { cables: { runDir: string; outcome: string }[] };
     const [first, second] = state.cables.map((c) => c.runDir.split('/').at(-1)!);
-    const seen = r.scrapes.find((s) => value(s, 'cablequal_run_outcome', { run: first!, outcome: 'PASS' }) === 1 && value(s, 'cablequal_run_info', { run: second! }) === 1);
+    const seen = r.scrapes.find(
+      (s) => value(s, 'cablequal_run_outcome', { run: first!, outcome: 'PASS' }) === 1 && value(s, 'cablequal_run_info', { run: second! }) === 1,
+    );
     expect(seen, 'a scrape with the first run PASS and the second under way').toBeDefined();
     // The batch also wrote both runs, and the batch, to the store beside the batch directory.
     const store = await openStore(chooseStore({ out: join(cwd, 'reports') }));
     try {
-      const rows = await store.db.all<{ run_id: string; outcome: string; batch_role: string; batch_id: string }>('SELECT run_id, outcome, batch_role, batch_id FROM runs ORDER BY started_at');
-      expect(rows.map((x) => [x.run_id, x.outcome, x.batch_role])).toEqual([[first, 'PASS', 'cable'], [second, 'FAIL', 'cable']]);
+      const rows = await store.db.all<{ run_id: string; outcome: string; batch_role: string; batch_id: string }>(
+        'SELECT run_id, outcome, batch_role, batch_id FROM runs ORDER BY started_at',
+      );
+      expect(rows.map((x) => [x.run_id, x.outcome, x.batch_role])).toEqual([
+        [first, 'PASS', 'cable'],
+        [second, 'FAIL', 'cable'],
+      ]);
       const [batch] = await store.db.all<{ id: string; name: string; cables: number; tested: number }>('SELECT id, name, cables, tested FROM batches');
       expect(batch).toMatchObject({ name: 'b', cables: 2, tested: 2 });
       expect(rows[0]!.batch_id).toBe(batch!.id);
@@ -140,7 +174,16 @@ describe('--metrics-port', () => {
   it('serves OpenMetrics text when asked, Prometheus text otherwise, only /metrics, on loopback', async () => {
     const m = new RunMetrics();
     m.started('r1', { label: 'box "1"', protocol: 'quick', simulated: true });
-    m.update('r1', { phase: 'soak-idle', elapsedS: 12, remainingS: 588, laneRates: { a: [0, 1.5] }, nicTempC: { a: 60 }, gpuTempC: { a: null }, gpuUtilPct: { a: 0 }, throughputGbps: null });
+    m.update('r1', {
+      phase: 'soak-idle',
+      elapsedS: 12,
+      remainingS: 588,
+      laneRates: { a: [0, 1.5] },
+      nicTempC: { a: 60 },
+      gpuTempC: { a: null },
+      gpuUtilPct: { a: 0 },
+      throughputGbps: null,
+    });
     m.decided('r1', 'FAIL');
     const s = await serveMetrics(m, { port: 0 });
     try {

@@ -9,7 +9,16 @@ import { parseErrorOf } from '../helpers/parse-error.js';
 describe('parseDmi', () => {
   it('reads the grep -H lines; absent attributes stay null; a real vendor is not simulated', () => {
     const f = parseDmi('/sys/class/dmi/id/sys_vendor:NVIDIA\n/sys/class/dmi/id/product_name:DGX Spark\n/sys/class/dmi/id/bios_version:5.36_0ACUM027\n');
-    expect(f).toEqual({ sysVendor: 'NVIDIA', productName: 'DGX Spark', productVersion: null, boardName: null, biosVendor: null, biosVersion: '5.36_0ACUM027', biosDate: null, simulated: false });
+    expect(f).toEqual({
+      sysVendor: 'NVIDIA',
+      productName: 'DGX Spark',
+      productVersion: null,
+      boardName: null,
+      biosVendor: null,
+      biosVersion: '5.36_0ACUM027',
+      biosDate: null,
+      simulated: false,
+    });
   });
 
   it('treats values as untrusted: control characters dropped, capped at 128 characters', () => {

@@ -34,9 +34,7 @@ describe('parseEthtoolFec on real samples', () => {
   });
 
   it('DGX Spark after re-cabling a direct DAC: configured Auto, Active FEC encoding: None, no statistics', () => {
-    expect(outputOf(SPARK_NONE)).toBe(
-      'FEC parameters for enp1s0f0np0:\nSupported/Configured FEC encodings: Auto\nActive FEC encoding: None\n',
-    );
+    expect(outputOf(SPARK_NONE)).toBe('FEC parameters for enp1s0f0np0:\nSupported/Configured FEC encodings: Auto\nActive FEC encoding: None\n');
     expect(parseEthtoolFec(outputOf(SPARK_NONE))).toEqual({
       iface: 'enp1s0f0np0',
       configured: ['Auto'],
@@ -131,18 +129,14 @@ describe('parseEthtoolFec refuses garbage with a ParseError naming the line', ()
   });
 
   it('encodings that are not ethtool FEC names, or not exactly one active', () => {
-    expect(parseErr('FEC parameters for eth0:\nConfigured FEC encodings: N/A\nActive FEC encoding: RS\n').reason).toBe(
-      '"N/A" is not an FEC encoding',
-    );
+    expect(parseErr('FEC parameters for eth0:\nConfigured FEC encodings: N/A\nActive FEC encoding: RS\n').reason).toBe('"N/A" is not an FEC encoding');
     expect(parseErr('FEC parameters for eth0:\nConfigured FEC encodings:\nActive FEC encoding: RS\n').line).toBe(2);
     expect(parseErr('FEC parameters for eth0:\nConfigured FEC encodings: RS\nActive FEC encoding:\n').line).toBe(3);
     expect(parseErr('FEC parameters for eth0:\nConfigured FEC encodings: RS\nActive FEC encoding: RS BaseR\n').line).toBe(3);
   });
 
   it('statistics: bad values, unknown names, repeats, misplaced lanes, empty section', () => {
-    expect(parseErr(`${head}Statistics:\n  corrected_blocks: -1\n`).reason).toBe(
-      'corrected_blocks: "-1" is not an unsigned 64-bit integer',
-    );
+    expect(parseErr(`${head}Statistics:\n  corrected_blocks: -1\n`).reason).toBe('corrected_blocks: "-1" is not an unsigned 64-bit integer');
     expect(parseErr(`${head}Statistics:\n  corrected_blocks: 18446744073709551616\n`).line).toBe(5);
     expect(parseErr(`${head}Statistics:\n  constructor: 1\n`).reason).toBe('unknown FEC statistic constructor');
     expect(parseErr(`${head}Statistics:\n  corrected_blocks: 1\n  corrected_blocks: 1\n`).line).toBe(6);
@@ -167,7 +161,6 @@ describe('property: only ParseError on any text', () => {
 });
 
 describe('readEthtoolFec', () => {
-
   it('runs `ethtool -I --show-fec <iface>` and parses its stdout', async () => {
     const seen: string[] = [];
     const f = await readEthtoolFec(cannedRunner({ stdout: outputOf(SPARK_NONE) }, seen), 'enp1s0f0np0');

@@ -214,7 +214,6 @@ describe('property: only ParseError on any text', () => {
 });
 
 describe('readEthtoolLink', () => {
-
   it('runs `ethtool <iface>` and parses stdout; a stderr permission notice is not a failure', async () => {
     const seen: string[] = [];
     const l = await readEthtoolLink(cannedRunner({ stdout: lanesPatch(), stderr: 'netlink error: Operation not permitted\n' }, seen), 'enp1s0f1np1');
@@ -223,8 +222,6 @@ describe('readEthtoolLink', () => {
   });
 
   it('ethtool exit 75 ("No data available") is a RemoteCommandError', async () => {
-    await expect(readEthtoolLink(cannedRunner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(
-      RemoteCommandError,
-    );
+    await expect(readEthtoolLink(cannedRunner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(RemoteCommandError);
   });
 });

@@ -166,12 +166,7 @@ describe('parseEthtoolModule refuses what it cannot read', () => {
     ['an SFP identifier (generated line)', '\tIdentifier                                : 0x03 (SFP)\n', 1, /0x03 \(SFP\) is not a QSFP/],
     ['no Identifier line', '\tVendor PN                                 : X\n', 1, /no "Identifier" line/],
     ['a text identifier', '\tIdentifier                                : QSFP28\n', 1, /does not start with a 0xNN code/],
-    [
-      'two different Vendor PN lines',
-      '\tIdentifier : 0x11 (QSFP28)\n\tVendor PN : A\n\tVendor PN : B\n',
-      3,
-      /"Vendor PN" printed twice with different values/,
-    ],
+    ['two different Vendor PN lines', '\tIdentifier : 0x11 (QSFP28)\n\tVendor PN : A\n\tVendor PN : B\n', 3, /"Vendor PN" printed twice with different values/],
     ['a bad attenuation value', '\tIdentifier : 0x11 (QSFP28)\n\tAttenuation at 2.5GHz : four\n', 2, /is not "<n>db"/],
     ['a bad copper length', '\tIdentifier : 0x11 (QSFP28)\n\tLength (Copper or Active cable) : 1.5m\n', 2, /is not "<n>m"/],
     ['empty text', '', 1, /no "Identifier" line/],
@@ -180,7 +175,14 @@ describe('parseEthtoolModule refuses what it cannot read', () => {
   it('survives fuzzing with nothing but ParseError', () => {
     const hexFallback = sample('ethtool-module-hex/qsfp28-dac-ice-unpatched-lower-page-hex-fallback-and-offset-reads.txt').split('\n').slice(12).join('\n');
     expect(hexFallback.startsWith('Offset')).toBe(true);
-    fuzzParser(parseEthtoolModule, [outputOnly(sample(CMIS_COPPER)), unwrapped(sample(CMIS_OPTICAL)), outputOnly(sample(ICE_OLD)), sample(OEM_BUG), sample(SPARK), hexFallback]);
+    fuzzParser(parseEthtoolModule, [
+      outputOnly(sample(CMIS_COPPER)),
+      unwrapped(sample(CMIS_OPTICAL)),
+      outputOnly(sample(ICE_OLD)),
+      sample(OEM_BUG),
+      sample(SPARK),
+      hexFallback,
+    ]);
   });
 });
 
@@ -256,7 +258,9 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     const fields = { ...dac, lengthM: 0.5, attenuationDb: { '5.0GHz': 4, '7.0GHz': 5, '12.9GHz': 7, '25.8GHz': 21 } };
     const img = encodeCmis(fields);
     const out = formatEthtoolModuleText(img, { style });
-    expect(out).toContain(style === '6.7' ? '\tCable assembly length                     : 0.50m\n' : '\tCable assembly length                     : 0.5000m\n');
+    expect(out).toContain(
+      style === '6.7' ? '\tCable assembly length                     : 0.50m\n' : '\tCable assembly length                     : 0.5000m\n',
+    );
     const r = text(parseEthtoolModule(out));
     expect(r).toMatchObject({ standard: 'CMIS', identifier: 0x1e, lengthM: 0.5, attenuationDb: fields.attenuationDb, anomalies: [] });
     expect(r.labelStyle).toBe(style === '6.7' ? 'ethtool<=6.11' : 'ethtool>=6.14');
@@ -265,7 +269,6 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
 });
 
 describe('readEthtoolModule (simulated runner)', () => {
-
   it('runs `sudo -n ethtool -m IF` and parses the text', async () => {
     const seen: string[] = [];
     const r = text(await readEthtoolModule(cannedRunner({ stdout: sample(OEM_BUG) }, seen, 'spark-b'), 'enP2p1s0f0np0'));
@@ -278,6 +281,8 @@ describe('readEthtoolModule (simulated runner)', () => {
     const stderr = garbage.slice(1, 3).join('\n');
     const stdout = garbage.slice(3).join('\n');
     await expect(readEthtoolModule(cannedRunner({ stdout, stderr }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(/failed module EEPROM read/);
-    await expect(readEthtoolModule(cannedRunner({ exitCode: 1, stderr: 'sudo: a password is required' }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(RemoteCommandError);
+    await expect(readEthtoolModule(cannedRunner({ exitCode: 1, stderr: 'sudo: a password is required' }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(
+      RemoteCommandError,
+    );
   });
 });

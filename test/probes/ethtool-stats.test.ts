@@ -211,7 +211,6 @@ describe('property: only ParseError on any text', () => {
 });
 
 describe('readEthtoolStats', () => {
-
   it('runs `ethtool -S <iface>` and parses its stdout', async () => {
     const seen: string[] = [];
     const s = await readEthtoolStats(cannedRunner({ stdout: gx10() }, seen), 'enp1s0f0np0');

@@ -78,7 +78,7 @@ describe('parseIbWriteBw on real samples', () => {
     const last = r.rows[22]!;
     expect(last.bytes).toBe(8388608);
     expect(last.bwPeakGbps).toBeCloseTo(195.68, 2); // 23326.82 MB/s x 2^20 x 8 / 1e9 = 195.6795
-    expect(last.bwAverageGbps).toBeCloseTo(195.60, 2); // 23317.65 MB/s = 195.6025 Gb/s (HDR 4x: 200 Gb/s line rate)
+    expect(last.bwAverageGbps).toBeCloseTo(195.6, 2); // 23317.65 MB/s = 195.6025 Gb/s (HDR 4x: 200 Gb/s line rate)
     expect(last.bwAverageGbps).toBeCloseTo((23317.65 * 1048576 * 8) / 1e9, 9);
     expect(r.rows.map((x) => x.bytes).slice(0, 4)).toEqual([2, 4, 8, 16]);
   });
@@ -143,8 +143,7 @@ describe('parseIbWriteBw on real samples', () => {
   it('names the first unexpected line when no row follows (e.g. a connection error)', () => {
     // Edited: the real header cut before its table, followed by perftest's connection-failure messages.
     const head =
-      promax().split('\n').slice(0, 14).join('\n') +
-      "\n Couldn't connect to 192.168.10.11:18515\n Unable to open file descriptor for socket connection\n";
+      promax().split('\n').slice(0, 14).join('\n') + "\n Couldn't connect to 192.168.10.11:18515\n Unable to open file descriptor for socket connection\n";
     const e = parseError(() => parseIbWriteBw(head));
     expect(e.line).toBe(15);
     expect(e.reason).toMatch(/^no result row: .*; first unexpected line: "Couldn't connect to 192\.168\.10\.11:18515"$/);

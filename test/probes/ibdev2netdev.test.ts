@@ -33,12 +33,7 @@ describe('parseIbdev2netdev on real Spark samples', () => {
 
   it('reads the other order (rocep1s0f0 first) with the cable in port 0', () => {
     const r = parseIbdev2netdev(spark1());
-    expect(r.links.map((l) => `${l.rdmaDevice}=${l.state}`)).toEqual([
-      'rocep1s0f0=Up',
-      'rocep1s0f1=Down',
-      'roceP2p1s0f0=Up',
-      'roceP2p1s0f1=Down',
-    ]);
+    expect(r.links.map((l) => `${l.rdmaDevice}=${l.state}`)).toEqual(['rocep1s0f0=Up', 'rocep1s0f1=Down', 'roceP2p1s0f0=Up', 'roceP2p1s0f1=Down']);
   });
 
   it('reads the -v form with PCI address, part id and firmware', () => {
@@ -145,9 +140,13 @@ describe('cagesFromLinks (the real ibdev2netdev samples, placed by what sysfs sa
   });
 
   it('without phys_port_name the PCI function places a function (ibdev2netdev -v gives the PCI address too)', () => {
-    const sys = sparkSysfs(SPARK_NAMES).split('\n').filter((l) => !l.includes('phys_port_name')).join('\n');
+    const sys = sparkSysfs(SPARK_NAMES)
+      .split('\n')
+      .filter((l) => !l.includes('phys_port_name'))
+      .join('\n');
     expect(cagesFromLinks(parseIbdev2netdev(port1()).links, parseNetIdentity(sys)).find((c) => c.up)?.index).toBe(1);
-    const v = '0000:01:00.1 mlx5_0 (MT4129 - NA)  fw 28.45.4028 port 1 (ACTIVE) ==> cx7a (Up)\n0002:01:00.1 mlx5_1 (MT4129 - NA)  fw 28.45.4028 port 1 (ACTIVE) ==> cx7b (Up)\n';
+    const v =
+      '0000:01:00.1 mlx5_0 (MT4129 - NA)  fw 28.45.4028 port 1 (ACTIVE) ==> cx7a (Up)\n0002:01:00.1 mlx5_1 (MT4129 - NA)  fw 28.45.4028 port 1 (ACTIVE) ==> cx7b (Up)\n';
     expect(cagesFromLinks(parseIbdev2netdev(v).links, parseNetIdentity('')).map((c) => [c.index, c.up])).toEqual([[1, true]]);
   });
 
@@ -165,7 +164,9 @@ describe('cagesFromLinks (the real ibdev2netdev samples, placed by what sysfs sa
     const cages = cagesFromLinks(parseIbdev2netdev(port1()).links, SPARK);
     expect(pickCage(cages, 'auto')).toEqual({ cage: cages[1] });
     expect(pickCage(cages, 0)).toEqual({ cage: cages[0] });
-    expect(pickCage(cages, 2)).toEqual({ problem: 'cage 2 not found (cage 0: enp1s0f0np0 Down, enP2p1s0f0np0 Down; cage 1: enp1s0f1np1 Up, enP2p1s0f1np1 Up)' });
+    expect(pickCage(cages, 2)).toEqual({
+      problem: 'cage 2 not found (cage 0: enp1s0f0np0 Down, enP2p1s0f0np0 Down; cage 1: enp1s0f1np1 Up, enP2p1s0f1np1 Up)',
+    });
     const both = cages.map((c) => ({ ...c, up: true }));
     expect(pickCage(both, 'auto')).toMatchObject({ problem: expect.stringMatching(/^cages 0 and 1 all have both rails Up: name the cage/) });
     expect(pickCage([], 'auto')).toEqual({ problem: 'no cage has both rails Up (no cage found)' });
@@ -174,7 +175,9 @@ describe('cagesFromLinks (the real ibdev2netdev samples, placed by what sysfs sa
 
 describe('parseNetIdentity', () => {
   it('reads port names, PCI functions and NIC GUIDs; values of the wrong shape are left out; other lines are refused', () => {
-    const id = parseNetIdentity(`${sparkSysfs(SPARK_NAMES.slice(2, 3))}\n/sys/class/net/lo/phys_port_name:$(reboot)\n/sys/class/net/eth9/device/uevent:PCI_SLOT_NAME=../../etc\n`);
+    const id = parseNetIdentity(
+      `${sparkSysfs(SPARK_NAMES.slice(2, 3))}\n/sys/class/net/lo/phys_port_name:$(reboot)\n/sys/class/net/eth9/device/uevent:PCI_SLOT_NAME=../../etc\n`,
+    );
     expect(id.netdevs.get('enp1s0f1np1')).toEqual({ pci: '0000:01:00.1', driver: 'mlx5_core', physPortName: 'p1' });
     expect(id.netdevs.get('lo')).toEqual({ pci: null, driver: null, physPortName: null });
     expect(id.netdevs.get('eth9')?.pci).toBeNull();

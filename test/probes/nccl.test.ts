@@ -11,7 +11,10 @@ function withoutCommand(text: string): string {
   const lines = text.split('\n');
   const start = lines.findIndex((l) => l.includes('./build/')) + 1;
   expect(start).toBeGreaterThan(0);
-  return lines.slice(start).filter((l) => !l.startsWith('mprg@')).join('\n');
+  return lines
+    .slice(start)
+    .filter((l) => !l.startsWith('mprg@'))
+    .join('\n');
 }
 
 const fb97Ok = () => withoutCommand(sample('nccl/spark-fb97-all-gather-perf-1G-4G-rdma-ok.txt'));
@@ -95,7 +98,10 @@ describe('parseNccl on real samples', () => {
 
   it('reads #wrong N/A (-c 0) and %e numbers', () => {
     // Edited copy of a real row: checking turned off and the time printed in exponent form.
-    const text = promax().replace('374425   45.88   22.94       0   373792   45.96   22.98       0', '3.74425e+05   45.88   22.94     N/A   373792   45.96   22.98     N/A');
+    const text = promax().replace(
+      '374425   45.88   22.94       0   373792   45.96   22.98       0',
+      '3.74425e+05   45.88   22.94     N/A   373792   45.96   22.98     N/A',
+    );
     const r = parseNccl(text);
     expect(r.rows[0]!.outOfPlace).toEqual({ timeUs: 374425, algbwGBs: 45.88, busbwGBs: 22.94, wrong: null });
     expect(r.rows[0]!.inPlace.wrong).toBeNull();
@@ -204,6 +210,15 @@ describe('parseNccl on output pasted without its header (trimmed at test time fr
 
 describe('parseNccl robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
-    fuzzParser(parseNccl, [fb97Ok(), fb97Degraded(), fb97Debug(), oci(), promax(), pr103First(), rowsAndTrailerOnly(oci()), ...samplesIn('nccl').map((f) => sample(f))]);
+    fuzzParser(parseNccl, [
+      fb97Ok(),
+      fb97Degraded(),
+      fb97Debug(),
+      oci(),
+      promax(),
+      pr103First(),
+      rowsAndTrailerOnly(oci()),
+      ...samplesIn('nccl').map((f) => sample(f)),
+    ]);
   });
 });

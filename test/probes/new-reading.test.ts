@@ -37,7 +37,11 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
   afterAll(() => unregister());
 
   it('is asked every 5 ticks (1 s interval) and journaled with the sample', () => {
-    const samples = run.journal.filter((l) => l.type === 'sample') as unknown as { tick: number; node: string; sample: { readings?: Record<string, number | null> } }[];
+    const samples = run.journal.filter((l) => l.type === 'sample') as unknown as {
+      tick: number;
+      node: string;
+      sample: { readings?: Record<string, number | null> };
+    }[];
     const withReading = samples.filter((l) => l.sample.readings?.['fake-module-temp-c'] !== undefined);
     expect(withReading.length).toBeGreaterThan(10);
     expect(withReading.every((l) => l.tick % 5 === 0)).toBe(true);
@@ -65,10 +69,20 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
     const header = csv[0]!.split(',');
     const col = header.indexOf('fake_module_temp_c');
     expect(col).toBeGreaterThan(header.indexOf('nic_temp_c'));
-    const values = csv.slice(1).filter((l) => l !== '').map((l) => l.split(',')[col]!).filter((v) => v !== '');
+    const values = csv
+      .slice(1)
+      .filter((l) => l !== '')
+      .map((l) => l.split(',')[col]!)
+      .filter((v) => v !== '');
     expect(values.length).toBeGreaterThan(10);
     expect(values.every((v) => Number(v) >= 30 && Number(v) < 41)).toBe(true);
-    const html = readFileSync(join(run.runDir, readdirSync(run.runDir).find((f) => f.endsWith('.html'))!), 'utf8');
+    const html = readFileSync(
+      join(
+        run.runDir,
+        readdirSync(run.runDir).find((f) => f.endsWith('.html'))!,
+      ),
+      'utf8',
+    );
     expect(html).toContain('<h3>Other readings</h3>');
     expect(html).toMatch(/<td>spark-b<\/td><td>soak[^<]*<\/td><td>fake-module-temp-c<\/td><td class="num">40\.\d\d<\/td>/);
   });

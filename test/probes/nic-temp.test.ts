@@ -36,9 +36,7 @@ const GENERATED_SPARK =
 describe('parseHwmon', () => {
   it('reads the sysfs lines quoted from the mlx5 hwmon v1 patch (68 C, crit 105 C, label sensor0)', () => {
     const r = parseHwmon(sysfsQuote());
-    expect(r.devices).toEqual([
-      { hwmon: 'hwmon0', name: '0000:08:00.0', sensors: [{ index: 1, label: 'sensor0', celsius: 68, critC: 105, highestC: 68 }] },
-    ]);
+    expect(r.devices).toEqual([{ hwmon: 'hwmon0', name: '0000:08:00.0', sensors: [{ index: 1, label: 'sensor0', celsius: 68, critC: 105, highestC: 68 }] }]);
     // v1 named the device by PCI address; only the merged driver's name "mlx5" counts as the NIC.
     expect(r.nicMaxC).toBeNull();
     const merged = parseHwmon(sysfsQuote().replace('name:0000:08:00.0', 'name:mlx5'));
@@ -72,9 +70,7 @@ describe('parseHwmon', () => {
 describe('parseSensors', () => {
   it('reads the lm-sensors mlx5 block: asic 57.0 C, crit 105.0 C, highest 58.0 C', () => {
     const r = parseSensors(sensorsPaste());
-    expect(r.chips).toEqual([
-      { chip: 'mlx5-pci-0601', adapter: 'PCI adapter', temperatures: [{ label: 'asic', celsius: 57, critC: 105, highestC: 58 }] },
-    ]);
+    expect(r.chips).toEqual([{ chip: 'mlx5-pci-0601', adapter: 'PCI adapter', temperatures: [{ label: 'asic', celsius: 57, critC: 105, highestC: 58 }] }]);
     expect(r.nicMaxC).toBe(57);
   });
 

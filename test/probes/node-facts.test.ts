@@ -33,7 +33,12 @@ const RELEASE = [
 
 describe('node facts parsers', () => {
   it('ethtool -i: driver, version, firmware with PSID and bus address, on the real mlx5 output', () => {
-    expect(parseEthtoolDriver(ETHTOOL_I)).toEqual({ driver: 'mlx5_core', version: '5.0-0', firmwareVersion: '14.23.1020 (MT_2420110034)', busInfo: '0000:af:00.0' });
+    expect(parseEthtoolDriver(ETHTOOL_I)).toEqual({
+      driver: 'mlx5_core',
+      version: '5.0-0',
+      firmwareVersion: '14.23.1020 (MT_2420110034)',
+      busInfo: '0000:af:00.0',
+    });
     expect(parseErrorOf(() => parseEthtoolDriver('NIC statistics:\n     rx_packets: 1\n')).line).toBe(1);
     expect(parseErrorOf(() => parseEthtoolDriver('version: 1\n')).reason).toMatch(/no "driver:" line/);
     fuzzParser(parseEthtoolDriver, [ETHTOOL_I]);
@@ -47,7 +52,15 @@ describe('node facts parsers', () => {
     });
     expect(osReleaseText(r)).toBe('NVIDIA DGX Spark, DGX OS 7.5.0 (installed 7.2.3); Ubuntu 24.04.3 LTS');
     // Plain Ubuntu (no /etc/dgx-release): the fallback.
-    expect(osReleaseText(parseOsRelease(RELEASE.split('\n').filter((l) => l.startsWith('/etc/os-release')).join('\n')))).toBe('Ubuntu 24.04.3 LTS');
+    expect(
+      osReleaseText(
+        parseOsRelease(
+          RELEASE.split('\n')
+            .filter((l) => l.startsWith('/etc/os-release'))
+            .join('\n'),
+        ),
+      ),
+    ).toBe('Ubuntu 24.04.3 LTS');
     expect(osReleaseText(parseOsRelease(''))).toBeNull();
     expect(parseErrorOf(() => parseOsRelease('/etc/shadow:root:x\n')).line).toBe(1);
     fuzzParser(parseOsRelease, [RELEASE]);
@@ -55,7 +68,7 @@ describe('node facts parsers', () => {
 
   it('perftest prints "Version: <x>" for --version (perftest_parameters.c); anything else is a ParseError', () => {
     expect(parsePerftestVersion('Version: 6.22\n')).toBe('6.22');
-    expect(parseErrorOf(() => parsePerftestVersion(' Couldn\'t find device\n')).reason).toMatch(/no "Version: <x>" line/);
+    expect(parseErrorOf(() => parsePerftestVersion(" Couldn't find device\n")).reason).toMatch(/no "Version: <x>" line/);
     fuzzParser(parsePerftestVersion, ['Version: 6.22\n']);
   });
 });

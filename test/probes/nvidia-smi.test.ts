@@ -19,8 +19,7 @@ const tableIdle = () => sample('nvidia-smi/gb10-default-table-580.173.02-idle-P8
 // Generated, not recorded: the harness query in the documented CSV layout, using the values the default table
 // of spark-7d19 shows (45C, 11W, 10%). With and without header/units.
 const GEN_NOUNITS = '0, NVIDIA GB10, 10, 45, 11.00\n';
-const GEN_HEADER_UNITS =
-  'index, name, utilization.gpu [%], temperature.gpu, power.draw [W]\n' + '0, NVIDIA GB10, 10 %, 45, 11.00 W\n';
+const GEN_HEADER_UNITS = 'index, name, utilization.gpu [%], temperature.gpu, power.draw [W]\n' + '0, NVIDIA GB10, 10 %, 45, 11.00 W\n';
 
 describe('parseNvidiaSmi on real GB10 query output', () => {
   it('reads the noheader line with the fields of its command: memory.total is [N/A] on GB10', () => {
@@ -43,9 +42,7 @@ describe('parseNvidiaSmi on real GB10 query output', () => {
 
   it('reads the curriculum value line alone: three [N/A] memory fields, 39 C, 3.74 W with units dropped', () => {
     const values = curriculum().split('\n')[1]!;
-    expect(parseNvidiaSmi(values).gpus).toEqual([
-      { field0: 'NVIDIA GB10', field1: null, field2: null, field3: null, field4: 39, field5: 3.74 },
-    ]);
+    expect(parseNvidiaSmi(values).gpus).toEqual([{ field0: 'NVIDIA GB10', field1: null, field2: null, field3: null, field4: 39, field5: 3.74 }]);
   });
 
   it('refuses the default tables with a clear reason', () => {

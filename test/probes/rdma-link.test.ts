@@ -9,8 +9,7 @@ const parseError = parseErrorOf;
 // generated in the layout of iproute2's rdma/link.c (`link <dev>/<port> state ... physical_state ... netdev ...`); all
 // generated in the iproute2 layout for the uncabled rails and an InfiniBand port.
 const SPARK_CAGE0 =
-  'link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0\n' +
-  'link rocep1s0f1/1 state DOWN physical_state DISABLED netdev enp1s0f1np1\n';
+  'link rocep1s0f0/1 state ACTIVE physical_state LINK_UP netdev enp1s0f0np0\n' + 'link rocep1s0f1/1 state DOWN physical_state DISABLED netdev enp1s0f1np1\n';
 const IB_PORT = 'link mlx5_0/1 subnet_prefix fe80:0000:0000:0000 lid 3 sm_lid 1 lmc 0 state ACTIVE physical_state LINK_UP\n';
 
 describe('parseRdmaLink', () => {

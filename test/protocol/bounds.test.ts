@@ -35,54 +35,174 @@ const BOUNDS: Row[] = [
   ['msg 1.5', (p) => (p.phases[2].msgSize = 1.5), 'phases[2].msgSize: expected a whole number in [1, 8388608] (bytes), got 1.5'],
   ['floor 1000', (p) => (p.phases[2].floorGbps = 1000), 'phases[2].floorGbps: expected a number in (0, 200] (Gb/s per rail), got 1000'],
   ['gpu 0', (p) => (p.phases[6].gpuUtilMinPct = 0), 'phases[6].gpuUtilMinPct: expected a number in (0, 100] (percent), got 0'],
-  ['crc fail 0', (p) => L(p, 'crc-errors').fail = 0, 'limits[0].fail: expected a whole number in [1, 1000000] (errors), got 0'],
-  ['crc fail 2.5', (p) => L(p, 'crc-errors').fail = 2.5, 'limits[0].fail: expected a whole number in [1, 1000000] (errors), got 2.5'],
-  ['linkdown 1e9', (p) => L(p, 'link-down-events').fail = 1e9, 'limits[2].fail: expected a whole number in [1, 1000000] (events), got 1000000000'],
-  ['fec fail 20', (p) => L(p, 'fec-margin').fail = 20, 'limits[3].fail: expected a number in [0, 12] (decades), got 20'],
-  ['fec marg -1', (p) => L(p, 'fec-window').marginal = -1, 'limits[4].marginal: expected a number in [0, 12] (decades), got -1'],
-  ['ratio fail 1', (p) => L(p, 'lane-ratio').fail = 1, 'limits[5].fail: expected a number in (1, 1000000] (x, a ratio), got 1'],
-  ['sum 1000', (p) => L(p, 'ib-write-bw-sum').fail = 1000, 'limits[6].fail: expected a number in (0, 400] (Gb/s), got 1000'],
-  ['lb 0', (p) => L(p, 'loopback-floor').fail = 0, 'limits[7].fail: expected a number in (0, 200] (Gb/s), got 0'],
-  ['gpu 150', (p) => L(p, 'gpu-util-min').fail = 150, 'limits[8].fail: expected a number in (0, 100] (%), got 150'],
-  ['mfloor 1', (p) => L(p, 'lane-ratio').marginalFloorBer = 1, "limits[5].marginalFloorBer: expected a number in (0, 1) (BER: the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL), got 1"],
-  ['ffloor 0', (p) => L(p, 'lane-ratio').failFloorBer = 0, 'limits[5].failFloorBer: expected a number in (0, 1) (BER: ... and this before a ratio can FAIL it), got 0'],
-  ['windowS 1e9', (p) => L(p, 'fec-window').windowS = 1e9, 'limits[4].windowS: expected a number in (0, 86400] (s: length of the sliding window over the soaks), got 1000000000'],
-  ['holdS -1', (p) => L(p, 'lane-ratio').holdS = -1, 'limits[5].holdS: expected a number in [0, 86400] (s: how long a window must stay beyond a line before it counts), got -1'],
-  ['span 500', (p) => L(p, 'lane-ratio').minSpanC = 500, 'limits[5].minSpanC: expected a number in (0, 100] (\u00b0C: growth with temperature is judged only over at least this range of NIC temperature), got 500'],
-  ['grow 100', (p) => L(p, 'lane-ratio').growingDecades = 100, 'limits[5].growingDecades: expected a number in [0, 15] (decades: a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)), got 100'],
+  ['crc fail 0', (p) => (L(p, 'crc-errors').fail = 0), 'limits[0].fail: expected a whole number in [1, 1000000] (errors), got 0'],
+  ['crc fail 2.5', (p) => (L(p, 'crc-errors').fail = 2.5), 'limits[0].fail: expected a whole number in [1, 1000000] (errors), got 2.5'],
+  ['linkdown 1e9', (p) => (L(p, 'link-down-events').fail = 1e9), 'limits[2].fail: expected a whole number in [1, 1000000] (events), got 1000000000'],
+  ['fec fail 20', (p) => (L(p, 'fec-margin').fail = 20), 'limits[3].fail: expected a number in [0, 12] (decades), got 20'],
+  ['fec marg -1', (p) => (L(p, 'fec-window').marginal = -1), 'limits[4].marginal: expected a number in [0, 12] (decades), got -1'],
+  ['ratio fail 1', (p) => (L(p, 'lane-ratio').fail = 1), 'limits[5].fail: expected a number in (1, 1000000] (x, a ratio), got 1'],
+  ['sum 1000', (p) => (L(p, 'ib-write-bw-sum').fail = 1000), 'limits[6].fail: expected a number in (0, 400] (Gb/s), got 1000'],
+  ['lb 0', (p) => (L(p, 'loopback-floor').fail = 0), 'limits[7].fail: expected a number in (0, 200] (Gb/s), got 0'],
+  ['gpu 150', (p) => (L(p, 'gpu-util-min').fail = 150), 'limits[8].fail: expected a number in (0, 100] (%), got 150'],
+  [
+    'mfloor 1',
+    (p) => (L(p, 'lane-ratio').marginalFloorBer = 1),
+    "limits[5].marginalFloorBer: expected a number in (0, 1) (BER: the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL), got 1",
+  ],
+  [
+    'ffloor 0',
+    (p) => (L(p, 'lane-ratio').failFloorBer = 0),
+    'limits[5].failFloorBer: expected a number in (0, 1) (BER: ... and this before a ratio can FAIL it), got 0',
+  ],
+  [
+    'windowS 1e9',
+    (p) => (L(p, 'fec-window').windowS = 1e9),
+    'limits[4].windowS: expected a number in (0, 86400] (s: length of the sliding window over the soaks), got 1000000000',
+  ],
+  [
+    'holdS -1',
+    (p) => (L(p, 'lane-ratio').holdS = -1),
+    'limits[5].holdS: expected a number in [0, 86400] (s: how long a window must stay beyond a line before it counts), got -1',
+  ],
+  [
+    'span 500',
+    (p) => (L(p, 'lane-ratio').minSpanC = 500),
+    'limits[5].minSpanC: expected a number in (0, 100] (\u00b0C: growth with temperature is judged only over at least this range of NIC temperature), got 500',
+  ],
+  [
+    'grow 100',
+    (p) => (L(p, 'lane-ratio').growingDecades = 100),
+    'limits[5].growingDecades: expected a number in [0, 15] (decades: a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)), got 100',
+  ],
   ['keep 1e9', (p) => (p.earlyStop.keepSamplingS = 1e9), 'earlyStop.keepSamplingS: expected a number in [0, 3600] (seconds), got 1000000000'],
-  ['ticks 1e6', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 1e6), 'earlyStop.laneRatioConsecutiveTicks: expected a whole number in [1, 3600] (ticks), got 1000000'],
+  [
+    'ticks 1e6',
+    (p) => (p.earlyStop.laneRatioConsecutiveTicks = 1e6),
+    'earlyStop.laneRatioConsecutiveTicks: expected a whole number in [1, 3600] (ticks), got 1000000',
+  ],
   ['gap 1e9', (p) => (p.maxSampleGapS = 1e9), 'maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got 1000000000'],
   ['thr 500', (p) => (p.regression.throughputPct = 500), 'regression.throughputPct: expected a number in [0, 100] (percent), got 500'],
   ['temp -1', (p) => (p.regression.tempC = -1), 'regression.tempC: expected a number in [0, 100] (°C), got -1'],
   ['berdec 100', (p) => (p.regression.berDecades = 100), 'regression.berDecades: expected a number in [0, 15] (decades), got 100'],
-  ['nl cmd', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}\nreboot'), 'commands.gpuLoad: expected one line without control characters (a newline would start a second command), got "gpu_burn {durationS}\\nreboot"'],
-  ['tab cmd', (p) => (p.commands.loopbackClient = p.commands.loopbackClient.replace(' ', '\t')), 'commands.loopbackClient: expected one line without control characters (a newline would start a second command), got "ib_write_bw\\t-d {rdmaDevice} -p {tcp...'],
+  [
+    'nl cmd',
+    (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}\nreboot'),
+    'commands.gpuLoad: expected one line without control characters (a newline would start a second command), got "gpu_burn {durationS}\\nreboot"',
+  ],
+  [
+    'tab cmd',
+    (p) => (p.commands.loopbackClient = p.commands.loopbackClient.replace(' ', '\t')),
+    'commands.loopbackClient: expected one line without control characters (a newline would start a second command), got "ib_write_bw\\t-d {rdmaDevice} -p {tcp...',
+  ],
   ['esc desc', (p) => (p.description = 'burn-in \u001b[2J'), 'description: expected text without control characters, got "burn-in \\u001b[2J"'],
   ['nul limit desc', (p) => (L(p, 'crc-errors').description = 'a\u0000b'), 'limits[0].description: expected text without control characters, got "a\\u0000b"'],
-  ['long name', (p) => (p.name = 'a'.repeat(65)), 'name: expected a name of lowercase letters, digits and dashes, at most 64, got "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'],
-  ['33 phases', (p) => { for (let i = 0; i < 26; i++) p.phases.push({ name: `soak-${i}`, kind: 'soak', durationS: 10, gpuLoad: false }); }, 'phases: expected at most 32 entries, got "33 entries"'],
-  ['long template', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS} ' + 'x'.repeat(5000)), 'commands.gpuLoad: expected a string of at most 4096 characters, got "gpu_burn {durationS} xxxxxxxxxxxxxxx...'],
-  ['65 load arguments', (p) => (p.commands.gpuLoad.args = [...Array(64).fill('-m'), '{durationS}']), 'commands.gpuLoad.args: expected at most 64 entries, got "65 entries"'],
+  [
+    'long name',
+    (p) => (p.name = 'a'.repeat(65)),
+    'name: expected a name of lowercase letters, digits and dashes, at most 64, got "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...',
+  ],
+  [
+    '33 phases',
+    (p) => {
+      for (let i = 0; i < 26; i++) p.phases.push({ name: `soak-${i}`, kind: 'soak', durationS: 10, gpuLoad: false });
+    },
+    'phases: expected at most 32 entries, got "33 entries"',
+  ],
+  [
+    'long template',
+    (p) => (p.commands.gpuLoad = 'gpu_burn {durationS} ' + 'x'.repeat(5000)),
+    'commands.gpuLoad: expected a string of at most 4096 characters, got "gpu_burn {durationS} xxxxxxxxxxxxxxx...',
+  ],
+  [
+    '65 load arguments',
+    (p) => (p.commands.gpuLoad.args = [...Array(64).fill('-m'), '{durationS}']),
+    'commands.gpuLoad.args: expected at most 64 entries, got "65 entries"',
+  ],
   ['a load of the wrong type', (p) => (p.commands.gpuLoad = 5), 'commands.gpuLoad: expected a string or an object, got 5'],
-  ['.. in the load program', (p) => (p.commands.gpuLoad.program = '/opt/../bin/gpu_burn'), 'commands.gpuLoad.program: expected a program name or an absolute path (letters, digits, _ . + @ - and /), got "/opt/../bin/gpu_burn"'],
-  ['100 required files', (p) => (p.commands.gpuLoad.requires = Array(100).fill('/a')), 'commands.gpuLoad.requires: expected at most 64 entries, got "100 entries"'],
-  ['newline in ncclRank', (p) => (p.commands.ncclRank = `${p.commands.ncclRank}\nreboot`), 'commands.ncclRank: expected one line without control characters (a newline would start a second command), got "-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -...'],
+  [
+    '.. in the load program',
+    (p) => (p.commands.gpuLoad.program = '/opt/../bin/gpu_burn'),
+    'commands.gpuLoad.program: expected a program name or an absolute path (letters, digits, _ . + @ - and /), got "/opt/../bin/gpu_burn"',
+  ],
+  [
+    '100 required files',
+    (p) => (p.commands.gpuLoad.requires = Array(100).fill('/a')),
+    'commands.gpuLoad.requires: expected at most 64 entries, got "100 entries"',
+  ],
+  [
+    'newline in ncclRank',
+    (p) => (p.commands.ncclRank = `${p.commands.ncclRank}\nreboot`),
+    'commands.ncclRank: expected one line without control characters (a newline would start a second command), got "-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -...',
+  ],
 ];
 
 // What the schema cannot say: the order phases need, and the numbers' limits on each other.
 const SEMANTICS: Row[] = [
-  ['soak before identity', (p) => { const [s] = p.phases.splice(6, 1); p.phases.splice(1, 0, s); }, 'phases[1].kind: expected an identity phase before soak (sampling starts when identity has read the EEPROM), got "soak"'],
-  ['identity first', (p) => { p.phases.splice(0, 2, p.phases[1], p.phases[0]); }, 'phases[0].kind: expected "preflight" first (every later phase uses the cage and rail addresses it finds), got "identity"'],
-  ['no preflight', (p) => void p.phases.splice(0, 1), 'phases[0].kind: expected "preflight" first (every later phase uses the cage and rail addresses it finds), got "identity"'],
-  ['two preflights', (p) => void p.phases.splice(3, 0, { name: 'preflight-2', kind: 'preflight' }), 'phases[3].kind: expected preflight once, as the first phase, got "preflight"'],
-  ['two identities', (p) => void p.phases.splice(3, 0, { name: 'identity-2', kind: 'identity' }), 'phases[3].kind: expected identity once (sampling starts there), got "identity"'],
-  ['ibwb without loopback', (p) => void p.phases.splice(2, 1), 'phases[2].kind: expected a loopback phase before ib_write_bw (its sum is graded only when loopback showed every rail fine), got "ib_write_bw"'],
-  ['no soak', (p) => void p.phases.splice(5, 2), 'phases: expected at least one soak phase (the cable is graded on its soaks), got "preflight,identity,loopback,ib_write...'],
+  [
+    'soak before identity',
+    (p) => {
+      const [s] = p.phases.splice(6, 1);
+      p.phases.splice(1, 0, s);
+    },
+    'phases[1].kind: expected an identity phase before soak (sampling starts when identity has read the EEPROM), got "soak"',
+  ],
+  [
+    'identity first',
+    (p) => {
+      p.phases.splice(0, 2, p.phases[1], p.phases[0]);
+    },
+    'phases[0].kind: expected "preflight" first (every later phase uses the cage and rail addresses it finds), got "identity"',
+  ],
+  [
+    'no preflight',
+    (p) => void p.phases.splice(0, 1),
+    'phases[0].kind: expected "preflight" first (every later phase uses the cage and rail addresses it finds), got "identity"',
+  ],
+  [
+    'two preflights',
+    (p) => void p.phases.splice(3, 0, { name: 'preflight-2', kind: 'preflight' }),
+    'phases[3].kind: expected preflight once, as the first phase, got "preflight"',
+  ],
+  [
+    'two identities',
+    (p) => void p.phases.splice(3, 0, { name: 'identity-2', kind: 'identity' }),
+    'phases[3].kind: expected identity once (sampling starts there), got "identity"',
+  ],
+  [
+    'ibwb without loopback',
+    (p) => void p.phases.splice(2, 1),
+    'phases[2].kind: expected a loopback phase before ib_write_bw (its sum is graded only when loopback showed every rail fine), got "ib_write_bw"',
+  ],
+  [
+    'no soak',
+    (p) => void p.phases.splice(5, 2),
+    'phases: expected at least one soak phase (the cable is graded on its soaks), got "preflight,identity,loopback,ib_write...',
+  ],
   ['dup names', (p) => (p.phases[6].name = 'soak-idle'), 'phases[6].name: expected a name not used by an earlier phase, got "soak-idle"'],
-  ['window < interval', (p) => { p.samplingIntervalS = 30; L(p, 'fec-window').windowS = 10; }, 'limits[4].windowS: expected a window of at least one sampling interval (30 s), got 10'],
-  ['too many ticks', (p) => { p.samplingIntervalS = 0.1; p.phases[6].durationS = 259200; }, 'samplingIntervalS: expected at most 300000 samples per node (load phases 259840 s / samplingIntervalS): raise samplingIntervalS or shorten the soaks, got "0.1 (2598400 samples)"'],
-  ['gap < 2 interval', (p) => { p.samplingIntervalS = 10; p.maxSampleGapS = 15; }, 'maxSampleGapS: expected a number of seconds >= 2 x samplingIntervalS (20), got 15'],
+  [
+    'window < interval',
+    (p) => {
+      p.samplingIntervalS = 30;
+      L(p, 'fec-window').windowS = 10;
+    },
+    'limits[4].windowS: expected a window of at least one sampling interval (30 s), got 10',
+  ],
+  [
+    'too many ticks',
+    (p) => {
+      p.samplingIntervalS = 0.1;
+      p.phases[6].durationS = 259200;
+    },
+    'samplingIntervalS: expected at most 300000 samples per node (load phases 259840 s / samplingIntervalS): raise samplingIntervalS or shorten the soaks, got "0.1 (2598400 samples)"',
+  ],
+  [
+    'gap < 2 interval',
+    (p) => {
+      p.samplingIntervalS = 10;
+      p.maxSampleGapS = 15;
+    },
+    'maxSampleGapS: expected a number of seconds >= 2 x samplingIntervalS (20), got 15',
+  ],
 ];
 
 function refusal(text: string): string {
@@ -110,7 +230,12 @@ describe('semantic checks: phase order and the numbers` limits on each other', (
 
   it('the shipped order passes; so does a protocol without NCCL or an idle soak', () => {
     expect(parseProtocol(TEXT, 'x.json').notes).toEqual([]);
-    expect(parseProtocol(mutated((p) => p.phases.splice(4, 2)), 'x.json').phases.map((x) => x.kind)).toEqual(['preflight', 'identity', 'loopback', 'ib_write_bw', 'soak']);
+    expect(
+      parseProtocol(
+        mutated((p) => p.phases.splice(4, 2)),
+        'x.json',
+      ).phases.map((x) => x.kind),
+    ).toEqual(['preflight', 'identity', 'loopback', 'ib_write_bw', 'soak']);
   });
 });
 
@@ -130,9 +255,13 @@ describe('a journal`s protocol is read to grade what was run: the same problems 
   });
 
   it('a shape this version cannot read is still refused', () => {
-    expect(() => parseProtocol(mutated((p) => (p.phases[6].durationS = '60m')), 'journal', { lenient: true })).toThrow(
-      'journal: phases[6].durationS: expected a whole number in [1, 259200] (seconds of load), got "60m"',
-    );
+    expect(() =>
+      parseProtocol(
+        mutated((p) => (p.phases[6].durationS = '60m')),
+        'journal',
+        { lenient: true },
+      ),
+    ).toThrow('journal: phases[6].durationS: expected a whole number in [1, 259200] (seconds of load), got "60m"');
   });
 });
 
@@ -141,7 +270,11 @@ describe('through the CLI: exit 2 at load, before any node is touched', { timeou
   const files: [string, (p: Doc) => void, string][] = [
     ['soak-first.json', (p) => p.phases.splice(1, 0, p.phases.splice(6, 1)[0]), 'soak-first.json: phases[1].kind: expected an identity phase before soak'],
     ['fast.json', (p) => (p.samplingIntervalS = 1e-9), 'fast.json: samplingIntervalS: expected a number in [0.1, 60] (seconds between samples), got 1e-9'],
-    ['newline.json', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}\nreboot'), 'newline.json: commands.gpuLoad: expected one line without control characters'],
+    [
+      'newline.json',
+      (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}\nreboot'),
+      'newline.json: commands.gpuLoad: expected one line without control characters',
+    ],
   ];
   for (const [name, edit] of files) writeFileSync(join(dir, name), mutated(edit));
 

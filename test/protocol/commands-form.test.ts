@@ -48,7 +48,7 @@ describe('commands.gpuLoad as a program', () => {
     });
   });
 
-  it('expresses the operator guide\'s PyTorch alternative: docker with a Python one-liner, and a check for the image', () => {
+  it("expresses the operator guide's PyTorch alternative: docker with a Python one-liner, and a check for the image", () => {
     const code = 'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<{durationS}: a@a")';
     const image = 'nvcr.io/nvidia/pytorch:25.10-py3';
     const p = load((c) => {
@@ -63,11 +63,13 @@ describe('commands.gpuLoad as a program', () => {
   it('starts in its cwd when given one (gpu_burn then finds compare.ptx there without -c)', () => {
     const p = load((c) => (c.gpuLoad = { program: '/opt/gpu-burn/gpu_burn', args: ['-m', '50%', '{durationS}'], cwd: '/opt/gpu-burn' }));
     expect(gpuLoadCommand(p.commands.gpuLoad, 120)).toBe('cd /opt/gpu-burn && /opt/gpu-burn/gpu_burn -m 50% 120');
-    expect(gpuLoadNeeds(p.commands.gpuLoad).files).toEqual([{ path: '/opt/gpu-burn/compare.ptx', why: "gpu_burn's compare kernel (-c, or compare.ptx in its cwd)" }]);
+    expect(gpuLoadNeeds(p.commands.gpuLoad).files).toEqual([
+      { path: '/opt/gpu-burn/compare.ptx', why: "gpu_burn's compare kernel (-c, or compare.ptx in its cwd)" },
+    ]);
   });
 
   it('hostile arguments are quoted, never interpreted: each reaches the program as the one word the file says', () => {
-    const hostile = ["$(reboot)", '`id`', "a'b", 'x; rm -rf /', '&& halt', '>/etc/passwd', '$HOME', '*', 'two words', ''];
+    const hostile = ['$(reboot)', '`id`', "a'b", 'x; rm -rf /', '&& halt', '>/etc/passwd', '$HOME', '*', 'two words', ''];
     const p = load((c) => (c.gpuLoad = { program: 'my_load', args: [...hostile, '{durationS}'] }));
     const line = gpuLoadCommand(p.commands.gpuLoad, 60);
     expect(shellWords(line)).toEqual(['my_load', ...hostile, '60']);
@@ -76,13 +78,21 @@ describe('commands.gpuLoad as a program', () => {
   });
 
   it('refuses shell syntax where a name or path belongs, and control characters anywhere', () => {
-    expect(refused((c) => (c.gpuLoad = { program: 'gpu_burn;reboot', args: ['{durationS}'] }))).toMatch(/^protocols\/x\.json: commands\.gpuLoad\.program: expected a program name or an absolute path/);
+    expect(refused((c) => (c.gpuLoad = { program: 'gpu_burn;reboot', args: ['{durationS}'] }))).toMatch(
+      /^protocols\/x\.json: commands\.gpuLoad\.program: expected a program name or an absolute path/,
+    );
     expect(refused((c) => (c.gpuLoad = { program: '../bin/x', args: [] }))).toMatch(/commands\.gpuLoad\.program: expected a program name/);
     expect(refused((c) => (c.gpuLoad = { program: 'x', args: [], cwd: "/opt/'; reboot #" }))).toMatch(/commands\.gpuLoad\.cwd: expected an absolute path/);
     expect(refused((c) => (c.gpuLoad = { program: 'x', args: [], cwd: 'relative/dir' }))).toMatch(/commands\.gpuLoad\.cwd: expected an absolute path/);
-    expect(refused((c) => (c.gpuLoad = { program: 'x', args: ['a\nreboot'] }))).toMatch(/commands\.gpuLoad\.args\[0\]: expected one line without control characters/);
-    expect(refused((c) => (c.gpuLoad = { program: 'x', args: ['{duration}'] }))).toMatch(/commands\.gpuLoad\.args\[0\]: expected placeholders among \{durationS\}/);
-    expect(refused((c) => (c.gpuLoad = { program: 'x', args: [], requires: ['compare.ptx'] }))).toMatch(/commands\.gpuLoad\.requires\[0\]: expected an absolute path/);
+    expect(refused((c) => (c.gpuLoad = { program: 'x', args: ['a\nreboot'] }))).toMatch(
+      /commands\.gpuLoad\.args\[0\]: expected one line without control characters/,
+    );
+    expect(refused((c) => (c.gpuLoad = { program: 'x', args: ['{duration}'] }))).toMatch(
+      /commands\.gpuLoad\.args\[0\]: expected placeholders among \{durationS\}/,
+    );
+    expect(refused((c) => (c.gpuLoad = { program: 'x', args: [], requires: ['compare.ptx'] }))).toMatch(
+      /commands\.gpuLoad\.requires\[0\]: expected an absolute path/,
+    );
     expect(refused((c) => (c.gpuLoad = { program: 'x', args: [], check: ['$(id)'] }))).toMatch(/commands\.gpuLoad\.check\[0\]: expected a program name/);
     expect(refused((c) => (c.gpuLoad = { program: 'x', argv: [] }))).toMatch(/commands\.gpuLoad\.args: expected a value \(required key\)/);
     // The builder refuses the same things on its own, for any caller.
@@ -100,7 +110,9 @@ describe('commands.gpuLoad as a program', () => {
     expect(burn(['-m', '16384', '{durationS}'])).toMatch(/-c <absolute path of compare\.ptx> or a "cwd" holding it/);
     expect(burn(['-c', 'compare.ptx', '{durationS}'])).toMatch(/-c <absolute path/);
     // -d alone (doubles) is a real option and accepted.
-    expect(load((c) => (c.gpuLoad = { program: 'gpu_burn', args: ['-d', '-c', '/k/compare.ptx', '{durationS}'] })).commands.gpuLoad).toMatchObject({ form: 'program' });
+    expect(load((c) => (c.gpuLoad = { program: 'gpu_burn', args: ['-d', '-c', '/k/compare.ptx', '{durationS}'] })).commands.gpuLoad).toMatchObject({
+      form: 'program',
+    });
     expect(gpuBurnKernel(['-m', '1', '-c', '/a', '-c', '/b', '10'])).toBe('/b');
   });
 
@@ -108,39 +120,50 @@ describe('commands.gpuLoad as a program', () => {
     const p = load((c) => (c.gpuLoad = 'gpu_burn {durationS}'));
     expect(p.commands.gpuLoad).toEqual({ form: 'line', line: 'gpu_burn {durationS}' });
     expect(gpuLoadCommand(p.commands.gpuLoad, 60)).toBe('gpu_burn 60');
-    expect(gpuLoadNeeds(p.commands.gpuLoad).problem).toMatch(/starts gpu_burn in the run's scratch directory, where its compare kernel "compare\.ptx" never is/);
+    expect(gpuLoadNeeds(p.commands.gpuLoad).problem).toMatch(
+      /starts gpu_burn in the run's scratch directory, where its compare kernel "compare\.ptx" never is/,
+    );
     const abs = load((c) => (c.gpuLoad = 'gpu_burn -c /usr/local/share/gpu-burn/compare.ptx {durationS}'));
     expect(gpuLoadNeeds(abs.commands.gpuLoad)).toMatchObject({ problem: null, files: [{ path: '/usr/local/share/gpu-burn/compare.ptx' }] });
-    expect(refused((c) => (c.gpuLoad = 'gpu_burn {durationS}; reboot'))).toBe('protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"');
+    expect(refused((c) => (c.gpuLoad = 'gpu_burn {durationS}; reboot'))).toBe(
+      'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"',
+    );
   });
 });
 
 describe('commands.nccl and commands.ncclRank', () => {
-  it('{ranks} needs ncclRank, ncclRank needs exactly one {ranks}, and node A\'s placeholders do not mix with it', () => {
+  it("{ranks} needs ncclRank, ncclRank needs exactly one {ranks}, and node A's placeholders do not mix with it", () => {
     expect(refused((c) => delete c.ncclRank)).toBe('protocols/x.json: commands.ncclRank: expected a value (required key when commands.nccl uses {ranks})');
     expect(refused((c) => (c.nccl = 'mpirun {ranks} : {ranks}'))).toMatch(/commands\.nccl: expected exactly one \{ranks\}/);
-    expect(refused((c) => (c.nccl = 'mpirun --mca btl_tcp_if_include {netdevA} {ranks}'))).toMatch(/commands\.nccl: expected no \{ipA\}, \{ipB\}, \{netdevA\} or \{hcaList\} beside \{ranks\}/);
-    expect(refused((c) => (c.ncclRank = '-H {ipB}:1 all_reduce_perf'))).toMatch(/commands\.ncclRank: expected placeholders among \{ip\}, \{netdev\}, \{hcaList\}, got "\{ipB\}"/);
+    expect(refused((c) => (c.nccl = 'mpirun --mca btl_tcp_if_include {netdevA} {ranks}'))).toMatch(
+      /commands\.nccl: expected no \{ipA\}, \{ipB\}, \{netdevA\} or \{hcaList\} beside \{ranks\}/,
+    );
+    expect(refused((c) => (c.ncclRank = '-H {ipB}:1 all_reduce_perf'))).toMatch(
+      /commands\.ncclRank: expected placeholders among \{ip\}, \{netdev\}, \{hcaList\}, got "\{ipB\}"/,
+    );
     expect(refused((c) => (c.ncclRank = '-x A=$(id) all_reduce_perf'))).toMatch(/commands\.ncclRank: expected a plain command line without shell operators/);
   });
 
   it('the single-context form of older protocols still loads', () => {
     const p = load((c) => {
       delete c.ncclRank;
-      c.nccl = 'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1';
+      c.nccl =
+        'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1';
     });
     expect(p.commands.ncclRank).toBeUndefined();
   });
 });
 
-describe('the operator guide\'s gpuLoad examples', () => {
-  it('load as written (default and PyTorch alternative), and the default is the shipped protocol\'s', () => {
+describe("the operator guide's gpuLoad examples", () => {
+  it("load as written (default and PyTorch alternative), and the default is the shipped protocol's", () => {
     const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'operator-guide.md'), 'utf8');
     const blocks = [...guide.matchAll(/```json\n("gpuLoad": [\s\S]*?)\n```/g)].map((m) => m[1]!);
     expect(blocks).toHaveLength(2);
     const loaded = blocks.map((b) => load((c) => (c.gpuLoad = (JSON.parse(`{${b}}`) as { gpuLoad: unknown }).gpuLoad)).commands.gpuLoad);
     expect(loaded[0]).toEqual(parseProtocol(readFileSync(FULL, 'utf8'), 'x').commands.gpuLoad);
     expect(loaded[1]).toMatchObject({ form: 'program', program: 'docker', check: ['docker', 'image', 'inspect', 'nvcr.io/nvidia/pytorch:25.10-py3'] });
-    expect(shellWords(gpuLoadCommand(loaded[1]!, 60)).at(-1)).toBe('import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<60: a@a")');
+    expect(shellWords(gpuLoadCommand(loaded[1]!, 60)).at(-1)).toBe(
+      'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<60: a@a")',
+    );
   });
 });

@@ -47,7 +47,15 @@ describe('loadProtocol', () => {
     expect(limitOf(p, 'ib-write-bw-sum')).toMatchObject({ direction: 'min', fail: 170, marginal: 180 });
     expect(p.earlyStop).toEqual({ keepSamplingS: 10 });
     expect(limitOf(p, 'fec-window')).toMatchObject({ direction: 'min', fail: 1, marginal: 2, params: { windowS: 60, holdS: 10 } });
-    expect(limitOf(p, 'lane-ratio').params).toEqual({ marginalFloorBer: 1e-9, failFloorBer: 1e-6, growingDecades: 1, runawayDecades: 0.5, minSpanC: 5, windowS: 60, holdS: 10 });
+    expect(limitOf(p, 'lane-ratio').params).toEqual({
+      marginalFloorBer: 1e-9,
+      failFloorBer: 1e-6,
+      growingDecades: 1,
+      runawayDecades: 0.5,
+      minSpanC: 5,
+      windowS: 60,
+      holdS: 10,
+    });
     expect(p.notes).toEqual([]);
     expect(p.regression).toEqual({ throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 });
     expect(p.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -96,28 +104,88 @@ describe('loadProtocol', () => {
 
 describe('protocol validation messages', () => {
   const cases: [string, (p: Record<string, any>) => void, string][] = [
-    ['negative duration', (p) => (p.phases[3].durationS = -5), 'protocols/x.json: phases[3].durationS: expected a number in [1, 3600] (seconds of load), got -5'],
-    ['string duration', (p) => (p.phases[5].durationS = '60'), 'protocols/x.json: phases[5].durationS: expected a whole number in [1, 259200] (seconds of load), got "60"'],
-    ['unknown kind', (p) => (p.phases[1].kind = 'burn'), 'protocols/x.json: phases[1].kind: expected one of preflight, identity, loopback, ib_write_bw, nccl, soak, got "burn"'],
+    [
+      'negative duration',
+      (p) => (p.phases[3].durationS = -5),
+      'protocols/x.json: phases[3].durationS: expected a number in [1, 3600] (seconds of load), got -5',
+    ],
+    [
+      'string duration',
+      (p) => (p.phases[5].durationS = '60'),
+      'protocols/x.json: phases[5].durationS: expected a whole number in [1, 259200] (seconds of load), got "60"',
+    ],
+    [
+      'unknown kind',
+      (p) => (p.phases[1].kind = 'burn'),
+      'protocols/x.json: phases[1].kind: expected one of preflight, identity, loopback, ib_write_bw, nccl, soak, got "burn"',
+    ],
     ['missing gpuLoad', (p) => delete p.phases[6].gpuLoad, 'protocols/x.json: phases[6].gpuLoad: expected a value (required key)'],
-    ['typo key', (p) => (p.phases[3].durationSec = 3), 'protocols/x.json: phases[3].durationSec: expected no such key (known: name, kind, durationS, msgSize, bidirectional)'],
-    ['duplicate phase', (p) => (p.phases[6].name = 'soak-idle'), 'protocols/x.json: phases[6].name: expected a name not used by an earlier phase, got "soak-idle"'],
+    [
+      'typo key',
+      (p) => (p.phases[3].durationSec = 3),
+      'protocols/x.json: phases[3].durationSec: expected no such key (known: name, kind, durationS, msgSize, bidirectional)',
+    ],
+    [
+      'duplicate phase',
+      (p) => (p.phases[6].name = 'soak-idle'),
+      'protocols/x.json: phases[6].name: expected a name not used by an earlier phase, got "soak-idle"',
+    ],
     ['missing top key', (p) => delete p.limits, 'protocols/x.json: limits: expected a value (required key)'],
     ['limit direction flipped', (p) => (p.limits[0].direction = 'min'), 'protocols/x.json: limits[0].direction: expected "max" for crc-errors, got "min"'],
-    ['marginal on the bad side', (p) => (p.limits[3].marginal = 0.5), 'protocols/x.json: limits[3].marginal: expected a number above fail (1) for a min limit, got 0.5'],
+    [
+      'marginal on the bad side',
+      (p) => (p.limits[3].marginal = 0.5),
+      'protocols/x.json: limits[3].marginal: expected a number above fail (1) for a min limit, got 0.5',
+    ],
     ['rule twice', (p) => p.limits.push({ ...p.limits[0] }), 'protocols/x.json: limits: expected exactly one limit with rule "crc-errors", got "2"'],
-    ['unknown rule', (p) => (p.limits[0].rule = 'crc'), 'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"'],
+    [
+      'unknown rule',
+      (p) => (p.limits[0].rule = 'crc'),
+      'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, got "crc"',
+    ],
     ['unit not the declared one', (p) => (p.limits[0].unit = 'frames'), 'protocols/x.json: limits[0].unit: expected "errors" for crc-errors, got "frames"'],
-    ['setting of another rule', (p) => (p.limits[0].windowS = 60), 'protocols/x.json: limits[0].windowS: expected no such key (known for crc-errors: rule, fail, direction, marginal, unit, description)'],
-    ['setting out of range', (p) => (ruleLimit(p, 'fec-window').windowS = 0), 'protocols/x.json: limits[4].windowS: expected a number in (0, 86400] (s: length of the sliding window over the soaks), got 0'],
-    ['floor not a number', (p) => (ruleLimit(p, 'lane-ratio').failFloorBer = '1e-6'), 'protocols/x.json: limits[5].failFloorBer: expected a number in (0, 1) (BER: ... and this before a ratio can FAIL it), got "1e-6"'],
-    ['template typo', (p) => (p.commands.gpuLoad = 'gpu_burn {duration}'), 'protocols/x.json: commands.gpuLoad: expected placeholders among {durationS}, got "{duration}"'],
-    ['shell operator', (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}; reboot'), 'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"'],
-    ['gpu pct over 100', (p) => (p.phases[6].gpuUtilMinPct = 190), 'protocols/x.json: phases[6].gpuUtilMinPct: expected a number in (0, 100] (percent), got 190'],
-    ['zero ticks', (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0), 'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a whole number in [1, 3600] (ticks), got 0'],
+    [
+      'setting of another rule',
+      (p) => (p.limits[0].windowS = 60),
+      'protocols/x.json: limits[0].windowS: expected no such key (known for crc-errors: rule, fail, direction, marginal, unit, description)',
+    ],
+    [
+      'setting out of range',
+      (p) => (ruleLimit(p, 'fec-window').windowS = 0),
+      'protocols/x.json: limits[4].windowS: expected a number in (0, 86400] (s: length of the sliding window over the soaks), got 0',
+    ],
+    [
+      'floor not a number',
+      (p) => (ruleLimit(p, 'lane-ratio').failFloorBer = '1e-6'),
+      'protocols/x.json: limits[5].failFloorBer: expected a number in (0, 1) (BER: ... and this before a ratio can FAIL it), got "1e-6"',
+    ],
+    [
+      'template typo',
+      (p) => (p.commands.gpuLoad = 'gpu_burn {duration}'),
+      'protocols/x.json: commands.gpuLoad: expected placeholders among {durationS}, got "{duration}"',
+    ],
+    [
+      'shell operator',
+      (p) => (p.commands.gpuLoad = 'gpu_burn {durationS}; reboot'),
+      'protocols/x.json: commands.gpuLoad: expected a plain command line without shell operators, got "gpu_burn {durationS}; reboot"',
+    ],
+    [
+      'gpu pct over 100',
+      (p) => (p.phases[6].gpuUtilMinPct = 190),
+      'protocols/x.json: phases[6].gpuUtilMinPct: expected a number in (0, 100] (percent), got 190',
+    ],
+    [
+      'zero ticks',
+      (p) => (p.earlyStop.laneRatioConsecutiveTicks = 0),
+      'protocols/x.json: earlyStop.laneRatioConsecutiveTicks: expected a whole number in [1, 3600] (ticks), got 0',
+    ],
     ['empty phases', (p) => (p.phases = []), 'protocols/x.json: phases: expected a non-empty array, got []'],
     ['zero gap tolerance', (p) => (p.maxSampleGapS = 0), 'protocols/x.json: maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got 0'],
-    ['string gap tolerance', (p) => (p.maxSampleGapS = '90'), 'protocols/x.json: maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got "90"'],
+    [
+      'string gap tolerance',
+      (p) => (p.maxSampleGapS = '90'),
+      'protocols/x.json: maxSampleGapS: expected a number in (0, 3600] (seconds without a sample), got "90"',
+    ],
     [
       'gap tolerance under two intervals',
       (p) => ((p.samplingIntervalS = 5), (p.maxSampleGapS = 9.5)),
@@ -234,11 +302,15 @@ describe('older protocols and the protocols journals embed', () => {
 
 describe('renderCommand', () => {
   const c = loadProtocol(FULL).commands;
-  it('expands a client; an older template\'s {bidirectional} expands to nothing (each direction is its own stream)', () => {
+  it("expands a client; an older template's {bidirectional} expands to nothing (each direction is its own stream)", () => {
     const v = { rdmaDevice: 'rocep1s0f1', tcpPort: 18515, msgSize: 65536, serverIp: '192.168.100.2' };
-    expect(renderCommand(c.ibWriteBwClient, { ...v, bidirectional: '' })).toBe('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.2');
+    expect(renderCommand(c.ibWriteBwClient, { ...v, bidirectional: '' })).toBe(
+      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.2',
+    );
     const older = 'ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} {bidirectional} --run_infinitely';
-    expect(renderCommand(older, { ...v, bidirectional: bidirectionalFlag(false) })).toBe('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely');
+    expect(renderCommand(older, { ...v, bidirectional: bidirectionalFlag(false) })).toBe(
+      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely',
+    );
   });
   it('refuses a missing placeholder value and shell syntax in a value', () => {
     expect(() => renderCommand(c.ncclRank!, {})).toThrow('command template needs {ip}');

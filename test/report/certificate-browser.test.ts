@@ -21,7 +21,10 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     crowded: join(dir, 'crowded.html'),
   };
   beforeAll(async () => {
-    writeFileSync(files.fail, renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), { fingerprint: `sha256:${'ab'.repeat(32)}`, journalSha256: 'cd'.repeat(32) }));
+    writeFileSync(
+      files.fail,
+      renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), { fingerprint: `sha256:${'ab'.repeat(32)}`, journalSha256: 'cd'.repeat(32) }),
+    );
     writeFileSync(files.pass, renderCertificateHtml(passRecord(), passTimeseries()));
     writeFileSync(files.error, renderCertificateHtml(errorRecord()));
     writeFileSync(files.crowded, renderCertificateHtml(crowdedFailRecord(), failingCloneTimeseries()));

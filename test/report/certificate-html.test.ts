@@ -45,7 +45,10 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
   });
 
   it('prints the node skew with the calibrated clock offsets removed, never the raw spread beside it', () => {
-    const corrected = renderCertificateHtml({ ...passRecord(), sampling: { ...passRecord().sampling, skewP99Ms: 4.2, rawSkewP99Ms: 8004.2 } }, passTimeseries());
+    const corrected = renderCertificateHtml(
+      { ...passRecord(), sampling: { ...passRecord().sampling, skewP99Ms: 4.2, rawSkewP99Ms: 8004.2 } },
+      passTimeseries(),
+    );
     expect(corrected).toContain('node skew p99 4 ms (node clock offsets removed)');
     expect(corrected).not.toContain('8004');
     // A record written before the raw figure existed holds the raw skew only: printed without the claim.
@@ -53,7 +56,9 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
   });
 
   it('an ERROR run is a run report with no PASS/FAIL wording', () => {
-    const text = renderCertificateHtml(errorRecord()).replace(/<style>[\s\S]*?<\/style>/, '').replace(/<[^>]+>/g, ' ');
+    const text = renderCertificateHtml(errorRecord())
+      .replace(/<style>[\s\S]*?<\/style>/, '')
+      .replace(/<[^>]+>/g, ' ');
     expect(text).toContain('Run report — NOT a certificate');
     expect(text).toContain('spark-b: ssh session closed (ECONNRESET) during soak-idle');
     expect(text).not.toMatch(/\b(PASS|FAIL|MARGINAL|passed|failed)\b/i);
@@ -76,7 +81,9 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
   it('groups the limit checks one row per rule with count and worst grade', () => {
     const crowded = renderCertificateHtml(crowdedFailRecord(), failingCloneTimeseries());
     // 16 generated lane-ber checks, all PASS at 1e-12
-    expect(crowded).toMatch(/<tr><td>lane-ber<\/td><td>16 checks<\/td><td class="num">1\.00e-12<\/td><td>x &lt;= Marginal:1e-8 &lt;= 1e-6<\/td><td class="grade-PASS">PASS <span class="muted">\(16\/16\)<\/span><\/td><\/tr>/);
+    expect(crowded).toMatch(
+      /<tr><td>lane-ber<\/td><td>16 checks<\/td><td class="num">1\.00e-12<\/td><td>x &lt;= Marginal:1e-8 &lt;= 1e-6<\/td><td class="grade-PASS">PASS <span class="muted">\(16\/16\)<\/span><\/td><\/tr>/,
+    );
     expect(crowded).toMatch(/<tr><td>lane-ratio<\/td><td>spark-a · soak-loaded · lane 2<\/td>/);
   });
 
@@ -88,7 +95,11 @@ describe('certificate.html (static checks; the browser test renders it)', () => 
         for (const end of r.cable.ends) end.identity!.vendorName = vendor;
         const out = renderCertificateHtml(r);
         const html = out.replace(/<style>[\s\S]*?<\/style>/, '');
-        expect(html.match(/<[a-zA-Z!/?]/g)?.length).toBe(renderCertificateHtml(failingCloneRecord()).replace(/<style>[\s\S]*?<\/style>/, '').match(/<[a-zA-Z!/?]/g)?.length);
+        expect(html.match(/<[a-zA-Z!/?]/g)?.length).toBe(
+          renderCertificateHtml(failingCloneRecord())
+            .replace(/<style>[\s\S]*?<\/style>/, '')
+            .match(/<[a-zA-Z!/?]/g)?.length,
+        );
       }),
       { numRuns: 50 },
     );
@@ -100,7 +111,10 @@ describe('certificate.html: what a PASS states first, and the rules that graded 
   it('a PASS leads with the loaded soak per receiver and lane; the lane ratio with no errors reads "no errors"', () => {
     const rec = passRecord();
     const analysis = rec.analysis!;
-    const phases = [{ name: 'soak-idle', kind: 'soak', gpuLoad: false }, { name: 'soak-loaded', kind: 'soak', gpuLoad: true }];
+    const phases = [
+      { name: 'soak-idle', kind: 'soak', gpuLoad: false },
+      { name: 'soak-loaded', kind: 'soak', gpuLoad: true },
+    ];
     const withHeadline = { ...rec, headline: headlineOf(analysis, phases, { rule: 'fec-margin', direction: 'min', fail: 1, marginal: 2, unit: 'decades' }) };
     const html = renderCertificateHtml(withHeadline, passTimeseries());
     expect(html).toContain('What the loaded soak proved (soak-loaded, per receiver and lane)');

@@ -9,7 +9,9 @@ import { keygen, loadLabKey } from '../../src/report/sign.js';
 import { errorRecord, failingCloneRecord } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
 
-const regradeAs = (r: RunRecord): Regrade => async () => ({ outcome: r.outcome, reasons: r.reasons });
+const regradeAs =
+  (r: RunRecord): Regrade =>
+  async () => ({ outcome: r.outcome, reasons: r.reasons });
 
 async function signedRun() {
   const root = tempRoot();
@@ -70,14 +72,22 @@ describe('certificate.json', () => {
   it('fails with another key', async () => {
     const { cert, record, root } = await signedRun();
     const other = await keygen(join(root, 'other'));
-    const v = await verifyCertificate(cert, { regrade: regradeAs(record), publicKeyPem: readFileSync(other.publicKeyPath, 'utf8'), currentRulesVersion: RULES_VERSION });
+    const v = await verifyCertificate(cert, {
+      regrade: regradeAs(record),
+      publicKeyPem: readFileSync(other.publicKeyPath, 'utf8'),
+      currentRulesVersion: RULES_VERSION,
+    });
     expect(v.ok).toBe(false);
     expect(v.problems.some((p) => p.startsWith('signed by key sha256:') && p.includes(other.fingerprint))).toBe(true);
   });
 
   it('fails when re-grading disagrees about the reasons', async () => {
     const { cert, record, publicKeyPem } = await signedRun();
-    const v = await verifyCertificate(cert, { regrade: async () => ({ outcome: 'FAIL', reasons: record.reasons.slice(0, 1) }), publicKeyPem, currentRulesVersion: RULES_VERSION });
+    const v = await verifyCertificate(cert, {
+      regrade: async () => ({ outcome: 'FAIL', reasons: record.reasons.slice(0, 1) }),
+      publicKeyPem,
+      currentRulesVersion: RULES_VERSION,
+    });
     expect(v.problems).toEqual(['re-grading gives reasons [link-down], certificate lists [link-down, lane-ratio]']);
   });
 

@@ -12,7 +12,15 @@ const asObjects = csvObjects;
 
 describe('toCsv', () => {
   it('quotes commas, quotes and newlines; empties null; CRLF records', () => {
-    expect(toCsv(['a', 'b', 'c'], [['x,y', 'say "hi"', null], [1.5e-13, 'two\nlines', true]])).toBe('a,b,c\r\n"x,y","say ""hi""",\r\n1.5e-13,"two\nlines",true\r\n');
+    expect(
+      toCsv(
+        ['a', 'b', 'c'],
+        [
+          ['x,y', 'say "hi"', null],
+          [1.5e-13, 'two\nlines', true],
+        ],
+      ),
+    ).toBe('a,b,c\r\n"x,y","say ""hi""",\r\n1.5e-13,"two\nlines",true\r\n');
   });
 });
 
@@ -41,7 +49,9 @@ describe('run CSVs', () => {
     });
     // 402e6 errors over 186 s on one 53.125 Gb/s lane, sum of 4 lanes: (41+37+402e6+22) / (186 * 4 * 53.125e9)
     expect(Number(summary[0]!['pre_fec_ber_loaded'])).toBeCloseTo((41 + 37 + 402_000_000 + 22) / (186 * 4 * 53.125e9), 20);
-    expect(summary[0]!['reasons']).toBe('link-down: link went down on both nodes 186 s into soak-loaded; lane-ratio: lane 2 of spark-a has far more errors than the other lanes');
+    expect(summary[0]!['reasons']).toBe(
+      'link-down: link went down on both nodes 186 s into soak-loaded; lane-ratio: lane 2 of spark-a has far more errors than the other lanes',
+    );
 
     const lanes = asObjects(readFileSync(join(dir, 'lanes.csv'), 'utf8'));
     expect(lanes).toHaveLength(2 * 2 * 4); // node x phase x lane
@@ -96,8 +106,32 @@ describe('compareRuns', () => {
 
     const parts = asObjects(readFileSync(byPartPath(out), 'utf8'));
     expect(parts).toEqual([
-      { part_number: '', vendor: '', runs: '1', judged_runs: '0', pass: '0', marginal: '0', fail: '0', not_judged: '1', pass_rate: '', median_pre_fec_ber_loaded: '', worst_pre_fec_ber_loaded: '' },
-      { part_number: 'NJAAKK0006', vendor: 'Amphenol', runs: '2', judged_runs: '2', pass: '2', marginal: '0', fail: '0', not_judged: '0', pass_rate: '1', median_pre_fec_ber_loaded: '0', worst_pre_fec_ber_loaded: '0' },
+      {
+        part_number: '',
+        vendor: '',
+        runs: '1',
+        judged_runs: '0',
+        pass: '0',
+        marginal: '0',
+        fail: '0',
+        not_judged: '1',
+        pass_rate: '',
+        median_pre_fec_ber_loaded: '',
+        worst_pre_fec_ber_loaded: '',
+      },
+      {
+        part_number: 'NJAAKK0006',
+        vendor: 'Amphenol',
+        runs: '2',
+        judged_runs: '2',
+        pass: '2',
+        marginal: '0',
+        fail: '0',
+        not_judged: '0',
+        pass_rate: '1',
+        median_pre_fec_ber_loaded: '0',
+        worst_pre_fec_ber_loaded: '0',
+      },
       expect.objectContaining({ part_number: 'ONT-DAC-QS56-0.5', runs: '1', judged_runs: '1', fail: '1', pass_rate: '0' }),
     ]);
   });

@@ -27,7 +27,16 @@ describe('CSV formula injection (OWASP): one place, every CSV', () => {
     expect(csvCell('a=b')).toBe('a=b');
     expect(csvCell(-3.25)).toBe('-3.25');
     expect(csvCell(-1e-9)).toBe('-1e-9');
-    expect(toCsv(['label', 'margin'], [['=1+2', -0.47], ['-0.47', -0.47], ['ok', 2]])).toBe("label,margin\r\n\"'=1+2\",-0.47\r\n\"'-0.47\",-0.47\r\nok,2\r\n");
+    expect(
+      toCsv(
+        ['label', 'margin'],
+        [
+          ['=1+2', -0.47],
+          ['-0.47', -0.47],
+          ['ok', 2],
+        ],
+      ),
+    ).toBe('label,margin\r\n"\'=1+2",-0.47\r\n"\'-0.47",-0.47\r\nok,2\r\n');
   });
 
   it('a run labelled =HYPERLINK(...): summary.csv and compare.csv hold it as text', async () => {
@@ -88,7 +97,9 @@ describe('compare: the README command as written, and reports directories at any
     expect(e.warnings).toEqual(['nothing/*: matches no directory', `skipped ${join(cwd, 'reports/batch-box/batch.csv')}: not a directory`]);
     const r = await runCli(['compare', 'nothing/*'], { cwd });
     expect(r.code).toBe(2);
-    expect(r.err).toBe("warning: nothing/*: matches no directory\ncablequal: compare: no run directories found (give reports, reports/<cable>/<run id> or 'reports/*/*')\n");
+    expect(r.err).toBe(
+      "warning: nothing/*: matches no directory\ncablequal: compare: no run directories found (give reports, reports/<cable>/<run id> or 'reports/*/*')\n",
+    );
   });
 });
 
@@ -102,11 +113,19 @@ describe('regress needs complete runs on both sides', () => {
   });
 
   it('an ABORTED baseline with no data is not OK: CANNOT COMPARE, not ok', () => {
-    const aborted = { ...errorRecord(), outcome: 'ABORTED' as const, reasons: [{ rule: 'aborted', message: 'run stopped: interrupted by SIGINT' }], benchmarks: { loopback: [], ibWriteBw: null, nccl: null }, analysis: null };
+    const aborted = {
+      ...errorRecord(),
+      outcome: 'ABORTED' as const,
+      reasons: [{ rule: 'aborted', message: 'run stopped: interrupted by SIGINT' }],
+      benchmarks: { loopback: [], ibWriteBw: null, nccl: null },
+      analysis: null,
+    };
     const res = regressRecords(aborted, [passRecord()]);
     expect(res.rows.every((r) => r.status === 'skipped')).toBe(true); // what used to make it "OK"
     expect(res.ok).toBe(false);
-    expect(res.incomplete).toEqual([{ role: 'baseline', runId: aborted.runId, missing: 'the run ended ABORTED (aborted: run stopped: interrupted by SIGINT): it has no complete figures' }]);
+    expect(res.incomplete).toEqual([
+      { role: 'baseline', runId: aborted.runId, missing: 'the run ended ABORTED (aborted: run stopped: interrupted by SIGINT): it has no complete figures' },
+    ]);
   });
 
   it('the CLI: ABORTED baseline, a run killed mid-soak (no record yet), exit 3 with what is missing; complete runs still compare', async () => {
@@ -123,7 +142,9 @@ describe('regress needs complete runs on both sides', () => {
     rmSync(join(notGraded, 'record.json'));
     const b = await runCli(['regress', '--baseline', good, notGraded, '--junit', 'r.xml'], { cwd });
     expect(b.code).toBe(3);
-    expect(b.out).toContain(`INCOMPLETE run killed-raw: ${join(notGraded, 'record.json')}: no record.json (not a run directory); a killed run needs \`cablequal grade ${notGraded}\` first`);
+    expect(b.out).toContain(
+      `INCOMPLETE run killed-raw: ${join(notGraded, 'record.json')}: no record.json (not a run directory); a killed run needs \`cablequal grade ${notGraded}\` first`,
+    );
     expect(readFileSync(join(cwd, 'r.xml'), 'utf8')).toContain('type="incomplete"');
 
     const c = await runCli(['regress', '--baseline', good, good2], { cwd });

@@ -84,7 +84,9 @@ describe('regress (files) and JUnit XML', () => {
     expect(res.ok).toBe(false);
     expect(res.paths).toEqual([junit]);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cablequal regression" tests="22" failures="2" errors="0" skipped="0">')).toBe(true);
+    expect(
+      xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="cablequal regression" tests="22" failures="2" errors="0" skipped="0">'),
+    ).toBe(true);
     expect(xml.match(/<testcase /g)).toHaveLength(22);
     expect(xml).toContain('<testcase classname="cablequal.regress.gen-ref-drift" name="nic_temp_max_c[spark-b]" time="0.000"/>');
     expect(xml).toContain('<failure message="ib_write_bw_sum_gbps: 170.00 vs baseline 185.30 (-8.26 %, tolerance ±5 %)" type="out-of-tolerance">');

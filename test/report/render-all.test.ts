@@ -14,13 +14,24 @@ describe('renderAll', () => {
     const rec = failingCloneRecord();
     const dir = makeRunDir(root, rec);
     const paths = await renderAll(rec, dir, failingCloneTimeseries(), { env: { CABLEQUAL_LAB_KEY: keys.privateKeyPath } });
-    expect(paths.map((p) => p.slice(dir.length + 1))).toEqual(['certificate.json', 'certificate.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']);
+    expect(paths.map((p) => p.slice(dir.length + 1))).toEqual([
+      'certificate.json',
+      'certificate.html',
+      'summary.csv',
+      'lanes.csv',
+      'timeseries.csv',
+      'throughput.csv',
+    ]);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     const doc = JSON.parse(readFileSync(join(dir, 'certificate.json'), 'utf8')) as CertificateDocument;
     const html = readFileSync(join(dir, 'certificate.html'), 'utf8');
     expect(html).toContain(keys.fingerprint);
     expect(html).toContain(doc.body.journal.sha256!);
-    const v = await verifyCertificate(join(dir, 'certificate.json'), { regrade: async () => ({ outcome: rec.outcome, reasons: rec.reasons }), publicKeyPem: readFileSync(keys.publicKeyPath, 'utf8'), currentRulesVersion: 2 });
+    const v = await verifyCertificate(join(dir, 'certificate.json'), {
+      regrade: async () => ({ outcome: rec.outcome, reasons: rec.reasons }),
+      publicKeyPem: readFileSync(keys.publicKeyPath, 'utf8'),
+      currentRulesVersion: 2,
+    });
     expect(v.problems).toEqual([]);
   });
 
@@ -30,7 +41,14 @@ describe('renderAll', () => {
     const dir = makeRunDir(root, rec);
     const missing = join(root, 'no-such-key.pem');
     const paths = await renderAll(rec, dir, undefined, { labKeyFile: missing });
-    expect(paths.map((p) => p.slice(dir.length + 1))).toEqual(['run-report.json', 'run-report.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']);
+    expect(paths.map((p) => p.slice(dir.length + 1))).toEqual([
+      'run-report.json',
+      'run-report.html',
+      'summary.csv',
+      'lanes.csv',
+      'timeseries.csv',
+      'throughput.csv',
+    ]);
     // no series: header-only files, so a re-render always leaves the same set of files
     expect(readFileSync(join(dir, 'throughput.csv'), 'utf8')).toBe('t_s,rail,gbps,direction\r\n');
     const doc = JSON.parse(readFileSync(join(dir, 'run-report.json'), 'utf8')) as CertificateDocument;

@@ -20,7 +20,10 @@ const noKeyEnv = { CABLEQUAL_LAB_KEY: join(root, 'no-such-dir', 'lab-key.pem') }
 beforeAll(async () => {
   labDir = join(root, 'lab');
   await keygen(labDir);
-  const r = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--seed', '7', '--label', 'pin', '--out', join(root, 'reports'), '--db', 'off', '--json'], { env: labEnv() });
+  const r = await runCli(
+    ['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--seed', '7', '--label', 'pin', '--out', join(root, 'reports'), '--db', 'off', '--json'],
+    { env: labEnv() },
+  );
   expect(r.code).toBe(0);
   runDir = (JSON.parse(r.out) as { runDir: string }).runDir;
   certText = readFileSync(join(runDir, 'certificate.json'), 'utf8');
@@ -73,7 +76,14 @@ describe('verify accepts only the canonical bytes that were signed', { timeout: 
   const cases: [string, (t: string) => string, RegExp][] = [
     ['an unsigned field added', (t) => t.replace(/}\n$/, ',"approvedBy":"QA"}\n'), /fields outside the signed body \("approvedBy"\)/],
     ['a duplicate key', (t) => t.replace('{"body":{', '{"body":{"outcome":"FAIL",'), /not the canonical form that was signed/],
-    ['keys reordered', (t) => { const d = JSON.parse(t) as { body: unknown; signature: string }; return `${JSON.stringify({ signature: d.signature, body: d.body })}\n`; }, /not the canonical form that was signed \(first difference at character 3,/],
+    [
+      'keys reordered',
+      (t) => {
+        const d = JSON.parse(t) as { body: unknown; signature: string };
+        return `${JSON.stringify({ signature: d.signature, body: d.body })}\n`;
+      },
+      /not the canonical form that was signed \(first difference at character 3,/,
+    ],
     ['whitespace', (t) => `${JSON.stringify(JSON.parse(t), null, 2)}\n`, /not the canonical form that was signed/],
     ['the final newline removed', (t) => t.trimEnd(), /not the canonical form that was signed/],
   ];
@@ -117,7 +127,9 @@ describe('report never replaces a signed certificate with an unsigned one', { ti
     const cert = withCertificate(certText);
     const r = await runCli(['report', join(cert, '..')], { env: {} });
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`cablequal: ${cert}: signed by the lab key, and no lab key is at ${DEFAULT_LAB_KEY_PATH}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)\n`);
+    expect(r.err).toBe(
+      `cablequal: ${cert}: signed by the lab key, and no lab key is at ${DEFAULT_LAB_KEY_PATH}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)\n`,
+    );
     expect(readFileSync(cert, 'utf8')).toBe(certText);
   });
 

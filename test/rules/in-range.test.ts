@@ -16,14 +16,35 @@ const L: Record<string, Limit> = {
 
 describe('gradeValue boundaries', () => {
   const cases: [keyof typeof L, number, string][] = [
-    ['crc', 0, 'PASS'], ['crc', 1, 'FAIL'], ['crc', 0.5, 'PASS'],
-    ['postFec', 0, 'PASS'], ['postFec', 1, 'FAIL'],
-    ['linkDown', 0, 'PASS'], ['linkDown', 1, 'FAIL'], ['linkDown', 4, 'FAIL'],
-    ['margin', 2, 'PASS'], ['margin', 1.9999, 'MARGINAL'], ['margin', 1, 'MARGINAL'], ['margin', 0.9999, 'FAIL'], ['margin', -3, 'FAIL'], ['margin', Infinity, 'PASS'],
-    ['ratio', 99.99, 'PASS'], ['ratio', 100, 'MARGINAL'], ['ratio', 999.9, 'MARGINAL'], ['ratio', 1000, 'FAIL'], ['ratio', 0, 'PASS'],
-    ['bw', 180, 'PASS'], ['bw', 179.99, 'MARGINAL'], ['bw', 170, 'MARGINAL'], ['bw', 169.99, 'FAIL'], ['bw', 185.1, 'PASS'],
-    ['loop', 90, 'PASS'], ['loop', 89.9, 'FAIL'], ['loop', 13.1, 'FAIL'],
-    ['gpu', 90, 'PASS'], ['gpu', 89, 'FAIL'],
+    ['crc', 0, 'PASS'],
+    ['crc', 1, 'FAIL'],
+    ['crc', 0.5, 'PASS'],
+    ['postFec', 0, 'PASS'],
+    ['postFec', 1, 'FAIL'],
+    ['linkDown', 0, 'PASS'],
+    ['linkDown', 1, 'FAIL'],
+    ['linkDown', 4, 'FAIL'],
+    ['margin', 2, 'PASS'],
+    ['margin', 1.9999, 'MARGINAL'],
+    ['margin', 1, 'MARGINAL'],
+    ['margin', 0.9999, 'FAIL'],
+    ['margin', -3, 'FAIL'],
+    ['margin', Infinity, 'PASS'],
+    ['ratio', 99.99, 'PASS'],
+    ['ratio', 100, 'MARGINAL'],
+    ['ratio', 999.9, 'MARGINAL'],
+    ['ratio', 1000, 'FAIL'],
+    ['ratio', 0, 'PASS'],
+    ['bw', 180, 'PASS'],
+    ['bw', 179.99, 'MARGINAL'],
+    ['bw', 170, 'MARGINAL'],
+    ['bw', 169.99, 'FAIL'],
+    ['bw', 185.1, 'PASS'],
+    ['loop', 90, 'PASS'],
+    ['loop', 89.9, 'FAIL'],
+    ['loop', 13.1, 'FAIL'],
+    ['gpu', 90, 'PASS'],
+    ['gpu', 89, 'FAIL'],
   ];
   for (const [k, v, g] of cases) it(`${L[k]!.rule} ${v} -> ${g}`, () => expect(gradeValue(L[k]!, v)).toBe(g));
 
@@ -53,7 +74,12 @@ describe('limits print themselves', () => {
 
   it('formatNumber', () => {
     expect([formatNumber(3), formatNumber(2.7), formatNumber(95.2341), formatNumber(1170.53), formatNumber(3.77e-8), formatNumber(Infinity)]).toEqual([
-      '3', '2.7', '95.2', '1170.5', '3.77e-8', 'inf',
+      '3',
+      '2.7',
+      '95.2',
+      '1170.5',
+      '3.77e-8',
+      'inf',
     ]);
   });
 });

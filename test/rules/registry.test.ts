@@ -14,22 +14,69 @@ const NO_BENCH: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
 
 // GENERATED stats of one receiver over the loaded soak: clean but for what a test sets.
 function stats(over: Partial<NodePhaseStats>): NodePhaseStats {
-  const laneStats = [0, 1, 2, 3].map((lane) => ({ node: 'spark-b', phase: 'soak-loaded', lane, errors: 0, seconds: 3600, ratePerS: 0, ber: 0, berUb95: 2.9957 / (3600 * 53.125e9), berLb95: 0 }));
+  const laneStats = [0, 1, 2, 3].map((lane) => ({
+    node: 'spark-b',
+    phase: 'soak-loaded',
+    lane,
+    errors: 0,
+    seconds: 3600,
+    ratePerS: 0,
+    ber: 0,
+    berUb95: 2.9957 / (3600 * 53.125e9),
+    berLb95: 0,
+  }));
   return {
-    node: 'spark-b', phase: 'soak-loaded', seconds: 3600, lanes: 4, laneStats, correctedBits: 0, preFecBer: 0, preFecBerUb95: 2.9957 / (3600 * 212.5e9),
-    correctedBitsBerUb95: null, postFecErrors: 0, crcErrors: 0, symbolErrors: 0, linkDownEvents: 0, counterResets: 0, worstLane: null, worstLaneRatio: 0,
-    ratioAgainstZero: false, worstLaneBerLb95: 0, nicTempMaxC: 82, nicTempMeanC: 81, gpuUtilMeanPct: 97, gpuTempMaxC: 70, ...over,
+    node: 'spark-b',
+    phase: 'soak-loaded',
+    seconds: 3600,
+    lanes: 4,
+    laneStats,
+    correctedBits: 0,
+    preFecBer: 0,
+    preFecBerUb95: 2.9957 / (3600 * 212.5e9),
+    correctedBitsBerUb95: null,
+    postFecErrors: 0,
+    crcErrors: 0,
+    symbolErrors: 0,
+    linkDownEvents: 0,
+    counterResets: 0,
+    worstLane: null,
+    worstLaneRatio: 0,
+    ratioAgainstZero: false,
+    worstLaneBerLb95: 0,
+    nicTempMaxC: 82,
+    nicTempMeanC: 81,
+    gpuUtilMeanPct: 97,
+    gpuTempMaxC: 70,
+    ...over,
   };
 }
 const analysisOf = (s: NodePhaseStats[]): AnalysisRecord => ({
-  perNodePhase: s, fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null, gradedPhases: ['soak-idle', 'soak-loaded'], windows: [], laneTemp: [],
+  perNodePhase: s,
+  fecMarginDecades: null,
+  maxLaneRatio: null,
+  loadedVsIdleRatio: null,
+  logRateVsTempSlope: null,
+  gradedPhases: ['soak-idle', 'soak-loaded'],
+  windows: [],
+  laneTemp: [],
 });
 
 describe('the rule registry', () => {
   it('declares each rule once: unique ids, a measure for every cable rule and none for setup rules', () => {
     expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
     for (const r of RULES) expect(typeof r.measure === 'function', r.id).toBe(r.kind === 'cable');
-    expect(RULES.map((r) => r.id)).toEqual(['crc-errors', 'post-fec-errors', 'link-down-events', 'fec-margin', 'fec-window', 'lane-ratio', 'ib-write-bw-sum', 'loopback-floor', 'gpu-util-min']);
+    expect(RULES.map((r) => r.id)).toEqual([
+      'crc-errors',
+      'post-fec-errors',
+      'link-down-events',
+      'fec-margin',
+      'fec-window',
+      'lane-ratio',
+      'ib-write-bw-sum',
+      'loopback-floor',
+      'gpu-util-min',
+    ]);
   });
 
   it('every default limit is one the protocol loader accepts, marginal on the good side, settings in range', () => {
@@ -44,7 +91,9 @@ describe('the rule registry', () => {
   it('labels and advice are the declarations`: in-range prints the label, grading gives the advice', () => {
     expect(labelOf('crc-errors')).toBe(ruleOf('crc-errors')!.label);
     expect(labelOf('no-such-rule')).toBe('no-such-rule');
-    expect(checkLimit(defaultLimit(ruleOf('fec-window')!), 0.5).text).toBe('window margin 0.5 decades < 1 (marginal below 2, fail below 1; 60-s windows held 10 s)');
+    expect(checkLimit(defaultLimit(ruleOf('fec-window')!), 0.5).text).toBe(
+      'window margin 0.5 decades < 1 (marginal below 2, fail below 1; 60-s windows held 10 s)',
+    );
     const v = gradeRun(analysisOf([stats({ crcErrors: 2 })]), NO_BENCH, { limits: RULES.map(defaultLimit), phases: [] });
     expect(v.reasons[0]).toMatchObject({ rule: 'crc-errors', advice: ruleOf('crc-errors')!.advice });
   });
@@ -78,7 +127,9 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
 
   it('a protocol that sets it is checked against the declaration', () => {
     const bad = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', direction: 'min', fail: 1 }] };
-    expect(() => validateProtocol(bad, 'x.json', { rules })).toThrow(new UsageError('x.json: limits[9].direction: expected "max" for symbol-errors, got "min"'));
+    expect(() => validateProtocol(bad, 'x.json', { rules })).toThrow(
+      new UsageError('x.json: limits[9].direction: expected "max" for symbol-errors, got "min"'),
+    );
     const ok = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', fail: 3 }] };
     expect(validateProtocol(ok, 'x.json', { rules }).limits.at(-1)).toEqual({ rule: 'symbol-errors', direction: 'max', fail: 3, unit: 'errors' });
   });
@@ -88,8 +139,15 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, rules);
     expect(v.outcome).toBe('FAIL');
     expect(v.reasons[0]).toEqual({
-      rule: 'symbol-errors', grade: 'FAIL', node: 'spark-b', phase: 'soak-loaded', value: 4, unit: 'errors', limit: 'fail at 1 or more',
-      message: 'spark-b soak-loaded: symbol errors 4 errors >= 1 (fail at 1 or more)', advice: 'packets were dropped for physical coding errors: replace the cable',
+      rule: 'symbol-errors',
+      grade: 'FAIL',
+      node: 'spark-b',
+      phase: 'soak-loaded',
+      value: 4,
+      unit: 'errors',
+      limit: 'fail at 1 or more',
+      message: 'spark-b soak-loaded: symbol errors 4 errors >= 1 (fail at 1 or more)',
+      advice: 'packets were dropped for physical coding errors: replace the cable',
     });
     expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, rules).outcome).toBe('PASS');
   });

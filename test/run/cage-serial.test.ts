@@ -17,7 +17,16 @@ import { cmd } from '../../src/transport/commands.js';
 import type { CommandRunner } from '../../src/transport/types.js';
 
 const QUICK = join(import.meta.dirname, '..', '..', 'protocols', 'quick.json');
-const OTHER = encodeSff8636({ vendorName: 'Other', vendorOui: '00:00:00', vendorPn: 'OTHER-PN', vendorRev: 'A', vendorSn: 'OTHERSERIAL', dateCode: '250101', lengthM: 1, attenuationDb: {} });
+const OTHER = encodeSff8636({
+  vendorName: 'Other',
+  vendorOui: '00:00:00',
+  vendorPn: 'OTHER-PN',
+  vendorRev: 'A',
+  vendorSn: 'OTHERSERIAL',
+  dateCode: '250101',
+  lengthM: 1,
+  attenuationDb: {},
+});
 
 // spark-b's second function answers the upper-page read with another cable's bytes.
 function otherSerialOnRail1(r: CommandRunner): CommandRunner {
@@ -25,7 +34,8 @@ function otherSerialOnRail1(r: CommandRunner): CommandRunner {
     get(target, prop, recv) {
       if (prop !== 'run') return Reflect.get(target, prop, recv);
       return async (command: string, opts?: object) => {
-        if (command === cmd.eepromUpper('enP2p1s0f1np1')) return { command, stdout: formatHexDump(OTHER.slice(128), 128), stderr: '', exitCode: 0, signal: null, durationMs: 1 };
+        if (command === cmd.eepromUpper('enP2p1s0f1np1'))
+          return { command, stdout: formatHexDump(OTHER.slice(128), 128), stderr: '', exitCode: 0, signal: null, durationMs: 1 };
         return target.run(command, opts);
       };
     },
@@ -38,7 +48,12 @@ describe('the same serial on both functions of the cage', () => {
     const lab = createLab({ scenario: 'good-qsfp56', clock });
     const runners = new Map(lab.nodes.map((n) => [n, n === 'spark-b' ? otherSerialOnRail1(lab.runner(n)) : lab.runner(n)]));
     expect(await probeEnd(runners.get('spark-a')!, 1)).toEqual({ up: true, serial: 'APF24150032K7N', partNumber: 'NJAAKK0006', note: null });
-    expect(await probeEnd(runners.get('spark-b')!, 1)).toEqual({ up: true, serial: null, partNumber: null, note: 'cage 1: enp1s0f1np1 reads serial APF24150032K7N, enP2p1s0f1np1 reads OTHERSERIAL' });
+    expect(await probeEnd(runners.get('spark-b')!, 1)).toEqual({
+      up: true,
+      serial: null,
+      partNumber: null,
+      note: 'cage 1: enp1s0f1np1 reads serial APF24150032K7N, enP2p1s0f1np1 reads OTHERSERIAL',
+    });
 
     const { record } = await runQualification({
       clock,

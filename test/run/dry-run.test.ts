@@ -35,7 +35,10 @@ describe('run --dry-run', () => {
     const out = mkdtempSync(join(tmpdir(), 'cq-dry-'));
     const run = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', out, '--json']);
     const runDir = (JSON.parse(run.out) as { runDir: string }).runDir;
-    const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const node of ['spark-a', 'spark-b']) {
       const section = plan.out.slice(plan.out.indexOf(`== ${node} ==`)).split('\n== ')[0]!;
       const planned = section
@@ -53,13 +56,28 @@ describe('run --dry-run', () => {
     }
   });
 
-  it('batch --dry-run prints each pair\'s plan and writes nothing', { timeout: 120_000 }, async () => {
+  it("batch --dry-run prints each pair's plan and writes nothing", { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-dry-batch-'));
     const manifest = join(dir, 'box.csv');
     writeFileSync(manifest, 'label\ncable-1\n');
-    const r = await runCli(['batch', '--manifest', manifest, '--sim', 'good-qsfp56', '--pair', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--out', join(dir, 'batch'), '--dry-run']);
+    const r = await runCli([
+      'batch',
+      '--manifest',
+      manifest,
+      '--sim',
+      'good-qsfp56',
+      '--pair',
+      'spark-a:0,spark-b:1',
+      '--protocol',
+      'quick',
+      '--out',
+      join(dir, 'batch'),
+      '--dry-run',
+    ]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^\[pair 1\] spark-a:0,spark-b:1: every cable's run executes these commands\. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then \(--reboot auto\) reads .*runs \[sudo\] sudo -n systemctl reboot --no-block on both/);
+    expect(r.out).toMatch(
+      /^\[pair 1\] spark-a:0,spark-b:1: every cable's run executes these commands\. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then \(--reboot auto\) reads .*runs \[sudo\] sudo -n systemctl reboot --no-block on both/,
+    );
     expect(r.out).toContain('nodes spark-a (cage 0), spark-b (cage 1)');
     expect(r.out).toContain('-x NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -x NCCL_SOCKET_IFNAME=enp1s0f1np1');
     expect(existsSync(join(dir, 'batch'))).toBe(false);
@@ -72,7 +90,7 @@ describe('run --nodes --dry-run on nodes reached over SSH (`sim serve`)', () => 
     await served?.close();
   });
 
-  it('runs only read-only discovery there, and plans with the nodes\' own cages and addresses', { timeout: 180_000 }, async () => {
+  it("runs only read-only discovery there, and plans with the nodes' own cages and addresses", { timeout: 180_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-dry-ssh-'));
     // A triangle edge with other addresses than the simulated default: the plan must carry these.
     const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as Record<string, any>;
@@ -84,7 +102,18 @@ describe('run --nodes --dry-run on nodes reached over SSH (`sim serve`)', () => 
     writeFileSync(scenario, JSON.stringify(s));
     served = await serveSimLab({ scenario, dir: join(dir, 'keys'), speed: 1 });
     const out = join(dir, 'reports');
-    const real = await runCli(['run', '--nodes', served.nodes.map((n) => n.name).join(','), '--ssh-config', served.files.config, '--protocol', 'quick', '--out', out, '--dry-run']);
+    const real = await runCli([
+      'run',
+      '--nodes',
+      served.nodes.map((n) => n.name).join(','),
+      '--ssh-config',
+      served.files.config,
+      '--protocol',
+      'quick',
+      '--out',
+      out,
+      '--dry-run',
+    ]);
     expect(real.err).toBe('');
     expect(real.code).toBe(0);
     expect(real.out).toContain('nodes spark-a (cage 0), spark-b (cage 1)');
@@ -94,7 +123,10 @@ describe('run --nodes --dry-run on nodes reached over SSH (`sim serve`)', () => 
     expect(real.out).toMatch(/^setup:\n {2}mkdir -p \/tmp\/cablequal \|\| exit 1; if mkdir \/tmp\/cablequal\/lock/m);
     // The same commands as a dry run on the simulated nodes of the same wiring, lock lines aside.
     const sim = await runCli(['run', '--sim', scenario, '--nodes', 'spark-a:0,spark-b:1', '--protocol', 'quick', '--dry-run']);
-    const strip = (t: string) => nodeSections(t).replace(/^setup:\n(?: {2}.*\n)+/gm, '').replace(/^end:\n(?: {2}.*\n)+/gm, '');
+    const strip = (t: string) =>
+      nodeSections(t)
+        .replace(/^setup:\n(?: {2}.*\n)+/gm, '')
+        .replace(/^end:\n(?: {2}.*\n)+/gm, '');
     expect(strip(real.out)).toBe(strip(sim.out));
     // Nothing was loaded on the nodes and no report was written.
     expect(served.lab.events.filter((e) => e.kind !== 'link-up')).toEqual([]);

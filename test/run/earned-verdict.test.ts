@@ -19,7 +19,9 @@ const journals: Record<string, string[]> = {};
 beforeAll(async () => {
   for (const s of SCENARIOS) {
     const r = await labRun({ scenario: s });
-    journals[s] = readFileSync(join(r.runDir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l !== '');
+    journals[s] = readFileSync(join(r.runDir, 'journal.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
   }
 }, 120_000);
 
@@ -43,7 +45,13 @@ async function grade(lines: string[]): Promise<{ code: number; outcome: string; 
 
 describe('a verdict earned from the samples (unchained journals: the evidence alone)', { timeout: 60_000 }, () => {
   it('the untouched journals grade as the runs did; unchained ones carry a note', async () => {
-    const expected: Record<string, string> = { 'good-qsfp56': 'PASS', 'throttled-nic': 'ERROR', 'single-rail': 'ERROR', 'gpu-not-loaded': 'ERROR', 'failing-clone': 'FAIL' };
+    const expected: Record<string, string> = {
+      'good-qsfp56': 'PASS',
+      'throttled-nic': 'ERROR',
+      'single-rail': 'ERROR',
+      'gpu-not-loaded': 'ERROR',
+      'failing-clone': 'FAIL',
+    };
     for (const s of SCENARIOS) {
       const chained = await grade(journals[s]!);
       expect(chained.outcome).toBe(expected[s]);
@@ -68,7 +76,9 @@ describe('a verdict earned from the samples (unchained journals: the evidence al
   });
 
   it('throttled-nic without its setup-error line nor its phase-end: ERROR on the loopback figures', async () => {
-    const g = await grade(unchain(journals['throttled-nic']!).filter((l) => !['setup-error', 'phase-end'].includes(typeOf(l)) || !l.includes('"status":"error"')));
+    const g = await grade(
+      unchain(journals['throttled-nic']!).filter((l) => !['setup-error', 'phase-end'].includes(typeOf(l)) || !l.includes('"status":"error"')),
+    );
     expect(g.outcome).toBe('ERROR');
     expect(g.rules).toContain('loopback-floor');
   });
@@ -139,7 +149,11 @@ describe('the journal`s hash chain', { timeout: 60_000 }, () => {
     const lines = journals['good-qsfp56']!;
     expect((JSON.parse(lines[0]!) as { prev: string }).prev).toBe(CHAIN_START);
     for (let i = 1; i < lines.length; i++) {
-      expect((JSON.parse(lines[i]!) as { prev: string }).prev).toBe(createHash('sha256').update(lines[i - 1]!).digest('hex'));
+      expect((JSON.parse(lines[i]!) as { prev: string }).prev).toBe(
+        createHash('sha256')
+          .update(lines[i - 1]!)
+          .digest('hex'),
+      );
     }
     const g = await grade(lines);
     expect(g.record.journal.chain).toEqual({ status: 'intact', lastHash: createHash('sha256').update(lines.at(-1)!).digest('hex') });

@@ -25,9 +25,13 @@ function runDirOf(out: string, label: string): string | null {
 
 // Spawn `cablequal run` against the served lab; resolve once the idle soak's loads run on the simulated nodes.
 async function spawnUntilSoak(lab: SimServe, out: string, label: string, extra: string[] = []) {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'run', '--nodes', 'spark-a,spark-b', '--ssh-config', lab.files.config, '--protocol', PROTOCOL, '--label', label, '--out', out, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [BIN, 'run', '--nodes', 'spark-a,spark-b', '--ssh-config', lab.files.config, '--protocol', PROTOCOL, '--label', label, '--out', out, ...extra],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
@@ -35,7 +39,12 @@ async function spawnUntilSoak(lab: SimServe, out: string, label: string, extra: 
   for (;;) {
     const dir = runDirOf(out, label);
     const journal = dir ? join(dir, 'journal.jsonl') : null;
-    if (journal && existsSync(journal) && /"type":"phase-start","tS":[\d.]+,"phase":"soak-idle"/.test(readFileSync(journal, 'utf8')) && lab.lab.processes('spark-a').length > 0) {
+    if (
+      journal &&
+      existsSync(journal) &&
+      /"type":"phase-start","tS":[\d.]+,"phase":"soak-idle"/.test(readFileSync(journal, 'utf8')) &&
+      lab.lab.processes('spark-a').length > 0
+    ) {
       return { child, dir: dir!, exit, stderr: () => err };
     }
     if (Date.now() > deadline || child.exitCode !== null) {

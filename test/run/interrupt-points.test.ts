@@ -52,7 +52,16 @@ interface Interrupted {
   journal: { type: string; phase?: string; why?: string; cut?: string; reason?: { rule: string } }[];
 }
 
-async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>; nodes: NodeSpec[]; protocolPath: string; phase: string; trigger: Trigger; simulated: boolean; delayMs?: number }): Promise<Interrupted> {
+async function interrupt(o: {
+  clock: Clock;
+  runners: Map<string, CommandRunner>;
+  nodes: NodeSpec[];
+  protocolPath: string;
+  phase: string;
+  trigger: Trigger;
+  simulated: boolean;
+  delayMs?: number;
+}): Promise<Interrupted> {
   const ac = new AbortController();
   const protocolText = readFileSync(o.protocolPath, 'utf8');
   // Armed when the journal says the phase started: a command an earlier phase also runs (preflight reads the
@@ -91,7 +100,10 @@ async function interrupt(o: { clock: Clock; runners: Map<string, CommandRunner>;
     journalIo,
   });
   expect(ac.signal.aborted, 'the trigger never fired').toBe(true);
-  const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Interrupted['journal'][number]);
+  const journal = readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Interrupted['journal'][number]);
   return { outcome: record.outcome, reasons: record.reasons, journal };
 }
 
@@ -120,7 +132,20 @@ function expectCleanAbort(r: Interrupted, phase: string): void {
 }
 
 describe('Ctrl-C at every interrupt point: ABORTED, loads stopped (simulated lab)', () => {
-  const named = POINTS.map(([phase, t]) => [phase, t.atS !== undefined ? `${t.atS} s into the run` : t.run ? `command ${t.run.source}` : t.start ? `start of ${t.start.source}` : `stop of ${t.stop!.source}`, t] as const);
+  const named = POINTS.map(
+    ([phase, t]) =>
+      [
+        phase,
+        t.atS !== undefined
+          ? `${t.atS} s into the run`
+          : t.run
+            ? `command ${t.run.source}`
+            : t.start
+              ? `start of ${t.start.source}`
+              : `stop of ${t.stop!.source}`,
+        t,
+      ] as const,
+  );
   it.each(named)('%s: at %s', async (phase, _at, trigger) => {
     const clock = new VirtualClock(Date.UTC(2026, 5, 1));
     const lab = createLab({ scenario: 'good-qsfp56', seed: 7, faults: [], clock });
@@ -158,7 +183,16 @@ describe('Ctrl-C with the command in flight over SSH (sim serve): ABORTED, never
     const runners = await makeRunners(nodes, { acceptNewHostKeys: false, env: {}, sshConfig: lab.files.config });
     try {
       // The abort comes a moment after the command went out: its SSH channel is open, running, and then killed.
-      const r = await interrupt({ clock: systemClock, runners, nodes, protocolPath: join(process.cwd(), 'test', 'fixtures', 'protocols', 'hangup-smoke.json'), phase, trigger, simulated: false, delayMs: 300 });
+      const r = await interrupt({
+        clock: systemClock,
+        runners,
+        nodes,
+        protocolPath: join(process.cwd(), 'test', 'fixtures', 'protocols', 'hangup-smoke.json'),
+        phase,
+        trigger,
+        simulated: false,
+        delayMs: 300,
+      });
       expectCleanAbort(r, phase);
       const aborted = r.journal.find((l) => l.type === 'aborted')!;
       expect(aborted.cut).toMatch(/cut short by the abort signal/); // the command that was cut, kept as evidence

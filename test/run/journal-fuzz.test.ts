@@ -29,7 +29,13 @@ beforeAll(async () => {
   for (const r of runs) {
     const res = await r.run();
     const { readFileSync } = await import('node:fs');
-    journals.push({ name: r.name, outcome: res.record.outcome, lines: readFileSync(join(res.runDir, 'journal.jsonl'), 'utf8').split('\n').filter((l) => l !== '') });
+    journals.push({
+      name: r.name,
+      outcome: res.record.outcome,
+      lines: readFileSync(join(res.runDir, 'journal.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    });
   }
 }, 120_000);
 
@@ -112,7 +118,12 @@ function gradeLines(lines: string[]): { outcome: string; chain?: string } | 'usa
 
 describe('mutated journals of FAIL, ERROR and ABORTED runs never grade PASS', { timeout: 60_000 }, () => {
   it('the runs are what they should be, and grade so untouched', () => {
-    expect(journals.map((j) => `${j.name}:${j.outcome}`)).toEqual(['failing-clone:FAIL', 'throttled-nic:ERROR', 'single-rail:ERROR', 'killed mid soak-idle:ABORTED']);
+    expect(journals.map((j) => `${j.name}:${j.outcome}`)).toEqual([
+      'failing-clone:FAIL',
+      'throttled-nic:ERROR',
+      'single-rail:ERROR',
+      'killed mid soak-idle:ABORTED',
+    ]);
     for (const j of journals) {
       expect(gradeLines(j.lines)).toEqual({ outcome: j.outcome, chain: 'intact' });
       expect(gradeLines(unchain(j.lines))).toEqual({ outcome: j.outcome, chain: 'unchained' });
@@ -157,7 +168,9 @@ describe('mutated journals of FAIL, ERROR and ABORTED runs never grade PASS', { 
       const plain = unchain(j.lines);
       for (const drop of drops) {
         const lines = plain.filter((l, i) => i === 0 || !drop.includes((JSON.parse(l) as { type: string }).type));
-        const withEnd = lines.some((l) => l.includes('"type":"run-end"')) ? lines : [...lines, JSON.stringify({ type: 'run-end', tS: 9999, endedAt: '2026-06-01T03:00:00.000Z' })];
+        const withEnd = lines.some((l) => l.includes('"type":"run-end"'))
+          ? lines
+          : [...lines, JSON.stringify({ type: 'run-end', tS: 9999, endedAt: '2026-06-01T03:00:00.000Z' })];
         for (const variant of [lines, withEnd]) {
           const g = gradeLines(variant);
           expect(g, `${j.name} without ${drop.join(', ')}`).not.toBe('usage');

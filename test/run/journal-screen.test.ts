@@ -51,30 +51,34 @@ describe('screened journals never crash the record builder', { timeout: 120_000 
 
   it('any value of any line replaced or deleted (run-start kept whole): a record, the bad lines listed', () => {
     fc.assert(
-      fc.property(fc.nat(JOURNALS.length - 1), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(ODD.length), fc.boolean()), { minLength: 1, maxLength: 6 }), (j, edits) => {
-        const lines = structuredClone(JOURNALS[j]!);
-        for (const [li, pi, oi, del] of edits) {
-          const at = 1 + (li % (lines.length - 1)); // never the run-start line
-          const paths = pathsOf(lines[at]).filter((p) => p[0] !== 'type');
-          if (!paths.length) continue;
-          const path = paths[pi % paths.length]!;
-          let parent = lines[at] as Record<string | number, unknown>;
-          for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
-          const last = path[path.length - 1]!;
-          if (del || oi === ODD.length) {
-            if (Array.isArray(parent)) parent.splice(last as number, 1);
-            else delete parent[last];
-          } else parent[last] = structuredClone(ODD[oi]);
-        }
-        const contents: JournalContents = { lines, truncatedTail: false, badLines: [] };
-        const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: 1 });
-        expect(['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']).toContain(record.outcome);
-        // A journal of a run that did not PASS never grades PASS (or MARGINAL) once mutated (#17).
-        if (ORIGINAL[j] !== 'PASS') expect(['FAIL', 'ERROR', 'ABORTED'], `${ORIGINAL[j]} ${JSON.stringify(edits)}`).toContain(record.outcome);
-        expect(() => JSON.stringify(record)).not.toThrow();
-        void buildTimeseries(contents);
-        for (const p of record.journal.problems ?? []) expect(p.line).toBeGreaterThan(1);
-      }),
+      fc.property(
+        fc.nat(JOURNALS.length - 1),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.nat(ODD.length), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        (j, edits) => {
+          const lines = structuredClone(JOURNALS[j]!);
+          for (const [li, pi, oi, del] of edits) {
+            const at = 1 + (li % (lines.length - 1)); // never the run-start line
+            const paths = pathsOf(lines[at]).filter((p) => p[0] !== 'type');
+            if (!paths.length) continue;
+            const path = paths[pi % paths.length]!;
+            let parent = lines[at] as Record<string | number, unknown>;
+            for (const k of path.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+            const last = path[path.length - 1]!;
+            if (del || oi === ODD.length) {
+              if (Array.isArray(parent)) parent.splice(last as number, 1);
+              else delete parent[last];
+            } else parent[last] = structuredClone(ODD[oi]);
+          }
+          const contents: JournalContents = { lines, truncatedTail: false, badLines: [] };
+          const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: 1 });
+          expect(['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']).toContain(record.outcome);
+          // A journal of a run that did not PASS never grades PASS (or MARGINAL) once mutated (#17).
+          if (ORIGINAL[j] !== 'PASS') expect(['FAIL', 'ERROR', 'ABORTED'], `${ORIGINAL[j]} ${JSON.stringify(edits)}`).toContain(record.outcome);
+          expect(() => JSON.stringify(record)).not.toThrow();
+          void buildTimeseries(contents);
+          for (const p of record.journal.problems ?? []) expect(p.line).toBeGreaterThan(1);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -44,7 +44,13 @@ describe('journal streaming and the compact sample line', () => {
       errors: [],
     };
     const line = JSON.parse(JSON.stringify(journalSample(s))) as { rails: Record<string, unknown>[] };
-    expect(line.rails[0]).toEqual({ netdev: 'r0', counters: { rx_err_lane_0_phy: 5, rx_bytes_phy: '1152921504606846983' }, linkUp: true, lanes: 4, fec: { active: 'RS', correctedBits: 9 } });
+    expect(line.rails[0]).toEqual({
+      netdev: 'r0',
+      counters: { rx_err_lane_0_phy: 5, rx_bytes_phy: '1152921504606846983' },
+      linkUp: true,
+      lanes: 4,
+      fec: { active: 'RS', correctedBits: 9 },
+    });
     expect(line.rails[1]).toEqual({ netdev: 'r1', countersFrom: 'r0', counters: { rx_bytes_phy: '1152921504606846984' } });
     const back = reviveSample(line);
     expect(back.rails[0]!.counters).toEqual(s.rails[0]!.counters);
@@ -54,8 +60,20 @@ describe('journal streaming and the compact sample line', () => {
     expect(reviveSample(line, 'r1').rails.map((r) => r.counters)).toEqual([{}, s.rails[1]!.counters]);
   });
 
-  it('keeps the full form when the second rail lacks one of the first rail\'s counters (old journals look like this too)', () => {
-    const s: NodeSample = { node: 'a', tick: 0, tMs: 0, controllerMs: 0, rails: [{ netdev: 'r0', counters: { x_phy: 1n, y_phy: 2n } }, { netdev: 'r1', counters: { x_phy: 1n } }], nicTempC: null, gpus: [], errors: [] };
+  it("keeps the full form when the second rail lacks one of the first rail's counters (old journals look like this too)", () => {
+    const s: NodeSample = {
+      node: 'a',
+      tick: 0,
+      tMs: 0,
+      controllerMs: 0,
+      rails: [
+        { netdev: 'r0', counters: { x_phy: 1n, y_phy: 2n } },
+        { netdev: 'r1', counters: { x_phy: 1n } },
+      ],
+      nicTempC: null,
+      gpus: [],
+      errors: [],
+    };
     const line = JSON.parse(JSON.stringify(journalSample(s))) as { rails: Record<string, unknown>[] };
     expect(line.rails[1]).toEqual({ netdev: 'r1', counters: { x_phy: 1 } });
     expect(reviveSample(line).rails[1]!.counters).toEqual({ x_phy: 1n });

@@ -42,7 +42,10 @@ async function run(args: string[]): Promise<{ result: Result; journal: Json[]; r
   const out = mkdtempSync(join(tmpdir(), 'cq-spark-out-'));
   const r = await runCli(['run', ...args, '--out', out, '--json']);
   const result = JSON.parse(r.out) as Result;
-  const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+  const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Json);
   const record = JSON.parse(readFileSync(join(result.runDir, 'record.json'), 'utf8')) as Json;
   return { result, journal, record, code: r.code };
 }
@@ -53,7 +56,7 @@ const commandsOf = (journal: Json[], node?: string) =>
 const TRIANGLE = () => scenario('good-qsfp56', (s) => ((s.name = 'triangle-edge'), (s.nodes[0].cage = 0)));
 
 describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
-  it('each rank gets its own node\'s names: the run passes and records each node\'s rank on its own cage', async () => {
+  it("each rank gets its own node's names: the run passes and records each node's rank on its own cage", async () => {
     const { result, journal, record } = await run(['--sim', TRIANGLE(), '--nodes', 'spark-a:0,spark-b:1', '--protocol', 'quick']);
     expect(result.outcome, JSON.stringify(result.reasons)).toBe('PASS');
     const mpirun = commandsOf(journal, 'spark-a').filter((c) => c.startsWith('mpirun'));
@@ -68,27 +71,36 @@ describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
     ]);
   });
 
-  it('an older protocol naming node A\'s devices for both ranks is refused on that wiring, with what to use instead', async () => {
+  it("an older protocol naming node A's devices for both ranks is refused on that wiring, with what to use instead", async () => {
     const older = quick((p) => {
       delete p.commands.ncclRank;
-      p.commands.nccl = 'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1';
+      p.commands.nccl =
+        'mpirun -np 2 -H {ipA}:1,{ipB}:1 --mca btl_tcp_if_include {netdevA} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdevA} all_reduce_perf -b 256M -e 1G -f 2 -g 1';
     });
     const { result, code } = await run(['--sim', TRIANGLE(), '--nodes', 'spark-a:0,spark-b:1', '--protocol', older]);
     expect(code).toBe(3);
     expect(result.reasons[0]).toMatchObject({ rule: 'nccl-names', node: 'spark-b' });
-    expect(result.reasons[0]!.message).toBe("the protocol's nccl command names spark-a's devices (rocep1s0f0,roceP2p1s0f0, enp1s0f0np0) for both ranks, but spark-b has the cable on rocep1s0f1,roceP2p1s0f1 (enp1s0f1np1)");
+    expect(result.reasons[0]!.message).toBe(
+      "the protocol's nccl command names spark-a's devices (rocep1s0f0,roceP2p1s0f0, enp1s0f0np0) for both ranks, but spark-b has the cable on rocep1s0f1,roceP2p1s0f1 (enp1s0f1np1)",
+    );
   });
 });
 
 describe('preflight proves what the run needs on both nodes', () => {
-  it('the GPU load\'s compare kernel missing on one node: ERROR naming the node, the file and what to do', async () => {
-    const { result, journal, code } = await run(['--sim', scenario('good-qsfp56', (s) => (s.nodes[1].missing = ['/usr/local/share/gpu-burn/compare.ptx'])), '--protocol', 'quick']);
+  it("the GPU load's compare kernel missing on one node: ERROR naming the node, the file and what to do", async () => {
+    const { result, journal, code } = await run([
+      '--sim',
+      scenario('good-qsfp56', (s) => (s.nodes[1].missing = ['/usr/local/share/gpu-burn/compare.ptx'])),
+      '--protocol',
+      'quick',
+    ]);
     expect(code).toBe(3);
     expect(result.reasons).toEqual([
       expect.objectContaining({
         rule: 'preflight-gpu-load',
         node: 'spark-b',
-        message: "spark-b: /usr/local/share/gpu-burn/compare.ptx is not there (gpu_burn's compare kernel): the GPU load would not start and the GPUs would stay idle",
+        message:
+          "spark-b: /usr/local/share/gpu-burn/compare.ptx is not there (gpu_burn's compare kernel): the GPU load would not start and the GPUs would stay idle",
       }),
     ]);
     expect(result.reasons[0]!.advice).toMatch(/docs\/operator-guide\.md section 1/);
@@ -105,7 +117,16 @@ describe('preflight proves what the run needs on both nodes', () => {
     const pytorch = quick((p) => {
       p.commands.gpuLoad = {
         program: 'docker',
-        args: ['run', '--rm', '--gpus', 'all', 'nvcr.io/nvidia/pytorch:25.10-py3', 'python', '-c', 'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<{durationS}: a@a")'],
+        args: [
+          'run',
+          '--rm',
+          '--gpus',
+          'all',
+          'nvcr.io/nvidia/pytorch:25.10-py3',
+          'python',
+          '-c',
+          'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<{durationS}: a@a")',
+        ],
         check: ['docker', 'image', 'inspect', 'nvcr.io/nvidia/pytorch:25.10-py3'],
       };
     });
@@ -117,7 +138,11 @@ describe('preflight proves what the run needs on both nodes', () => {
 
   it('all_reduce_perf missing on node B only: ERROR naming node B and how to install nccl-tests', async () => {
     const { result } = await run(['--sim', scenario('good-qsfp56', (s) => (s.nodes[1].missing = ['all_reduce_perf'])), '--protocol', 'quick']);
-    expect(result.reasons[0]).toMatchObject({ rule: 'preflight-tools', node: 'spark-b', message: 'spark-b: missing all_reduce_perf (not on the PATH of a non-interactive SSH session)' });
+    expect(result.reasons[0]).toMatchObject({
+      rule: 'preflight-tools',
+      node: 'spark-b',
+      message: 'spark-b: missing all_reduce_perf (not on the PATH of a non-interactive SSH session)',
+    });
     expect(result.reasons[0]!.advice).toMatch(/all_reduce_perf: build nccl-tests with MPI=1/);
   });
 
@@ -126,9 +151,12 @@ describe('preflight proves what the run needs on both nodes', () => {
     expect(result.reasons[0]).toMatchObject({
       rule: 'preflight-ssh-peer',
       node: 'spark-a',
-      message: 'spark-a: cannot reach spark-b at 192.168.100.11 the way mpirun does (ssh -o BatchMode=yes 192.168.100.11): nvidia@192.168.100.11: Permission denied (publickey,password).',
+      message:
+        'spark-a: cannot reach spark-b at 192.168.100.11 the way mpirun does (ssh -o BatchMode=yes 192.168.100.11): nvidia@192.168.100.11: Permission denied (publickey,password).',
     });
-    expect(result.reasons[0]!.advice).toBe('on spark-a, as the same user: ssh-copy-id 192.168.100.11 (or add its key to ~/.ssh/authorized_keys on spark-b), then ssh 192.168.100.11 true once to record its host key');
+    expect(result.reasons[0]!.advice).toBe(
+      'on spark-a, as the same user: ssh-copy-id 192.168.100.11 (or add its key to ~/.ssh/authorized_keys on spark-b), then ssh 192.168.100.11 true once to record its host key',
+    );
     expect(commandsOf(journal, 'spark-a')).toContain('ssh -o BatchMode=yes -o ConnectTimeout=10 192.168.100.11 true');
   });
 });
@@ -144,7 +172,9 @@ describe('ib_write_bw servers are waited for, and throughput is per direction', 
       expect(at(`bw-server-${rail}`)).toBeLessThan(at(`bw-client-${rail}`));
       expect(at(`bw-server-${rail}-rev`)).toBeLessThan(at(`bw-client-${rail}-rev`));
     }
-    expect(starts.find((l) => l.name === 'bw-server-0')!.command).toBe('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely');
+    expect(starts.find((l) => l.name === 'bw-server-0')!.command).toBe(
+      'stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely',
+    );
     const bw = record.benchmarks.ibWriteBw;
     expect(bw.perDirection.map((d: Json) => [d.from, d.to, d.perRail.map((r: Json) => r.rail)])).toEqual([
       ['spark-a', 'spark-b', [0, 1]],
@@ -166,7 +196,9 @@ describe('ib_write_bw servers are waited for, and throughput is per direction', 
     const p = quick((x) => (x.commands.loopbackServer = 'ib_write_bw -d rocep9s9f9 -p {tcpPort} -F --report_gbits -s {msgSize} -D {durationS}'));
     const { result, journal } = await run(['--sim', 'good-qsfp56', '--protocol', p]);
     expect(result.reasons[0]).toMatchObject({ rule: 'ib-write-bw-server' });
-    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) exited before it listened \(exit 1\): Couldn't find device rocep9s9f9 \| Unable to find the Infiniband\/RoCE device$/);
+    expect(result.reasons[0]!.message).toMatch(
+      /^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) exited before it listened \(exit 1\): Couldn't find device rocep9s9f9 \| Unable to find the Infiniband\/RoCE device$/,
+    );
     // No client ran (preflight's `ib_write_bw --version` is no client).
     expect(journal.filter((l) => l.type === 'raw' && String(l.command).startsWith('ib_write_bw -d'))).toEqual([]);
   });
@@ -175,7 +207,9 @@ describe('ib_write_bw servers are waited for, and throughput is per direction', 
     const p = quick((x) => (x.commands.loopbackServer = 'sleep 600'));
     const { result, journal } = await run(['--sim', 'good-qsfp56', '--protocol', p]);
     expect(result.reasons[0]).toMatchObject({ rule: 'ib-write-bw-server' });
-    expect(result.reasons[0]!.message).toMatch(/^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) did not listen within 20 s: no output$/);
+    expect(result.reasons[0]!.message).toMatch(
+      /^spark-[ab]: ib_write_bw server on rocep1s0f1 \(loopback-server-rail-0\) did not listen within 20 s: no output$/,
+    );
     const err = journal.find((l) => l.type === 'setup-error')!;
     expect(err.tS).toBeGreaterThanOrEqual(20);
     expect(err.tS).toBeLessThan(22);
@@ -192,7 +226,19 @@ describe('telling an ended load process from a running one', () => {
     const failed = Promise.reject(new Error('gone'));
     failed.catch(() => undefined);
     expect(await endedWith(proc(failed))).toBeNull();
-    const load = { streams: [{ rail: 0, from: 'a', to: 'b', device: 'd', server: proc(new Promise(() => undefined)), client: { ...proc(Promise.resolve(ended)), name: 'bw-client-0' } }], startedS: 0 };
+    const load = {
+      streams: [
+        {
+          rail: 0,
+          from: 'a',
+          to: 'b',
+          device: 'd',
+          server: proc(new Promise(() => undefined)),
+          client: { ...proc(Promise.resolve(ended)), name: 'bw-client-0' },
+        },
+      ],
+      startedS: 0,
+    };
     expect(await deadLoadProcesses(load)).toEqual(['bw-client-0']);
   });
 });

@@ -20,7 +20,9 @@ function journalPathIn(out: string): string | null {
 
 // Start the real CLI on the simulated lab and resolve once its journal shows the idle soak under way.
 async function spawnUntilSoak(out: string): Promise<{ child: ChildProcess; journal: string; exit: Promise<number | null>; stderr: () => string }> {
-  const child = spawn(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'sig', '--out', out, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--seed', '7', '--label', 'sig', '--out', out, '--json'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   child.stdout!.resume();
@@ -69,7 +71,10 @@ describe('signals', { timeout: 60_000 }, () => {
     expect(graded.reasons).toHaveLength(1);
     expect(graded.reasons[0]!.rule).toBe('aborted');
     expect(graded.reasons[0]!.message).toContain(`journal ends without an end marker (controller stopped); last tick ${lastTick}`);
-    const record = JSON.parse(readFileSync(join(run.journal, '..', 'record.json'), 'utf8')) as { outcome: string; analysis: { perNodePhase: { phase: string }[] } | null };
+    const record = JSON.parse(readFileSync(join(run.journal, '..', 'record.json'), 'utf8')) as {
+      outcome: string;
+      analysis: { perNodePhase: { phase: string }[] } | null;
+    };
     expect(record.outcome).toBe('ABORTED');
     expect(record.analysis?.perNodePhase.some((p) => p.phase === 'soak-idle')).toBe(true);
   });
@@ -84,7 +89,10 @@ describe('signals', { timeout: 60_000 }, () => {
     const record = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { outcome: string; reasons: { rule: string; message: string }[] };
     expect(record.outcome).toBe('ABORTED');
     expect(record.reasons).toEqual([{ rule: 'aborted', message: 'run stopped: interrupted by SIGINT' }]);
-    const lines = readFileSync(run.journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; why?: string });
+    const lines = readFileSync(run.journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; why?: string });
     expect(lines.find((l) => l.type === 'aborted')?.why).toBe('interrupted by SIGINT');
     expect(lines[lines.length - 1]!.type).toBe('run-end');
   });
@@ -94,8 +102,20 @@ describe('signals', { timeout: 60_000 }, () => {
     expect(r.abortedAtS).toBe(150);
     // Loads were running when the signal came: on each node the clients sending to the other node, the servers
     // receiving from it (one stream per rail and direction) and the GPU load.
-    expect(r.runningAtAbort['spark-a']!.sort()).toEqual(['soak-loaded-client-0', 'soak-loaded-client-1', 'soak-loaded-gpu', 'soak-loaded-server-0-rev', 'soak-loaded-server-1-rev']);
-    expect(r.runningAtAbort['spark-b']!.sort()).toEqual(['soak-loaded-client-0-rev', 'soak-loaded-client-1-rev', 'soak-loaded-gpu', 'soak-loaded-server-0', 'soak-loaded-server-1']);
+    expect(r.runningAtAbort['spark-a']!.sort()).toEqual([
+      'soak-loaded-client-0',
+      'soak-loaded-client-1',
+      'soak-loaded-gpu',
+      'soak-loaded-server-0-rev',
+      'soak-loaded-server-1-rev',
+    ]);
+    expect(r.runningAtAbort['spark-b']!.sort()).toEqual([
+      'soak-loaded-client-0-rev',
+      'soak-loaded-client-1-rev',
+      'soak-loaded-gpu',
+      'soak-loaded-server-0',
+      'soak-loaded-server-1',
+    ]);
     for (const n of r.lab.nodes) expect(r.lab.processes(n)).toEqual([]);
     // Everything, stopping included, finished within 5 simulated seconds of the interrupt.
     expect(r.lab.timeS() - 150).toBeLessThanOrEqual(5);

@@ -27,14 +27,17 @@ async function runSim(scenario: string, extra: string[] = []): Promise<{ code: n
 
 // The journal's lines, for phase times and statuses.
 function journalOf(runDir: string): Record<string, any>[] {
-  return readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 const phaseStart = (j: Record<string, any>[], phase: string) => j.find((l) => l.type === 'phase-start' && l.phase === phase)!.tS as number;
 const phaseStatus = (j: Record<string, any>[]) => Object.fromEntries(j.filter((l) => l.type === 'phase-end').map((l) => [l.phase, l.status]));
 // The failing clone's link drops 3.1 min (186 s) into the loaded soak (samples/scenarios/failing-clone.json: the scenario's lane curves).
 const DROP_INTO_LOADED_S = 186;
 
-describe("run --sim (default 75-minute protocol, virtual time)", { timeout: 120_000 }, () => {
+describe('run --sim (default 75-minute protocol, virtual time)', { timeout: 120_000 }, () => {
   it('failing-clone: FAIL on one lane, decided before the simulated link drop', async () => {
     const { code, result } = await runSim('failing-clone');
     expect(result.outcome).toBe('FAIL');
@@ -45,7 +48,10 @@ describe("run --sim (default 75-minute protocol, virtual time)", { timeout: 120_
     expect(lane!.lane).toBeTypeOf('number');
     expect(result.reasons.some((r) => r.rule === 'link-down-events')).toBe(false);
     // idle soak ends at ~600 s after the benchmarks; the drop comes 3.1 min (186 s) into the loaded soak
-    const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const loadedStart = journal.find((l) => l.type === 'phase-start' && l.phase === 'soak-loaded').tS as number;
     expect(result.decidedAtS).not.toBeNull();
     expect(result.decidedAtS! - loadedStart).toBeGreaterThan(0);
@@ -57,7 +63,9 @@ describe("run --sim (default 75-minute protocol, virtual time)", { timeout: 120_
     expect(result.rulesVersion).toBe(2);
     const fw = result.reasons.find((r) => r.rule === 'fec-window' && r.grade === 'FAIL');
     expect(fw, JSON.stringify(result.reasons)).toMatchObject({ node: 'spark-b', lane: 2 });
-    expect(fw!.message).toMatch(/^spark-b soak-loaded lane 2: window margin at most 0\.\d+ decades < 1 .*runaway: lane 2 grew \S+ decades .*the failing clone's signature/);
+    expect(fw!.message).toMatch(
+      /^spark-b soak-loaded lane 2: window margin at most 0\.\d+ decades < 1 .*runaway: lane 2 grew \S+ decades .*the failing clone's signature/,
+    );
     expect(result.reasons.filter((r) => r.grade === 'FAIL').every((r) => r.node === 'spark-b')).toBe(true);
     expect(phaseStatus(journal)['soak-loaded']).toBe('stopped-early');
   });

@@ -42,7 +42,16 @@ describe('run --nodes over SSH against `cablequal sim serve`', () => {
     const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8');
     expect(journal).toContain('"type":"process-start"');
     // A second run can take the nodes: the first released its locks.
-    const again = await runCli(['preflight', '--nodes', served.nodes.map((n) => n.name).join(','), '--ssh-config', served.files.config, '--out', out, '--json']);
+    const again = await runCli([
+      'preflight',
+      '--nodes',
+      served.nodes.map((n) => n.name).join(','),
+      '--ssh-config',
+      served.files.config,
+      '--out',
+      out,
+      '--json',
+    ]);
     expect(JSON.parse(again.out).outcome, again.out + again.err).toBe('PASS');
     expect(again.code).toBe(0);
   });

@@ -29,5 +29,4 @@ describe(`the full default protocol over SSH at x${SPEED}`, () => {
     for (const n of s.nodes) expect(s.lab.processes(n.name)).toEqual([]);
     expect(verdict(result)).toEqual(verdict(await inVirtualTime('good-qsfp56', dir)));
   });
-
 });

@@ -27,18 +27,32 @@ describe(`run --nodes --speed ${SPEED} against sim serve --speed ${SPEED}`, () =
     expect(result.reasons.find((r) => r.rule === 'lane-ratio')).toMatchObject({ node: 'spark-b', lane: 2 });
     // Decided in the loaded soak, before the simulated drop (3.1 min into it), in both.
     for (const r of [result, sim]) {
-      const journal = readFileSync(join(r.runDir, 'journal.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; phase?: string; tS: number });
+      const journal = readFileSync(join(r.runDir, 'journal.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; phase?: string; tS: number });
       const loadedStart = journal.find((l) => l.type === 'phase-start' && l.phase === 'soak-loaded')!.tS;
       expect(r.decidedAtS! - loadedStart).toBeGreaterThan(0);
       expect(r.decidedAtS! - loadedStart).toBeLessThan(186);
     }
   });
 
-  it('a --speed other than the nodes\' is refused before anything runs (exit 2)', async () => {
+  it("a --speed other than the nodes' is refused before anything runs (exit 2)", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-speed-'));
     const s = await served('good-qsfp56', dir);
     open.push(s);
-    const r = await runCli(['run', '--nodes', s.nodes.map((n) => n.name).join(','), '--ssh-config', s.files.config, '--speed', '10', '--out', join(dir, 'reports'), '--json']);
+    const r = await runCli([
+      'run',
+      '--nodes',
+      s.nodes.map((n) => n.name).join(','),
+      '--ssh-config',
+      s.files.config,
+      '--speed',
+      '10',
+      '--out',
+      join(dir, 'reports'),
+      '--json',
+    ]);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--speed 10: spark-a runs at speed x20 .*give the same --speed/);
     expect(readdirSync(dir)).not.toContain('reports');
@@ -64,7 +78,14 @@ describe.skipIf(!sshdAvailable)('run --speed against a real node', () => {
     const config = join(dir, 'config');
     writeFileSync(join(dir, 'known_hosts'), `${sshd.knownHostsLine}\n`);
     const host = (name: string) =>
-      [`Host ${name}`, '  HostName 127.0.0.1', `  Port ${sshd!.port}`, `  User ${sshd!.user}`, `  IdentityFile ${sshd!.clientKey}`, `  UserKnownHostsFile ${join(dir, 'known_hosts')}`].join('\n');
+      [
+        `Host ${name}`,
+        '  HostName 127.0.0.1',
+        `  Port ${sshd!.port}`,
+        `  User ${sshd!.user}`,
+        `  IdentityFile ${sshd!.clientKey}`,
+        `  UserKnownHostsFile ${join(dir, 'known_hosts')}`,
+      ].join('\n');
     writeFileSync(config, `${host('real-a')}\n\n${host('real-b')}\n`);
     const r = await runCli(['run', '--nodes', 'real-a,real-b', '--ssh-config', config, '--speed', '20', '--out', join(dir, 'reports'), '--json']);
     expect(r.code, r.err).toBe(2);

@@ -3,14 +3,7 @@
 import type { Clock } from '../../src/domain/clock.js';
 import { formatTickScriptOutput, parseTickScript, type ScriptItem } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
-import {
-  TransportError,
-  type CommandResult,
-  type CommandRunner,
-  type RemoteProcess,
-  type RunOptions,
-  type ShellSession,
-} from '../../src/transport/types.js';
+import { TransportError, type CommandResult, type CommandRunner, type RemoteProcess, type RunOptions, type ShellSession } from '../../src/transport/types.js';
 
 export interface FakeAnswer {
   stdout: string;

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
-import {
-  assembleSample,
-  parseNodeTime,
-  sampleSetItems,
-  validateSampleSet,
-  type SampleSetConfig,
-} from '../../src/sampling/sample-set.js';
+import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet, type SampleSetConfig } from '../../src/sampling/sample-set.js';
 import { buildTickScript, formatTickScriptOutput, splitTickScriptOutput, type ScriptItemOutput } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
@@ -21,16 +15,7 @@ const framed = (outs: ScriptItemOutput[]) => splitTickScriptOutput(formatTickScr
 
 describe('sampleSetItems', () => {
   it('asks node time first, counters of both rails every tick, link every N ticks, FEC on the canonical netdev', () => {
-    expect(sampleSetItems(config, 0).map((i) => i.id)).toEqual([
-      'time',
-      `stats:${A}`,
-      `stats:${B}`,
-      `link:${A}`,
-      `link:${B}`,
-      `fec:${A}`,
-      'hwmon',
-      'gpu',
-    ]);
+    expect(sampleSetItems(config, 0).map((i) => i.id)).toEqual(['time', `stats:${A}`, `stats:${B}`, `link:${A}`, `link:${B}`, `fec:${A}`, 'hwmon', 'gpu']);
     expect(sampleSetItems(config, 1).map((i) => i.id)).toEqual(['time', `stats:${A}`, `stats:${B}`, `fec:${A}`, 'hwmon', 'gpu']);
     expect(sampleSetItems(config, 3).some((i) => i.id === `link:${B}`)).toBe(true);
     const items = sampleSetItems({ rails: [A], hwmon: false, gpu: false, fecEveryTicks: 0 }, 0);

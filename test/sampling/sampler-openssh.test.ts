@@ -41,7 +41,10 @@ describe.skipIf(!sshdAvailable)('Sampler over OpenSSH with a bash login shell', 
     chmodSync(join(bin, 'ethtool'), 0o755);
     // A hostile rc, as found on real machines: errexit, and a function named like a tool the sampler runs. The rc runs
     // for the session (its PATH is kept, as for every other command), but the sampling shell is a clean bash.
-    writeFileSync(join(home, '.bashrc'), `# GENERATED test rc\nexport PATH="${bin}:$PATH"\nset -e\nethtool() { echo hijacked by a shell function; }\nperl() { return 1; }\n`);
+    writeFileSync(
+      join(home, '.bashrc'),
+      `# GENERATED test rc\nexport PATH="${bin}:$PATH"\nset -e\nethtool() { echo hijacked by a shell function; }\nperl() { return 1; }\n`,
+    );
     writeFileSync(join(home, '.bash_profile'), '# GENERATED test profile\n. ~/.bashrc\n'); // the usual login set-up
     // The sessions get this home (its rc files), never the machine user's own.
     sshd = await startSshd([`SetEnv HOME=${home}`]);
@@ -88,7 +91,11 @@ describe.skipIf(!sshdAvailable)('Sampler over OpenSSH with a bash login shell', 
     // One filter for the whole session: a single perl process below this connection's sshd.
     const perls = descendants(Number(execFileSync('cat', [join(sshd.dir, 'sshd.pid')]).toString())).filter((pid) => {
       try {
-        return execFileSync('cat', [`/proc/${pid}/comm`]).toString().trim() === 'perl';
+        return (
+          execFileSync('cat', [`/proc/${pid}/comm`])
+            .toString()
+            .trim() === 'perl'
+        );
       } catch {
         return false;
       }

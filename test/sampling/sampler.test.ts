@@ -38,13 +38,7 @@ function lab(clock: VirtualClock, over: Partial<Record<'a' | 'b', Partial<FakeNo
 }
 
 // The sampler on the run's schedule until stop() says so, with the run's figures of what it did.
-async function onSchedule(
-  sampler: Sampler,
-  clock: VirtualClock,
-  intervalMs: number,
-  stop: (seen: SampledTick[]) => boolean,
-  signal?: AbortSignal,
-) {
+async function onSchedule(sampler: Sampler, clock: VirtualClock, intervalMs: number, stop: (seen: SampledTick[]) => boolean, signal?: AbortSignal) {
   const figures = new TickFigures();
   const seen: SampledTick[] = [];
   const summary = await runOnSchedule({ clock, intervalMs, stop: () => stop(seen), ...(signal ? { signal } : {}) }, async () => {
@@ -89,8 +83,7 @@ describe('Sampler.tick', () => {
     const clock = new VirtualClock(T0);
     const { sampler } = lab(clock, {
       b: {
-        answer: (item, call) =>
-          item.id === `stats:${B}` ? { stdout: 'NIC statistics:\n     rx_err_lane_0_phy: N/A\n', exitCode: 0 } : healthy(item, call),
+        answer: (item, call) => (item.id === `stats:${B}` ? { stdout: 'NIC statistics:\n     rx_err_lane_0_phy: N/A\n', exitCode: 0 } : healthy(item, call)),
       },
     });
     await sampler.open();
@@ -243,7 +236,7 @@ describe('the sampling schedule (runOnSchedule) driving the sampler', () => {
   });
 });
 
-describe('skew figures (TickFigures) from the sampler\'s calibrated offsets', () => {
+describe("skew figures (TickFigures) from the sampler's calibrated offsets", () => {
   // The sampler's ticks through the run's figures, with the offsets it knew at each tick.
   const figuresOf = () => {
     const f = new TickFigures();

@@ -28,12 +28,23 @@ export async function untilListening(p: RemoteProcess, clock: { sleep(ms: number
 // loaded by one pair per rail).
 export async function startLinkLoad(lab: SimLab, port = 18515, clock?: VirtualClock): Promise<RemoteProcess[]> {
   const [a, b] = lab.nodes as [string, string];
-  const servers = await Promise.all(RAILS.map((r, i) => lab.runner(b).start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely`, { runDir: '/tmp/cq', name: `srv-${i}` })));
+  const servers = await Promise.all(
+    RAILS.map((r, i) =>
+      lab
+        .runner(b)
+        .start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely`, { runDir: '/tmp/cq', name: `srv-${i}` }),
+    ),
+  );
   for (const s of servers) await untilListening(s, clock ?? labClock(lab) ?? runnerClock(lab.runner(b)));
   const procs: RemoteProcess[] = [];
   for (const [i, r] of RAILS.entries()) {
     const ip = lab.scenario.nodes[1].railIps[i]!;
-    procs.push(servers[i]!, await lab.runner(a).start(`ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely ${ip}`, { runDir: '/tmp/cq', name: `cli-${i}` }));
+    procs.push(
+      servers[i]!,
+      await lab
+        .runner(a)
+        .start(`ib_write_bw -d ${r.device} -p ${port + i} -F --report_gbits -s 65536 -b --run_infinitely ${ip}`, { runDir: '/tmp/cq', name: `cli-${i}` }),
+    );
   }
   return procs;
 }

@@ -61,7 +61,9 @@ describe('ethtool -m reads (item 3)', () => {
     const page = await r.run(`sudo -n ethtool -m ${IF} offset 200 length 60`);
     expect(page.stderr.split('\n')[0]).toBe('netlink error: reading cross page boundary is illegal (offset 40)');
     // A flat-memory module has no page 01h.
-    expect((await r.run(`sudo -n ethtool -m ${IF} page 1 hex on`)).stderr.split('\n')[0]).toMatch(/^netlink warning: mlx5_core: Query module eeprom by page failed/);
+    expect((await r.run(`sudo -n ethtool -m ${IF} page 1 hex on`)).stderr.split('\n')[0]).toMatch(
+      /^netlink warning: mlx5_core: Query module eeprom by page failed/,
+    );
   });
 
   it('legacy `hex on` (no page) gives 640 bytes for SFF-8636 and an error for CMIS, as mlx5e_get_module_info does', async () => {
@@ -79,11 +81,17 @@ describe('ethtool -m reads (item 3)', () => {
       for (let i = 0; i < 256; i++) expect(b[i]).toBe(netlink[i]);
       expect(parseEepromHex(legacy.stdout).checksums.ccBase?.ok).toBe(true);
       // With offset and length the ioctl path answers that range too.
-      expect((await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12 hex on`)).stdout).toBe((await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12`)).stdout);
+      expect((await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12 hex on`)).stdout).toBe(
+        (await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12`)).stdout,
+      );
     }
     const { lab } = newLab('marginal-qsfp112'); // CMIS
     const r = lab.runner('spark-a');
-    expect(await r.run(`sudo -n ethtool -m ${IF} hex on`)).toMatchObject({ exitCode: 1, stdout: '', stderr: 'Cannot get module EEPROM information: Invalid argument\n' });
+    expect(await r.run(`sudo -n ethtool -m ${IF} hex on`)).toMatchObject({
+      exitCode: 1,
+      stdout: '',
+      stderr: 'Cannot get module EEPROM information: Invalid argument\n',
+    });
     expect((await r.run(cmd.eepromUpper(IF))).exitCode).toBe(0); // netlink page reads do work on CMIS
     // Without root both paths are refused, each in its own words.
     expect((await r.run(`ethtool -m ${IF} hex on`)).stderr).toBe('Cannot get module EEPROM information: Operation not permitted\n');
@@ -170,7 +178,10 @@ describe('ethtool <if> and ethtool -S (item 5)', () => {
     const load = await startLinkLoad(lab);
     await clock.sleep(90_000);
     const r = lab.runner('spark-a');
-    const [a, b] = [parseEthtoolStats((await r.run(cmd.ethtoolStats(IF))).stdout).counters, parseEthtoolStats((await r.run(cmd.ethtoolStats(IF2))).stdout).counters];
+    const [a, b] = [
+      parseEthtoolStats((await r.run(cmd.ethtoolStats(IF))).stdout).counters,
+      parseEthtoolStats((await r.run(cmd.ethtoolStats(IF2))).stdout).counters,
+    ];
     const n = (c: Record<string, bigint>, k: string) => {
       const v = c[k];
       if (v === undefined) throw new Error(`no counter ${k}`);
@@ -186,15 +197,24 @@ describe('ethtool <if> and ethtool -S (item 5)', () => {
       expect(n(a, `${dir}_multicast_phy`)).toBe(n(a, `${dir}_vport_multicast_packets`) + n(b, `${dir}_vport_multicast_packets`));
       expect(n(a, `${dir}_broadcast_phy`)).toBe(n(a, `${dir}_vport_broadcast_packets`) + n(b, `${dir}_vport_broadcast_packets`));
       // The kernel stack sees this function's non-RDMA frames only.
-      expect(n(a, `${dir}_packets`)).toBe(n(a, `${dir}_vport_unicast_packets`) + n(a, `${dir}_vport_multicast_packets`) + n(a, `${dir}_vport_broadcast_packets`));
+      expect(n(a, `${dir}_packets`)).toBe(
+        n(a, `${dir}_vport_unicast_packets`) + n(a, `${dir}_vport_multicast_packets`) + n(a, `${dir}_vport_broadcast_packets`),
+      );
       expect(n(a, `${dir}_prio0_packets`)).toBe(n(a, `${dir}_packets_phy`));
       expect(n(a, `${dir}_prio0_bytes`)).toBe(n(a, `${dir}_bytes_phy`));
     }
     expect(n(a, 'rx_vport_rdma_unicast_packets') > n(b, 'rx_vport_rdma_unicast_packets') / 2n).toBe(true); // both rails loaded
-    const bins = (c: Record<string, bigint>) => Object.keys(c).filter((k) => /^rx_(\d+|\d+_to_\d+)_bytes_phy$/.test(k)).reduce((s, k) => s + n(c, k), 0n);
+    const bins = (c: Record<string, bigint>) =>
+      Object.keys(c)
+        .filter((k) => /^rx_(\d+|\d+_to_\d+)_bytes_phy$/.test(k))
+        .reduce((s, k) => s + n(c, k), 0n);
     expect(bins(a)).toBe(n(a, 'rx_packets_phy'));
     // The same relations hold in a real mlx5 dump (samples/ethtool-stats/mlx5-100g-annotated-...).
-    const real = parseEthtoolStats(realLines('ethtool-stats/mlx5-100g-annotated-phy-section-lane3-errors.txt').map((l) => l.replace(/ {2}#.*$/, '')).join('\n')).counters;
+    const real = parseEthtoolStats(
+      realLines('ethtool-stats/mlx5-100g-annotated-phy-section-lane3-errors.txt')
+        .map((l) => l.replace(/ {2}#.*$/, ''))
+        .join('\n'),
+    ).counters;
     expect(bins(real)).toBe(n(real, 'rx_packets_phy'));
     expect([n(real, 'rx_prio0_packets'), n(real, 'rx_prio0_bytes')]).toEqual([n(real, 'rx_packets_phy'), n(real, 'rx_bytes_phy')]);
     for (const p of load) await p.stop();

@@ -94,7 +94,10 @@ function monteCarloUncorrectable(laneBer: number[], meanBits: number, windows: n
 describe('RS(544,514) codeword statistics', () => {
   it('independent bit errors: the uncorrectable rate is the binomial tail (within the Poisson approximation)', () => {
     for (const ber of [1e-4, 2e-4, 2.4e-4, 5e-4, 1e-3]) {
-      const model = codewordStats(4, [0, 1, 2, 3].map(() => ({ bitsPerS: ber * LANE_BPS, meanBits: 1 }))).pUncorrectable;
+      const model = codewordStats(
+        4,
+        [0, 1, 2, 3].map(() => ({ bitsPerS: ber * LANE_BPS, meanBits: 1 })),
+      ).pUncorrectable;
       const exact = binomialUncorrectable(ber);
       expect(model / exact, `BER ${ber}: model ${model}, binomial ${exact}`).toBeGreaterThan(0.95);
       expect(model / exact, `BER ${ber}: model ${model}, binomial ${exact}`).toBeLessThan(1.35);
@@ -118,11 +121,10 @@ describe('RS(544,514) codeword statistics', () => {
       expect(mc, `BER ${ber} burst ${meanBits}`).toBeGreaterThan(2e-3); // > 800 uncorrectable codewords: +-3.5% (1 sigma)
       expect(model / mc, `BER ${ber} burst ${meanBits}: model ${model}, Monte Carlo ${mc}`).toBeGreaterThan(0.85);
       expect(model / mc, `BER ${ber} burst ${meanBits}: model ${model}, Monte Carlo ${mc}`).toBeLessThan(1.15);
-
     }
   });
 
-  it('uncorrectable codewords per second versus one lane\'s BER, for a few burst lengths (the numbers the scenarios rest on)', () => {
+  it("uncorrectable codewords per second versus one lane's BER, for a few burst lengths (the numbers the scenarios rest on)", () => {
     const fmt = (x: number) => (x < 1e-6 ? '0' : x.toPrecision(2));
     const table = [1e-5, 5e-5, 1e-4, 2.2e-4].map((ber) => [ber, ...[1, 4, 8, 12, 16].map((b) => fmt(oneLane(ber, b).uncorrectablePerS))].join(' '));
     // Independent errors never fail a codeword at these rates; bursts of ~10 errored PAM4 symbols on one lane at the

@@ -5,7 +5,19 @@ import { PHY_LINES } from '../../src/transport/commands.js';
 // Generated (simulated) counters, not a recording: the point is that the *_phy shortcut prints what grep would keep.
 const view = (k: number): StatsView => ({
   cabled: true,
-  port: { rxBytes: 1e12 + k, txBytes: 9e11 + k, rxPackets: 7e8 + k, txPackets: 6e8 + k, lanes: [k, 2 * k, 0, 3], correctedBits: 11 * k, correctedBlocks: 5 * k, uncorrectable: k % 2, pcsSymbolErrors: 17 * (k % 2), crcFrames: k % 2, linkDown: 1 },
+  port: {
+    rxBytes: 1e12 + k,
+    txBytes: 9e11 + k,
+    rxPackets: 7e8 + k,
+    txPackets: 6e8 + k,
+    lanes: [k, 2 * k, 0, 3],
+    correctedBits: 11 * k,
+    correctedBlocks: 5 * k,
+    uncorrectable: k % 2,
+    pcsSymbolErrors: 17 * (k % 2),
+    crcFrames: k % 2,
+    linkDown: 1,
+  },
   rail: { rxBytes: 5e11, txBytes: 4e11, rxPackets: 3e8, txPackets: 2e8 },
   host: { rx: { unicast: 1234 + k, multicast: 30, broadcast: 7 }, tx: { unicast: 999 + k, multicast: 20, broadcast: 1 } },
   portHost: { rx: { unicast: 2345 + k, multicast: 45, broadcast: 9 }, tx: { unicast: 1800 + k, multicast: 33, broadcast: 2 } },
@@ -15,7 +27,11 @@ const view = (k: number): StatsView => ({
 describe('simulated ethtool -S through grep -E PHY_LINES', () => {
   it('the shortcut taken after the first dump prints exactly the lines grep keeps from the whole dump', () => {
     const re = new RegExp(PHY_LINES);
-    const grep = (text: string) => `${text.split('\n').filter((l) => l !== '' && re.test(l)).join('\n')}\n`;
+    const grep = (text: string) =>
+      `${text
+        .split('\n')
+        .filter((l) => l !== '' && re.test(l))
+        .join('\n')}\n`;
     const first = formatEthtoolStats(view(1), re); // whole dump filtered; learns the filter keeps *_phy only
     expect(first).toBe(grep(formatEthtoolStats(view(1))));
     for (const k of [2, 3, 977]) expect(formatEthtoolStats(view(k), re)).toBe(grep(formatEthtoolStats(view(k))));

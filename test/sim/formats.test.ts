@@ -18,7 +18,10 @@ import { realLines, separators, template } from '../helpers/line-shape.js';
 import { NCCL_CMD, newLab, startGpuLoad, startLinkLoad, untilListening } from './drive.js';
 
 // Lines of a real paste without the shell prompt/command line and blank lines around the output.
-const pasted = (rel: string) => sample(rel).split('\n').filter((l) => l.trim() !== '' && !/^\S+@\S+:.*\$/.test(l));
+const pasted = (rel: string) =>
+  sample(rel)
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !/^\S+@\S+:.*\$/.test(l));
 
 describe('simulated outputs, read by the real parsers', () => {
   it('ethtool -S: a ~1,500-line mlx5 dump whose *_phy counters are the same on both netdevs of the cage', async () => {
@@ -38,7 +41,7 @@ describe('simulated outputs, read by the real parsers', () => {
     expect(sa.correctedBits).toBe(sa.lanes.reduce((x, y) => x + y, 0n));
     for (const k of Object.keys(sa.counters).filter((k) => k.endsWith('_phy'))) expect(sb.counters[k]).toBe(sa.counters[k]);
     // each rail carries its own RDMA traffic: 60 s x 92.55 Gb/s x 2 directions at most
-    expect(Number(sa.counters['rx_vport_rdma_unicast_bytes'])).toBeGreaterThan(0.9 * 59 * 92.55e9 / 8);
+    expect(Number(sa.counters['rx_vport_rdma_unicast_bytes'])).toBeGreaterThan((0.9 * 59 * 92.55e9) / 8);
     for (const p of load) await p.stop();
   });
 
@@ -57,7 +60,15 @@ describe('simulated outputs, read by the real parsers', () => {
     const { lab } = newLab('good-qsfp56');
     const r = lab.runner('spark-b');
     const up = parseEthtoolLink((await r.run(cmd.ethtoolLink('enP2p1s0f1np1'))).stdout);
-    expect(up).toMatchObject({ iface: 'enP2p1s0f1np1', speedMbps: 200000, lanes: 4, duplex: 'Full', port: 'Direct Attach Copper', linkDetected: true, linkDownEvents: 0 });
+    expect(up).toMatchObject({
+      iface: 'enP2p1s0f1np1',
+      speedMbps: 200000,
+      lanes: 4,
+      duplex: 'Full',
+      port: 'Direct Attach Copper',
+      linkDetected: true,
+      linkDownEvents: 0,
+    });
     const down = parseEthtoolLink((await r.run(cmd.ethtoolLink('enp1s0f0np0'))).stdout);
     expect(down.linkDetected).toBe(false);
     expect(down.speedMbps).toBeNull();
@@ -162,7 +173,10 @@ describe('simulated outputs, read by the real parsers', () => {
   it('ib_write_bw loopback -D 10 on one node: one final row at ~106 Gb/s, 10 s of virtual time', async () => {
     const { lab, clock } = newLab('good-qsfp56');
     const r = lab.runner('spark-a');
-    const srv = await untilListening(await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lb' }), clock);
+    const srv = await untilListening(
+      await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lb' }),
+      clock,
+    );
     const res = await r.run('ib_write_bw -d rocep1s0f1 -p 18600 -F --report_gbits -s 65536 -D 10 192.168.100.10');
     expect(res.exitCode).toBe(0);
     expect(res.durationMs).toBeGreaterThanOrEqual(10_000);

@@ -19,7 +19,10 @@ async function loopback(lab: SimLab, node: string, rail: 0 | 1, port: number): P
   const ip = lab.scenario.nodes.find((n) => n.name === node)!.railIps[rail];
   const r = lab.runner(node);
   // The client connects once the server listens (a simulated server takes a moment to open its device).
-  await untilListening(await r.start(`stdbuf -oL ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5`, { runDir: '/tmp/cq', name: `lb-${port}` }), runnerClock(r));
+  await untilListening(
+    await r.start(`stdbuf -oL ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5`, { runDir: '/tmp/cq', name: `lb-${port}` }),
+    runnerClock(r),
+  );
   return parseIbWriteBw((await r.run(`ib_write_bw -d ${DEVS[rail]} -p ${port} -F --report_gbits -s 65536 -D 5 ${ip}`)).stdout).rows[0]!.bwAverageGbps;
 }
 

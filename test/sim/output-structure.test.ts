@@ -75,7 +75,8 @@ describe('output structure of the simulated lab against real outputs', () => {
   it('ethtool <if>: the lines of the real tail, TAB-indented, the rest as ethtool netlink/settings.c prints them', async () => {
     const { lab } = newLab('good-qsfp56');
     const r = lab.runner('spark-a');
-    const key = (l: string) => (/^\s+\d+base\S+\/(Full|Half)$/.test(l) ? '<link mode continuation>' : l.replace(/^[ \t]+([A-Z][^:]*:)(?: .*)?$/, '\t$1 <value>'));
+    const key = (l: string) =>
+      /^\s+\d+base\S+\/(Full|Half)$/.test(l) ? '<link mode continuation>' : l.replace(/^[ \t]+([A-Z][^:]*:)(?: .*)?$/, '\t$1 <value>');
     // Lines of settings.c (ETHTOOL) no sample holds: the header, the Supported-side lines, Wake-on (root only),
     // the message level (8 blanks, then 31 blanks before the class names) and the non-root notice (docs/formats.md §3).
     const documented = [
@@ -93,14 +94,21 @@ describe('output structure of the simulated lab against real outputs', () => {
       'netlink error: Operation not permitted',
     ];
     const tail = realLines('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt');
-    for (const [command, up] of [[`sudo -n ethtool ${IF}`, true], [`ethtool ${IF} 2>&1`, true], ['sudo -n ethtool enp1s0f0np0', false]] as const) {
+    for (const [command, up] of [
+      [`sudo -n ethtool ${IF}`, true],
+      [`ethtool ${IF} 2>&1`, true],
+      ['sudo -n ethtool enp1s0f0np0', false],
+    ] as const) {
       const sim = outputLines((await r.run(command)).stdout);
       holdAgainst(sim, {
         samples: ['ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt', 'ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt'],
         documented,
         prepare: key,
         ...(up ? { reference: tail.map((l) => l.replace(/^ {8}(?=Advertised)/, '\t')) } : {}),
-        tabs: [...tabLines('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt'), ...tabLines('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt')],
+        tabs: [
+          ...tabLines('ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt'),
+          ...tabLines('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt'),
+        ],
         indentOnly: true, // the values differ (Spark vs the patch example's device); the TAB indent does not
       });
     }
@@ -135,8 +143,15 @@ describe('output structure of the simulated lab against real outputs', () => {
       const m = /^\s*(.+?)\s+: /.exec(l);
       return m ? `${m[1]} :` : l;
     };
-    const sff = ['ethtool-module/qsfp28-25g-dac-ice-decoded-old-labels-partial.txt', 'ethtool-module/qsfp28-dac-oem-3m-new-ethtool-labels-attenuation-bug.txt', 'ethtool-module/spark-dac-amphenol-njaakk-n911-400g-class-selected-lines-en.txt'];
-    const cmis = ['ethtool-module/cmis-qsfpdd-mcp1660-w00ae30-passive-copper-prerelease-patch.txt', 'ethtool-module/cmis-qsfpdd-optical-arista-xdr4-ethtool6x-partial.txt'];
+    const sff = [
+      'ethtool-module/qsfp28-25g-dac-ice-decoded-old-labels-partial.txt',
+      'ethtool-module/qsfp28-dac-oem-3m-new-ethtool-labels-attenuation-bug.txt',
+      'ethtool-module/spark-dac-amphenol-njaakk-n911-400g-class-selected-lines-en.txt',
+    ];
+    const cmis = [
+      'ethtool-module/cmis-qsfpdd-mcp1660-w00ae30-passive-copper-prerelease-patch.txt',
+      'ethtool-module/cmis-qsfpdd-optical-arista-xdr4-ethtool6x-partial.txt',
+    ];
     for (const [scenario, samples, reference] of [
       ['good-qsfp56', sff, 'ethtool-module/qsfp28-25g-dac-ice-decoded-old-labels-partial.txt'],
       ['good-qsfp112', sff, 'ethtool-module/spark-dac-amphenol-njaakk-n911-400g-class-selected-lines-en.txt'],
@@ -152,7 +167,8 @@ describe('output structure of the simulated lab against real outputs', () => {
       });
       for (const l of sim) expect(l).toMatch(/^\t.{41} : \S/);
       // The samples show ethtool's TAB as 4 or 8 blanks, or none: the " : " column after the indent is the same.
-      for (const s of samples) for (const l of realLines(s, { drop: /^\s*\.+$|degrees F$|^8X Pluggable/ })) expect(l.trimStart().indexOf(' : '), `${s}: ${l}`).toBe(41);
+      for (const s of samples)
+        for (const l of realLines(s, { drop: /^\s*\.+$|degrees F$|^8X Pluggable/ })) expect(l.trimStart().indexOf(' : '), `${s}: ${l}`).toBe(41);
     }
   });
 
@@ -160,14 +176,31 @@ describe('output structure of the simulated lab against real outputs', () => {
     const { lab } = newLab('good-qsfp56');
     const r = lab.runner('spark-a');
     const hexRow = (l: string) => l.replace(/\b[0-9a-f]{2}\b/g, 'hh').replace(/^0x[0-9a-f]{4}:/, '<off>:');
-    const hexSamples = ['ethtool-module-hex/sfp-mikrotik-aoc-amd-xgbe-512B-hex.txt', 'ethtool-module-hex/qsfp28-dac-ice-patched-offset-0x90-reads.txt', 'ethtool-module-hex/qsfp28-dac-ice-unpatched-lower-page-hex-fallback-and-offset-reads.txt'];
+    const hexSamples = [
+      'ethtool-module-hex/sfp-mikrotik-aoc-amd-xgbe-512B-hex.txt',
+      'ethtool-module-hex/qsfp28-dac-ice-patched-offset-0x90-reads.txt',
+      'ethtool-module-hex/qsfp28-dac-ice-unpatched-lower-page-hex-fallback-and-offset-reads.txt',
+    ];
     const sfpTabs = verbatim('ethtool-module-hex/sfp-mikrotik-aoc-amd-xgbe-512B-hex.txt');
-    for (const command of [cmd.eepromLower(IF), cmd.eepromUpper(IF), `sudo -n ethtool -m ${IF} offset 0x90 length 12`, `sudo -n ethtool -m ${IF} offset 0x90 length 8`, `sudo -n ethtool -m ${IF} hex on`]) {
+    for (const command of [
+      cmd.eepromLower(IF),
+      cmd.eepromUpper(IF),
+      `sudo -n ethtool -m ${IF} offset 0x90 length 12`,
+      `sudo -n ethtool -m ${IF} offset 0x90 length 8`,
+      `sudo -n ethtool -m ${IF} hex on`,
+    ]) {
       const sim = outputLines((await r.run(command)).stdout);
       holdAgainst(sim, { samples: hexSamples, prepare: hexRow, drop: /^(patched|unpatched) driver:$/, tabs: sfpTabs });
     }
-    expect(outputLines((await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12`)).stdout).map(hexRow).map((l) => template(l))).toEqual(
-      realLines('ethtool-module-hex/qsfp28-dac-ice-patched-offset-0x90-reads.txt', { drop: /^patched/ }).slice(3, 6).map(hexRow).map((l) => template(l)),
+    expect(
+      outputLines((await r.run(`sudo -n ethtool -m ${IF} offset 0x90 length 12`)).stdout)
+        .map(hexRow)
+        .map((l) => template(l)),
+    ).toEqual(
+      realLines('ethtool-module-hex/qsfp28-dac-ice-patched-offset-0x90-reads.txt', { drop: /^patched/ })
+        .slice(3, 6)
+        .map(hexRow)
+        .map((l) => template(l)),
     );
   });
 
@@ -182,15 +215,29 @@ describe('output structure of the simulated lab against real outputs', () => {
       'ib_write_bw/promaxgb10-client-single-rail-q4-rdmacm-report-gbits.txt',
     ];
     const dev = (l: string) => l.replace(/(Device\s*: )\S+/, '$1<dev>');
-    const tabs = [...verbatim('ib_write_bw/spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt'), ...verbatim('ib_write_bw/ngc-multinode-perf-issue108-bidir-D30-q2-cmdlines-and-header-partial.txt', HARNESS_LINES)];
+    const tabs = [
+      ...verbatim('ib_write_bw/spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt'),
+      ...verbatim('ib_write_bw/ngc-multinode-perf-issue108-bidir-D30-q2-cmdlines-and-header-partial.txt', HARNESS_LINES),
+    ];
     // The server's banner: docs/formats.md §5 ("the server prints a starred banner `* Waiting for client to connect... *`").
     const documented = ['', '************************************', '* Waiting for client to connect... *'];
     const check = (text: string, reference?: string[]) =>
-      holdAgainst(outputLines(text), { samples: ibSamples, documented, prepare: dev, drop: new RegExp(`${HARNESS_LINES.source}|^(ib_write_bw|mpirun|Conflicting CPU)`), tabs, ...(reference ? { reference } : {}) });
+      holdAgainst(outputLines(text), {
+        samples: ibSamples,
+        documented,
+        prepare: dev,
+        drop: new RegExp(`${HARNESS_LINES.source}|^(ib_write_bw|mpirun|Conflicting CPU)`),
+        tabs,
+        ...(reference ? { reference } : {}),
+      });
     // --run_infinitely, one direction: every line of the real Spark client, in order.
-    const srv = await lab.runner('spark-b').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'srv' });
+    const srv = await lab
+      .runner('spark-b')
+      .start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'srv' });
     await clock.sleep(1_000); // the server listens once it has opened its device
-    const cli = await lab.runner('spark-a').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'cli' });
+    const cli = await lab
+      .runner('spark-a')
+      .start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'cli' });
     await clock.sleep(31_000); // six rows, as many as the real client shows
     check((await cli.output()).stdout, realLines('ib_write_bw/dgx-spark-playbooks-client2-roceP2p1s0f0-run-infinitely.txt'));
     for (const p of [cli, srv]) await p.stop();
@@ -227,7 +274,9 @@ describe('output structure of the simulated lab against real outputs', () => {
       ],
       prepare: host,
       drop: /^(mpirun|\s+-|\s+\.\/build|Authorization required|SLURM_|mprg@)/,
-      reference: realLines('nccl/spark-fb97-all-gather-perf-1G-4G-rdma-ok.txt', { drop: /^(mpirun|\s+-|\s+\.\/build|Authorization required|mprg@)/ }).filter((l) => l.startsWith('#')),
+      reference: realLines('nccl/spark-fb97-all-gather-perf-1G-4G-rdma-ok.txt', { drop: /^(mpirun|\s+-|\s+\.\/build|Authorization required|mprg@)/ }).filter(
+        (l) => l.startsWith('#'),
+      ),
     });
     // The banner lines keep their trailing blanks as nccl-tests pads them (the Spark paste kept them).
     const padded = realLines('nccl/spark-fb97-all-gather-perf-1G-4G-rdma-ok.txt').filter((l) => / $/.test(l));
@@ -256,7 +305,9 @@ describe('output structure of the simulated lab against real outputs', () => {
     const r = lab.runner('spark-a');
     const noheader = outputLines((await r.run('nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader')).stdout);
     holdAgainst(noheader, { samples: ['nvidia-smi/gb10-query-name-memtotal-driver-noheader.txt'], drop: /^(nvidia-smi|Docker|Expected)/ });
-    const withHeader = outputLines((await r.run('nvidia-smi --query-gpu=name,memory.total,memory.free,memory.used,temperature.gpu,power.draw --format=csv')).stdout);
+    const withHeader = outputLines(
+      (await r.run('nvidia-smi --query-gpu=name,memory.total,memory.free,memory.used,temperature.gpu,power.draw --format=csv')).stdout,
+    );
     const real = realLines('nvidia-smi/gb10-query-memory-na-curriculum-quote.txt');
     expect(withHeader[0]!.startsWith(real[0]!.replace(', ...', ''))).toBe(true); // the author elided the last names
     expect(template(withHeader[1]!)).toBe(template(real[1]!));
@@ -269,7 +320,9 @@ describe('output structure of the simulated lab against real outputs', () => {
     const { lab } = newLab('good-qsfp56');
     const sim = outputLines((await lab.runner('spark-a').run(cmd.hwmon())).stdout);
     const attr = (l: string) => l.replace(/^>+ ?/, '').replace(/^(\/sys\/class\/hwmon\/hwmon)\d+\/(name|temp\d+_label|temp\d+_input):.*$/, '$1<n>/$2:<value>');
-    const real = sample('other/mlx5-hwmon-sysfs-v1-patch-review-quoted.txt').split('\n').filter((l) => /\/sys\/class\/hwmon\//.test(l) && !/\$ grep/.test(l));
+    const real = sample('other/mlx5-hwmon-sysfs-v1-patch-review-quoted.txt')
+      .split('\n')
+      .filter((l) => /\/sys\/class\/hwmon\//.test(l) && !/\$ grep/.test(l));
     const allowed = new Set(real.map(attr).map((l) => l.replace(/temp\d+_/, 'temp1_')));
     for (const l of sim) expect(allowed, l).toContain(attr(l));
   });
@@ -279,7 +332,10 @@ describe('output structure of the simulated lab against real outputs', () => {
     const sim = outputLines((await lab.runner('spark-a').run(ipAddrCommand(IF))).stdout);
     // iproute2 print_addrinfo with -o: "%d: %-8s" ifindex and name, "    inet %s/%d", " brd %s", " scope global",
     // the label, then the continuation joined by "\" (oneline) and "       valid_lft forever preferred_lft forever".
-    holdAgainst(sim, { samples: [], documented: ['6: enp1s0f1np1    inet 192.168.100.10/24 brd 192.168.100.255 scope global enp1s0f1np1\\       valid_lft forever preferred_lft forever'] });
+    holdAgainst(sim, {
+      samples: [],
+      documented: ['6: enp1s0f1np1    inet 192.168.100.10/24 brd 192.168.100.255 scope global enp1s0f1np1\\       valid_lft forever preferred_lft forever'],
+    });
     expect(outputLines((await lab.runner('spark-a').run(ipAddrCommand('enp1s0f0np0'))).stdout)).toEqual([]); // no address on the empty cage
   });
 
@@ -287,7 +343,8 @@ describe('output structure of the simulated lab against real outputs', () => {
     const { lab } = newLab('good-qsfp56');
     const sim = outputLines((await lab.runner('spark-a').run(cmd.dmi())).stdout);
     expect(sim.length).toBeGreaterThanOrEqual(6);
-    for (const l of sim) expect(l).toMatch(/^\/sys\/class\/dmi\/id\/(sys_vendor|product_name|product_version|board_name|bios_vendor|bios_version|bios_date):[^\n]+$/);
+    for (const l of sim)
+      expect(l).toMatch(/^\/sys\/class\/dmi\/id\/(sys_vendor|product_name|product_version|board_name|bios_vendor|bios_version|bios_date):[^\n]+$/);
   });
 
   it('ethtool -i: the driver-info keys of the real mlx5 paste, in its order (values differ: kernel, firmware, PSID)', async () => {
@@ -303,8 +360,12 @@ describe('output structure of the simulated lab against real outputs', () => {
     const { lab } = newLab('good-qsfp56');
     const ids = outputLines((await lab.runner('spark-a').run(cmd.netIdentity())).stdout);
     expect(ids.length).toBeGreaterThanOrEqual(16);
-    for (const l of ids) expect(l).toMatch(/^(\/sys\/class\/net\/[^/]+\/(phys_port_name:p\d|device\/uevent:[A-Z_]+=\S+)|\/sys\/class\/infiniband\/[^/]+\/sys_image_guid:[0-9a-f]{4}(:[0-9a-f]{4}){3})$/);
-    for (const l of outputLines((await lab.runner('spark-a').run(cmd.osRelease())).stdout)) expect(l).toMatch(/^\/etc\/(dgx-release|os-release):[A-Z0-9_]+=("[^"]*"|\S+)$/);
+    for (const l of ids)
+      expect(l).toMatch(
+        /^(\/sys\/class\/net\/[^/]+\/(phys_port_name:p\d|device\/uevent:[A-Z_]+=\S+)|\/sys\/class\/infiniband\/[^/]+\/sys_image_guid:[0-9a-f]{4}(:[0-9a-f]{4}){3})$/,
+      );
+    for (const l of outputLines((await lab.runner('spark-a').run(cmd.osRelease())).stdout))
+      expect(l).toMatch(/^\/etc\/(dgx-release|os-release):[A-Z0-9_]+=("[^"]*"|\S+)$/);
     // perftest_parameters.c: printf("Version: %s\n", user_param->version) for -V/--version.
     expect((await lab.runner('spark-a').run(cmd.perftestVersion())).stdout).toMatch(/^Version: \S+\n$/);
     expect(await lab.runner('spark-a').run(cmd.rebootAllowed())).toMatchObject({ stdout: '/usr/bin/systemctl reboot --no-block\n', exitCode: 0 });

@@ -51,7 +51,9 @@ describe('perftest output', () => {
     const lined = await lab.runner('spark-b').start(`stdbuf -oL ${SERVER} --run_infinitely`, { runDir: '/tmp/cq', name: 'b' });
     await clock.sleep(1_000);
     expect((await plain.output()).stdout).toBe('');
-    expect((await lined.output()).stdout).toBe(`${PEAK_WARNING}\n************************************\n* Waiting for client to connect... *\n************************************\n`);
+    expect((await lined.output()).stdout).toBe(
+      `${PEAK_WARNING}\n************************************\n* Waiting for client to connect... *\n************************************\n`,
+    );
     for (const p of [plain, lined]) await p.stop();
   });
 
@@ -90,7 +92,8 @@ describe('sim serve streams a running load (the row every ~5 s reaches an SSH cl
   it('an exec of ib_write_bw --run_infinitely writes its flushed rows as they come, not only when it ends', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cqstream'));
     const served = await serveSimLab({ scenario: 'good-qsfp56', speed: 20, dir: join(dir, 'keys') });
-    const ssh = (host: string, command: string) => spawn('/usr/bin/ssh', ['-F', served.files.config, '-o', 'BatchMode=yes', host, command], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const ssh = (host: string, command: string) =>
+      spawn('/usr/bin/ssh', ['-F', served.files.config, '-o', 'BatchMode=yes', host, command], { stdio: ['ignore', 'pipe', 'pipe'] });
     const procs: ReturnType<typeof ssh>[] = [];
     try {
       procs.push(ssh('spark-b', `${SERVER} --run_infinitely`));

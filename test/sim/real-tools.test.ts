@@ -26,7 +26,13 @@ function variant(base: string, change: (s: Json) => void): string {
 
 describe('simulated gpu_burn', () => {
   it('parses its command line the way gpu_burn-drv.cpp does', () => {
-    expect(parseGpuBurn(['gpu_burn', '-m', '16384', '-c', '/usr/local/share/gpu-burn/compare.ptx', '3660'])).toMatchObject({ useMb: 16384, kernel: '/usr/local/share/gpu-burn/compare.ptx', runLength: 3660, help: false, list: false });
+    expect(parseGpuBurn(['gpu_burn', '-m', '16384', '-c', '/usr/local/share/gpu-burn/compare.ptx', '3660'])).toMatchObject({
+      useMb: 16384,
+      kernel: '/usr/local/share/gpu-burn/compare.ptx',
+      runLength: 3660,
+      help: false,
+      list: false,
+    });
     expect(parseGpuBurn(['gpu_burn', '-m50%', '60'])).toMatchObject({ usePct: 50, useMb: null, runLength: 60, kernel: 'compare.ptx' });
     // The run length is read after the options: given first, the word after the options is taken (atoi of "16384").
     expect(parseGpuBurn(['gpu_burn', '60', '-m', '16384'])).toMatchObject({ runLength: 16384 });
@@ -42,7 +48,9 @@ describe('simulated gpu_burn', () => {
     const p = await lab.runner('spark-a').start('gpu_burn 600', { runDir: '/tmp/cablequal/run-1', name: 'gpu' });
     const r = await p.done;
     expect(r.exitCode).toBe(123); // ENOMEDIUM: "No clients are alive"
-    expect(r.stderr).toBe("Couldn't init a GPU test: Error in couldn't find compare kernel: compare.ptx (gpu_burn-drv.cpp:240): named symbol not found\nread[0] error 0\n\nNo clients are alive!  Aborting\n");
+    expect(r.stderr).toBe(
+      "Couldn't init a GPU test: Error in couldn't find compare kernel: compare.ptx (gpu_burn-drv.cpp:240): named symbol not found\nread[0] error 0\n\nNo clients are alive!  Aborting\n",
+    );
     expect(r.stdout.split('\n').slice(0, 2)).toEqual(['Using compare file: compare.ptx', 'Burning for 600 seconds.']);
     await clock.sleep(30_000);
     expect(lab.state('spark-a').gpuUtilPct).toBe(0);
@@ -55,7 +63,9 @@ describe('simulated gpu_burn', () => {
     await clock.sleep(30_000);
     expect(lab.state('spark-a').gpuUtilPct).toBeGreaterThan(90);
     expect(lab.state('spark-b').gpuUtilPct).toBeGreaterThan(90);
-    expect((await a.output()).stdout).toContain('(118950 MB available, using 16384 MB of it), using FLOATS\nResults are 268435456 bytes each, thus performing 62 iterations\n');
+    expect((await a.output()).stdout).toContain(
+      '(118950 MB available, using 16384 MB of it), using FLOATS\nResults are 268435456 bytes each, thus performing 62 iterations\n',
+    );
     expect((await b.output()).stdout).toContain('using 59475 MB of it');
     const c = await lab.runner('spark-b').start('cd /no/such/dir && gpu_burn 600', { runDir: '/tmp/cablequal/run-1', name: 'gpu2' });
     expect(await c.done).toMatchObject({ exitCode: 2, stderr: "sh: 1: cd: can't cd to /no/such/dir\n" });
@@ -75,7 +85,9 @@ describe('simulated gpu_burn', () => {
 describe('simulated ib_write_bw', () => {
   it('a server listens only once it has printed its banner: a client started at once is refused, as on a real node', async () => {
     const { lab, clock } = newLab('good-qsfp56');
-    const srv = await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 's' });
+    const srv = await lab
+      .runner('spark-b')
+      .start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 's' });
     expect((await srv.output()).stdout).not.toContain('Waiting for client');
     const early = await lab.runner('spark-a').run('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 -D 5 192.168.100.11');
     expect(early.exitCode).toBe(1);
@@ -88,10 +100,24 @@ describe('simulated ib_write_bw', () => {
 
   it('--run_infinitely: a unidirectional server prints no rows (it only waits for its client); with -b both ends print their own', async () => {
     const { lab, clock } = newLab('good-qsfp56');
-    const uni = await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'u' }), clock);
-    const bi = await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely', { runDir: '/tmp/cq', name: 'b' }), clock);
-    const c1 = await lab.runner('spark-a').start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'c1' });
-    const c2 = await lab.runner('spark-a').start('ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely 192.168.101.11', { runDir: '/tmp/cq', name: 'c2' });
+    const uni = await untilListening(
+      await lab
+        .runner('spark-b')
+        .start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 'u' }),
+      clock,
+    );
+    const bi = await untilListening(
+      await lab
+        .runner('spark-b')
+        .start('stdbuf -oL ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely', { runDir: '/tmp/cq', name: 'b' }),
+      clock,
+    );
+    const c1 = await lab
+      .runner('spark-a')
+      .start('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { runDir: '/tmp/cq', name: 'c1' });
+    const c2 = await lab
+      .runner('spark-a')
+      .start('ib_write_bw -d roceP2p1s0f1 -p 18516 -F --report_gbits -s 65536 -b --run_infinitely 192.168.101.11', { runDir: '/tmp/cq', name: 'c2' });
     await clock.sleep(30_000);
     const serverOut = (await uni.output()).stdout;
     expect(serverOut).toContain('Waiting for client to connect');
@@ -131,7 +157,7 @@ describe('simulated mpirun: each rank judged with its own environment against it
     expect(r.stdout).toMatch(/NCCL INFO NCCL_SOCKET_IFNAME set to enp1s0f1np1\n/);
   });
 
-  it('node A\'s names for both ranks (the old single-context line): node B finds no address on that interface, NCCL\'s bootstrap fails', async () => {
+  it("node A's names for both ranks (the old single-context line): node B finds no address on that interface, NCCL's bootstrap fails", async () => {
     const lab = createLab({ scenario: TRIANGLE(), clock: new VirtualClock() });
     const old = `mpirun -np 2 -H 192.168.100.10:1,192.168.100.11:1 --mca btl_tcp_if_include ${CAGE0[1]} -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=${CAGE0[0]} -x NCCL_SOCKET_IFNAME=${CAGE0[1]} all_reduce_perf -b 256M -e 1G -f 2 -g 1`;
     const r = await lab.runner('spark-a').run(old);
@@ -140,7 +166,7 @@ describe('simulated mpirun: each rank judged with its own environment against it
     expect(r.stderr).toMatch(/Test NCCL failure/);
   });
 
-  it('a rank naming the other cage\'s devices falls back to TCP sockets; one device of its own cage means one rail', async () => {
+  it("a rank naming the other cage's devices falls back to TCP sockets; one device of its own cage means one rail", async () => {
     const lab = createLab({ scenario: TRIANGLE(), clock: new VirtualClock() });
     const wrongHca = `mpirun --mca oob_tcp_if_include 192.168.100.0/24 ${RANK('192.168.100.10', ...CAGE0)} : ${RANK('192.168.100.11', CAGE0[0], CAGE1[1])}`;
     const socket = parseNccl((await lab.runner('spark-a').run(wrongHca)).stdout);
@@ -155,7 +181,9 @@ describe('simulated mpirun: each rank judged with its own environment against it
 
   it('an out-of-band include neither node has stops mpirun; a peer that wants a password stops its daemon', async () => {
     const lab = createLab({ scenario: TRIANGLE(), clock: new VirtualClock() });
-    const r = await lab.runner('spark-a').run(`mpirun --mca oob_tcp_if_include docker0 ${RANK('192.168.100.10', ...CAGE0)} : ${RANK('192.168.100.11', ...CAGE1)}`);
+    const r = await lab
+      .runner('spark-a')
+      .run(`mpirun --mca oob_tcp_if_include docker0 ${RANK('192.168.100.10', ...CAGE0)} : ${RANK('192.168.100.11', ...CAGE1)}`);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('None of the TCP networks specified to be included for out-of-band communications\ncould be found:\n\n  Value given: docker0\n');
     const locked = createLab({ scenario: variant('good-qsfp56', (s) => (s.nodes[1].sshFromPeer = 'needs-password')), clock: new VirtualClock() });
@@ -166,10 +194,13 @@ describe('simulated mpirun: each rank judged with its own environment against it
 });
 
 describe('simulated ssh between the nodes', () => {
-  it('answers BatchMode ssh as the peer\'s keys and host key allow', async () => {
+  it("answers BatchMode ssh as the peer's keys and host key allow", async () => {
     const ok = createLab({ scenario: 'good-qsfp56', clock: new VirtualClock() });
     expect(await ok.runner('spark-a').run(cmd.sshBatch('192.168.100.11'))).toMatchObject({ exitCode: 0, stderr: '' });
-    expect(await ok.runner('spark-a').run(cmd.sshBatch('192.168.100.99'))).toMatchObject({ exitCode: 255, stderr: 'ssh: connect to host 192.168.100.99 port 22: No route to host\n' });
+    expect(await ok.runner('spark-a').run(cmd.sshBatch('192.168.100.99'))).toMatchObject({
+      exitCode: 255,
+      stderr: 'ssh: connect to host 192.168.100.99 port 22: No route to host\n',
+    });
     const hk = createLab({ scenario: variant('good-qsfp56', (s) => (s.nodes[1].sshFromPeer = 'unknown-host-key')), clock: new VirtualClock() });
     expect(await hk.runner('spark-a').run(cmd.sshBatch('192.168.100.11'))).toMatchObject({ exitCode: 255, stderr: 'Host key verification failed.\n' });
   });

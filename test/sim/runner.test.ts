@@ -27,13 +27,19 @@ describe('SimRunner', () => {
 
   it('answers a batch script in one round trip, each item framed with its exit code', async () => {
     const { lab } = newLab('good-qsfp56');
-    const out = await lab.runner('spark-b').run(buildTickScript([
-      { id: 'ibdev', command: cmd.ibdev2netdev() },
-      { id: 'missing', command: 'nosuchtool' },
-      { id: 'ver', command: cmd.ethtoolVersion() },
-    ]));
+    const out = await lab.runner('spark-b').run(
+      buildTickScript([
+        { id: 'ibdev', command: cmd.ibdev2netdev() },
+        { id: 'missing', command: 'nosuchtool' },
+        { id: 'ver', command: cmd.ethtoolVersion() },
+      ]),
+    );
     const items = splitTickScriptOutput(out.stdout);
-    expect(items.map((i) => [i.id, i.exitCode])).toEqual([['ibdev', 0], ['missing', 127], ['ver', 0]]);
+    expect(items.map((i) => [i.id, i.exitCode])).toEqual([
+      ['ibdev', 0],
+      ['missing', 127],
+      ['ver', 0],
+    ]);
     expect(items[2]!.stdout).toBe('ethtool version 6.7\n');
     expect(items[1]!.stdout).toBe('sh: 1: nosuchtool: not found\n');
   });
@@ -49,7 +55,12 @@ describe('SimRunner', () => {
     const { lab, clock } = newLab('good-qsfp56');
     const procs = [...(await startLinkLoad(lab)), ...(await startGpuLoad(lab))];
     await clock.sleep(120_000);
-    expect(lab.processes('spark-a').map((p) => p.name).sort()).toEqual(['cli-0', 'cli-1', 'gpu-burn']);
+    expect(
+      lab
+        .processes('spark-a')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['cli-0', 'cli-1', 'gpu-burn']);
     expect(lab.state('spark-a').gpuUtilPct).toBeGreaterThan(90);
     for (const p of procs) await p.stop();
     for (const p of procs) await p.stop();
@@ -73,8 +84,15 @@ describe('SimRunner', () => {
 
   it('run() with a timeout stops a load that would run forever', async () => {
     const { lab, clock } = newLab('good-qsfp56');
-    await untilListening(await lab.runner('spark-b').start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' }), clock);
-    const res = await lab.runner('spark-a').run('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { timeoutMs: 12_000 });
+    await untilListening(
+      await lab
+        .runner('spark-b')
+        .start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely', { runDir: '/tmp/cq', name: 's' }),
+      clock,
+    );
+    const res = await lab
+      .runner('spark-a')
+      .run('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.11', { timeoutMs: 12_000 });
     expect(res.timedOut).toBe(true);
     expect(res.stdout.split('\n').filter((l) => l.startsWith(' 65536 '))).toHaveLength(2);
   });
@@ -184,7 +202,11 @@ describe('scenarios', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cq-sim-')), 'no-sudo.json');
     writeFileSync(file, JSON.stringify(spec));
     const lab = createLab({ scenario: file, clock: new VirtualClock() });
-    expect(await lab.runner('spark-a').run(cmd.ethtoolModule('enp1s0f1np1'))).toMatchObject({ stdout: '', stderr: 'sudo: a password is required\n', exitCode: 1 });
+    expect(await lab.runner('spark-a').run(cmd.ethtoolModule('enp1s0f1np1'))).toMatchObject({
+      stdout: '',
+      stderr: 'sudo: a password is required\n',
+      exitCode: 1,
+    });
     expect((await lab.runner('spark-b').run(cmd.ethtoolModule('enp1s0f1np1'))).exitCode).toBe(0);
   });
 

@@ -77,11 +77,17 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
 
   it('a preflight over real SSH against it is marked simulated: the nodes say so in their DMI strings', async () => {
     const out = join(dir, 'reports');
-    const r = await runCli(['preflight', '--nodes', 'spark-a,spark-b', '--ssh-config', lab.files.config, '--out', out, '--json'], { cwd: dir, env: { HOME: dir } });
+    const r = await runCli(['preflight', '--nodes', 'spark-a,spark-b', '--ssh-config', lab.files.config, '--out', out, '--json'], {
+      cwd: dir,
+      env: { HOME: dir },
+    });
     const res = JSON.parse(r.out) as { outcome: string; simulated: boolean; runDir: string };
     expect(res.outcome).toBe('PASS');
     expect(res.simulated).toBe(true);
-    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as { simulated: boolean; nodes: { simulated?: boolean; dmi?: { sysVendor: string } }[] };
+    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as {
+      simulated: boolean;
+      nodes: { simulated?: boolean; dmi?: { sysVendor: string } }[];
+    };
     expect(rec.simulated).toBe(true);
     expect(rec.nodes.map((n) => [n.simulated, n.dmi?.sysVendor])).toEqual([
       [true, SIMULATED_SYS_VENDOR],
@@ -94,7 +100,20 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
     const out = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
       execFile(
         SSH,
-        ['-F', '/dev/null', '-o', 'BatchMode=yes', '-p', String(n.port), '-i', lab.files.privateKey, '-o', `UserKnownHostsFile=${lab.files.knownHosts}`, `${n.user}@127.0.0.1`, 'ethtool -S enp1s0f1np1'],
+        [
+          '-F',
+          '/dev/null',
+          '-o',
+          'BatchMode=yes',
+          '-p',
+          String(n.port),
+          '-i',
+          lab.files.privateKey,
+          '-o',
+          `UserKnownHostsFile=${lab.files.knownHosts}`,
+          `${n.user}@127.0.0.1`,
+          'ethtool -S enp1s0f1np1',
+        ],
         (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
       ),
     );

@@ -27,7 +27,7 @@ function comparable(s: NodeSample): unknown {
   return JSON.parse(JSON.stringify(rest, (k, v) => (typeof v === 'bigint' ? v.toString() : /durationMs|roundTripMs|rttMs/.test(k) ? undefined : v)));
 }
 
-describe.skipIf(!sshdAvailable)('the sampler over real sshd + bash + the lab\'s tools on PATH', { timeout: 120_000 }, () => {
+describe.skipIf(!sshdAvailable)("the sampler over real sshd + bash + the lab's tools on PATH", { timeout: 120_000 }, () => {
   let lab: SimLab;
   let clock: VirtualClock;
   let tools: LabTools;

@@ -13,7 +13,6 @@ import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, StartOpti
 import { TransportError } from '../../src/transport/types.js';
 import { generateEd25519 } from '../../src/transport/ssh-keys.js';
 
-
 // A scripted runner: a few fixed commands, recognises batch scripts, native start()/stop() with recorded calls.
 class FakeRunner implements CommandRunner {
   readonly node = 'fake-a';
@@ -29,9 +28,7 @@ class FakeRunner implements CommandRunner {
     const batch = parseTickScript(command);
     if (batch) return res(formatTickScriptOutput(batch.map((b) => ({ id: b.id, ...this.one(b.command) }))));
     if (command === 'wait-for-signal') {
-      return new Promise((resolve) =>
-        opts.signal?.addEventListener('abort', () => resolve({ ...res(''), exitCode: null, signal: 'SIGKILL' }), { once: true }),
-      );
+      return new Promise((resolve) => opts.signal?.addEventListener('abort', () => resolve({ ...res(''), exitCode: null, signal: 'SIGKILL' }), { once: true }));
     }
     const o = this.one(command);
     return res(o.stdout, o.stderr, o.exitCode);

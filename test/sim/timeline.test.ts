@@ -118,8 +118,22 @@ describe('good cables', () => {
     expect(nccl.avgBusBandwidthGBs).toBeCloseTo(21.2, 0);
     const a = lab.runner('spark-a');
     const b = lab.runner('spark-b');
-    const srv = await Promise.all(RAILS.map(async (r, i) => untilListening(await b.start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30`, { runDir: '/tmp/cq', name: `bs${i}` }), clock)));
-    const cli = await Promise.all(RAILS.map((r, i) => a.start(`ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30 ${lab.scenario.nodes[1].railIps[i]}`, { runDir: '/tmp/cq', name: `bc${i}` })));
+    const srv = await Promise.all(
+      RAILS.map(async (r, i) =>
+        untilListening(
+          await b.start(`stdbuf -oL ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30`, { runDir: '/tmp/cq', name: `bs${i}` }),
+          clock,
+        ),
+      ),
+    );
+    const cli = await Promise.all(
+      RAILS.map((r, i) =>
+        a.start(`ib_write_bw -d ${r.device} -p ${18600 + i} -F --report_gbits -s 65536 -D 30 ${lab.scenario.nodes[1].railIps[i]}`, {
+          runDir: '/tmp/cq',
+          name: `bc${i}`,
+        }),
+      ),
+    );
     const rows = await Promise.all(cli.map(async (p) => parseIbWriteBw((await p.done).stdout).rows[0]!.bwAverageGbps));
     expect(rows[0]! + rows[1]!).toBeCloseTo(185.1, 0);
     await Promise.all(srv.map((p) => p.done));
@@ -208,7 +222,10 @@ describe('faulty cables and setups', () => {
     const result: Record<string, number> = {};
     for (const [i, n] of lab.nodes.entries()) {
       const r = lab.runner(n);
-      await untilListening(await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lbs' }), runnerClock(r));
+      await untilListening(
+        await r.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10', { runDir: '/tmp/cq', name: 'lbs' }),
+        runnerClock(r),
+      );
       const out = await r.run(`ib_write_bw -d rocep1s0f1 -p 18700 -F --report_gbits -s 65536 -D 10 ${lab.scenario.nodes[i]!.railIps[0]}`);
       result[n] = parseIbWriteBw(out.stdout).rows[0]!.bwAverageGbps;
     }
@@ -228,7 +245,13 @@ describe('faulty cables and setups', () => {
     const g = await startGpuLoad(lab, 600);
     await clock.sleep(300_000);
     expect(lab.processes('spark-a').map((p) => p.name)).toEqual(['gpu-burn']);
-    const smi = parseNvidiaSmi((await lab.runner('spark-a').run(cmd.nvidiaSmi())).stdout, ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw']);
+    const smi = parseNvidiaSmi((await lab.runner('spark-a').run(cmd.nvidiaSmi())).stdout, [
+      'index',
+      'name',
+      'utilization.gpu',
+      'temperature.gpu',
+      'power.draw',
+    ]);
     expect(smi.gpus[0]!['utilization.gpu']).toBeLessThan(10);
     expect(lab.state('spark-a').nicTempC).toBeLessThan(52);
     const r = await g[0]!.done;

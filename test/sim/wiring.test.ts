@@ -32,7 +32,10 @@ async function loopbackGbps(lab: ReturnType<typeof createLab>, node: string, rai
   const dev = rail === 0 ? 'rocep1s0f1' : 'roceP2p1s0f1';
   const ip = lab.scenario.nodes.find((n) => n.name === node)!.railIps[rail];
   const r = lab.runner(node);
-  await untilListening(await r.start(`stdbuf -oL ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10`, { runDir: '/tmp/cq', name: `lbs-${rail}` }), runnerClock(r));
+  await untilListening(
+    await r.start(`stdbuf -oL ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10`, { runDir: '/tmp/cq', name: `lbs-${rail}` }),
+    runnerClock(r),
+  );
   const out = await r.run(`ib_write_bw -d ${dev} -p ${port} -F --report_gbits -s 65536 -D 10 ${ip}`);
   return parseIbWriteBw(out.stdout).rows[0]!.bwAverageGbps;
 }
@@ -85,7 +88,9 @@ describe('scenario wiring', () => {
     const lab = createLab({ scenario: file, clock: new VirtualClock() });
     const up = async (node: string) => {
       const ids = parseNetIdentity((await lab.runner(node).run(cmd.netIdentity())).stdout);
-      return cagesFromLinks(parseIbdev2netdev((await lab.runner(node).run(cmd.ibdev2netdev())).stdout).links, ids).filter((c) => c.up).map((c) => c.index);
+      return cagesFromLinks(parseIbdev2netdev((await lab.runner(node).run(cmd.ibdev2netdev())).stdout).links, ids)
+        .filter((c) => c.up)
+        .map((c) => c.index);
     };
     expect(await up('spark-a')).toEqual([0]);
     expect(await up('spark-b')).toEqual([1]);
@@ -94,11 +99,17 @@ describe('scenario wiring', () => {
     // ib_write_bw from spark-a's cage 0 device to spark-b's cage 1 device crosses the cable.
     const a = lab.runner('spark-a');
     const b = lab.runner('spark-b');
-    await untilListening(await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18800 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv' }), runnerClock(b));
+    await untilListening(
+      await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18800 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv' }),
+      runnerClock(b),
+    );
     const ok = await a.run('ib_write_bw -d rocep1s0f0 -p 18800 -F --report_gbits -s 65536 -D 5 192.168.100.11');
     expect(parseIbWriteBw(ok.stdout).rows[0]!.bwAverageGbps).toBeGreaterThan(80);
     // From the uncabled cage nothing connects.
-    await untilListening(await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv2' }), runnerClock(b));
+    await untilListening(
+      await b.start('stdbuf -oL ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5', { runDir: '/tmp/cq', name: 'srv2' }),
+      runnerClock(b),
+    );
     expect((await a.run('ib_write_bw -d rocep1s0f1 -p 18801 -F --report_gbits -s 65536 -D 5 192.168.100.11')).exitCode).toBe(1);
   });
 
@@ -116,20 +127,30 @@ describe('scenario wiring', () => {
 
   it('interface names that differ from the defaults: the run finds the cabled cage from the node (ports, PCI functions), never from the names', async () => {
     const renamed = [
-      [{ netdev: 'cx7p0a', rdmaDevice: 'mlx5_0' }, { netdev: 'cx7p0b', rdmaDevice: 'mlx5_2' }],
-      [{ netdev: 'cx7p1a', rdmaDevice: 'mlx5_1' }, { netdev: 'cx7p1b', rdmaDevice: 'mlx5_3' }],
+      [
+        { netdev: 'cx7p0a', rdmaDevice: 'mlx5_0' },
+        { netdev: 'cx7p0b', rdmaDevice: 'mlx5_2' },
+      ],
+      [
+        { netdev: 'cx7p1a', rdmaDevice: 'mlx5_1' },
+        { netdev: 'cx7p1b', rdmaDevice: 'mlx5_3' },
+      ],
     ];
     const file = variant('good-qsfp56', (s) => {
       s['name'] = 'renamed-interfaces';
       (s['nodes'] as Json[])[1]!['interfaces'] = renamed;
     });
     const lab = createLab({ scenario: file, clock: new VirtualClock() });
-    expect((await lab.runner('spark-b').run(cmd.ibdev2netdev())).stdout).toBe('mlx5_0 port 1 ==> cx7p0a (Down)\nmlx5_1 port 1 ==> cx7p1a (Up)\nmlx5_2 port 1 ==> cx7p0b (Down)\nmlx5_3 port 1 ==> cx7p1b (Up)\n');
+    expect((await lab.runner('spark-b').run(cmd.ibdev2netdev())).stdout).toBe(
+      'mlx5_0 port 1 ==> cx7p0a (Down)\nmlx5_1 port 1 ==> cx7p1a (Up)\nmlx5_2 port 1 ==> cx7p0b (Down)\nmlx5_3 port 1 ==> cx7p1b (Up)\n',
+    );
     const out = mkdtempSync(join(tmpdir(), 'cq-names-'));
     const r = await runCli(['run', '--sim', file, '--protocol', 'quick', '--out', out, '--json']);
     const res = JSON.parse(r.out) as { outcome: string; runDir: string; reasons: unknown[] };
     expect(res.outcome, JSON.stringify(res.reasons)).toBe('PASS');
-    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as { nodes: { name: string; cage: { index: number; rails: { netdev: string; rdmaDevice: string; pci: string }[] } }[] };
+    const rec = JSON.parse(readFileSync(join(res.runDir, 'record.json'), 'utf8')) as {
+      nodes: { name: string; cage: { index: number; rails: { netdev: string; rdmaDevice: string; pci: string }[] } }[];
+    };
     expect(rec.nodes.map((n) => [n.name, n.cage.index, n.cage.rails.map((x) => `${x.netdev}/${x.rdmaDevice}@${x.pci}`)])).toEqual([
       ['spark-a', 1, ['enp1s0f1np1/rocep1s0f1@0000:01:00.1', 'enP2p1s0f1np1/roceP2p1s0f1@0002:01:00.1']],
       ['spark-b', 1, ['cx7p1a/mlx5_1@0000:01:00.1', 'cx7p1b/mlx5_3@0002:01:00.1']],
@@ -144,11 +165,47 @@ describe('scenario wiring', () => {
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-z': [] }))).toThrow(/lanesByReceiver.spark-z: no such node/);
     expect(bad((s) => (s['lanesByReceiver'] = { 'spark-a': [[[40, 0]]] }))).toThrow(/must hold 4 rate curves/);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'b' }]]))).toThrow(/interfaces must be/);
-    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'x' }, { netdev: 'a', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/distinct/);
-    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a;reboot', rdmaDevice: 'x' }, { netdev: 'b', rdmaDevice: 'y' }], [{ netdev: 'c', rdmaDevice: 'z' }, { netdev: 'd', rdmaDevice: 'w' }]]))).toThrow(/not an interface name/);
+    expect(
+      bad(
+        (s) =>
+          ((s['nodes'] as Json[])[0]!['interfaces'] = [
+            [
+              { netdev: 'a', rdmaDevice: 'x' },
+              { netdev: 'a', rdmaDevice: 'y' },
+            ],
+            [
+              { netdev: 'c', rdmaDevice: 'z' },
+              { netdev: 'd', rdmaDevice: 'w' },
+            ],
+          ]),
+      ),
+    ).toThrow(/distinct/);
+    expect(
+      bad(
+        (s) =>
+          ((s['nodes'] as Json[])[0]!['interfaces'] = [
+            [
+              { netdev: 'a;reboot', rdmaDevice: 'x' },
+              { netdev: 'b', rdmaDevice: 'y' },
+            ],
+            [
+              { netdev: 'c', rdmaDevice: 'z' },
+              { netdev: 'd', rdmaDevice: 'w' },
+            ],
+          ]),
+      ),
+    ).toThrow(/not an interface name/);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['speedMbps'] = 50000))).toThrow(/speedMbps must be 100000 or 200000/);
     expect(bad((s) => (s['burstBits'] = [[1e-4, 0.5]]))).toThrow(/burstBits must be a list of \[pre-FEC BER/);
-    expect(bad((s) => (s['burstBits'] = [[1e-4, 8], [1e-6, 2]]))).toThrow(/burstBits.*increasing/);
+    expect(
+      bad(
+        (s) =>
+          (s['burstBits'] = [
+            [1e-4, 8],
+            [1e-6, 2],
+          ]),
+      ),
+    ).toThrow(/burstBits.*increasing/);
     expect(bad((s) => (s['burstBits'] = 8))).toThrow(/burstBits/);
   });
 });

@@ -47,7 +47,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-async function listed(url: string): Promise<{ api: { total: number; runs: { runId: string; outcome: string; serial: string; partNumber: string; vendor: string; startedAt: string; simulated: boolean }[] }; pageRows: string[] }> {
+async function listed(url: string): Promise<{
+  api: { total: number; runs: { runId: string; outcome: string; serial: string; partNumber: string; vendor: string; startedAt: string; simulated: boolean }[] };
+  pageRows: string[];
+}> {
   const api = (await (await fetch(`${url}api/runs`)).json()) as Awaited<ReturnType<typeof listed>>['api'];
   const page = await (await fetch(url)).text();
   return { api, pageRows: [...page.matchAll(/<tr data-run="([^"]+)"/g)].map((m) => m[1]!) };

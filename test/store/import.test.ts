@@ -26,7 +26,9 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 async function rows(out: string) {
   const store = await openStore(chooseStore({ out }));
   try {
-    return await store.db.all<{ run_id: string; outcome: string; state: string; certificate_file: string | null; certificate_sha256: string | null }>('SELECT run_id, outcome, state, certificate_file, certificate_sha256 FROM runs ORDER BY run_id');
+    return await store.db.all<{ run_id: string; outcome: string; state: string; certificate_file: string | null; certificate_sha256: string | null }>(
+      'SELECT run_id, outcome, state, certificate_file, certificate_sha256 FROM runs ORDER BY run_id',
+    );
   } finally {
     await store.close();
   }
@@ -40,7 +42,9 @@ describe('cablequal db import', () => {
     expect(first.out).toMatch(/^2 run directories: 2 added, 0 updated, 0 unchanged/m);
     const before = await rows(join(root, 'store1'));
     expect(before.map((r) => r.outcome).sort()).toEqual(runs.map((r) => r.outcome).sort());
-    expect(before.every((r) => r.state === 'finished' && r.certificate_file === 'certificate.html' && /^[0-9a-f]{64}$/.test(r.certificate_sha256 ?? ''))).toBe(true);
+    expect(before.every((r) => r.state === 'finished' && r.certificate_file === 'certificate.html' && /^[0-9a-f]{64}$/.test(r.certificate_sha256 ?? ''))).toBe(
+      true,
+    );
     const second = await runCli(['db', 'import', 'made', '--out', 'store1'], { cwd: root, env });
     expect(second.out).toMatch(/^2 run directories: 0 added, 0 updated, 2 unchanged/m);
     expect(await rows(join(root, 'store1'))).toEqual(before);
@@ -97,13 +101,18 @@ describe('cablequal db import', () => {
 });
 
 describe('the store never fails a run', () => {
-  it('run --db on an unreachable server: one warning, the run\'s own verdict and exit code, its record on disk', async () => {
-    const r = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', 'nostore', '--db', 'postgres://lab:pw@127.0.0.1:1/x', '--json'], { cwd: root, env });
+  it("run --db on an unreachable server: one warning, the run's own verdict and exit code, its record on disk", async () => {
+    const r = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', 'nostore', '--db', 'postgres://lab:pw@127.0.0.1:1/x', '--json'], {
+      cwd: root,
+      env,
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ outcome: 'PASS' });
     const warnings = r.err.split('\n').filter((l) => l.includes('results store'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/^cablequal: warning: results store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x: .*runs go on without the store \(`cablequal db import` adds them later\)$/);
+    expect(warnings[0]).toMatch(
+      /^cablequal: warning: results store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x: .*runs go on without the store \(`cablequal db import` adds them later\)$/,
+    );
     const imported = await runCli(['db', 'import', 'nostore', '--out', 'nostore'], { cwd: root, env });
     expect(imported.out).toMatch(/^1 run directory: 1 added/m);
     // `compare reports/*` as a shell expands it names the store's file too: passed over, not an error.

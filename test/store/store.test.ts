@@ -58,7 +58,13 @@ for (const engine of engines) {
 
     it('a record becomes a run, its cable, part, procedure and station, with the headline figures', async () => {
       const rec = failingCloneRecord();
-      expect(await store.runFinished(rec, { runDir: '/r/clone', controller: 'ctl-1', certificate: { file: 'certificate.html', sha256: 'ab'.repeat(32), signer: null } })).toBe('inserted');
+      expect(
+        await store.runFinished(rec, {
+          runDir: '/r/clone',
+          controller: 'ctl-1',
+          certificate: { file: 'certificate.html', sha256: 'ab'.repeat(32), signer: null },
+        }),
+      ).toBe('inserted');
       const [row] = await store.db.all<Record<string, unknown>>('SELECT * FROM runs WHERE run_id = ?', [rec.runId]);
       expect(row).toMatchObject({
         outcome: 'FAIL',
@@ -75,12 +81,16 @@ for (const engine of engines) {
       expect(row!['fec_margin_decades']).toBeCloseTo(rec.analysis!.fecMarginDecades!, 9);
       const worst = Math.max(...rec.analysis!.perNodePhase.flatMap((p) => p.laneStats.map((l) => l.ber)));
       expect(row!['worst_lane_ber']).toBeCloseTo(worst, 15);
-      const [details] = await store.db.all<{ reasons: string; measurements: string }>('SELECT reasons, measurements FROM run_details WHERE run_id = ?', [rec.runId]);
+      const [details] = await store.db.all<{ reasons: string; measurements: string }>('SELECT reasons, measurements FROM run_details WHERE run_id = ?', [
+        rec.runId,
+      ]);
       expect(JSON.parse(details!.reasons)).toEqual(rec.reasons);
       expect(JSON.parse(details!.measurements)).toEqual(rec.measurements);
       const cable = await store.db.all('SELECT serial, part_number, vendor, date_code FROM cables WHERE serial = ?', ['GEN-CLONE-0042']);
       expect(cable).toEqual([{ serial: 'GEN-CLONE-0042', part_number: 'ONT-DAC-QS56-0.5', vendor: 'OEM <clone> & "co"', date_code: '240611' }]);
-      expect(await store.db.all('SELECT node_a, node_b, controller FROM stations')).toEqual([{ node_a: 'spark-a.lab', node_b: 'spark-b.lab', controller: 'ctl-1' }]);
+      expect(await store.db.all('SELECT node_a, node_b, controller FROM stations')).toEqual([
+        { node_a: 'spark-a.lab', node_b: 'spark-b.lab', controller: 'ctl-1' },
+      ]);
     });
 
     it('writing the same record twice changes nothing; a changed record updates its row, keeping the first controller', async () => {
@@ -99,31 +109,64 @@ for (const engine of engines) {
     it('a run that could not identify its cable is kept with no cable row', async () => {
       const rec = errorRecord();
       await store.runFinished(rec, { runDir: null, controller: null });
-      const [row] = await store.db.all<{ outcome: string; cable_serial: string | null }>('SELECT outcome, cable_serial FROM runs WHERE run_id = ?', [rec.runId]);
+      const [row] = await store.db.all<{ outcome: string; cable_serial: string | null }>('SELECT outcome, cable_serial FROM runs WHERE run_id = ?', [
+        rec.runId,
+      ]);
       expect(row).toEqual({ outcome: 'ERROR', cable_serial: null });
     });
 
     it('a live run: started row, the newest status wins, the finished record removes the live row', async () => {
       const rec = { ...passRecord(), runId: 'live-0001' };
-      await store.runStarted({ runId: rec.runId, label: 'box-1', startedAt: rec.startedAt, simulated: true, scenario: null, protocol: { ...rec.protocol, regression: { tempC: 5 } }, nodes: [{ name: 'spark-a', host: 'spark-a' }, { name: 'spark-b', host: 'spark-b' }], controller: 'ctl-1', runDir: '/r/live' });
+      await store.runStarted({
+        runId: rec.runId,
+        label: 'box-1',
+        startedAt: rec.startedAt,
+        simulated: true,
+        scenario: null,
+        protocol: { ...rec.protocol, regression: { tempC: 5 } },
+        nodes: [
+          { name: 'spark-a', host: 'spark-a' },
+          { name: 'spark-b', host: 'spark-b' },
+        ],
+        controller: 'ctl-1',
+        runDir: '/r/live',
+      });
       await store.runLive(rec.runId, 2, '2026-01-01T00:00:02.000Z', { phase: 'soak-idle', elapsedS: 120, remainingS: 480 });
       await store.runLive(rec.runId, 1, '2026-01-01T00:00:01.000Z', { phase: 'nccl', elapsedS: 60, remainingS: null });
       const [running] = await store.db.all<{ state: string; outcome: string | null }>('SELECT state, outcome FROM runs WHERE run_id = ?', [rec.runId]);
       expect(running).toEqual({ state: 'running', outcome: null });
-      const [live] = await store.db.all<{ phase: string; elapsed_s: number; remaining_s: number }>('SELECT phase, elapsed_s, remaining_s FROM live WHERE run_id = ?', [rec.runId]);
+      const [live] = await store.db.all<{ phase: string; elapsed_s: number; remaining_s: number }>(
+        'SELECT phase, elapsed_s, remaining_s FROM live WHERE run_id = ?',
+        [rec.runId],
+      );
       expect(live).toEqual({ phase: 'soak-idle', elapsed_s: 120, remaining_s: 480 });
       const [proc] = await store.db.all<{ regression: string }>('SELECT regression FROM procedures WHERE sha256 = ?', [rec.protocol.sha256]);
       expect(JSON.parse(proc!.regression)).toEqual({ tempC: 5 });
       await store.runFinished(rec, { runDir: '/r/live', controller: 'ctl-1' });
       expect(await store.db.all('SELECT run_id FROM live WHERE run_id = ?', [rec.runId])).toEqual([]);
-      const [done] = await store.db.all<{ state: string; outcome: string; label: string | null }>('SELECT state, outcome, label FROM runs WHERE run_id = ?', [rec.runId]);
+      const [done] = await store.db.all<{ state: string; outcome: string; label: string | null }>('SELECT state, outcome, label FROM runs WHERE run_id = ?', [
+        rec.runId,
+      ]);
       expect(done).toEqual({ state: 'finished', outcome: 'PASS', label: rec.label });
     });
 
     it('a run that never got a journal is removed; a finished run is never removed that way', async () => {
-      const nodes = [{ name: 'a', host: 'a' }, { name: 'b', host: 'b' }];
+      const nodes = [
+        { name: 'a', host: 'a' },
+        { name: 'b', host: 'b' },
+      ];
       const protocol = { name: 'quick', sha256: 'd'.repeat(64), file: 'protocols/quick.json' };
-      await store.runStarted({ runId: 'gone-0001', label: null, startedAt: '2026-01-01T00:00:00.000Z', simulated: false, scenario: null, protocol, nodes, controller: 'ctl-1', runDir: null });
+      await store.runStarted({
+        runId: 'gone-0001',
+        label: null,
+        startedAt: '2026-01-01T00:00:00.000Z',
+        simulated: false,
+        scenario: null,
+        protocol,
+        nodes,
+        controller: 'ctl-1',
+        runDir: null,
+      });
       await store.runLive('gone-0001', 1, '2026-01-01T00:00:01.000Z', { phase: 'preflight', elapsedS: 1, remainingS: null });
       await store.runAbandoned('gone-0001');
       await store.runAbandoned(passRecord().runId);

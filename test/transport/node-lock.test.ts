@@ -41,7 +41,9 @@ describe('per-node lock', { timeout: 60_000 }, () => {
     expect(readFileSync(join(root, 'lock', 'owner'), 'utf8')).toBe('run=run-1\nlabel=cable SN123\nhost=ctl\npid=42\nstarted=2026-01-02T00:00:00.000Z\n');
     const err = await acquireLock(runner, { runId: 'run-2', label: 'other', root }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
-    expect((err as Error).message).toMatch(/^spark-t: node is locked by run run-1 "cable SN123" from ctl pid 42, started 2026-01-02T00:00:00.000Z; last heartbeat \d+ s ago, 0 process\(es\) of that run alive/);
+    expect((err as Error).message).toMatch(
+      /^spark-t: node is locked by run run-1 "cable SN123" from ctl pid 42, started 2026-01-02T00:00:00.000Z; last heartbeat \d+ s ago, 0 process\(es\) of that run alive/,
+    );
     await lock.heartbeat();
     await lock.release();
     expect(existsSync(join(root, 'lock'))).toBe(false);
@@ -112,7 +114,9 @@ describe('per-node lock', { timeout: 60_000 }, () => {
       liveProcesses: 2,
     });
     expect(parseAcquireReply('permission denied')).toBeNull();
-    expect(buildAcquire('/tmp/cablequal', { run: 'r', label: 'l', host: 'h', pid: 1, started: '2026-01-01T00:00:00.000Z' })).toContain('mkdir /tmp/cablequal/lock');
+    expect(buildAcquire('/tmp/cablequal', { run: 'r', label: 'l', host: 'h', pid: 1, started: '2026-01-01T00:00:00.000Z' })).toContain(
+      'mkdir /tmp/cablequal/lock',
+    );
   });
 });
 

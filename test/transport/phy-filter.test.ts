@@ -105,7 +105,9 @@ describe('the persistent *_phy filter (cmd.ethtoolStatsPhy)', () => {
     expect((await shell.run(cmd.ethtoolStatsPhy(A))).stdout).toBe(expected);
     // The filter is the shell's only perl child.
     const pid = (await shell.run('echo $$')).stdout.trim();
-    const filter = execFileSync('sh', ['-c', `pgrep -P ${pid} perl || true`]).toString().trim();
+    const filter = execFileSync('sh', ['-c', `pgrep -P ${pid} perl || true`])
+      .toString()
+      .trim();
     expect(filter).toMatch(/^\d+$/);
     process.kill(Number(filter), 'SIGKILL');
     await expect(shell.run(cmd.ethtoolStatsPhy(A))).rejects.toThrow(/shell session closed/);
@@ -113,7 +115,11 @@ describe('the persistent *_phy filter (cmd.ethtoolStatsPhy)', () => {
     const next = await r.openShell();
     expect((await next.run(cmd.ethtoolStatsPhy(A))).stdout).toBe(expected);
     const pid2 = (await next.run('echo $$')).stdout.trim();
-    expect(execFileSync('sh', ['-c', `pgrep -P ${pid2} perl || true`]).toString().trim()).toMatch(/^\d+$/);
+    expect(
+      execFileSync('sh', ['-c', `pgrep -P ${pid2} perl || true`])
+        .toString()
+        .trim(),
+    ).toMatch(/^\d+$/);
     await next.close();
   });
 

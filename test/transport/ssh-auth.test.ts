@@ -32,7 +32,10 @@ describe('sudo refusal', () => {
   const result = (stderr: string) => ({ command: 'sudo -n ethtool -m enp1s0f1np1', stdout: '', stderr, exitCode: 1, signal: null, durationMs: 3 });
 
   it('names the command and gives the sudoers line to add', () => {
-    for (const msg of ['sudo: a password is required\n', 'sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper\n']) {
+    for (const msg of [
+      'sudo: a password is required\n',
+      'sudo: a terminal is required to read the password; either use the -S option to read from standard input or configure an askpass helper\n',
+    ]) {
       const e = (() => {
         try {
           checkSudo('spark-a', 'nvidia', result(msg));

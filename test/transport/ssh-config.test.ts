@@ -119,7 +119,10 @@ function memReader(files: Record<string, Array<[path: string, text: string]>>) {
 describe('Include', () => {
   it('relative paths are under ~/.ssh, ~ is the home directory, absolute paths stay; several paths per line', () => {
     const r = memReader({});
-    parseSshConfig('Include config.d/* ~/lab/ssh.conf /etc/ssh/ssh_config.d/*.conf\nInclude "with space"\n', { file: '/home/op/.ssh/config', include: r.include });
+    parseSshConfig('Include config.d/* ~/lab/ssh.conf /etc/ssh/ssh_config.d/*.conf\nInclude "with space"\n', {
+      file: '/home/op/.ssh/config',
+      include: r.include,
+    });
     expect(r.asked).toEqual(['/home/op/.ssh/config.d/*', '/home/op/lab/ssh.conf', '/etc/ssh/ssh_config.d/*.conf', '/home/op/.ssh/with space']);
   });
 
@@ -182,7 +185,9 @@ describe('Include', () => {
     const e = parseErrorOf(() => parseSshConfig('Include f1\n', { file: '/home/op/.ssh/config', include: chain(17).include }));
     expect(e.kind).toBe('ssh_config /home/op/.ssh/f16');
     expect(e.line).toBe(1);
-    expect(e.reason).toMatch(/^Include nested more than 16 levels deep .* through \/home\/op\/\.ssh\/config, \/home\/op\/\.ssh\/f1, .*\/home\/op\/\.ssh\/f17: /);
+    expect(e.reason).toMatch(
+      /^Include nested more than 16 levels deep .* through \/home\/op\/\.ssh\/config, \/home\/op\/\.ssh\/f1, .*\/home\/op\/\.ssh\/f17: /,
+    );
   });
 
   it('a file that includes itself stops at the limit with an error naming it', () => {
@@ -195,15 +200,25 @@ describe('Include', () => {
   });
 
   it('errors in an included file name that file and line, also those found when resolving', () => {
-    const r = memReader({ '/home/op/.ssh/bad': [['/home/op/.ssh/bad', 'Host x\n  IdentityFile "unclosed\n']], '/home/op/.ssh/num': [['/home/op/.ssh/num', '# c\nPort abc\n']] });
+    const r = memReader({
+      '/home/op/.ssh/bad': [['/home/op/.ssh/bad', 'Host x\n  IdentityFile "unclosed\n']],
+      '/home/op/.ssh/num': [['/home/op/.ssh/num', '# c\nPort abc\n']],
+    });
     expect(() => parseSshConfig('Include bad\n', { include: r.include })).toThrow('ssh_config /home/op/.ssh/bad: line 2: unbalanced quote');
     const c = parseSshConfig('Include num\n', { include: r.include });
     expect(() => resolveHost(c, 'x', env)).toThrow('ssh_config /home/op/.ssh/num: line 2: port must be a whole number, got abc');
   });
 
   it('a reader failure becomes a ParseError at the Include line; ~user paths are refused', () => {
-    const include = { homeDir: '/home/op', read: () => { throw new Error('cannot read /home/op/.ssh/secret: EACCES'); } };
-    expect(parseErrorOf(() => parseSshConfig('\nInclude secret\n', { file: '/c', include })).message).toBe('ssh_config /c: line 2: Include secret: cannot read /home/op/.ssh/secret: EACCES');
+    const include = {
+      homeDir: '/home/op',
+      read: () => {
+        throw new Error('cannot read /home/op/.ssh/secret: EACCES');
+      },
+    };
+    expect(parseErrorOf(() => parseSshConfig('\nInclude secret\n', { file: '/c', include })).message).toBe(
+      'ssh_config /c: line 2: Include secret: cannot read /home/op/.ssh/secret: EACCES',
+    );
     expect(parseErrorOf(() => parseSshConfig('Include ~bob/x\n', { include: memReader({}).include })).reason).toMatch(/~user paths are not supported/);
   });
 });
@@ -217,7 +232,8 @@ describe('Match', () => {
   });
 
   it('host sees the HostName so far (with %h), originalhost the name typed', () => {
-    const text = 'Host spark-?\n  HostName %h.lab.example\nMatch host *.lab.example\n  User labuser\nMatch originalhost spark-a\n  Port 2201\nMatch host spark-a\n  Port 2999\n';
+    const text =
+      'Host spark-?\n  HostName %h.lab.example\nMatch host *.lab.example\n  User labuser\nMatch originalhost spark-a\n  Port 2201\nMatch host spark-a\n  Port 2999\n';
     expect(at(text, 'spark-a')).toMatchObject({ user: 'labuser', port: 2201 });
     expect(at(text, 'SPARK-B')).toMatchObject({ user: 'labuser', port: 22 }); // host names compare case-insensitively
     expect(at(text, 'other')).toMatchObject({ user: 'op', port: 22 });

@@ -95,7 +95,9 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     const bad = join(sshd.dir, 'kh-bad');
     const other = readFileSync(`${sshd.clientKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' '); // a different ed25519 key
     writeFileSync(bad, `# first line\n[127.0.0.1]:${sshd.port} ${other}\n`);
-    const err = await make({ knownHostsPath: bad, acceptNewHostKeys: true }).run('true').catch((e: unknown) => e);
+    const err = await make({ knownHostsPath: bad, acceptNewHostKeys: true })
+      .run('true')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     const msg = (err as Error).message;
     expect(msg).toContain('REMOTE HOST IDENTIFICATION HAS CHANGED');
@@ -141,23 +143,28 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect((await r.run('echo via-config')).stdout).toBe('via-config\n');
     const w = new SshRunner({ node: 'lab-wrongkey', ...base, localUser: sshd.user });
     runners.push(w);
-    await expect(w.run('true')).rejects.toThrow(new RegExp(`authentication as ${sshd.user}@127.0.0.1:${sshd.port} failed \\(tried ${sshd.dir}/host_ed25519\\)`));
+    await expect(w.run('true')).rejects.toThrow(
+      new RegExp(`authentication as ${sshd.user}@127.0.0.1:${sshd.port} failed \\(tried ${sshd.dir}/host_ed25519\\)`),
+    );
   });
 
-  it.skipIf(missingProgram('/usr/bin/ssh-agent', 'the ssh-agent authentication test', 'openssh-client'))('authenticates through ssh-agent (SSH_AUTH_SOCK) with no identity file', async () => {
-    const sock = join(sshd.dir, 'agent.sock');
-    const agent = spawn('/usr/bin/ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
-    try {
-      for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((res) => setTimeout(res, 20));
-      execFileSync('/usr/bin/ssh-add', ['-q', sshd.clientKey], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
-      const r = make({ agentSock: sock, identityFiles: [] });
-      expect((await r.run('echo via-agent')).stdout).toBe('via-agent\n');
-      const none = make({ agentSock: null, identityFiles: [] });
-      await expect(none.run('true')).rejects.toThrow(/failed \(tried no identity files\)/);
-    } finally {
-      agent.kill('SIGTERM');
-    }
-  });
+  it.skipIf(missingProgram('/usr/bin/ssh-agent', 'the ssh-agent authentication test', 'openssh-client'))(
+    'authenticates through ssh-agent (SSH_AUTH_SOCK) with no identity file',
+    async () => {
+      const sock = join(sshd.dir, 'agent.sock');
+      const agent = spawn('/usr/bin/ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
+      try {
+        for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((res) => setTimeout(res, 20));
+        execFileSync('/usr/bin/ssh-add', ['-q', sshd.clientKey], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
+        const r = make({ agentSock: sock, identityFiles: [] });
+        expect((await r.run('echo via-agent')).stdout).toBe('via-agent\n');
+        const none = make({ agentSock: null, identityFiles: [] });
+        await expect(none.run('true')).rejects.toThrow(/failed \(tried no identity files\)/);
+      } finally {
+        agent.kill('SIGTERM');
+      }
+    },
+  );
 
   it('openShell: one shell, framed stdout/stderr/exit code per command, stdin cannot eat the next command', async () => {
     const sh = await make().openShell();
@@ -168,7 +175,12 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect((await sh.run('echo $X $$')).stdout).toMatch(/^kept \d+\n$/); // same shell process
     const pid1 = (await sh.run('echo $$')).stdout;
     expect((await sh.run('echo $$')).stdout).toBe(pid1);
-    const batch = await sh.run(buildTickScript([{ id: 'a', command: 'echo A' }, { id: 'b', command: 'echo B >&2; (exit 3)' }]));
+    const batch = await sh.run(
+      buildTickScript([
+        { id: 'a', command: 'echo A' },
+        { id: 'b', command: 'echo B >&2; (exit 3)' },
+      ]),
+    );
     expect(splitTickScriptOutput(batch.stdout)).toEqual([
       { id: 'a', stdout: 'A\n', exitCode: 0 },
       { id: 'b', stdout: 'B\n', exitCode: 3 },
@@ -270,7 +282,6 @@ describe.skipIf(!sshdAvailable)('SshRunner against OpenSSH sshd', { timeout: 120
     expect(cleaned).toEqual([{ runId: 'run-old', name: 'gen', pid: p.pid, runDir: `${root}/run-old`, outcome: 'terminated' }]);
     expect(isAlive(p.pid!)).toBe(false);
   });
-
 });
 
 describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout: 120_000 }, () => {
@@ -283,14 +294,14 @@ describe.skipIf(!sshdAvailable)('SshRunner when the node stays away', { timeout:
       keepaliveIntervalMs: 1000,
     });
     try {
-    expect((await r.run('echo before')).stdout).toBe('before\n');
-    sshd.dropSessions();
-    await new Promise((res) => setTimeout(res, 150));
-    expect((await r.run('echo after')).stdout).toBe('after\n');
-    expect(gaps).toHaveLength(1);
-    expect(gaps[0]!.node).toBe('test-node');
-    expect(gaps[0]!.toMs).toBeGreaterThanOrEqual(gaps[0]!.fromMs);
-    expect(typeof gaps[0]!.reason).toBe('string');
+      expect((await r.run('echo before')).stdout).toBe('before\n');
+      sshd.dropSessions();
+      await new Promise((res) => setTimeout(res, 150));
+      expect((await r.run('echo after')).stdout).toBe('after\n');
+      expect(gaps).toHaveLength(1);
+      expect(gaps[0]!.node).toBe('test-node');
+      expect(gaps[0]!.toMs).toBeGreaterThanOrEqual(gaps[0]!.fromMs);
+      expect(typeof gaps[0]!.reason).toBe('string');
     } finally {
       await r.close();
       await sshd.stop();

@@ -49,7 +49,18 @@ describe('hosts that accept TCP but do not speak SSH', { timeout: 60_000 }, () =
     const onStray = (e: unknown) => stray.push(e);
     process.on('uncaughtException', onStray);
     try {
-      const r = new SshRunner({ node: 'quiet', host: '127.0.0.1', port, user: 'x', homeDir: dir, configPath: null, agentSock: null, identityFiles: [], connectTimeoutMs: 700, reconnect: { enabled: false } });
+      const r = new SshRunner({
+        node: 'quiet',
+        host: '127.0.0.1',
+        port,
+        user: 'x',
+        homeDir: dir,
+        configPath: null,
+        agentSock: null,
+        identityFiles: [],
+        connectTimeoutMs: 700,
+        reconnect: { enabled: false },
+      });
       const err = await r.connect().then(
         () => null,
         (e: unknown) => e,
@@ -79,9 +90,16 @@ describe('hosts that accept TCP but do not speak SSH', { timeout: 60_000 }, () =
 
   it('the real CLI: `run` against both ends ERROR [transport] with its run report written, exit 3, no crash', () => {
     const cfg = join(dir, 'ssh_config');
-    writeFileSync(cfg, `Host sa\n  HostName 127.0.0.1\n  Port ${silent.port}\n  ConnectTimeout 1\nHost sb\n  HostName 127.0.0.1\n  Port ${garbage.port}\n  ConnectTimeout 1\n`);
+    writeFileSync(
+      cfg,
+      `Host sa\n  HostName 127.0.0.1\n  Port ${silent.port}\n  ConnectTimeout 1\nHost sb\n  HostName 127.0.0.1\n  Port ${garbage.port}\n  ConnectTimeout 1\n`,
+    );
     const out = join(dir, 'reports');
-    const r = spawnSync(process.execPath, [BIN, 'run', '--nodes', 'sa,sb', '--ssh-config', cfg, '--protocol', 'quick', '--label', 'silent', '--out', out], { encoding: 'utf8', timeout: 45_000, env: { ...process.env, HOME: dir } });
+    const r = spawnSync(process.execPath, [BIN, 'run', '--nodes', 'sa,sb', '--ssh-config', cfg, '--protocol', 'quick', '--label', 'silent', '--out', out], {
+      encoding: 'utf8',
+      timeout: 45_000,
+      env: { ...process.env, HOME: dir },
+    });
     expect(r.signal).toBeNull();
     expect(r.stderr).not.toMatch(/Unhandled 'error' event|\n\s+at |internal error/);
     expect(r.status).toBe(3);

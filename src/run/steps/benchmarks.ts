@@ -63,10 +63,14 @@ export function ncclCommand(commands: ProtocolCommands, nodes: readonly [NodeSta
     const nb = rankNames(b);
     if (na.netdev !== nb.netdev || na.hcaList !== nb.hcaList) {
       throw new SetupError(
-        setupReason('nccl-names', `the protocol's nccl command names ${a.spec.name}'s devices (${na.hcaList}, ${na.netdev}) for both ranks, but ${b.spec.name} has the cable on ${nb.hcaList} (${nb.netdev})`, {
-          node: b.spec.name,
-          advice: 'use a protocol with commands.ncclRank (one app context per node, as protocols/spark-burnin.json has)',
-        }),
+        setupReason(
+          'nccl-names',
+          `the protocol's nccl command names ${a.spec.name}'s devices (${na.hcaList}, ${na.netdev}) for both ranks, but ${b.spec.name} has the cable on ${nb.hcaList} (${nb.netdev})`,
+          {
+            node: b.spec.name,
+            advice: 'use a protocol with commands.ncclRank (one app context per node, as protocols/spark-burnin.json has)',
+          },
+        ),
       );
     }
     return renderCommand(commands.nccl, { ipA: na.ip, ipB: nb.ip, netdevA: na.netdev, hcaList: na.hcaList });
@@ -86,12 +90,21 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
     parsed = parseNccl(`${r.stdout}\n${r.stderr}`);
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
-    throw new SetupError(setupReason('nccl-failed', `all_reduce_perf gave no result (exit ${r.exitCode}): ${e.reason}`, { advice: 'run the same mpirun line by hand on the first node; check passwordless SSH between the nodes and nccl-tests' }));
+    throw new SetupError(
+      setupReason('nccl-failed', `all_reduce_perf gave no result (exit ${r.exitCode}): ${e.reason}`, {
+        advice: 'run the same mpirun line by hand on the first node; check passwordless SSH between the nodes and nccl-tests',
+      }),
+    );
   }
   // Each node's rank, found by its bootstrap address (the rail-0 address the command gave it).
   const ranks = nodes.map((n) => {
     const rank = parsed.ranks.find((x) => x.ip === n.railIps[0]);
-    return { node: n.spec.name, want: n.cage!.rails.map((x) => x.rdmaDevice), network: rank?.network ?? parsed.network, devices: rank?.devices ?? parsed.netDevices };
+    return {
+      node: n.spec.name,
+      want: n.cage!.rails.map((x) => x.rdmaDevice),
+      network: rank?.network ?? parsed.network,
+      devices: rank?.devices ?? parsed.netDevices,
+    };
   });
   const busbw = parsed.rows.map((x) => x.outOfPlace.busbwGBs);
   ctx.benchmarks.nccl = {
@@ -109,16 +122,25 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
   const off = ranks.find((x) => x.network !== 'IB');
   if (parsed.network !== 'IB' || off) {
     const where = off ? `${off.node}'s rank used network ${off.network ?? 'unknown'}` : `NCCL used network ${parsed.network ?? 'unknown'}`;
-    throw new SetupError(setupReason('nccl-network', `${where} instead of IB`, { ...(off ? { node: off.node } : {}), advice: 'check NCCL_IB_HCA names the RDMA devices of each node\'s cabled cage and that they are Up; TCP fallback says nothing about the cable' }));
+    throw new SetupError(
+      setupReason('nccl-network', `${where} instead of IB`, {
+        ...(off ? { node: off.node } : {}),
+        advice: "check NCCL_IB_HCA names the RDMA devices of each node's cabled cage and that they are Up; TCP fallback says nothing about the cable",
+      }),
+    );
   }
   for (const x of ranks) {
     const missing = x.want.filter((h) => !x.devices.includes(h));
     if (missing.length) {
       throw new SetupError(
-        setupReason('nccl-rails', `${x.node}: NCCL used ${x.devices.join(', ') || 'no device'} (busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s; ${missing.join(', ')} unused): its rank needs NCCL_IB_HCA=${x.want.join(',')}`, {
-          node: x.node,
-          advice: `set NCCL_IB_HCA=${x.want.join(',')} for ${x.node}'s rank (both devices of its cabled port) and check both names appear in its NCCL_DEBUG=INFO lines`,
-        }),
+        setupReason(
+          'nccl-rails',
+          `${x.node}: NCCL used ${x.devices.join(', ') || 'no device'} (busbw ${parsed.avgBusBandwidthGBs ?? '?'} GB/s; ${missing.join(', ')} unused): its rank needs NCCL_IB_HCA=${x.want.join(',')}`,
+          {
+            node: x.node,
+            advice: `set NCCL_IB_HCA=${x.want.join(',')} for ${x.node}'s rank (both devices of its cabled port) and check both names appear in its NCCL_DEBUG=INFO lines`,
+          },
+        ),
       );
     }
   }

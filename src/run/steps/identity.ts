@@ -36,9 +36,13 @@ export async function identity(ctx: RunContext): Promise<void> {
   const serials = ctx.ends.map((e) => e.identity!.vendorSn);
   if (new Set(serials).size > 1) {
     throw new SetupError(
-      setupReason('identity-mismatch', `the two ends report different serials (${ctx.ends.map((e) => `${e.node}: ${e.identity!.vendorSn}`).join(', ')}): two different cables`, {
-        advice: 'connect both nodes with ONE cable, in the cages given with --nodes/--port',
-      }),
+      setupReason(
+        'identity-mismatch',
+        `the two ends report different serials (${ctx.ends.map((e) => `${e.node}: ${e.identity!.vendorSn}`).join(', ')}): two different cables`,
+        {
+          advice: 'connect both nodes with ONE cable, in the cages given with --nodes/--port',
+        },
+      ),
     );
   }
 }

@@ -68,7 +68,9 @@ export function loopbackFloorReason(results: LoopbackResult[], floorGbps: number
     ? `check the PCIe link of ${oneRail.map((s) => `${s.node} ${s.pci ?? s.device}`).join(', ')} (sudo lspci -vv -s <address>: LnkSta should read Speed 32GT/s, Width x4; an older BIOS trains the second function at x2: update the BIOS); `
     : '';
   const advice = `${pcie}reboot both nodes with the cable attached (sudo systemctl reboot --no-block); if it persists, power off for 60 s. The cable is not judged`;
-  const what = oneRail.length ? 'a PCIe function is slow: check its link, then reboot both nodes' : 'NIC throttled: reboot both nodes with the cable attached; if it persists, power off 60 s';
+  const what = oneRail.length
+    ? 'a PCIe function is slow: check its link, then reboot both nodes'
+    : 'NIC throttled: reboot both nodes with the cable attached; if it persists, power off 60 s';
   return setupReason('loopback-floor', `${what} (loopback ib_write_bw ${figures} < ${floorGbps} Gb/s floor; the cable is not judged)`, {
     node: slow[0]!.node,
     rail: slow[0]!.rail,
@@ -94,7 +96,14 @@ async function loopbackNode(ctx: RunContext, node: NodeState, phase: LoopbackPha
   const out: LoopbackResult[] = [];
   for (const [index, rail] of node.cage!.rails.entries() as IterableIterator<[number, Rail]>) {
     const r = await measureLoopback(runIo(ctx, node), ctx.protocol.commands, phase, { index, rdmaDevice: rail.rdmaDevice, ip: node.railIps[index]! });
-    if ('error' in r) throw new SetupError(setupReason(r.rule ?? 'loopback-failed', `${node.spec.name}: ${r.error}`, { node: node.spec.name, rail: index, advice: r.advice ?? 'check perftest on the node and the RoCE GID index' }));
+    if ('error' in r)
+      throw new SetupError(
+        setupReason(r.rule ?? 'loopback-failed', `${node.spec.name}: ${r.error}`, {
+          node: node.spec.name,
+          rail: index,
+          advice: r.advice ?? 'check perftest on the node and the RoCE GID index',
+        }),
+      );
     out.push({ node: node.spec.name, rail: index, device: rail.rdmaDevice, ...(rail.pci ? { pci: rail.pci } : {}), gbps: r.gbps });
   }
   return out;
@@ -105,7 +114,13 @@ async function loopbackNode(ctx: RunContext, node: NodeState, phase: LoopbackPha
 export async function loopback(ctx: RunContext, phase: LoopbackPhase): Promise<void> {
   const results = (await Promise.all(ctx.nodes.map((n) => loopbackNode(ctx, n, phase)))).flat();
   for (const r of results) ctx.benchmarks.loopback.push({ node: r.node, rail: r.rail, gbps: r.gbps });
-  ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'loopback', results: results.map((r) => ({ node: r.node, rail: r.rail, device: r.device, gbps: r.gbps })) });
+  ctx.journal.append({
+    type: 'benchmark',
+    tS: ctx.tS,
+    phase: phase.name,
+    kind: 'loopback',
+    results: results.map((r) => ({ node: r.node, rail: r.rail, device: r.device, gbps: r.gbps })),
+  });
   const reason = loopbackFloorReason(results, phase.floorGbps);
   if (reason) throw new SetupError(reason);
 }

@@ -32,8 +32,9 @@ const INSTALL: Record<string, string> = {
   ib_write_bw: 'sudo apt install perftest',
   stdbuf: 'stdbuf is part of coreutils',
   mpirun: 'sudo apt install openmpi-bin libopenmpi-dev',
-  all_reduce_perf: 'build nccl-tests with MPI=1 as NVIDIA\'s nccl playbook does and put its build/ directory on the PATH of non-interactive SSH sessions (or name it by absolute path in the protocol)',
-  gpu_burn: 'build gpu-burn (make COMPUTE=121) and install gpu_burn in /usr/local/bin, its compare kernel as the protocol\'s gpuLoad names it',
+  all_reduce_perf:
+    "build nccl-tests with MPI=1 as NVIDIA's nccl playbook does and put its build/ directory on the PATH of non-interactive SSH sessions (or name it by absolute path in the protocol)",
+  gpu_burn: "build gpu-burn (make COMPUTE=121) and install gpu_burn in /usr/local/bin, its compare kernel as the protocol's gpuLoad names it",
   docker: 'install Docker and add the user to the docker group',
 };
 
@@ -82,7 +83,12 @@ async function checkTools(ctx: RunContext, node: NodeState): Promise<void> {
     if (r.exitCode !== 0) missing.push(t);
   }
   if (missing.length) {
-    fail('preflight-tools', node, `missing ${missing.join(', ')} (not on the PATH of a non-interactive SSH session)`, `${installAdvice(missing)} (see docs/operator-guide.md section 1)`);
+    fail(
+      'preflight-tools',
+      node,
+      `missing ${missing.join(', ')} (not on the PATH of a non-interactive SSH session)`,
+      `${installAdvice(missing)} (see docs/operator-guide.md section 1)`,
+    );
   }
 }
 
@@ -92,22 +98,44 @@ async function checkGpuLoad(ctx: RunContext, node: NodeState): Promise<void> {
   if (!ctx.protocol.phases.some((p) => p.kind === 'soak' && p.gpuLoad)) return;
   const need = gpuLoadNeeds(ctx.protocol.commands.gpuLoad);
   const guide = 'docs/operator-guide.md section 1, "The GPU load"';
-  if (need.problem) fail('preflight-gpu-load', node, need.problem, `give the protocol's gpuLoad as a program with -c <absolute path of the compare kernel> (see protocols/spark-burnin.json and ${guide})`);
+  if (need.problem)
+    fail(
+      'preflight-gpu-load',
+      node,
+      need.problem,
+      `give the protocol's gpuLoad as a program with -c <absolute path of the compare kernel> (see protocols/spark-burnin.json and ${guide})`,
+    );
   if (need.cwd !== null) {
     const r = await ctx.runLogged(node, cmd.isDirectory(need.cwd), `gpu-load-cwd:${need.cwd}`, 20_000);
-    if (r.exitCode !== 0) fail('preflight-gpu-load', node, `${need.cwd} (the GPU load's working directory) does not exist`, `create it or change gpuLoad.cwd in the protocol (${guide})`);
+    if (r.exitCode !== 0)
+      fail(
+        'preflight-gpu-load',
+        node,
+        `${need.cwd} (the GPU load's working directory) does not exist`,
+        `create it or change gpuLoad.cwd in the protocol (${guide})`,
+      );
   }
   for (const f of need.files) {
     const r = await ctx.runLogged(node, cmd.readable(f.path), `gpu-load-file:${f.path}`, 20_000);
     if (r.exitCode !== 0) {
-      fail('preflight-gpu-load', node, `${f.path} is not there (${f.why}): the GPU load would not start and the GPUs would stay idle`, `install it as ${guide} says, or change the path in a copy of the protocol`);
+      fail(
+        'preflight-gpu-load',
+        node,
+        `${f.path} is not there (${f.why}): the GPU load would not start and the GPUs would stay idle`,
+        `install it as ${guide} says, or change the path in a copy of the protocol`,
+      );
     }
   }
   if (need.check) {
     const r = await ctx.runLogged(node, cmd.program({ program: need.check[0]!, args: need.check.slice(1) }), 'gpu-load-check', 60_000);
     if (r.exitCode !== 0) {
       const out = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-2).join(' | ');
-      fail('preflight-gpu-load', node, `the GPU load's check \`${need.check.join(' ')}\` failed (exit ${r.exitCode ?? r.signal}): ${out || 'no output'}`, `make the check pass on the node (${guide})`);
+      fail(
+        'preflight-gpu-load',
+        node,
+        `the GPU load's check \`${need.check.join(' ')}\` failed (exit ${r.exitCode ?? r.signal}): ${out || 'no output'}`,
+        `make the check pass on the node (${guide})`,
+      );
     }
   }
 }
@@ -139,14 +167,25 @@ async function discoverCage(ctx: RunContext, node: NodeState): Promise<void> {
   try {
     cages = cagesFromLinks(parseIbdev2netdev(text).links, parseNetIdentity(ids.stdout));
   } catch (e) {
-    if (e instanceof ParseError) fail('preflight-rails', node, `cannot tell the cages apart: ${e.message}`, 'check that the mlx5 driver is loaded, ibdev2netdev works and /sys/class/net/<if>/device points at the ConnectX-7');
+    if (e instanceof ParseError)
+      fail(
+        'preflight-rails',
+        node,
+        `cannot tell the cages apart: ${e.message}`,
+        'check that the mlx5 driver is loaded, ibdev2netdev works and /sys/class/net/<if>/device points at the ConnectX-7',
+      );
     throw e;
   }
   const picked = pickCage(cages, node.spec.cage);
   if ('problem' in picked) fail('preflight-rails', node, picked.problem, 'plug the cable in fully, check ibdev2netdev, or pass --port');
   const cage = picked.cage;
   if (!cage.up) {
-    fail('preflight-rails', node, `cage ${cage.index} rails not both Up: ${cage.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`, 'a Spark cable carries 200G only over both PCIe rails; check the cable seating and the other end');
+    fail(
+      'preflight-rails',
+      node,
+      `cage ${cage.index} rails not both Up: ${cage.rails.map((r) => `${r.netdev} ${r.state}`).join(', ')}`,
+      'a Spark cable carries 200G only over both PCIe rails; check the cable seating and the other end',
+    );
   }
   node.cage = cage;
   node.record.cage = { index: cage.index, rails: [{ ...cage.rails[0] }, { ...cage.rails[1] }] };
@@ -158,7 +197,12 @@ async function confirmOneCable(ctx: RunContext, node: NodeState): Promise<void> 
   const read = (netdev: string) => readCableSerial((c) => ctx.runLogged(node, c, `eeprom-serial:${netdev}`, 20_000), netdev);
   const [a, b] = [await read(r0.netdev), await read(r1.netdev)];
   if (a && b && a !== b) {
-    fail('preflight-rails', node, `cage ${node.cage!.index}: ${r0.netdev} reads cable serial ${a} but ${r1.netdev} reads ${b}: these two functions are not one cage`, 'check which netdevs belong to the cabled port (ibdev2netdev, /sys/class/net/<if>/phys_port_name) and pass --port');
+    fail(
+      'preflight-rails',
+      node,
+      `cage ${node.cage!.index}: ${r0.netdev} reads cable serial ${a} but ${r1.netdev} reads ${b}: these two functions are not one cage`,
+      'check which netdevs belong to the cabled port (ibdev2netdev, /sys/class/net/<if>/phys_port_name) and pass --port',
+    );
   }
 }
 
@@ -179,17 +223,36 @@ async function checkRails(ctx: RunContext, node: NodeState): Promise<void> {
     const link = parseEthtoolLink(await ctx.runChecked(node, cmd.ethtoolLink(rail.netdev), `ethtool-link:${rail.netdev}`, 20_000));
     if (link.linkDetected !== true) fail('preflight-link', node, `${rail.netdev}: link not detected`, 'check the cable at both ends');
     const slow = speedProblem(link.speedMbps);
-    if (slow) fail('preflight-speed', node, `${rail.netdev}: ${slow}`, 'check the cable type and the peer port: the link trained below 200G (the ib_write_bw throughput is what judges its speed)');
-    if (link.lanes !== null && link.lanes !== 2 && link.lanes !== 4) fail('preflight-lanes', node, `${rail.netdev}: ${link.lanes} lanes, expected 2 or 4`, 'check the cable family (QSFP56: 4 lanes, QSFP112: 2 lanes)');
+    if (slow)
+      fail(
+        'preflight-speed',
+        node,
+        `${rail.netdev}: ${slow}`,
+        'check the cable type and the peer port: the link trained below 200G (the ib_write_bw throughput is what judges its speed)',
+      );
+    if (link.lanes !== null && link.lanes !== 2 && link.lanes !== 4)
+      fail('preflight-lanes', node, `${rail.netdev}: ${link.lanes} lanes, expected 2 or 4`, 'check the cable family (QSFP56: 4 lanes, QSFP112: 2 lanes)');
     if (i === 0) {
       node.record.lanes = link.lanes;
       node.record.speedMbps = link.speedMbps;
     }
     const fec = parseEthtoolFec(await ctx.runChecked(node, cmd.ethtoolFec(rail.netdev), `ethtool-fec:${rail.netdev}`, 20_000));
-    if (!/^RS/i.test(fec.active)) fail('preflight-fec', node, `${rail.netdev}: active FEC ${fec.active}, expected RS`, 'FEC None after a re-cable needs a reboot of both nodes with the cable attached');
+    if (!/^RS/i.test(fec.active))
+      fail(
+        'preflight-fec',
+        node,
+        `${rail.netdev}: active FEC ${fec.active}, expected RS`,
+        'FEC None after a re-cable needs a reboot of both nodes with the cable attached',
+      );
     if (i === 0) node.record.fecActive = fec.active;
     const ip = parseIpv4(await ctx.runChecked(node, ipAddrCommand(rail.netdev), `ip-addr:${rail.netdev}`, 20_000));
-    if (!ip) fail('preflight-address', node, `${rail.netdev} has no IPv4 address`, 'give each rail its own /24 (e.g. 192.168.100.x and 192.168.101.x) as in NVIDIA\'s connect-two-sparks playbook');
+    if (!ip)
+      fail(
+        'preflight-address',
+        node,
+        `${rail.netdev} has no IPv4 address`,
+        "give each rail its own /24 (e.g. 192.168.100.x and 192.168.101.x) as in NVIDIA's connect-two-sparks playbook",
+      );
     node.railIps[i] = ip!.address;
     node.railSubnets[i] = subnetOf(ip!);
   }
@@ -198,7 +261,12 @@ async function checkRails(ctx: RunContext, node: NodeState): Promise<void> {
 async function checkSudo(ctx: RunContext, node: NodeState, user: string): Promise<void> {
   const r = await ctx.runLogged(node, cmd.eepromLower(node.cage!.rails[0].netdev), 'sudo-check', 20_000);
   if (r.exitCode !== 0 && /sudo:/.test(r.stderr)) {
-    fail('preflight-sudo', node, `sudo -n ethtool -m refused: ${r.stderr.trim().split('\n')[0]}`, `add this line with visudo on the node: ${sudoersLine(user)}`);
+    fail(
+      'preflight-sudo',
+      node,
+      `sudo -n ethtool -m refused: ${r.stderr.trim().split('\n')[0]}`,
+      `add this line with visudo on the node: ${sudoersLine(user)}`,
+    );
   }
 }
 
@@ -233,9 +301,14 @@ async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
     node.record.driver = [d.driver, d.version].filter(Boolean).join(' ');
     if (d.firmwareVersion) node.record.firmware = d.firmwareVersion;
   });
-  await fact(cmd.osRelease(), 'os-release', (t) => osReleaseText(parseOsRelease(t)), (v) => {
-    if (v) node.record.osRelease = v;
-  });
+  await fact(
+    cmd.osRelease(),
+    'os-release',
+    (t) => osReleaseText(parseOsRelease(t)),
+    (v) => {
+      if (v) node.record.osRelease = v;
+    },
+  );
   await fact(cmd.perftestVersion(), 'perftest-version', parsePerftestVersion, (v) => (node.record.perftestVersion = v));
 }
 
@@ -249,7 +322,11 @@ export async function preflight(ctx: RunContext): Promise<void> {
     }),
   );
   if (new Set(users).size > 1) {
-    throw new SetupError(setupReason('preflight-user', `user names differ between nodes (${users.join(', ')})`, { advice: 'NVIDIA\'s procedure needs the same user on all nodes (MPI and NCCL assume it)' }));
+    throw new SetupError(
+      setupReason('preflight-user', `user names differ between nodes (${users.join(', ')})`, {
+        advice: "NVIDIA's procedure needs the same user on all nodes (MPI and NCCL assume it)",
+      }),
+    );
   }
   await Promise.all(
     ctx.nodes.map(async (n, i) => {
@@ -272,10 +349,15 @@ function checkSubnets(ctx: RunContext): void {
   for (const rail of [0, 1] as const) {
     if (a.railSubnets[rail] !== b.railSubnets[rail]) {
       throw new SetupError(
-        setupReason('preflight-address', `rail ${rail}: ${a.spec.name} ${a.railIps[rail]} (${a.railSubnets[rail]}) and ${b.spec.name} ${b.railIps[rail]} (${b.railSubnets[rail]}) are not in one subnet`, {
-          rail,
-          advice: 'give both ends of each rail addresses in one /24 (rail 0 e.g. 192.168.100.x, rail 1 192.168.101.x), as NVIDIA\'s connect-two-sparks playbook does',
-        }),
+        setupReason(
+          'preflight-address',
+          `rail ${rail}: ${a.spec.name} ${a.railIps[rail]} (${a.railSubnets[rail]}) and ${b.spec.name} ${b.railIps[rail]} (${b.railSubnets[rail]}) are not in one subnet`,
+          {
+            rail,
+            advice:
+              "give both ends of each rail addresses in one /24 (rail 0 e.g. 192.168.100.x, rail 1 192.168.101.x), as NVIDIA's connect-two-sparks playbook does",
+          },
+        ),
       );
     }
   }

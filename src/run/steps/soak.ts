@@ -75,7 +75,12 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
         if (dead.length && deadSinceS === null) deadSinceS = ctx.tS;
         // Give the sampler a few ticks to see a link drop before calling it a harness problem.
         if (deadSinceS !== null && ctx.tS - deadSinceS >= 5 * ctx.protocol.samplingIntervalS) {
-          throw new SetupError(setupReason('load-died', `link load stopped by itself (${dead.join(', ')}) without a link-down event`, { phase: phase.name, advice: 'check ib_write_bw on both nodes (out files under the run directory on the node)' }));
+          throw new SetupError(
+            setupReason('load-died', `link load stopped by itself (${dead.join(', ')}) without a link-down event`, {
+              phase: phase.name,
+              advice: 'check ib_write_bw on both nodes (out files under the run directory on the node)',
+            }),
+          );
         }
       }
       if (!gpuChecked && ctx.tS - startS >= gpuCheckAfterS) {
@@ -88,14 +93,18 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
           for (const { n, u } of utils) {
             if (u === null || u < minPct) {
               throw new SetupError(
-                setupReason('gpu-util-min', `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`, {
-                  node: n.spec.name,
-                  phase: phase.name,
-                  value: u ?? 'unknown',
-                  unit: '%',
-                  limit: `>= ${minPct} %`,
-                  advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
-                }),
+                setupReason(
+                  'gpu-util-min',
+                  `${n.spec.name}: GPUs not loaded (mean utilisation ${u === null ? 'unknown' : `${u.toFixed(0)} %`} < ${minPct} %)`,
+                  {
+                    node: n.spec.name,
+                    phase: phase.name,
+                    value: u ?? 'unknown',
+                    unit: '%',
+                    limit: `>= ${minPct} %`,
+                    advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
+                  },
+                ),
               );
             }
           }

@@ -12,8 +12,7 @@ const PHASES = [
   { name: 'soak-loaded', kind: 'soak', gpuLoad: true },
 ];
 // Ticks 0..600 are the idle soak, 601..780 the loaded soak (counters run on across the boundary).
-const label = (xs: ReturnType<typeof series>): LabelledSample[] =>
-  xs.map((s) => ({ phase: s.tick <= 600 ? 'soak-idle' : 'soak-loaded', sample: s }));
+const label = (xs: ReturnType<typeof series>): LabelledSample[] => xs.map((s) => ({ phase: s.tick <= 600 ? 'soak-idle' : 'soak-loaded', sample: s }));
 
 describe('counter deltas', () => {
   it('a decrease is a reset, never a negative delta', () => {
@@ -104,7 +103,13 @@ describe('analyzeRun', () => {
   });
 
   it('counts a counter reset, drops that interval, and restarts from the new value', () => {
-    const lanes = [[0, 0, 0, 0], [10, 0, 0, 0], [20, 0, 0, 0], [3, 0, 0, 0], [13, 0, 0, 0]];
+    const lanes = [
+      [0, 0, 0, 0],
+      [10, 0, 0, 0],
+      [20, 0, 0, 0],
+      [3, 0, 0, 0],
+      [13, 0, 0, 0],
+    ];
     const xs = lanes.map((l, t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: l }) }));
     const s = analyzeRun({ samples: xs }).perNodePhase[0]!;
     expect(s.counterResets).toBe(1);
@@ -133,13 +138,24 @@ describe('analyzeRun', () => {
   it('slope of log10(error rate) against NIC temperature', () => {
     // GENERATED: rate = 1000 * 10^(0.1 (T - 50)), NIC warming 50 -> 80 C over 300 s: 0.1 decades per degree
     const temp = (t: number) => 50 + (30 * t) / 300;
-    const xs = series('spark-b', 300, (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 0, 0, 0], (t) => ({ temp: temp(t) }));
+    const xs = series(
+      'spark-b',
+      300,
+      (t) => [1000 * 10 ** (0.1 * (temp(t) - 50)), 0, 0, 0],
+      (t) => ({ temp: temp(t) }),
+    );
     const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-loaded', sample: s })), phases: PHASES });
     expect(r.logRateVsTempSlope).toBeCloseTo(0.1, 3);
   });
 
   it('returns nulls when there is nothing to analyse', () => {
-    expect(analyzeRun({ samples: [] })).toEqual({ perNodePhase: [], fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null });
+    expect(analyzeRun({ samples: [] })).toEqual({
+      perNodePhase: [],
+      fecMarginDecades: null,
+      maxLaneRatio: null,
+      loadedVsIdleRatio: null,
+      logRateVsTempSlope: null,
+    });
   });
 });
 

@@ -26,10 +26,15 @@ describe('EarlyStopDetector on a GENERATED failing-clone-like series', () => {
   // the other lanes stay at ~5/s with a deterministic wobble; spark-a, the other receiver, stays clean.
   const DROP_S = 186;
   const growth = Math.log(1.17e7 / 2.9e3) / DROP_S;
-  const clone = series('spark-b', DROP_S + 10, (t) => {
-    const wobble = 1 + 0.3 * Math.sin(t);
-    return [5 * wobble, 4 * wobble, 2.9e3 * Math.exp(growth * t), 6 * wobble];
-  }, (t) => (t >= DROP_S ? { linkDown: 1, linkUp: false } : {}));
+  const clone = series(
+    'spark-b',
+    DROP_S + 10,
+    (t) => {
+      const wobble = 1 + 0.3 * Math.sin(t);
+      return [5 * wobble, 4 * wobble, 2.9e3 * Math.exp(growth * t), 6 * wobble];
+    },
+    (t) => (t >= DROP_S ? { linkDown: 1, linkUp: false } : {}),
+  );
   const clean = series('spark-a', DROP_S + 10, () => [3, 3, 3, 3]);
 
   it('stops on lane ratio long before the link drops', () => {
@@ -84,9 +89,33 @@ describe('EarlyStopDetector boundaries', () => {
 
   it('quiet others: zero counts are bounded at 3, so the worst lane needs 2996 errors in one tick', () => {
     expect(certainLaneRatio([0, 0, 2996, 0])!.value).toBeCloseTo(1000.09, 2);
-    expect(run(detector(), ticks('b', Array.from({ length: 20 }, () => [0, 0, 2990, 0])))).toBeNull();
-    expect(run(detector(), ticks('b', Array.from({ length: 5 }, () => [0, 0, 3000, 0])))?.lane).toBe(2);
-    expect(run(detector(), ticks('b', Array.from({ length: 20 }, () => [0, 0, 0, 0])))).toBeNull();
+    expect(
+      run(
+        detector(),
+        ticks(
+          'b',
+          Array.from({ length: 20 }, () => [0, 0, 2990, 0]),
+        ),
+      ),
+    ).toBeNull();
+    expect(
+      run(
+        detector(),
+        ticks(
+          'b',
+          Array.from({ length: 5 }, () => [0, 0, 3000, 0]),
+        ),
+      )?.lane,
+    ).toBe(2);
+    expect(
+      run(
+        detector(),
+        ticks(
+          'b',
+          Array.from({ length: 20 }, () => [0, 0, 0, 0]),
+        ),
+      ),
+    ).toBeNull();
   });
 
   it('counting noise at low rates does not fake certainty: a true 1000x lane at ~3 errors/s for the others (GENERATED Poisson)', () => {

@@ -11,10 +11,21 @@ import { protocolV1 } from '../../../src/grading/v1/engine.js';
 import { series } from '../../analysis/build.js';
 
 // The version 1 limits (protocols/spark-burnin.json of cablequal 0.1.0, as the fixture journals embed it).
-const protocol = protocolV1(JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'journals-v1', 'protocol-spark-burnin-v1.json'), 'utf8')));
+const protocol = protocolV1(
+  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'journals-v1', 'protocol-spark-burnin-v1.json'), 'utf8')),
+);
 const bench = (loop: number[], sum: number | null): BenchmarkRecord => ({
   loopback: loop.map((gbps, i) => ({ node: i % 2 ? 'spark-b' : 'spark-a', rail: Math.floor(i / 2), gbps })),
-  ibWriteBw: sum === null ? null : { perRail: [{ rail: 0, device: 'rocep1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 }, { rail: 1, device: 'roceP2p1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 }], sumMedianGbps: sum },
+  ibWriteBw:
+    sum === null
+      ? null
+      : {
+          perRail: [
+            { rail: 0, device: 'rocep1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 },
+            { rail: 1, device: 'roceP2p1s0f1', minGbps: 90, medianGbps: sum / 2, maxGbps: 95, samples: 30 },
+          ],
+          sumMedianGbps: sum,
+        },
   nccl: null,
 });
 const GOOD = bench([106, 105.5, 106.2, 105.9], 185.1);
@@ -23,14 +34,47 @@ const GOOD = bench([106, 105.5, 106.2, 105.9], 185.1);
 function stats(over: Partial<NodePhaseStats> & { rates?: number[] }): NodePhaseStats {
   const seconds = over.seconds ?? 3600;
   const rates = over.rates ?? [0, 0, 0, 0];
-  const laneStats = rates.map((r, lane) => ({ node: over.node ?? 'spark-b', phase: over.phase ?? 'soak-loaded', lane, errors: r * seconds, seconds, ratePerS: r, ber: r / 53.125e9, berUb95: (r * seconds + 3) / (seconds * 53.125e9) }));
+  const laneStats = rates.map((r, lane) => ({
+    node: over.node ?? 'spark-b',
+    phase: over.phase ?? 'soak-loaded',
+    lane,
+    errors: r * seconds,
+    seconds,
+    ratePerS: r,
+    ber: r / 53.125e9,
+    berUb95: (r * seconds + 3) / (seconds * 53.125e9),
+  }));
   return {
-    node: 'spark-b', phase: 'soak-loaded', seconds, lanes: 4, laneStats, correctedBits: 0, preFecBer: 0, preFecBerUb95: 0, correctedBitsBerUb95: null,
-    postFecErrors: 0, crcErrors: 0, symbolErrors: 0, linkDownEvents: 0, counterResets: 0, worstLane: null, worstLaneRatio: 0,
-    nicTempMaxC: 70, nicTempMeanC: 65, gpuUtilMeanPct: 97, gpuTempMaxC: 70, ...over,
+    node: 'spark-b',
+    phase: 'soak-loaded',
+    seconds,
+    lanes: 4,
+    laneStats,
+    correctedBits: 0,
+    preFecBer: 0,
+    preFecBerUb95: 0,
+    correctedBitsBerUb95: null,
+    postFecErrors: 0,
+    crcErrors: 0,
+    symbolErrors: 0,
+    linkDownEvents: 0,
+    counterResets: 0,
+    worstLane: null,
+    worstLaneRatio: 0,
+    nicTempMaxC: 70,
+    nicTempMeanC: 65,
+    gpuUtilMeanPct: 97,
+    gpuTempMaxC: 70,
+    ...over,
   };
 }
-const analysisOf = (s: NodePhaseStats[]) => ({ perNodePhase: s, fecMarginDecades: null, maxLaneRatio: null, loadedVsIdleRatio: null, logRateVsTempSlope: null });
+const analysisOf = (s: NodePhaseStats[]) => ({
+  perNodePhase: s,
+  fecMarginDecades: null,
+  maxLaneRatio: null,
+  loadedVsIdleRatio: null,
+  logRateVsTempSlope: null,
+});
 
 describe('gradeRun (rules version 1, frozen)', () => {
   it('a clean generated run PASSes and says why with the figures closest to their limits', () => {
@@ -38,8 +82,16 @@ describe('gradeRun (rules version 1, frozen)', () => {
     const v = gradeRun(analyzeRun({ samples, phases: protocol.phases }), GOOD, protocol);
     expect(v.outcome).toBe('PASS');
     expect(v.measurements.map((m) => `${m.rule}/${m.node ?? '-'}`)).toEqual([
-      'crc-errors/spark-a', 'post-fec-errors/spark-a', 'link-down-events/spark-a', 'fec-margin/spark-a', 'lane-ratio/spark-a',
-      'crc-errors/spark-b', 'post-fec-errors/spark-b', 'link-down-events/spark-b', 'fec-margin/spark-b', 'lane-ratio/spark-b',
+      'crc-errors/spark-a',
+      'post-fec-errors/spark-a',
+      'link-down-events/spark-a',
+      'fec-margin/spark-a',
+      'lane-ratio/spark-a',
+      'crc-errors/spark-b',
+      'post-fec-errors/spark-b',
+      'link-down-events/spark-b',
+      'fec-margin/spark-b',
+      'lane-ratio/spark-b',
       'ib-write-bw-sum/-',
     ]);
     expect(v.reasons.map((r) => r.rule)).toEqual(['fec-margin', 'lane-ratio', 'ib-write-bw-sum']);
@@ -54,8 +106,15 @@ describe('gradeRun (rules version 1, frozen)', () => {
     const v = gradeRun(analysisOf([stats({ node: 'spark-a', phase: 'soak-idle' }), stats({ crcErrors: 1 })]), GOOD, protocol);
     expect(v.outcome).toBe('FAIL');
     expect(v.reasons[0]).toEqual({
-      rule: 'crc-errors', grade: 'FAIL', node: 'spark-b', phase: 'soak-loaded', value: 1, unit: 'errors', limit: 'fail at 1 or more',
-      message: 'spark-b soak-loaded: CRC errors 1 errors >= 1 (fail at 1 or more)', advice: 'frames were lost on the wire: replace the cable',
+      rule: 'crc-errors',
+      grade: 'FAIL',
+      node: 'spark-b',
+      phase: 'soak-loaded',
+      value: 1,
+      unit: 'errors',
+      limit: 'fail at 1 or more',
+      message: 'spark-b soak-loaded: CRC errors 1 errors >= 1 (fail at 1 or more)',
+      advice: 'frames were lost on the wire: replace the cable',
     });
   });
 
