@@ -109,7 +109,8 @@ export interface SimNodeState {
   rebooting: boolean;
 }
 
-const ZERO_PORT = (): PortCounters => ({
+// A port's counters as a freshly booted (or uncabled) port shows them.
+export const ZERO_PORT = (): PortCounters => ({
   rxBytes: 0,
   txBytes: 0,
   rxPackets: 0,

@@ -10,6 +10,7 @@ import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
 import { ScaledClock } from './scaled-clock.js';
 import { programPath } from './node-files.js';
 import { streamId, uniform } from './prng.js';
+import { ZERO_PORT } from './model.js';
 
 export interface Answer {
   stdout: string;
@@ -102,22 +103,7 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (flag === '-i' || flag === '--driver') return ok(formatEthtoolDriver(loc.pci, core.nodeSpec(node).nicFirmware ?? SIM_NIC_FIRMWARE));
   const up = cabled && core.model.isLinkUp(t);
   const c = core.model.counters(node, t);
-  const port = cabled
-    ? c.port
-    : {
-        ...c.port,
-        rxBytes: 0,
-        txBytes: 0,
-        rxPackets: 0,
-        txPackets: 0,
-        lanes: [0, 0, 0, 0] as [number, number, number, number],
-        correctedBits: 0,
-        correctedBlocks: 0,
-        uncorrectable: 0,
-        pcsSymbolErrors: 0,
-        crcFrames: 0,
-        linkDown: 0,
-      };
+  const port = cabled ? c.port : ZERO_PORT();
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
     const speedMbps = core.nodeSpec(node).speedMbps ?? 200000;
