@@ -188,15 +188,7 @@ export interface NodeRecord {
   speedMbps?: number | null;
   fecActive?: string | null;
   // DMI/SMBIOS: what machine and BIOS (sys_vendor, product_name, bios_version, ...); null where unreadable.
-  dmi?: {
-    sysVendor: string | null;
-    productName: string | null;
-    productVersion: string | null;
-    boardName: string | null;
-    biosVendor: string | null;
-    biosVersion: string | null;
-    biosDate: string | null;
-  };
+  dmi?: NodeDmi;
   // The node said it is the simulated lab (DMI sys_vendor): every artifact of the run is marked simulated.
   simulated?: boolean;
 }
@@ -260,4 +252,15 @@ export interface RunRecord {
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];
+}
+
+// A node's DMI/SMBIOS identity as /sys/class/dmi/id gives it; null where unreadable (src/probes/dmi.ts reads it).
+export interface NodeDmi {
+  sysVendor: string | null;
+  productName: string | null;
+  productVersion: string | null;
+  boardName: string | null;
+  biosVendor: string | null;
+  biosVersion: string | null;
+  biosDate: string | null;
 }

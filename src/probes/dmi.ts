@@ -2,6 +2,7 @@
 // The simulated lab answers these files too, and says there that it is simulated, so that no artifact of a run
 // against simulated nodes (sim serve over real SSH included) can look like a real cable's by accident.
 import { ParseError } from '../domain/errors.js';
+import type { NodeDmi } from '../domain/record.js';
 import type { DMI_FIELDS } from '../transport/commands.js';
 import { clip } from './read.js';
 
@@ -22,19 +23,12 @@ export function simulatedSpeed(facts: Pick<DmiFacts, 'simulated' | 'biosVersion'
   return m ? Number(m[1]) : null;
 }
 
-export interface DmiFacts {
-  sysVendor: string | null;
-  productName: string | null;
-  productVersion: string | null;
-  boardName: string | null;
-  biosVendor: string | null;
-  biosVersion: string | null;
-  biosDate: string | null;
+export interface DmiFacts extends NodeDmi {
   // True when the node says it is the simulated lab (sys_vendor).
   simulated: boolean;
 }
 
-const KEY: Record<DmiField, keyof Omit<DmiFacts, 'simulated'>> = {
+const KEY: Record<DmiField, keyof NodeDmi> = {
   sys_vendor: 'sysVendor',
   product_name: 'productName',
   product_version: 'productVersion',
