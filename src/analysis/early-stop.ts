@@ -2,7 +2,7 @@
 // post-FEC errors, a FEC window or a lane ratio held beyond its FAIL line), and the worst sustained windows and lane
 // growth with temperature that the record keeps. The live run and `cablequal grade` feed it the same samples.
 import type { Grade } from '../domain/outcome.js';
-import type { LaneTempStats, WindowStats } from '../domain/record.js';
+import type { LaneGrowth, LaneTempStats, WindowStats } from '../domain/record.js';
 import type { NodeSample } from '../domain/sample.js';
 import { canonicalRail } from './analyze.js';
 import {
@@ -15,7 +15,7 @@ import {
   type IntervalDelta,
   type RailReading,
 } from './counters.js';
-import { isGrowing, isRunaway, LaneTempBins, othersGrowth, type LaneGrowth } from './lane-temp.js';
+import { isGrowing, isRunaway, LaneTempBins, othersGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
 import { Held, WindowSum } from './windows.js';
 

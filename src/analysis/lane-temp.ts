@@ -1,23 +1,10 @@
 // How each lane's pre-FEC error rate follows the NIC temperature: errors and seconds binned by temperature, then the
 // coolest third of the range seen compared with the hottest third (exact Poisson bounds, so zero counts are honest).
+import type { LaneGrowth } from '../domain/record.js';
 import { poissonLowerBound, poissonUpperBound } from './poisson.js';
 
 // Temperature bins of half a degree: the NIC sensor reads whole or half degrees, and a soak spans 20-30 degrees.
 const BIN_C = 0.5;
-
-// One lane's growth with temperature, as a lab reads it: "4.1e3/s at 58-64 °C, 3.2e5/s at 72-78 °C: grew 1.9 decades".
-export interface LaneGrowth {
-  lane: number;
-  coolC: [number, number];
-  hotC: [number, number];
-  coolSeconds: number;
-  hotSeconds: number;
-  coolErrors: number;
-  hotErrors: number;
-  growthDecades: number; // log10(hot rate / cool rate), half an error added to each count (0 when both are zero)
-  growthLbDecades: number | null; // at least this, 95%: hot 97.5% lower bound over cool 97.5% upper bound; null: no hot errors
-  slopeDecadesPerC: number;
-}
 
 interface Bin {
   seconds: number;

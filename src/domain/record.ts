@@ -81,10 +81,8 @@ export interface BenchmarkRecord {
   } | null;
 }
 
-// How one lane of one receiver followed the NIC temperature over the graded phases: the coolest third of the range
-// seen against the hottest third (rules version 2).
-export interface LaneTempStats {
-  node: string;
+// One lane's growth with temperature, as a lab reads it: "4.1e3/s at 58-64 °C, 3.2e5/s at 72-78 °C: grew 1.9 decades".
+export interface LaneGrowth {
   lane: number;
   coolC: [number, number];
   hotC: [number, number];
@@ -92,9 +90,15 @@ export interface LaneTempStats {
   hotSeconds: number;
   coolErrors: number;
   hotErrors: number;
-  growthDecades: number; // log10(hot rate / cool rate), half an error added to each count
-  growthLbDecades: number | null; // at least this (95%); null: no errors when hot
+  growthDecades: number; // log10(hot rate / cool rate), half an error added to each count (0 when both are zero)
+  growthLbDecades: number | null; // at least this, 95%: hot 97.5% lower bound over cool 97.5% upper bound; null: no hot errors
   slopeDecadesPerC: number;
+}
+
+// How one lane of one receiver followed the NIC temperature over the graded phases: the coolest third of the range
+// seen against the hottest third (rules version 2).
+export interface LaneTempStats extends LaneGrowth {
+  node: string;
   othersGrowthDecades: number; // median growth of the receiver's other lanes
   growing: boolean; // certainly grew by the lane-ratio rule's growingDecades: a ratio may FAIL it
   runaway: boolean; // growing, and by runawayDecades more than the others: the failing clone's signature
