@@ -2,7 +2,7 @@
 // (test/compat/golden.ts). An existing file is never rewritten: it is what that version concluded when it shipped.
 import { existsSync, writeFileSync } from 'node:fs';
 import { compatRuns, goldenFile, goldenGradeOf } from '../test/compat/golden.js';
-import { KNOWN_RULES_VERSIONS } from '../src/grading/engine.js';
+import { KNOWN_RULES_VERSIONS } from '../src/rules/versions.js';
 
 for (const version of KNOWN_RULES_VERSIONS) {
   const file = goldenFile(version);

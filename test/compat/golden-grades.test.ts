@@ -3,7 +3,7 @@
 // sentences, measurements, decision time, headline, analysis), as written in test/fixtures/golden-grades/rules-<N>.json.
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { KNOWN_RULES_VERSIONS } from '../../src/grading/engine.js';
+import { KNOWN_RULES_VERSIONS } from '../../src/rules/versions.js';
 import { compatRuns, goldenFile, goldenGradeOf, type GoldenGrade } from './golden.js';
 
 const RUNS = compatRuns();

@@ -7,7 +7,8 @@ import { gradeRun } from '../../src/grading/grade-run.js';
 import { validateProtocol } from '../../src/protocol/validate.js';
 import { limitsSchema, verdictTable } from '../../src/rules/docs.js';
 import { checkLimit, labelOf } from '../../src/rules/in-range.js';
-import { LIMIT_KEYS, RULES, defaultLimit, ruleOf, type RuleDeclaration } from '../../src/rules/registry.js';
+import { LIMIT_KEYS, defaultLimit, type RuleDeclaration } from '../../src/rules/registry.js';
+import { RULES, RULES_VERSION, ruleOf, rulesVersionOf } from '../../src/rules/versions.js';
 
 const PROTOCOL = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'protocols', 'spark-burnin.json'), 'utf8'));
 const NO_BENCH: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
@@ -106,6 +107,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     id: 'symbol-errors',
     kind: 'cable',
     since: 3,
+    variant: 'count',
     unit: 'errors',
     direction: 'max',
     label: 'symbol errors',
@@ -118,6 +120,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     measure: (m) => m.analysis.perNodePhase.map((s) => ({ value: s.symbolErrors, ...m.check(s.symbolErrors), node: s.node, phase: s.phase })),
   };
   const rules = [...RULES, symbolErrors];
+  const TODAY = rulesVersionOf(RULES_VERSION)!;
 
   it('a protocol written before it loads with its default, and says so', () => {
     const p = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
@@ -136,7 +139,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
 
   it('it grades: its value, label, limit and advice in the reason', () => {
     const protocol = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
-    const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, rules);
+    const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, TODAY, rules);
     expect(v.outcome).toBe('FAIL');
     expect(v.reasons[0]).toEqual({
       rule: 'symbol-errors',
@@ -149,7 +152,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
       message: 'spark-b soak-loaded: symbol errors 4 errors >= 1 (fail at 1 or more)',
       advice: 'packets were dropped for physical coding errors: replace the cable',
     });
-    expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, rules).outcome).toBe('PASS');
+    expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, TODAY, rules).outcome).toBe('PASS');
   });
 
   it('README`s table and the schema carry it', () => {
