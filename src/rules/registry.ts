@@ -545,11 +545,6 @@ export const RULE_DEFINITIONS: readonly RuleDefinition[] = [
   },
 ];
 
-// The definition of a rule id, or undefined for one the registry does not know.
-export function definitionOf(id: string): RuleDefinition | undefined {
-  return RULE_DEFINITIONS.find((r) => r.id === id);
-}
-
 // The default limit of a rule, as a protocol would write it.
 export function defaultLimit(r: RuleDeclaration): Limit & { params: Record<string, number> } {
   return {
