@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
-import { RULES_VERSION } from '../../src/rules/registry.js';
+import { RULES_VERSION } from '../../src/rules/versions.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
 import { verifyCertificate, writeCertificateJson, type CertificateDocument, type Regrade } from '../../src/report/certificate-json.js';
 import { keygen, loadLabKey } from '../../src/report/sign.js';
