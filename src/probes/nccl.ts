@@ -28,7 +28,7 @@ export interface NcclRow {
 
 // Which table layout nccl-tests printed, read from its header: since 2.13 (2022) every collective prints size count
 // type redop root and a `#wrong` count per half; before, each collective printed its own leading columns and a float
-// `error` (max deviation). docs/formats.md §6.
+// `error` (max deviation). docs/formats.md §6b.
 export type NcclTableLayout = 'nccl-tests>=2.13' | 'nccl-tests<2.13';
 
 // A nccl-tests run plus what NCCL_DEBUG=INFO said about the network: one device name or Socket means a setup fault.

@@ -209,7 +209,7 @@ describe('parseNccl on output pasted without its header (trimmed at test time fr
 });
 
 // nccl-tests before 2.13 (2022): each collective printed its own leading columns (no `root` for all_reduce) and a
-// float `error` column (largest deviation) where 2.13 prints the `#wrong` count. docs/formats.md §6.
+// float `error` column (largest deviation) where 2.13 prints the `#wrong` count. docs/formats.md §6b.
 const azure = () => sample('nccl/azureml-examples-a100-2node-all-reduce-pre-2.13-error-column.txt');
 // The five-collective paste holds one run per collective, each after the author's `===begin <test> test===` line.
 const osxRuns = () =>
