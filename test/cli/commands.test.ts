@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { runCli } from '../helpers/cli.js';
 import { unpackV1 } from '../helpers/journals-v1.js';
 
@@ -25,6 +26,18 @@ describe('cablequal preflight has its own output and messages', () => {
     expect(r.code).toBe(3);
     expect(r.out.split('\n')[0]).toBe('preflight ERROR: the nodes are not ready (simulated lab)');
     expect(r.out).toMatch(/\n {2}- \[preflight-rails\] /);
+  });
+  it('a node whose sudo asks for a password: ERROR [preflight-sudo] naming the command and the sudoers line to add', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'cq-pre-'));
+    const spec = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };
+    spec.name = 'no-sudo';
+    spec.nodes[0]!['sudoRefuses'] = true;
+    writeFileSync(join(cwd, 'no-sudo.json'), JSON.stringify(spec));
+    const r = await runCli(['preflight', '--sim', join(cwd, 'no-sudo.json')], { cwd });
+    expect(r.code).toBe(3);
+    expect(r.out).toContain('\n  - [preflight-sudo] spark-a: sudo -n ethtool -m refused: sudo: a password is required\n');
+    expect(r.out).toContain('    what to do: add this line with visudo on the node: nvidia ALL=(root) NOPASSWD: /usr/sbin/ethtool -m *\n');
+    expect(r.out).not.toContain('[preflight-sudo] spark-b');
   });
 });
 
