@@ -5,9 +5,7 @@ import { IDENTIFIER_NAMES, TRANSMITTER_TECHNOLOGY, hex2, isCopperTechnology, par
 import { decodeEeprom, standardOf } from '../eeprom/decode.js';
 import type { EepromDecode, ModuleExtras } from '../eeprom/decoded.js';
 import { assertNotFailedRead, readHexDump } from '../eeprom/hex-rows.js';
-import { cmd } from '../transport/commands.js';
 import { normalLabel, readDiagnostics } from './module-diagnostics.js';
-import { RemoteCommandError, type CommandRunner } from '../transport/types.js';
 
 const KIND = 'ethtool-module';
 
@@ -215,12 +213,4 @@ function fromFields(
     revisionComplianceText: (one('Revision Compliance') ?? one('Revision compliance'))?.value ?? null,
     ...(diagnostics && { diagnostics }),
   };
-}
-
-// Run `sudo -n ethtool -m IF` and parse it; netlink warnings on stderr mean the read failed (ParseError).
-export async function readEthtoolModule(runner: CommandRunner, iface: string): Promise<ModuleText | EepromDecode> {
-  const result = await runner.run(cmd.ethtoolModule(iface));
-  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
-  assertNotFailedRead(result.stderr, KIND);
-  return parseEthtoolModule(result.stdout);
 }

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump, type EepromFields } from '../../src/eeprom/encode.js';
 import type { EepromDecode } from '../../src/eeprom/decoded.js';
 import { parseEepromHex } from '../../src/probes/eeprom-hex.js';
-import { parseEthtoolModule, readEthtoolModule, type ModuleText } from '../../src/probes/ethtool-module.js';
-import { RemoteCommandError } from '../../src/transport/types.js';
+import { parseEthtoolModule, type ModuleText } from '../../src/probes/ethtool-module.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
-import { cannedRunner } from '../helpers/canned-runner.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
 const M = 'ethtool-module/';
@@ -382,24 +380,5 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     expect(r).toMatchObject({ standard: 'CMIS', identifier: 0x1e, lengthM: 0.5, attenuationDb: fields.attenuationDb, anomalies: [] });
     expect(r.labelStyle).toBe(style === '6.7' ? 'ethtool<=6.11' : 'ethtool>=6.14');
     expect(identity(r)).toEqual(identity(parseEepromHex(formatHexDump(img))));
-  });
-});
-
-describe('readEthtoolModule (simulated runner)', () => {
-  it('runs `sudo -n ethtool -m IF` and parses the text', async () => {
-    const seen: string[] = [];
-    const r = text(await readEthtoolModule(cannedRunner({ stdout: sample(OEM_BUG) }, seen, 'spark-b'), 'enP2p1s0f0np0'));
-    expect(seen).toEqual(['sudo -n ethtool -m enP2p1s0f0np0']);
-    expect(r.vendorSn).toBe('HQ21010600009');
-  });
-
-  it('refuses output that came with a netlink warning on stderr, and a failed command', async () => {
-    const garbage = sample('ethtool-module-hex/mlx5-eeprom-by-page-failure-garbage-hex.txt').split('\n');
-    const stderr = garbage.slice(1, 3).join('\n');
-    const stdout = garbage.slice(3).join('\n');
-    await expect(readEthtoolModule(cannedRunner({ stdout, stderr }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(/failed module EEPROM read/);
-    await expect(readEthtoolModule(cannedRunner({ exitCode: 1, stderr: 'sudo: a password is required' }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(
-      RemoteCommandError,
-    );
   });
 });
