@@ -13,7 +13,7 @@ export const LAYERS = {
   eeprom: ['domain'],
   analysis: ['domain'],
   rules: ['domain', 'analysis'],
-  protocol: ['domain', 'rules'],
+  protocol: ['domain', 'io', 'rules'],
   grading: ['domain', 'analysis', 'rules', 'protocol'],
   io: ['domain'],
   transport: ['domain'],

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
@@ -19,6 +19,7 @@ import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch
 import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
 import { ensureDir } from '../io/ensure-dir.js';
+import { readInputText } from '../io/read-input.js';
 import { printable } from '../domain/text.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
@@ -86,13 +87,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
 
 async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observers: RunObservers, dir: string): Promise<number> {
   const manifestPath = resolve(io.cwd, args.manifest);
-  let text: string;
-  try {
-    text = readFileSync(manifestPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${args.manifest}: cannot read manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const manifest = parseManifest(text, args.manifest);
+  const manifest = parseManifest(readInputText(manifestPath, 'manifest', args.manifest), args.manifest);
   const pairSpecs = args.pair?.length ? args.pair : args.nodes ? [args.nodes] : args.sim ? ['spark-a,spark-b'] : [];
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
@@ -321,7 +316,7 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
   } else if (sim.includes(',') || !/[/.]/.test(sim)) {
     entries = sim.split(',').map((x) => x.trim());
   } else {
-    entries = readFileSync(resolve(cwd, sim), 'utf8')
+    entries = readInputText(resolve(cwd, sim), 'scenarioList', `--sim ${sim}`)
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -18,6 +17,7 @@ import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
 import { cmd, validate } from '../transport/commands.js';
 import { ensureDir } from '../io/ensure-dir.js';
+import { readInputText } from '../io/read-input.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
@@ -95,12 +95,7 @@ function parseCage(v: string, where: string): number | 'auto' {
 // `--protocol` read and validated (shared by run and batch).
 export function loadProtocolArg(p: string | undefined, cwd: string): { protocol: Protocol; protocolText: string } {
   const protocolPath = resolveProtocolPath(p, cwd);
-  let protocolText: string;
-  try {
-    protocolText = readFileSync(protocolPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
+  const protocolText = readInputText(protocolPath, 'protocol');
   const protocol = parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`);
   return { protocol, protocolText };
 }

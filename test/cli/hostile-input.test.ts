@@ -82,7 +82,7 @@ const CASES: Case[] = [
   ],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested.json'], 2, /^cablequal: nested\.json: nested deeper than 32 levels: not a protocol$/],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested-obj.json'], 2, /^cablequal: nested-obj\.json: nested deeper than 32 levels/],
-  [['run', '--sim', 'good-qsfp56', '--protocol', 'protocol-dir.json'], 2, /^cablequal: .*protocol-dir\.json: cannot read protocol file \(EISDIR\)$/],
+  [['run', '--sim', 'good-qsfp56', '--protocol', 'protocol-dir.json'], 2, /^cablequal: .*protocol-dir\.json: a directory, not a regular file$/],
   [['grade', 'good', '--protocol', 'nested.json'], 2, /nested deeper than 32 levels/],
   [['grade', 'jdir'], 2, /^cablequal: .*\/jdir\/journal\.jsonl: not a file \(a journal is a file of JSON lines\)$/],
   [['grade', 'afile'], 2, /^cablequal: .*\/afile: not a directory; give a run directory/],
