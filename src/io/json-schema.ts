@@ -74,7 +74,11 @@ function sayError(e: ErrorObject): string {
     return `${pathOf(e.instancePath, extra)}: not allowed here (allowed: ${Object.keys((schemaOf?.['properties'] ?? {}) as JsonSchema).join(', ')})`;
   }
   const got = describeJson(e.data);
-  if (['maxLength', 'minLength', 'maxItems', 'minItems', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'pattern'].includes(e.keyword)) {
+  if ((e.keyword === 'minItems' || e.keyword === 'maxItems') && Array.isArray(e.data)) {
+    const { limit } = e.params as { limit: number };
+    return `${pathOf(e.instancePath)}: expected ${e.keyword === 'minItems' ? 'at least' : 'at most'} ${limit} items, got ${e.data.length}`;
+  }
+  if (['maxLength', 'minLength', 'maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'pattern'].includes(e.keyword)) {
     const what = typeof schemaOf?.['title'] === 'string' ? schemaOf['title'] : `${allowedBy(schemaOf)} that ${e.message ?? 'fits'}`;
     return `${pathOf(e.instancePath)}: expected ${what}, got ${typeof e.data === 'string' ? JSON.stringify(e.data.length > 40 ? `${e.data.slice(0, 37)}...` : e.data) : got}`;
   }

@@ -78,7 +78,15 @@ export const nodeRecord = obj({
   'lanes?': orNull(num),
   'speedMbps?': orNull(num),
   'fecActive?': orNull(str),
-  'dmi?': mapOf(orNull(str)),
+  'dmi?': obj({
+    'sysVendor?': orNull(str),
+    'productName?': orNull(str),
+    'productVersion?': orNull(str),
+    'boardName?': orNull(str),
+    'biosVendor?': orNull(str),
+    'biosVersion?': orNull(str),
+    'biosDate?': orNull(str),
+  }),
   'simulated?': bool,
 });
 
@@ -165,7 +173,7 @@ export const RUN_RECORD_SCHEMA = obj({
   reasons: arrayOf(reason),
   decidedAtS: orNull(num),
   simulated: bool,
-  'scenario?': str,
+  'scenario?': orNull(str),
   startedAt: isoTime,
   endedAt: orNull(str),
   protocol: obj({ name: str, sha256: str, 'file?': str }),

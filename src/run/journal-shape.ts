@@ -47,7 +47,7 @@ const LINE_SCHEMAS: Record<string, JsonSchema> = {
     'protocol?': orNull(obj({ 'file?': str, 'name?': str })),
     'rulesVersion?': whole,
     'label?': orNull(str),
-    'scenario?': str,
+    'scenario?': orNull(str),
     'simulated?': bool,
     'sharedNodes?': arrayOf(str),
   }),

@@ -44,7 +44,7 @@ const CASES: Case[] = [
   [
     'three rail IPs',
     (s) => void s['nodes'][0].railIps.push('10.0.0.1'),
-    'nodes[0].railIps: expected an array that must NOT have more than 2 items, got an array',
+    'nodes[0].railIps: expected at most 2 items, got 3',
   ],
   [
     'an unknown field (a typo)',
