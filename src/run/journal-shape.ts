@@ -124,3 +124,12 @@ export function screenJournal(contents: JournalContents): JournalContents {
   problems.sort((a, b) => a.line - b.line);
   return { ...contents, lines, lineNos, problems, badLines: problems.map((p) => p.line), screened: true };
 }
+
+// How messages name the protocol text a run-start line carries: the journal line it is on (a problem there is the
+// journal's, never the file on disk it was read from when the run started), with that file for reference.
+export function recordedProtocolLabel(contents: JournalContents, start: JournalLine, journalFile: string): string {
+  const i = contents.lines.indexOf(start);
+  const line = contents.lineNos?.[i] ?? i + 1;
+  const file = (start['protocol'] as { file?: unknown } | null | undefined)?.file;
+  return `${journalFile} line ${line} (the protocol the run recorded${typeof file === 'string' ? `, read from ${file} when it started` : ''})`;
+}

@@ -8,7 +8,7 @@ import { gradeWithVersion, KNOWN_RULES_VERSIONS, type GradedJournal, type Journa
 import { RULES_VERSION } from '../rules/registry.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { screenJournal } from './journal-shape.js';
+import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 
@@ -81,7 +81,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const protocolText = opts.protocol?.text ?? String(start.protocolText);
   const protocol = opts.protocol
     ? parseProtocol(opts.protocol.text, opts.protocol.file)
-    : parseProtocol(protocolText, String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true });
+    : parseProtocol(protocolText, recordedProtocolLabel(contents, start, opts.journalFile), { lenient: true });
   const journalVersion = journalRulesVersion(contents);
   // What today's loader had to decide for the protocol concerns today's rules only (version 1 reads its own way).
   const notes = version === 1 ? [] : [...protocol.notes];

@@ -1,7 +1,12 @@
 // #22 item 5: each journal line type the record is built from has a JSON Schema (src/run/journal-shape.ts, over the
 // domain types of src/report/record-schema.ts). Lines as a run on real nodes writes them pass (no scenario, a node
 // without DMI strings, an end whose EEPROM could not be read); a field of the wrong type is named with its path.
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { gradeRunDir } from '../../src/cli/grade-command.js';
 import { journalLineProblem } from '../../src/run/journal-shape.js';
 
 const runStart = {
@@ -83,5 +88,23 @@ describe('journal line schemas', () => {
     [{ type: 'benchmark', kind: 'nccl', tS: 4, busbwGBs: '21', devices: [] }, 'benchmark nccl: busbwGBs: expected a number or null, got a string'],
   ])('%j: %s', (line, problem) => {
     expect(journalLineProblem(line as { type: string } & Record<string, unknown>)).toBe(problem);
+  });
+});
+
+// #22 item 12: the protocol a journal carries is the journal's: a text that cannot be read is named by its line.
+describe('a journal whose recorded protocol cannot be read', () => {
+  it.each([
+    ['not JSON', 'not json', /^journal\.jsonl line 1 \(the protocol the run recorded, read from protocols\/quick\.json when it started\): not valid JSON: /],
+    ['not a protocol', '{"name":5}', /^journal\.jsonl line 1 \(the protocol the run recorded, read from protocols\/quick\.json when it started\): /],
+  ])('%s: the journal line is named, not the file on disk', (_what, text, message) => {
+    const dir = mkdtempSync(join(tmpdir(), 'cq-jproto-'));
+    const src = join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'good-qsfp56-quick');
+    cpSync(src, dir, { recursive: true });
+    const lines = gunzipSync(readFileSync(join(src, 'journal.jsonl.gz')))
+      .toString('utf8')
+      .split('\n');
+    lines[0] = JSON.stringify({ ...(JSON.parse(lines[0]!) as object), protocolText: text });
+    writeFileSync(join(dir, 'journal.jsonl'), lines.join('\n'));
+    expect(() => gradeRunDir(dir)).toThrow(message);
   });
 });
