@@ -105,9 +105,11 @@ const TOP_KEYS = ['body', 'signature', 'unsignedReason'];
 // A certificate nests 7 levels; far deeper is not one cablequal wrote.
 const MAX_DEPTH = 64;
 
-// A field beside body and signature is covered by no signature, even when the file is in canonical form.
+// A field beside body and signature is covered by no signature, even when the file is in canonical form; so is an
+// unsignedReason beside a signature (only an unsigned document says why it is unsigned).
 function extraFieldsProblem(doc: Record<string, unknown>): string | null {
-  const extra = Object.keys(doc).filter((k) => !TOP_KEYS.includes(k));
+  const allowed = doc['signature'] === null ? TOP_KEYS : TOP_KEYS.filter((k) => k !== 'unsignedReason');
+  const extra = Object.keys(doc).filter((k) => !allowed.includes(k));
   return extra.length
     ? `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`
     : null;

@@ -59,6 +59,7 @@ describe('verify accepts only what was signed (#22 item 4)', { timeout: 60_000 }
     ['"outcome":"PASS" beside body', (d) => void (d['outcome'] = 'PASS')],
     ['approvedBy beside body', (d) => void (d['approvedBy'] = 'QA lead')],
     ['an empty key', (d) => void (d[''] = null)],
+    ['unsignedReason beside a signature', (d) => void (d['unsignedReason'] = 'none')],
   ];
   for (const [what, edit] of TOP) {
     it(`a top-level field (${what}) in canonical form: NOT VERIFIED`, async () => {
@@ -102,7 +103,11 @@ describe('verify reads every certificate field against its schema (#22 item 5)',
     ],
     ['the signer`s key a number', (d) => void (d['body'].signer.publicKeyPem = 5), /body\.signer\.publicKeyPem: expected a PEM public key/],
     ['the signer missing', (d) => void delete d['body'].signer, /body\.signer: expected an object or null, got nothing \(missing\)/],
-    ['unsignedReason a number', (d) => void (d['unsignedReason'] = 3), /unsignedReason: expected a string, got number 3/],
+    [
+      'an unsigned document`s reason a number',
+      (d) => void ((d['signature'] = null), (d['unsignedReason'] = 3)),
+      /unsignedReason: expected a string, got number 3/,
+    ],
   ];
   for (const [what, edit, problem] of FIELDS) {
     it(`${what}: one problem line, exit 1`, async () => {
