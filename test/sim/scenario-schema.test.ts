@@ -41,11 +41,7 @@ const CASES: Case[] = [
     (s) => void (s['nodes'][1].railIps = ['192.168.100.11', 'spark-b']),
     'nodes[1].railIps[1]: expected a dotted IPv4 address, got "spark-b"',
   ],
-  [
-    'three rail IPs',
-    (s) => void s['nodes'][0].railIps.push('10.0.0.1'),
-    'nodes[0].railIps: expected at most 2 items, got 3',
-  ],
+  ['three rail IPs', (s) => void s['nodes'][0].railIps.push('10.0.0.1'), 'nodes[0].railIps: expected at most 2 items, got 3'],
   [
     'an unknown field (a typo)',
     (s) => void (s['thermal'].tauSeconds = 150),
