@@ -16,7 +16,7 @@ export const LAYERS = {
   protocol: ['domain', 'io', 'rules'],
   grading: ['domain', 'analysis', 'rules', 'protocol'],
   io: ['domain'],
-  transport: ['domain'],
+  transport: ['domain', 'io'],
   probes: ['domain', 'eeprom', 'transport'],
   sampling: ['domain', 'probes', 'transport'],
   report: ['domain', 'io', 'rules'],

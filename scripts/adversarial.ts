@@ -204,7 +204,7 @@ keys('$CABLEQUAL_LAB_PUBLIC_KEY: RSA public key', () => {
 // --- input files ---------------------------------------------------------------------------------------------------
 const inputs = family(
   'input files',
-  'protocol, scenario, manifest, journal and record files that are hostile: one line naming the file or field, never a hang',
+  'protocol, scenario, manifest, ssh config, journal and record files that are hostile: one line naming the file or field, never a hang',
 );
 const files = join(work, 'files');
 mkdirSync(files);
@@ -249,6 +249,14 @@ for (const [name, edit, says] of scenarioCases) {
 inputs('--sim: a scenario that is /dev/zero', () =>
   expectOneLine(cli(['run', '--sim', join(files, 'zero.json'), '--dry-run']), 2, /a device, not a regular file$/),
 );
+inputs('--ssh-config /dev/zero', () =>
+  expectOneLine(cli(['run', '--nodes', 'a,b', '--ssh-config', '/dev/zero', '--dry-run']), 2, /\/dev\/zero: a device, not a regular file$/),
+);
+inputs('--ssh-config with Include /dev/zero', () => {
+  const config = join(files, 'ssh_config');
+  writeFileSync(config, 'Include /dev/zero\n');
+  return expectOneLine(cli(['run', '--nodes', 'a,b', '--ssh-config', config, '--dry-run']), 2, /Include \/dev\/zero: .*a device, not a regular file/);
+});
 inputs('batch --manifest /dev/zero', () =>
   expectOneLine(cli(['batch', '--manifest', '/dev/zero', '--sim', 'good-qsfp56']), 2, /^cablequal: \/dev\/zero: a device/),
 );

@@ -6,7 +6,8 @@ import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 
 import { UsageError } from '../domain/errors.js';
 
 // The largest file of each kind the CLI reads, in bytes, and what messages call it. A shipped protocol is ~6 KB, a
-// scenario ~4 KB, a key ~120 bytes, a certificate of the full procedure ~60 KB, a manifest of 10,000 cables ~500 KB.
+// scenario ~4 KB, a key ~120 bytes, a certificate of the full procedure ~60 KB, a manifest of 10,000 cables ~500 KB,
+// an ssh config a few KB.
 export const INPUT_LIMITS = {
   protocol: { bytes: 1 << 20, name: 'protocol' },
   scenario: { bytes: 1 << 20, name: 'scenario' },
@@ -14,6 +15,7 @@ export const INPUT_LIMITS = {
   manifest: { bytes: 16 << 20, name: 'manifest' },
   certificate: { bytes: 16 << 20, name: 'certificate' },
   key: { bytes: 64 << 10, name: 'key' },
+  sshConfig: { bytes: 1 << 20, name: 'ssh config' },
 } as const;
 
 // Which of INPUT_LIMITS a file is read as.

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { INPUT_LIMITS, readInputText } from '../../src/io/read-input.js';
+import { loadSshConfig } from '../../src/transport/ssh-config-files.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cq-input-'));
 
@@ -49,5 +50,14 @@ describe('readInputText', () => {
     expect(refusal(big, 'key')).toBe(`${big}: ${INPUT_LIMITS.key.bytes + 1} bytes, more than the 64 KiB a key file may hold`);
     truncateSync(big, INPUT_LIMITS.protocol.bytes);
     expect(readInputText(big, 'protocol')).toHaveLength(INPUT_LIMITS.protocol.bytes);
+  });
+});
+
+describe('ssh configs are read the same way', () => {
+  it('--ssh-config /dev/zero, or an Include of it, is refused at once', () => {
+    expect(() => loadSshConfig('/dev/zero', dir)).toThrow(new UsageError('/dev/zero: a device, not a regular file'));
+    const config = join(dir, 'ssh_config');
+    writeFileSync(config, 'Include /dev/zero\n');
+    expect(() => loadSshConfig(config, dir)).toThrow(/Include \/dev\/zero: cannot read \/dev\/zero: \/dev\/zero: a device, not a regular file/);
   });
 });
