@@ -109,12 +109,14 @@ const earlier = (a: number[], b: number[]) => {
   return a.length < b.length;
 };
 
-// Compile a schema once; the check returns the first problem of a value (path first), or null. Valid values take the
+// Compile a schema once (lazily); the check returns the first problem of a value (path first), or null. Valid values take the
 // fast validator; only a failing one is validated again for all its errors, to report the first in declared order.
 export function compileSchema(schema: JsonSchema): SchemaCheck {
-  const validate: ValidateFunction = ajv.compile(schema);
+  // Compiled on first use: a command that reads no certificate does not pay for its schema at start-up.
+  let validate: ValidateFunction | null = null;
   let explain: ValidateFunction | null = null;
   return (value) => {
+    validate ??= ajv.compile(schema);
     if (validate(value)) return null;
     explain ??= explainer.compile(schema);
     explain(value);
