@@ -16,6 +16,8 @@ export const INPUT_LIMITS = {
   certificate: { bytes: 16 << 20, name: 'certificate' },
   key: { bytes: 64 << 10, name: 'key' },
   sshConfig: { bytes: 1 << 20, name: 'ssh config' },
+  // `cablequal parse <kind> <file>`: one command's output (`ethtool -S` of mlx5 is ~60 KB).
+  output: { bytes: 16 << 20, name: 'command output' },
 } as const;
 
 // Which of INPUT_LIMITS a file is read as.

@@ -94,7 +94,8 @@ const CASES: Case[] = [
   [['compare', 'no-such-dir'], 2, /^cablequal: no-such-dir: no such file or directory$/],
   [['regress', '--baseline', 'no-such', 'good'], 2, /^cablequal: --baseline: .*no record\.json/],
   [['status', '--out', 'no-such'], 2, /^cablequal: --out no-such: no such reports directory$/],
-  [['parse', 'ethtool-stats', '/nonexistent'], 2, /^cablequal parse: cannot read \/nonexistent: ENOENT$/],
+  [['parse', 'ethtool-stats', '/nonexistent'], 2, /^cablequal parse: \/nonexistent: cannot read command output file \(ENOENT\)$/],
+  [['parse', 'ethtool-stats', '/dev/zero'], 2, /^cablequal parse: \/dev\/zero: a device, not a regular file$/],
   // nodes, cages, faults
   [['run', '--nodes', `${longHost},b`], 2, /^cablequal: --nodes: "h{80}… \(5000 chars\)" is too long for a host name \(at most 253 characters\)$/],
   [['cleanup', '--nodes', 'a;rm -rf /'], 2, /^cablequal: /],
