@@ -1,10 +1,10 @@
 // Reading a protocol file: the only I/O of protocol/, kept apart from the pure validation.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../domain/errors.js';
 import type { Protocol } from './types.js';
 import { validateProtocol, type ValidateOptions } from './validate.js';
 import { nestingExceeds } from '../domain/json-depth.js';
+import { readInputBytes } from '../io/read-input.js';
 
 // Parse protocol text; the sha256 is of the UTF-8 bytes so a run record pins exactly what was run.
 export function parseProtocol(text: string | Uint8Array, fileLabel: string, opts: ValidateOptions = {}): Protocol {
@@ -22,14 +22,8 @@ export function parseProtocol(text: string | Uint8Array, fileLabel: string, opts
   return { ...body, file: fileLabel, sha256: createHash('sha256').update(bytes).digest('hex') };
 }
 
-// Load a protocol from disk; a missing or unreadable file is a usage error too, not a stack trace.
+// Load a protocol from disk; a missing, unreadable, irregular (/dev/zero, a pipe) or oversized file is a usage error
+// too, not a stack trace or a hang.
 export function loadProtocol(path: string): Protocol {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code ?? 'unreadable';
-    throw new UsageError(`${path}: cannot read protocol file (${code})`);
-  }
-  return parseProtocol(bytes, path);
+  return parseProtocol(readInputBytes(path, 'protocol'), path);
 }

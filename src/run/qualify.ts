@@ -58,6 +58,8 @@ export interface RunDeps {
   journalIo?: JournalIo;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
   lockHeartbeatMs?: number;
+  // A dry run (run/dry-run.ts): each soak is sampled this many seconds only; its loads start as for the whole soak.
+  soakCapS?: number;
 }
 
 export interface RunResult {
@@ -96,6 +98,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     return { spec, runner, cage: null, railIps: [null, null], railSubnets: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
+  if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
   const startedAt = new Date(clock.now()).toISOString();
   const live = new LiveStateFile(
     runDir,

@@ -8,7 +8,7 @@ import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../gr
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { screenJournal } from './journal-shape.js';
+import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 
@@ -82,7 +82,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const rules = rulesOf(version);
   const protocol = opts.protocol
     ? parseProtocol(opts.protocol.text, opts.protocol.file, { rules })
-    : parseProtocol(String(start.protocolText), String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true, rules });
+    : parseProtocol(String(start.protocolText), recordedProtocolLabel(contents, start, opts.journalFile), { lenient: true, rules });
   const journalVersion = journalRulesVersion(contents);
   // What the loader had to decide for the protocol, for the versions that say so (version 1 did not).
   const notes = rulesVersion.protocolNotes ? [...protocol.notes] : [];
