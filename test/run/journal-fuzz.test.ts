@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { gradeRunDir } from '../../src/cli/grade-command.js';
 import { labRun } from '../faults/lab-run.js';
+import { asBeforeTheChain } from '../helpers/journal-lines.js';
 
 interface Journal {
   name: string;
@@ -39,12 +40,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-const unchain = (lines: string[]) =>
-  lines.map((l) => {
-    const o = JSON.parse(l) as Record<string, unknown>;
-    delete o['prev'];
-    return JSON.stringify(o);
-  });
+const unchain = asBeforeTheChain;
 
 const ODD: unknown[] = [null, {}, [], '', 'x', -1, 0, 1e308, true, 'PASS', 'done', { rule: 'x', message: 'y' }];
 
