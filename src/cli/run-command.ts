@@ -6,7 +6,7 @@ import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
-import { parseProtocol, type Protocol } from '../protocol/index.js';
+import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
 import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
@@ -96,7 +96,7 @@ function parseCage(v: string, where: string): number | 'auto' {
 export function loadProtocolArg(p: string | undefined, cwd: string): { protocol: Protocol; protocolText: string } {
   const protocolPath = resolveProtocolPath(p, cwd);
   const protocolText = readInputText(protocolPath, 'protocol');
-  const protocol = parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`);
+  const protocol = ownOrBuiltin(parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`));
   return { protocol, protocolText };
 }
 

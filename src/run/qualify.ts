@@ -119,6 +119,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     protocolText: deps.protocolText,
     // The grading rules this run was watched and graded with (journals without it are rules version 1).
     rulesVersion: RULES_VERSION,
+    // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
+    chain: 'sha256-prev',
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),

@@ -15,6 +15,7 @@ import { verifyCertificate } from '../../src/report/certificate-json.js';
 import { RULES_VERSION } from '../../src/rules/versions.js';
 import { gunzipSync } from 'node:zlib';
 import { labRun } from '../faults/lab-run.js';
+import { asBeforeTheChain } from '../helpers/journal-lines.js';
 
 interface Journal {
   name: string;
@@ -43,12 +44,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-const unchain = (lines: string[]) =>
-  lines.map((l) => {
-    const o = JSON.parse(l) as Record<string, unknown>;
-    delete o['prev'];
-    return JSON.stringify(o);
-  });
+const unchain = asBeforeTheChain;
 
 const ODD: unknown[] = [null, {}, [], '', 'x', -1, 0, 1e308, true, 'PASS', 'done', { rule: 'x', message: 'y' }];
 
