@@ -5,7 +5,7 @@ import { createReadStream, readFileSync, realpathSync, statSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ResultsStore } from '../store/store.js';
 import { CLIENT_JS } from './client-script.js';
 import { cablePage, errorPage, goldenPage, livePage, partsPage, runsPage, yieldPageHtml, type CertUrl } from './pages.js';
@@ -21,6 +21,7 @@ export interface DashboardOptions {
   port: number;
   host: string;
   pollMs?: number; // how often live streams look at the store (default 1 s)
+  serveJournals?: boolean; // also serve each run's journal.jsonl (--serve-journals); never the database or run.log
 }
 
 export interface Dashboard {
@@ -33,12 +34,24 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.json': 'application/json',
   '.csv': 'text/csv; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
   '.jsonl': 'text/plain; charset=utf-8',
-  '.log': 'text/plain; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
 };
+
+// The files of the reports directory a person opens: certificates, run reports, the CSVs, a batch's summary. Nothing
+// else is served: not the store (cablequal.db), not run.log or record.json, and journal.jsonl only with --serve-journals.
+export const SERVED_REPORTS: ReadonlySet<string> = new Set([
+  'certificate.html',
+  'certificate.json',
+  'run-report.html',
+  'run-report.json',
+  'summary.csv',
+  'lanes.csv',
+  'timeseries.csv',
+  'throughput.csv',
+  'batch.html',
+  'batch.csv',
+]);
+export const JOURNAL_FILE = 'journal.jsonl';
 
 // The page's own script and uPlot's files from node_modules: the dashboard needs no network to draw.
 function staticFiles(): Map<string, { type: string; body: Buffer }> {
@@ -110,6 +123,14 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const serveReport = (res: ServerResponse, parts: string[], head: boolean) => {
     const rel = parts.join('/');
     if (!rel || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p.includes('/') || p.includes('\\'))) throw new HttpError(400, 'bad path');
+    const name = parts.at(-1)!;
+    if (!SERVED_REPORTS.has(name) && !(o.serveJournals && name === JOURNAL_FILE))
+      throw new HttpError(
+        403,
+        name === JOURNAL_FILE
+          ? 'journals are served only when the dashboard runs with --serve-journals'
+          : `not served: the dashboard serves certificates, run reports and CSVs only (${[...SERVED_REPORTS].join(', ')})`,
+      );
     const full = resolve(outDir, ...parts);
     let real: string;
     let realRoot: string;
@@ -120,6 +141,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       throw new HttpError(404, `not found: ${rel}`);
     }
     if (!real.startsWith(realRoot + sep)) throw new HttpError(403, 'outside the reports directory');
+    // A link named certificate.html that leads to the store or a log is refused too: the target's name must be served.
+    if (basename(real) !== name) throw new HttpError(403, `not served: ${rel} is a link to another file`);
     const st = statSync(real);
     if (!st.isFile()) throw new HttpError(404, `not a file: ${rel}`);
     res.writeHead(200, {

@@ -21,9 +21,13 @@ afterAll(async () => {
 });
 
 // A raw request: the path exactly as given (fetch would normalise `..` away).
-function raw(path: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  path: string,
+  method = 'GET',
+  port = dash.port,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: dash.port, path, method }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => void (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -147,6 +151,38 @@ describe('dashboard API', () => {
       expect(r.body).not.toContain('root:');
     }
     expect((await raw('/api/runs', 'POST')).status).toBe(405);
+  });
+
+  it('serves only what a person opens: certificates, run reports, CSVs; never the store, the log, the record or (unasked) a journal', async () => {
+    const run = await api<{ certificateUrl: string }>(`/api/runs/${lab.simRuns[1]!.runId}`);
+    const dir = run.certificateUrl.slice(0, run.certificateUrl.lastIndexOf('/'));
+    for (const f of ['certificate.html', 'certificate.json', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv'])
+      expect((await raw(`${dir}/${f}`)).status, f).toBe(200);
+    // A link named like a report that leads to the store is refused as well.
+    symlinkSync(join(lab.out, 'cablequal.db'), join(lab.out, 'certificate.html'));
+    for (const p of [
+      '/reports/cablequal.db',
+      '/reports/cablequal.db-wal',
+      `${dir}/journal.jsonl`,
+      `${dir}/run.log`,
+      `${dir}/record.json`,
+      '/reports/certificate.html',
+    ]) {
+      const r = await raw(p);
+      expect(r.status, p).toBe(403);
+      expect(r.body, p).not.toContain('SQLite format');
+      expect(r.body, p).not.toContain('"type":"run-start"');
+    }
+    expect((await raw(`${dir}/journal.jsonl`)).body).toContain('--serve-journals');
+    const withJournals = await startDashboard({ store: lab.store, outDir: lab.out, port: 0, host: '127.0.0.1', serveJournals: true });
+    try {
+      const j = await raw(`${dir}/journal.jsonl`, 'GET', withJournals.port);
+      expect(j.status).toBe(200);
+      expect(j.body.split('\n')[0]).toContain('"type":"run-start"');
+      expect((await raw('/reports/cablequal.db', 'GET', withJournals.port)).status).toBe(403);
+    } finally {
+      await withJournals.close();
+    }
     expect((await raw('/api/runs', 'DELETE')).status).toBe(405);
   });
 
