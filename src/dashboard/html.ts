@@ -33,6 +33,7 @@ export function jsonScript(id: string, value: unknown, attrs = ''): string {
 export const NAV = [
   ['/', 'Runs'],
   ['/parts', 'Parts & vendors'],
+  ['/batches', 'Batches'],
   ['/golden', 'Golden cable'],
   ['/live', 'Live'],
 ] as const;
@@ -50,7 +51,11 @@ td.num{text-align:right;font-variant-numeric:tabular-nums}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;background:#fff;padding:8px;border:1px solid #ddd}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 .chart{background:#fff;border:1px solid #ddd;margin:8px 0;padding:4px;display:inline-block}
-.out{color:#b00;font-weight:bold}td.reason{min-width:18em;max-width:36em;font-size:12px}.muted{color:#777}.pager a{margin-right:12px}
+.out{color:#b00;font-weight:bold}td.reason{min-width:18em;max-width:48em;font-size:12px}.muted{color:#777}.pager a{margin-right:12px}
+td.code,.code{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
+.summary{padding:8px 12px;border:1px solid #ccc;margin:8px 0}.summary .big{font-size:22px;font-weight:bold;margin-right:10px}.summary .reason{font-size:13px;margin:4px 0}
+.outlier{color:#b00;font-weight:bold}.chart-title{font-weight:bold;margin:2px 4px}table.kv th,table.kv td{border:0;padding:1px 4px}
+td.anomalies ul{margin:0;padding-left:16px}
 `;
 
 // The page frame: navigation, title, body; the charts' library and script only where there are charts or live data.
@@ -67,6 +72,16 @@ export function layout(o: { title: string; path: string; body: string; scripts?:
 // A number with a fixed number of decimals, or a dash.
 export function fmt(v: number | null | undefined, digits = 2): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
+}
+
+// A FEC margin as the certificate prints it: the headline to one decimal ("10.2"), a deciding value to two ("0.84").
+export function fmtMargin(v: number | null | undefined, deciding = false): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(deciding ? 2 : 1);
+}
+
+// A BER bound as the certificate states it: "< 1.6e-14" (a 95% upper bound, never a bare 0).
+export function fmtBerBound(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) || v <= 0 ? '–' : `< ${v.toExponential(1)}`;
 }
 
 // A BER in scientific notation (0 stays 0).

@@ -58,7 +58,7 @@ describe('dashboard API', () => {
   it('binds to 127.0.0.1 and lists every run with id, outcome, serial, part number, vendor, start time, simulated flag', async () => {
     expect(dash.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const all = await api<Runs>('/api/runs');
-    expect(all.total).toBe(3 + 1 + 6);
+    expect(all.total).toBe(3 + 1 + 6 + 5);
     for (const s of lab.simRuns) {
       const r = all.runs.find((x) => x.runId === s.runId)!;
       expect(r).toMatchObject({
@@ -77,23 +77,36 @@ describe('dashboard API', () => {
 
   it('filters by outcome, part number, vendor, lot, station and date', async () => {
     const fail = await api<Runs>('/api/runs?outcome=FAIL');
-    expect(fail.runs.map((r) => r.runId).sort()).toEqual([lab.simRuns[0]!.runId, lab.hostileRunId].sort());
+    expect(fail.runs.map((r) => r.runId).sort()).toEqual([lab.simRuns[0]!.runId, lab.hostileRunId, 'gen-retest-0', 'gen-retest-1'].sort());
     const clone = lab.simRuns[0]!;
     expect((await api<Runs>(`/api/runs?part=${encodeURIComponent(clone.partNumber)}`)).runs.map((r) => r.runId)).toEqual([clone.runId]);
     expect((await api<Runs>(`/api/runs?vendor=${encodeURIComponent(HOSTILE_VENDOR)}`)).runs.map((r) => r.runId)).toEqual([lab.hostileRunId]);
     const golden = await api<Runs>('/api/runs?lot=250301');
-    expect(golden.total).toBe(6);
+    expect(golden.total).toBe(6 + 5);
     const sim = (await api<Runs>('/api/runs')).runs.find((r) => r.runId === clone.runId)!;
     expect((await api<Runs>(`/api/runs?station=${encodeURIComponent(sim.station!)}`)).total).toBe(3);
     expect((await api<Runs>('/api/runs?from=2026-03-04&to=2026-03-04')).runs.map((r) => r.runId).sort()).toEqual(['gen-golden-2', 'gen-golden-3']);
-    expect((await api<Runs>('/api/runs?outcome=PASS&lot=250301&from=2026-03-05')).total).toBe(2);
+    expect((await api<Runs>('/api/runs?outcome=PASS&lot=250301&from=2026-03-05')).total).toBe(2 + 1);
+    expect((await api<Runs>(`/api/runs?batch=${encodeURIComponent(lab.retest.batchId)}`)).runs.map((r) => r.runId).sort()).toEqual(
+      [...lab.retest.runIds, 'gen-golden-4', 'gen-golden-5'].sort(),
+    );
+  });
+
+  it('the serial search matches a substring in any case, its LIKE wildcards taken literally', async () => {
+    const clone = lab.simRuns[0]!;
+    const part = clone.serial.slice(3, 9).toLowerCase();
+    expect((await api<Runs>(`/api/runs?serial=${part}`)).runs.map((r) => r.runId)).toEqual([clone.runId]);
+    expect((await api<Runs>('/api/runs?serial=gen-')).total).toBe(6 + 5);
+    expect((await api<Runs>('/api/runs?serial=retest-0001')).runs.map((r) => r.runId).sort()).toEqual([...lab.retest.runIds].sort());
+    expect((await api<Runs>('/api/runs?serial=%25')).total).toBe(0);
+    expect((await api<Runs>('/api/runs?serial=GEN_GOLD')).total).toBe(0);
   });
 
   it('pages are bounded: limit 1..500, a bad filter is a 400 naming it', async () => {
     const p1 = await api<Runs & { limit: number; offset: number }>('/api/runs?limit=4');
     const p2 = await api<Runs>('/api/runs?limit=4&offset=4');
     expect(p1.runs).toHaveLength(4);
-    expect(p1.total).toBe(10);
+    expect(p1.total).toBe(15);
     expect(new Set([...p1.runs, ...p2.runs].map((r) => r.runId)).size).toBe(8);
     expect(p1.runs.map((r) => r.startedAt)).toEqual([...p1.runs.map((r) => r.startedAt)].sort().reverse());
     expect(await raw('/api/runs?limit=501')).toMatchObject({ status: 400, body: expect.stringContaining('limit') });
@@ -108,17 +121,36 @@ describe('dashboard API', () => {
     const hist = await api<{ cable: { serial: string; part_number: string }; runs: { runId: string }[] }>(`/api/cables/${encodeURIComponent(clone.serial)}`);
     expect(hist.cable).toMatchObject({ serial: clone.serial, part_number: clone.partNumber });
     expect(hist.runs.map((r) => r.runId)).toEqual([clone.runId]);
-    const parts = await api<{ parts: { partNumber: string; counts: Record<string, number> }[] }>('/api/parts');
-    expect(parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!.counts).toMatchObject({ PASS: 6 + 1, FAIL: 0, ERROR: 0 });
-    const y = await api<{ lots: { lot: string; counts: Record<string, number> }[]; fecMargin: { bins: number[]; counts: Record<string, number[]> } }>(
-      '/api/parts/NJAAKK0006',
-    );
-    expect(y.lots.map((l) => l.lot).sort()).toEqual(['240412', '250301']);
+    // Real runs only by default: the golden cable (6 PASS runs) and the retested cable (FAIL, FAIL, ERROR, MARGINAL, PASS)
+    // are two cables, both PASS by their latest complete verdict; their 11 runs beside them.
+    type Yield = { cables: Record<string, number>; runs: Record<string, number>; counts: Record<string, number> };
+    const parts = await api<{ parts: ({ partNumber: string; vendor: string | null } & Yield)[]; vendors: ({ vendor: string } & Yield)[] }>('/api/parts');
+    const nj = parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!;
+    expect(nj.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(nj.runs).toEqual({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1, ABORTED: 0, running: 0 });
+    expect(nj.counts).toEqual(nj.runs);
+    expect(parts.parts.map((p) => p.partNumber)).not.toContain(clone.partNumber); // the simulated clone: not in yield
+    const withSim = await api<{ parts: ({ partNumber: string } & Yield)[] }>('/api/parts?simulated=1');
+    expect(withSim.parts.find((p) => p.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 3, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(withSim.parts.find((p) => p.partNumber === clone.partNumber)!.cables).toEqual({ PASS: 0, MARGINAL: 0, FAIL: 1, unjudged: 0 });
+    expect(await raw('/api/parts?simulated=yes')).toMatchObject({ status: 400, body: expect.stringContaining('simulated') });
+    type YieldPage = Yield & { lots: ({ lot: string } & Yield)[]; fecMargin: { bins: number[]; width: number; counts: Record<string, number[]> } };
+    const y = await api<YieldPage>('/api/parts/NJAAKK0006');
+    expect(y.lots.map((l) => l.lot)).toEqual(['250301']);
+    expect(y.lots[0]!.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(y.cables).toEqual(y.lots[0]!.cables);
+    expect(y.runs).toMatchObject({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1 });
+    // One value per cable in the distributions: the two cables' latest verdicts.
     expect(
       Object.values(y.fecMargin.counts)
         .flat()
         .reduce((a, b) => a + b, 0),
-    ).toBe(7);
+    ).toBe(2);
+    const ys = await api<YieldPage>('/api/parts/NJAAKK0006?simulated=1');
+    expect(ys.lots.map((l) => l.lot).sort()).toEqual(['240412', '250301']);
+    const vendor = await api<YieldPage>(`/api/vendors/${encodeURIComponent(nj.vendor!)}`);
+    expect(vendor.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(vendor.runs.PASS).toBe(7);
     const golden = await api<{ serial: string; runs: { runId: string; ibWriteBwGbps: number }[]; tolerances: Record<string, number> }[]>('/api/golden');
     expect(golden).toHaveLength(1);
     expect(golden[0]!.runs.map((r) => r.ibWriteBwGbps)).toEqual(lab.golden.bw);
