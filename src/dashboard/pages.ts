@@ -29,7 +29,7 @@ function outcomeCell(r: RunItem): string {
 function figureCells(r: RunItem): string {
   const m = marginFigure(r);
   const deciding = m !== null && m === r.decidingValue && r.decidingUnit === 'decades';
-  return `<td class="num margin"${deciding ? ' title="the deciding value"' : ''}>${fmtMargin(m, deciding)}</td><td class="num ber">${fmtBerBound(berBoundFigure(r))}</td>`;
+  return `<td class="num margin"${deciding ? ' title="the deciding value"' : ''}>${fmtMargin(m, deciding)}</td><td class="num ber">${esc(fmtBerBound(berBoundFigure(r)))}</td>`;
 }
 
 // The link to a run's own page.

@@ -47,7 +47,7 @@ function summary(o: RunPageInput): string {
   return `<div class="summary ${esc(outcome)}" id="summary"><span class="big" id="outcome">${esc(outcome)}</span> <span id="decision">${decided}</span>
 ${r.mainCode && r.outcome !== 'PASS' ? `<div class="code" id="main-code">${esc(r.mainCode)}</div>` : ''}
 ${r.mainReason && r.outcome !== 'PASS' ? `<div class="reason" id="main-reason">${esc(r.mainReason)}</div>` : ''}
-<div>FEC margin <b id="fig-margin">${fmtMargin(margin, deciding)}</b> decades${deciding ? ' (the deciding value)' : ' (loaded soak, worst receiver)'} · worst-lane BER <b id="fig-ber">${fmtBerBound(berBoundFigure(r))}</b> (95% upper bound)</div></div>`;
+<div>FEC margin <b id="fig-margin">${fmtMargin(margin, deciding)}</b> decades${deciding ? ' (the deciding value)' : ' (loaded soak, worst receiver)'} · worst-lane BER <b id="fig-ber">${esc(fmtBerBound(berBoundFigure(r)))}</b> (95% upper bound)</div></div>`;
 }
 
 function facts(o: RunPageInput): string {
@@ -83,7 +83,7 @@ function headline(h: unknown): string {
   const rows = hl.receivers
     .map(
       (x) =>
-        `<tr data-node="${esc(x.node)}"><td>${esc(x.node)}</td><td class="num">${fmt(x.seconds / 60, 1)}</td><td class="num hl-ber">${fmtBerBound(x.berUb95)}</td><td class="hl-lanes">${x.lanes.map((l) => `lane ${l.lane} ${esc(fmtBerBound(l.berUb95))}${l.errors ? ` (${l.errors} errors)` : ''}`).join(', ')}</td><td class="num hl-margin">${fmtMargin(x.fecMarginDecades)}</td><td class="num">${fmt(x.nicTempMeanC, 1)} / ${fmt(x.nicTempMaxC, 1)}</td><td class="num">${x.crcErrors} / ${x.postFecErrors} / ${x.linkDownEvents}</td><td>${esc(x.laneRatio)}</td></tr>`,
+        `<tr data-node="${esc(x.node)}"><td>${esc(x.node)}</td><td class="num">${fmt(x.seconds / 60, 1)}</td><td class="num hl-ber">${esc(fmtBerBound(x.berUb95))}</td><td class="hl-lanes">${x.lanes.map((l) => `lane ${l.lane} ${esc(fmtBerBound(l.berUb95))}${l.errors ? ` (${l.errors} errors)` : ''}`).join(', ')}</td><td class="num hl-margin">${fmtMargin(x.fecMarginDecades)}</td><td class="num">${fmt(x.nicTempMeanC, 1)} / ${fmt(x.nicTempMaxC, 1)}</td><td class="num">${x.crcErrors} / ${x.postFecErrors} / ${x.linkDownEvents}</td><td>${esc(x.laneRatio)}</td></tr>`,
     )
     .join('');
   return `<h2>Headline: ${esc(hl.phase ?? '')} per receiver (the certificate's)</h2><table id="headline"><thead><tr><th>receiver</th><th>minutes</th><th>BER, all lanes</th><th>each lane (95% upper bound)</th><th>FEC margin (decades)</th><th>NIC °C mean / max</th><th>CRC / post-FEC / link-down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table>`;

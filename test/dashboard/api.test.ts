@@ -218,6 +218,58 @@ describe('dashboard API', () => {
     expect((await raw('/api/runs', 'DELETE')).status).toBe(405);
   });
 
+  it("lists a run with the certificate's figures: the headline margin and BER bound, or a FAIL's deciding value and short code", async () => {
+    const page = (await raw('/')).body;
+    for (const sim of lab.simRuns) {
+      const run = await api<{
+        headline: { receivers: { fecMarginDecades: number; lanes: { berUb95: number }[] }[] };
+        reasons: { grade?: string; value?: number; unit?: string; rule: string; node?: string; lane?: number }[];
+        mainCode: string;
+      }>(`/api/runs/${sim.runId}`);
+      const row = page.slice(page.indexOf(`<tr data-run="${sim.runId}">`), page.indexOf('</tr>', page.indexOf(`<tr data-run="${sim.runId}">`)));
+      const bound = Math.max(...run.headline.receivers.flatMap((r) => r.lanes.map((l) => l.berUb95)));
+      expect(row).toContain(`<td class="num ber">&lt; ${bound.toExponential(1)}</td>`);
+      const deciding = run.reasons.find((r) => r.grade === sim.outcome);
+      if (sim.outcome === 'PASS') {
+        expect(run.mainCode).toBe('PASS');
+        expect(row).toContain(`<td class="num margin">${Math.min(...run.headline.receivers.map((r) => r.fecMarginDecades)).toFixed(1)}</td>`);
+      } else {
+        expect(run.mainCode).toBe(`${sim.outcome} ${deciding!.rule} ${deciding!.node} L${deciding!.lane} ${deciding!.value!.toFixed(2)} dec`);
+        expect(row).toContain(`<td class="num margin" title="the deciding value">${deciding!.value!.toFixed(2)}</td>`);
+      }
+      expect(row).toContain(`href="/runs/${sim.runId}"`);
+    }
+  });
+
+  it("a run's page: outcome and decision first, code and sentence, headline, both EEPROM ends, its files; its series at most 2000 points", async () => {
+    const clone = lab.simRuns[0]!;
+    const run = await api<{ decidedAtS: number; mainCode: string; mainReason: string; seriesUrl: string }>(`/api/runs/${clone.runId}`);
+    const r = await raw(`/runs/${clone.runId}`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    const html = r.body;
+    expect(html.indexOf('id="outcome">FAIL')).toBeLessThan(html.indexOf('id="run-facts"'));
+    const m = Math.floor(run.decidedAtS / 60);
+    expect(html).toContain(`<b id="decided-at">${m}:${String(Math.floor(run.decidedAtS % 60)).padStart(2, '0')}</b>`);
+    expect(html).toContain(`<div class="code" id="main-code">${run.mainCode}</div>`);
+    expect(run.mainReason.length).toBeGreaterThan(100);
+    expect(html).toContain('attenuation-placeholder');
+    expect(html.match(/<tr data-node="spark-[ab]"><td>spark-[ab] enp1s0f1np1<\/td>/g)).toHaveLength(2);
+    for (const f of ['certificate.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']) expect(html).toContain(`>${f}</a>`);
+    expect(html).not.toContain('journal.jsonl</a>');
+    const series = await api<{ receivers: { t: number[]; laneBer: unknown[][] }[]; throughput: { t: number[] } }>(run.seriesUrl);
+    expect(series.receivers).toHaveLength(2);
+    for (const rx of series.receivers) {
+      expect(rx.t.length).toBeGreaterThan(100);
+      expect(rx.t.length).toBeLessThanOrEqual(2000);
+      expect(rx.laneBer).toHaveLength(4);
+    }
+    expect((await raw('/runs/no-such-run')).status).toBe(404);
+    // A run whose directory has no journal: the page says so; its series is a 404 naming why.
+    expect((await raw(`/runs/${lab.hostileRunId}`)).body).toContain('id="no-series"');
+    expect(await raw(`/api/runs/${lab.hostileRunId}/series`)).toMatchObject({ status: 404, body: expect.stringContaining('journal') });
+  });
+
   it('escapes EEPROM strings in pages, attributes and the JSON inside script tags', async () => {
     for (const path of [
       '/',
