@@ -108,7 +108,8 @@ export const CLIENT_JS = String.raw`'use strict';
     };
   }
 
-  var timeIncrs = [10, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+  // Whole minutes only: the axis is labelled in minutes.
+  var timeIncrs = [60, 120, 300, 600, 900, 1800, 3600, 7200];
 
   // One receiver: each lane's BER (log), NIC temperature (right axis), the soak bound and the limit lines.
   function receiverChart(host, s, rx, old) {
