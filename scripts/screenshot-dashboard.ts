@@ -21,7 +21,7 @@ async function shoot(url: string, png: string): Promise<void> {
     const origin = new URL(url).origin;
     await page.route('**/*', (route) => (route.request().url().startsWith(origin) ? route.continue() : route.abort()));
     await page.goto(url, { waitUntil: 'load' });
-    await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
+    if (await page.$('script[src="/static/dashboard.js"]')) await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
     if (errors.length) throw new Error(`the page reported: ${errors.join('; ')}`);
     await page.screenshot({ path: resolve(png), fullPage: true });
   } finally {

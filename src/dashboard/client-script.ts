@@ -44,7 +44,7 @@ export const CLIENT_JS = String.raw`'use strict';
       var one = { label: s.label, stroke: colour, width: 1.5, spanGaps: style === 'dash' };
       if (style === 'bars') {
         one.fill = colour + 'cc';
-        one.paths = uPlot.paths.bars({ size: [0.92, 80], align: 0, gap: 1 });
+        one.paths = uPlot.paths.bars({ size: [0.96, Infinity], align: 0, gap: 1 });
         one.points = { show: false };
       } else if (style === 'points') {
         one.paths = function () { return null; };

@@ -45,7 +45,7 @@ header a{color:#fff;text-decoration:none}header a.on{text-decoration:underline}h
 main{padding:12px 16px}
 table{border-collapse:collapse;background:#fff;margin:8px 0}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#eef2f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .PASS{background:#d8f0d8}.MARGINAL{background:#fff1c2}.FAIL{background:#f8d0d0}.ERROR,.ABORTED{background:#e4e4e4}.running{background:#d8e8f8}
 .sim{font-size:11px;background:#eee;border:1px solid #bbb;padding:0 3px;border-radius:3px}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;background:#fff;padding:8px;border:1px solid #ddd}

@@ -168,20 +168,22 @@ export function partsPage(o: Awaited<ReturnType<typeof partsAndVendors>>): strin
 // at 0 with whole-number ticks; the x range holds every bin whole.
 function histogramChart(id: string, title: string, d: Distribution, xLabel: string, log: boolean): string {
   const lots = Object.entries(d.counts).slice(0, 12);
-  const running = d.bins.map(() => 0);
-  const stacked = lots.map(([lot, values]) => ({ lot, values: values.map((v, i) => (running[i]! += v)) }));
+  // An empty bin on each side: each bar is as wide as its bin, and the end bins are drawn whole.
+  const x = [d.bins[0]! - d.width, ...d.bins, d.bins[d.bins.length - 1]! + d.width].map((v) => +v.toFixed(6));
+  const running = x.map(() => 0);
+  const stacked = lots.map(([lot, values]) => ({ lot, values: [0, ...values, 0].map((v, i) => (running[i]! += v)) }));
   const top = Math.max(1, ...running);
   return chartSpec(id, {
     title,
     kind: 'bars',
-    x: d.bins,
+    x,
     xLabel,
     yLabel: 'cables',
     // The tallest stack first, so each lot's part stays visible on top of it.
     series: stacked.reverse().map((s) => ({ label: `lot ${s.lot}`, values: s.values, style: 'bars' as const })),
     xTicks: log ? 'log10' : undefined,
     yTicks: 'integer',
-    xRange: [d.bins[0]! - d.width, d.bins[d.bins.length - 1]! + d.width],
+    xRange: [x[0]! - d.width / 2, x[x.length - 1]! + d.width / 2],
     yRange: [0, top + Math.max(1, Math.ceil(top * 0.1))],
     barWidth: d.width,
   });

@@ -171,6 +171,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     };
     expect(spec.series[0]!.values.reduce((a, b) => a + b, 0)).toBe(3);
     expect(spec.xRange[0]).toBeLessThanOrEqual(spec.x[0]! - spec.barWidth / 2);
+    expect([spec.series[0]!.values[0], spec.series[0]!.values.at(-1)]).toEqual([0, 0]); // an empty bin each side: the end bins drawn whole
     expect(spec.xRange[1]).toBeGreaterThanOrEqual(spec.x.at(-1)! + spec.barWidth / 2);
     await page.close();
     const real = await open('/parts/NJAAKK0006');
