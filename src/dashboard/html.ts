@@ -59,10 +59,11 @@ td.anomalies ul{margin:0;padding-left:16px}
 `;
 
 // The page frame: navigation, title, body; the charts' library and script only where there are charts or live data.
-export function layout(o: { title: string; path: string; body: string; scripts?: boolean }): string {
+// `preload`: a URL the page's script will fetch, asked for at once (in parallel with the scripts) rather than after them.
+export function layout(o: { title: string; path: string; body: string; scripts?: boolean; preload?: string | null }): string {
   const nav = NAV.map(([p, t]) => `<a href="${p}"${p === o.path ? ' class="on"' : ''}>${t}</a>`).join('');
   const scripts = o.scripts
-    ? '<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>'
+    ? `${o.preload ? `<link rel="preload" href="${esc(o.preload)}" as="fetch" crossorigin="anonymous">` : ''}<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>`
     : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <link rel="icon" href="data:,"><title>${esc(o.title)} — cablequal</title><style>${CSS}</style>${scripts}</head>

@@ -200,5 +200,5 @@ function benchmarks(v: unknown): string {
 export function runPage(o: RunPageInput): string {
   const r = o.run;
   const body = `${summary(o)}${facts(o)}${headline(r.headline)}${charts(o)}${verdict(r)}${ends(r.cableEnds)}${conditions(r.conditions, r.phases)}${benchmarks(r.benchmarks)}${nodes(r.nodes)}${jsonScript('run-info', { runId: r.runId, state: r.state, outcome: r.outcome, decidedAtS: r.decidedAtS })}`;
-  return layout({ title: `Run ${r.runId}`, path: '', body, scripts: true });
+  return layout({ title: `Run ${r.runId}`, path: '', body, scripts: true, preload: o.seriesUrl });
 }

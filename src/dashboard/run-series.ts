@@ -18,6 +18,7 @@ export const HEADLINE_PHASE = 'soak-loaded';
 // rule's MARGINAL line (the same counts-based ratio the rule grades: worst lane's lower bound over the others' median
 // upper bound).
 export const OUTLIER_WINDOW_S = 60;
+const CHUNK = 256 * 1024; // bytes of journal read between two turns of the event loop
 
 // One receiver's chart: x (seconds since the run started), each lane's BER, NIC temperature, and the worst lane's
 // running 95% upper bound over the headline phase (its last value is the certificate's "each below ...").
@@ -66,8 +67,17 @@ class JournalTail {
     this.ratioMarginal = ruleOf('lane-ratio')?.marginal ?? this.ratioMarginal;
   }
 
-  // Read the lines written since the last call (a torn last line waits for its end).
-  catchUp(): void {
+  private reading: Promise<void> | null = null;
+
+  // Read the lines written since the last call (a torn last line waits for its end), a chunk at a time with the event
+  // loop let go between chunks, so that a long journal read for the first time does not hold up other requests.
+  // Calls while a read is under way wait for it.
+  catchUp(): Promise<void> {
+    this.reading ??= this.read().finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private async read(): Promise<void> {
     const fd = openSync(this.path, 'r');
     try {
       const st = fstatSync(fd);
@@ -75,7 +85,7 @@ class JournalTail {
         if (this.ino !== -1) throw new JournalReplaced(this.path);
         this.ino = st.ino;
       }
-      const buf = Buffer.allocUnsafe(1 << 20);
+      const buf = Buffer.allocUnsafe(CHUNK);
       let carry = Buffer.alloc(0);
       for (;;) {
         const n = readSync(fd, buf, 0, buf.length, this.offset + carry.length);
@@ -89,6 +99,7 @@ class JournalTail {
         for (const text of chunk.subarray(0, last).toString('utf8').split('\n')) this.line(text);
         this.offset += last + 1;
         carry = Buffer.from(chunk.subarray(last + 1));
+        await new Promise<void>((done) => setImmediate(done));
       }
     } finally {
       closeSync(fd);
@@ -153,14 +164,16 @@ export class SeriesCache {
   constructor(private readonly max = 16) {}
 
   // The series of the journal at `path` as it is now (reading only what was added since the last call).
-  series(runId: string, path: string, o: { maxPoints?: number; headlinePhase?: string } = {}): RunSeries {
+  async series(runId: string, path: string, o: { maxPoints?: number; headlinePhase?: string } = {}): Promise<RunSeries> {
     let tail = this.tails.get(path) ?? new JournalTail(path);
+    this.tails.set(path, tail);
     try {
-      tail.catchUp();
+      await tail.catchUp();
     } catch (e) {
       if (!(e instanceof JournalReplaced)) throw e;
       tail = new JournalTail(path);
-      tail.catchUp();
+      this.tails.set(path, tail);
+      await tail.catchUp();
     }
     this.tails.delete(path);
     this.tails.set(path, tail);
@@ -236,16 +249,19 @@ function receiverSeries(
     return { tS: p.tS, values: [...[...Array(lanes).keys()].map((i) => (p.laneRates[i] ?? 0) / laneRateBps), p.nicTempC, bound] };
   });
   const down = bucketRows(rows, tMax, maxPoints);
+  // What a chart can show: BER to 4 significant digits, temperatures to 0.1 °C, times to 1 ms (the bound stays exact).
+  const sig = (v: number | null) => (v === null ? null : Number(v.toPrecision(4)));
+  const tenth = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
   return {
     node,
     lanes,
     laneRateBps,
     rawPoints: pts.length,
-    t: down.t,
+    t: down.t.map((t) => Math.round(t * 1000) / 1000),
     // A lane with no error in an interval has no point on a log axis: null, drawn as a gap.
-    laneBer: [...Array(lanes).keys()].map((i) => down.columns[i]!.map((v) => (v !== null && v > 0 ? v : null))),
-    nicTempC: down.columns[lanes]!,
-    soakBoundBer: down.columns[lanes + 1]!,
+    laneBer: [...Array(lanes).keys()].map((i) => down.columns[i]!.map((v) => (v !== null && v > 0 ? sig(v) : null))),
+    nicTempC: down.columns[lanes]!.map(tenth),
+    soakBoundBer: down.columns[lanes + 1]!.map((v, i, all) => (i === all.length - 1 || v === null ? v : Number(v.toPrecision(6)))),
     soakBound: seconds > 0 ? errors.map((e, lane) => ({ lane, errors: e, seconds, ub95: berBounds(e, seconds * laneRateBps).ub95 })) : [],
     outlier: outlierOf(pts, lanes, ratioMarginal),
   };
@@ -275,7 +291,7 @@ function throughputSeries(points: RailThroughputPoint[], tMax: number, maxPoints
   });
   const down = bucketRows(rows, tMax, maxPoints);
   return {
-    t: down.t,
+    t: down.t.map((t) => Math.round(t * 1000) / 1000),
     series: keys.map((k, i) => {
       const [rail, direction] = k.split('\u0000') as [string, string];
       return {

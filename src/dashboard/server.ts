@@ -260,7 +260,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
         if (!run) throw new HttpError(404, `no run ${c}`);
         const j = journalOf(run);
         if (!j) throw new HttpError(404, `run ${c}: its journal is not under this dashboard's reports directory`);
-        return json(res, series.series(c, j), head);
+        return json(res, await series.series(c, j), head);
       }
       if (b === 'runs' && c && parts[3] === 'stream' && parts.length === 4) return openRunStream(res, c);
       if (b === 'cables' && c && parts.length === 3) return json(res, await cableHistory(db, c), head);
@@ -335,7 +335,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     const size = j ? (statSync(j, { throwIfNoEntry: false })?.size ?? 0) : 0;
     if (j && size !== st.size) {
       st.size = size;
-      res.write(`event: series\ndata: ${JSON.stringify(series.series(st.runId, j))}\n\n`);
+      res.write(`event: series\ndata: ${JSON.stringify(await series.series(st.runId, j))}\n\n`);
     }
   };
   const openRunStream = async (res: ServerResponse, runId: string) => {

@@ -46,8 +46,8 @@ describe('a run journal read for the run page', () => {
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it("the worst lane's bound over the loaded soak ends on the certificate's headline, per receiver and lane", () => {
-    const s = new SeriesCache().series(record.runId, join(runDir, 'journal.jsonl'));
+  it("the worst lane's bound over the loaded soak ends on the certificate's headline, per receiver and lane", async () => {
+    const s = await new SeriesCache().series(record.runId, join(runDir, 'journal.jsonl'));
     expect(s.receivers.map((r) => r.node).sort()).toEqual(record.headline!.receivers.map((r) => r.node).sort());
     for (const rx of s.receivers) {
       const h = record.headline!.receivers.find((x) => x.node === rx.node)!;
@@ -64,7 +64,7 @@ describe('a run journal read for the run page', () => {
     expect(s.throughput.series.map((x) => x.direction).sort()).toEqual(['spark-a->spark-b', 'spark-a->spark-b', 'spark-b->spark-a', 'spark-b->spark-a']);
   });
 
-  it('a journal read while it grows (a torn last line included) gives what the same lines give read at once', () => {
+  it('a journal read while it grows (a torn last line included) gives what the same lines give read at once', async () => {
     const text = readFileSync(join(runDir, 'journal.jsonl'), 'utf8');
     const growing = join(dir, 'growing.jsonl');
     writeFileSync(growing, '');
@@ -74,12 +74,12 @@ describe('a run journal read for the run page', () => {
     for (const end of cut) {
       appendFileSync(growing, text.slice(at, end));
       at = end;
-      const partial = live.series('x', growing);
+      const partial = await live.series('x', growing);
       const whole = text.slice(0, end);
       const complete = join(dir, `complete-${end}.jsonl`);
       writeFileSync(complete, whole.slice(0, whole.lastIndexOf('\n') + 1));
-      expect(partial).toEqual(new SeriesCache().series('x', complete));
+      expect(partial).toEqual(await new SeriesCache().series('x', complete));
     }
-    expect(live.series('x', growing).ended).toBe(true);
+    expect((await live.series('x', growing)).ended).toBe(true);
   });
 });
