@@ -1,6 +1,6 @@
 // Usage: npx tsx scripts/screenshot-dashboard.ts <run dir> <out.png>
 //    or: npx tsx scripts/screenshot-dashboard.ts --url <dashboard page URL> <out.png>
-// A run's page of the dashboard in headless Chromium, saved as a full-page PNG (docs/dashboard-run-failing-clone.png):
+// A run's page of the dashboard in headless Chromium, saved as a PNG down to its charts (docs/dashboard-run-failing-clone.png):
 // the run directory is indexed into a throwaway store (its reports directory's parent serves the files), the
 // dashboard is started on 127.0.0.1, the page is loaded and its charts drawn, then everything is stopped.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -11,7 +11,8 @@ import { importRuns } from '../src/store/import.js';
 import { openStore } from '../src/store/open-store.js';
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium } from './chromium.js';
 
-async function shoot(url: string, png: string): Promise<void> {
+// `untilSelector`: the picture ends below that element (a run page: its charts), else the whole page.
+async function shoot(url: string, png: string, untilSelector?: string): Promise<void> {
   const browser = await launchChromium();
   try {
     const page = await browser.newPage({ viewport: { width: 1240, height: 900 }, deviceScaleFactor: 1 });
@@ -23,7 +24,8 @@ async function shoot(url: string, png: string): Promise<void> {
     await page.goto(url, { waitUntil: 'load' });
     if (await page.$('script[src="/static/dashboard.js"]')) await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
     if (errors.length) throw new Error(`the page reported: ${errors.join('; ')}`);
-    await page.screenshot({ path: resolve(png), fullPage: true });
+    const box = untilSelector ? await page.locator(untilSelector).boundingBox() : null;
+    await page.screenshot({ path: resolve(png), fullPage: true, ...(box ? { clip: { x: 0, y: 0, width: 1240, height: Math.ceil(box.y + box.height + 12) } } : {}) });
   } finally {
     await browser.close();
   }
@@ -53,7 +55,7 @@ async function main(): Promise<number> {
     await importRuns(store, [dir], { cwd: process.cwd(), controller: 'screenshot' });
     const dash = await startDashboard({ store, outDir: out, port: 0, host: '127.0.0.1' });
     try {
-      await shoot(`${dash.url}runs/${encodeURIComponent(basename(dir))}`, png);
+      await shoot(`${dash.url}runs/${encodeURIComponent(basename(dir))}`, png, '#run-charts');
     } finally {
       await dash.close();
     }
