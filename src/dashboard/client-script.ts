@@ -123,7 +123,8 @@ export const CLIENT_JS = String.raw`'use strict';
       data.push(v);
     });
     labels.push('NIC °C');
-    series.push({ label: 'NIC °C', scale: 'C', stroke: '#6a3d9a', width: 1.5, dash: [5, 3], points: { show: false } });
+    // The NIC temperature is read every few ticks: a line through its readings.
+    series.push({ label: 'NIC °C', scale: 'C', stroke: '#6a3d9a', width: 1.5, dash: [5, 3], spanGaps: true, points: { show: false } });
     data.push(rx.nicTempC);
     labels.push('soak bound (worst lane, 95% upper)');
     series.push({ label: 'soak bound (worst lane, 95% upper)', scale: 'ber', stroke: '#000', width: 1.5, dash: [8, 4], spanGaps: true, points: { show: false } });
