@@ -229,12 +229,6 @@ const zero = (): Counts => ({ PASS: 0, MARGINAL: 0, FAIL: 0, ERROR: 0, ABORTED: 
 export type CableCounts = Record<'PASS' | 'MARGINAL' | 'FAIL' | 'unjudged', number>;
 const zeroCables = (): CableCounts => ({ PASS: 0, MARGINAL: 0, FAIL: 0, unjudged: 0 });
 
-// Yield: PASS / MARGINAL / FAIL among judged runs; ERROR and ABORTED counted apart (they did not judge the cable).
-export function yieldOf(c: Counts): { judged: number; passRate: number | null; unjudged: number } {
-  const judged = c.PASS + c.MARGINAL + c.FAIL;
-  return { judged, passRate: judged ? c.PASS / judged : null, unjudged: c.ERROR + c.ABORTED };
-}
-
 // Cable yield: the share of judged cables whose latest complete verdict is PASS.
 export function cableYieldOf(c: CableCounts): { judged: number; passRate: number | null } {
   const judged = c.PASS + c.MARGINAL + c.FAIL;

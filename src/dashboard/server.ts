@@ -72,17 +72,8 @@ export const SERVED_REPORTS: ReadonlySet<string> = new Set([
   'batch.csv',
 ]);
 export const JOURNAL_FILE = 'journal.jsonl';
-// The files a run page links, in this order, when they are there.
-const RUN_FILES = [
-  'certificate.html',
-  'certificate.json',
-  'run-report.html',
-  'run-report.json',
-  'summary.csv',
-  'lanes.csv',
-  'timeseries.csv',
-  'throughput.csv',
-];
+// The files a run page links, in this order, when they are there: the served ones but a batch's.
+const RUN_FILES = [...SERVED_REPORTS].filter((f) => !f.startsWith('batch.'));
 
 // The page's own script and uPlot's files from node_modules: the dashboard needs no network to draw.
 function staticFiles(): Map<string, { type: string; body: Buffer }> {

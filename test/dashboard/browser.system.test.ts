@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, CHROMIUM_PATH, launchChromium } from '../../scripts/chromium.js';
 import { startDashboard, type Dashboard } from '../../src/dashboard/server.js';
-import { HOSTILE_SERIAL, makeLabStore, type LabStore } from './lab-store.js';
+import { HOSTILE_SERIAL, makeLabStore, startRunning, type LabStore } from './lab-store.js';
 
 // The page's DOM, inside functions evaluated by the browser (the tests compile without the DOM library).
 declare const document: { getElementById(id: string): { textContent: string | null } | null; body: { getAttribute(name: string): string | null } };
@@ -262,20 +262,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     mkdirSync(dir, { recursive: true });
     const half = Math.floor(lines.length / 2);
     writeFileSync(join(dir, 'journal.jsonl'), lines.slice(0, half).join('\n') + '\n');
-    await lab.store.runStarted({
-      runId,
-      label: 'box-9',
-      startedAt: new Date().toISOString(),
-      simulated: true,
-      scenario: 'failing-clone',
-      protocol: { name: 'quick', sha256: 'd'.repeat(64), file: 'protocols/quick.json' },
-      nodes: [
-        { name: 'spark-a', host: 'spark-a' },
-        { name: 'spark-b', host: 'spark-b' },
-      ],
-      controller: 'ctl-test',
-      runDir: null,
-    });
+    await startRunning(lab.store, runId, 'box-9', 'failing-clone');
     await lab.store.runLive(runId, 1, new Date().toISOString(), { phase: 'soak-idle', elapsedS: 100, remainingS: 200 } as never);
     const page = await open(`/runs/${runId}`);
     expect(await page.textContent('#outcome')).toBe('running');
@@ -324,20 +311,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const page = await open('/live');
     await page.waitForFunction(() => document.getElementById('live-state')!.textContent === 'connected');
     const runId = 'gen-live-0001';
-    await lab.store.runStarted({
-      runId,
-      label: 'box-7',
-      startedAt: new Date().toISOString(),
-      simulated: true,
-      scenario: 'good-qsfp56',
-      protocol: { name: 'quick', sha256: 'c'.repeat(64), file: 'protocols/quick.json' },
-      nodes: [
-        { name: 'spark-a', host: 'spark-a' },
-        { name: 'spark-b', host: 'spark-b' },
-      ],
-      controller: 'ctl-test',
-      runDir: null,
-    });
+    await startRunning(lab.store, runId, 'box-7', 'good-qsfp56');
     await lab.store.runLive(runId, 1, new Date().toISOString(), {
       phase: 'soak-idle',
       elapsedS: 130,

@@ -139,3 +139,21 @@ export async function makeLabStore(): Promise<LabStore> {
   }
   return { out, store, simRuns, hostileRunId: hostile.runId, golden, retest };
 }
+
+// A run that has started on a GENERATED station and has no record yet: its running row, as `run` writes it at its start.
+export async function startRunning(store: ResultsStore, runId: string, label: string, scenario: string): Promise<void> {
+  await store.runStarted({
+    runId,
+    label,
+    startedAt: new Date().toISOString(),
+    simulated: true,
+    scenario,
+    protocol: { name: 'quick', sha256: 'c'.repeat(64), file: 'protocols/quick.json' },
+    nodes: [
+      { name: 'spark-a', host: 'spark-a' },
+      { name: 'spark-b', host: 'spark-b' },
+    ],
+    controller: 'ctl-test',
+    runDir: null,
+  });
+}
