@@ -176,7 +176,14 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await page.close();
     const real = await open('/parts/NJAAKK0006');
     expect(await real.$$eval('#yield tbody tr', (t) => t.map((r) => r.getAttribute('data-lot')))).toEqual(['250301', null]);
+    const vendorHref = await real.getAttribute('main > p:not(.scope) a', 'href');
     await real.close();
+    // The vendor's page: the same cables (one part number), its charts' axes read the same way.
+    const vendor = await open(vendorHref!);
+    const vrow = await vendor.$$eval('#yield tbody tr.all > *', (cells) => cells.map((c) => c.textContent));
+    expect(vrow.slice(1)).toEqual(['2', '0', '0', '0', '100.0 %', '7', '1', '2', '1', '0', '0']);
+    for (const c of await charts(vendor)) expect(numericTicks(c.axes[1]!, true)[0]).toBe(0);
+    await vendor.close();
   });
 
   it('parts and vendors: cables and runs per part number and vendor', async () => {
