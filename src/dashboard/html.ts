@@ -84,8 +84,3 @@ export function fmtMargin(v: number | null | undefined, deciding = false): strin
 export function fmtBerBound(v: number | null | undefined): string {
   return v === null || v === undefined || !Number.isFinite(v) || v <= 0 ? '–' : `< ${v.toExponential(1)}`;
 }
-
-// A BER in scientific notation (0 stays 0).
-export function fmtBer(v: number | null | undefined): string {
-  return v === null || v === undefined ? '–' : v === 0 ? '0' : v.toExponential(2);
-}

@@ -2,7 +2,7 @@
 // the JSON embedded beside them). Pure: data in, HTML out.
 import { ruleOf } from '../rules/registry.js';
 import { chartSpec, OUTCOME_COLOURS } from './chart-spec.js';
-import { esc, fmt, fmtBer, fmtBerBound, fmtMargin, href, jsonScript, layout, query } from './html.js';
+import { esc, fmt, fmtBerBound, fmtMargin, href, jsonScript, layout, query } from './html.js';
 import {
   OUTCOMES,
   berBoundFigure,
@@ -217,12 +217,48 @@ ${zeros.length ? `<p>Cables imported before bounds were stored whose worst lane 
   });
 }
 
-// The figures a golden cable is watched on, with the protocol tolerance that makes its drift limit.
+// The figures a golden cable is watched on, with the protocol tolerance that makes its drift limit: what is plotted
+// (the worst-lane BER as the log10 of its 95% upper bound, as every BER the dashboard shows) and how the table prints it.
 export const GOLDEN_FIGURES = [
-  { key: 'ibWriteBwGbps', title: 'ib_write_bw, both rails (Gb/s)', tolerance: 'throughputPct', relative: true, log: false },
-  { key: 'ncclBusbwGBs', title: 'NCCL bus bandwidth (GB/s)', tolerance: 'busbwPct', relative: true, log: false },
-  { key: 'worstLaneBer', title: 'worst-lane pre-FEC BER (log10)', tolerance: 'berDecades', relative: false, log: true },
-  { key: 'nicTempMaxC', title: 'NIC temperature, max (°C)', tolerance: 'tempC', relative: false, log: false },
+  {
+    key: 'ibWriteBwGbps',
+    title: 'ib_write_bw, both rails (Gb/s)',
+    tolerance: 'throughputPct',
+    relative: true,
+    unit: ' %',
+    value: (r: RunItem) => r.ibWriteBwGbps,
+    text: (r: RunItem) => fmt(r.ibWriteBwGbps, 1),
+  },
+  {
+    key: 'ncclBusbwGBs',
+    title: 'NCCL bus bandwidth (GB/s)',
+    tolerance: 'busbwPct',
+    relative: true,
+    unit: ' %',
+    value: (r: RunItem) => r.ncclBusbwGBs,
+    text: (r: RunItem) => fmt(r.ncclBusbwGBs, 1),
+  },
+  {
+    key: 'worstLaneBer',
+    title: 'worst-lane pre-FEC BER, 95% upper bound (log10)',
+    tolerance: 'berDecades',
+    relative: false,
+    unit: ' decades',
+    value: (r: RunItem) => {
+      const b = berBoundFigure(r);
+      return b !== null && b > 0 ? Math.log10(b) : null;
+    },
+    text: (r: RunItem) => fmtBerBound(berBoundFigure(r)),
+  },
+  {
+    key: 'nicTempMaxC',
+    title: 'NIC temperature, max (°C)',
+    tolerance: 'tempC',
+    relative: false,
+    unit: ' °C',
+    value: (r: RunItem) => r.nicTempMaxC,
+    text: (r: RunItem) => fmt(r.nicTempMaxC, 1),
+  },
 ] as const;
 
 const DEFAULT_TOLERANCES: Record<string, number> = { throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 };
@@ -246,16 +282,14 @@ export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: C
     });
   const sections = o.map((g) => {
     const tol = { ...DEFAULT_TOLERANCES, ...(g.tolerances ?? {}) };
-    const charts = GOLDEN_FIGURES.map((fig) => {
-      const values = g.runs.map((r) => {
-        const v = r[fig.key];
-        return v === null ? null : fig.log ? (v > 0 ? Math.log10(v) : null) : v;
-      });
-      const lim = controlLimits(values, tol[fig.tolerance] ?? 0, fig.relative);
+    const limits = GOLDEN_FIGURES.map((fig) => controlLimits(g.runs.map(fig.value), tol[fig.tolerance] ?? 0, fig.relative));
+    const charts = GOLDEN_FIGURES.map((fig, k) => {
+      const values = g.runs.map(fig.value);
+      const lim = limits[k];
       if (!lim) return '';
       const flat = (y: number) => values.map(() => y);
       return chartSpec(`golden-${g.serial}-${fig.key}`, {
-        title: `${fig.title}; drift limits: centre ± ${tol[fig.tolerance]}${fig.relative ? ' %' : fig.key === 'nicTempMaxC' ? ' °C' : ' decades'}`,
+        title: `${fig.title}; drift limits: centre ± ${tol[fig.tolerance]}${fig.unit}`,
         kind: 'control',
         x: g.runs.map((_, i) => i + 1),
         xLabel: 'golden run (oldest first)',
@@ -271,31 +305,21 @@ export function goldenPage(o: Awaited<ReturnType<typeof goldenRuns>>, certUrl: C
       });
     }).join('');
     // A figure outside its drift limits is marked in the table (class "out").
-    const limits = Object.fromEntries(
-      GOLDEN_FIGURES.map((fig) => [
-        fig.key,
-        controlLimits(
-          g.runs.map((r) => (fig.log ? ((r[fig.key] ?? 0) > 0 ? Math.log10(r[fig.key]!) : null) : r[fig.key])),
-          tol[fig.tolerance] ?? 0,
-          fig.relative,
-        ),
-      ]),
-    );
-    const cellOf = (r: RunItem, key: (typeof GOLDEN_FIGURES)[number]['key'], text: string) => {
-      const lim = limits[key];
-      const raw = r[key];
-      const v = key === 'worstLaneBer' ? (raw !== null && raw > 0 ? Math.log10(raw) : null) : raw;
-      const out = lim && v !== null && (v < lim.lower || v > lim.upper);
-      return `<td class="num${out ? ' out' : ''}">${text}</td>`;
-    };
+    const cells = (r: RunItem) =>
+      GOLDEN_FIGURES.map((fig, k) => {
+        const lim = limits[k];
+        const v = fig.value(r);
+        const out = lim && v !== null && (v < lim.lower || v > lim.upper);
+        return `<td class="num${out ? ' out' : ''}">${esc(fig.text(r))}</td>`;
+      }).join('');
     const rows = g.runs
       .map(
         (r, i) =>
-          `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}${cellOf(r, 'ibWriteBwGbps', fmt(r.ibWriteBwGbps, 1))}${cellOf(r, 'ncclBusbwGBs', fmt(r.ncclBusbwGBs, 1))}${cellOf(r, 'worstLaneBer', fmtBer(r.worstLaneBer))}${cellOf(r, 'nicTempMaxC', fmt(r.nicTempMaxC, 1))}<td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`,
+          `<tr><td class="num">${i + 1}</td><td>${esc(r.batchName ?? '')}</td><td>${esc(r.batchRole ?? '')}</td><td>${esc(r.startedAt ?? '')}</td>${outcomeCell(r)}${cells(r)}<td>${certUrl(r) ? `<a href="${esc(certUrl(r)!)}">certificate</a>` : ''}</td></tr>`,
       )
       .join('\n');
     return `<h2>Golden cable <a href="${href('/cables/{}', g.serial)}">${esc(g.serial)}</a></h2>${charts}
-<table class="golden"><thead><tr><th>#</th><th>batch</th><th>run</th><th>started</th><th>outcome</th><th>ib_write_bw Gb/s</th><th>NCCL GB/s</th><th>worst-lane BER</th><th>NIC max °C</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
+<table class="golden"><thead><tr><th>#</th><th>batch</th><th>run</th><th>started</th><th>outcome</th><th>ib_write_bw Gb/s</th><th>NCCL GB/s</th><th>worst-lane BER (95% upper bound)</th><th>NIC max °C</th><th></th></tr></thead><tbody>${rows}</tbody></table>`;
   });
   return layout({ title: 'Golden cable', path: '/golden', body: sections.join('\n'), scripts: true });
 }

@@ -302,6 +302,17 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const y = numericTicks(bw.axes[1]!);
     expect(y[0]).toBeLessThan(175.66); // the lower drift limit is on the chart
     expect(y.at(-1)).toBeGreaterThan(185);
+    // Every figure's chart: whole golden runs on x, distinct numbers on y (no "1.084, 1.084, 1.084").
+    expect(golden.map((c) => c.axes[1]!.label)).toEqual([
+      'ib_write_bw, both rails (Gb/s)',
+      'NCCL bus bandwidth (GB/s)',
+      'worst-lane pre-FEC BER, 95% upper bound (log10)',
+      'NIC temperature, max (°C)',
+    ]);
+    for (const c of golden) {
+      numericTicks(c.axes[0]!, true);
+      numericTicks(c.axes[1]!);
+    }
     expect(bw.series.map((s) => [s.label, s.points])).toEqual([
       ['value', 6],
       ['centre', 6],
