@@ -94,7 +94,7 @@ export const CLIENT_JS = String.raw`'use strict';
         ctx.fillStyle = '#555';
         (info.phases || []).forEach(function (p) {
           var x0 = x(u, p.startS), x1 = x(u, p.endS === null ? info.untilS : p.endS);
-          if (x1 - x0 > 40 * devicePixelRatio) ctx.fillText(p.name, x0 + 3, top + 12 * devicePixelRatio);
+          if (x1 - x0 > ctx.measureText(p.name).width + 6) ctx.fillText(p.name, x0 + 3, top + 12 * devicePixelRatio);
         });
         if (info.decision) {
           var xd = x(u, info.decision.atS);

@@ -47,7 +47,7 @@ function summary(o: RunPageInput): string {
   return `<div class="summary ${esc(outcome)}" id="summary"><span class="big" id="outcome">${esc(outcome)}</span> <span id="decision">${decided}</span>
 ${r.mainCode && r.outcome !== 'PASS' ? `<div class="code" id="main-code">${esc(r.mainCode)}</div>` : ''}
 ${r.mainReason && r.outcome !== 'PASS' ? `<div class="reason" id="main-reason">${esc(r.mainReason)}</div>` : ''}
-<div>FEC margin <b id="fig-margin">${fmtMargin(margin, deciding)}</b> decades${deciding ? ' (the deciding value)' : ' (loaded soak, worst receiver)'} · worst-lane BER <b id="fig-ber">${esc(fmtBerBound(berBoundFigure(r)))}</b> (95% upper bound)</div></div>`;
+${running ? '' : `<div>FEC margin <b id="fig-margin">${fmtMargin(margin, deciding)}</b> decades${deciding ? ' (the deciding value)' : ' (loaded soak, worst receiver)'} · worst-lane BER <b id="fig-ber">${esc(fmtBerBound(berBoundFigure(r)))}</b> (95% upper bound)</div>`}</div>`;
 }
 
 function facts(o: RunPageInput): string {
@@ -71,7 +71,7 @@ function facts(o: RunPageInput): string {
       'files',
       o.links.length
         ? o.links.map((l) => `<a class="file" href="${esc(l.url)}">${esc(l.label)}</a>`).join(' · ')
-        : '<span class="muted">not under this dashboard\'s reports directory</span>',
+        : `<span class="muted">${r.state === 'running' ? 'none yet: the certificate and the CSVs are written when the run ends' : "not under this dashboard's reports directory"}</span>`,
     ),
     row('JSON', `<a href="${href('/api/runs/{}', r.runId)}">run</a>${o.seriesUrl ? ` · <a href="${esc(o.seriesUrl)}">series</a>` : ''}`),
   ].join('')}</table>`;
@@ -113,6 +113,8 @@ function verdict(run: RunDetail): string {
         `<tr><td class="${esc(m.grade)}">${esc(m.grade)}</td><td>${esc(m.rule)}</td><td>${esc(where(m))}</td><td class="num">${esc(`${+m.value.toPrecision(4)} ${m.unit}`)}</td><td>${esc(m.limitText)}</td></tr>`,
     )
     .join('');
+  if (run.state === 'running' && !reasons.length)
+    return '<h2>Verdict</h2><p class="muted" id="no-verdict">None yet: the run is running (an early FAIL would stop it and show here once its record is written).</p>';
   return `<h2>Verdict</h2><table id="reasons"><thead><tr><th>grade</th><th>rule</th><th>where</th><th>value</th><th>limit</th><th>what was seen</th></tr></thead><tbody>${rrows}</tbody></table>
 <details><summary>Every check against the limits (${ms.length})</summary><table id="measurements"><thead><tr><th>grade</th><th>rule</th><th>where</th><th>value</th><th>limit</th></tr></thead><tbody>${mrows}</tbody></table></details>`;
 }
