@@ -25,7 +25,11 @@ async function shoot(url: string, png: string, untilSelector?: string): Promise<
     if (await page.$('script[src="/static/dashboard.js"]')) await page.waitForSelector('body[data-ready]', { timeout: 20_000 });
     if (errors.length) throw new Error(`the page reported: ${errors.join('; ')}`);
     const box = untilSelector ? await page.locator(untilSelector).boundingBox() : null;
-    await page.screenshot({ path: resolve(png), fullPage: true, ...(box ? { clip: { x: 0, y: 0, width: 1240, height: Math.ceil(box.y + box.height + 12) } } : {}) });
+    await page.screenshot({
+      path: resolve(png),
+      fullPage: true,
+      ...(box ? { clip: { x: 0, y: 0, width: 1240, height: Math.ceil(box.y + box.height + 12) } } : {}),
+    });
   } finally {
     await browser.close();
   }

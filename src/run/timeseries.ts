@@ -49,7 +49,14 @@ export class TimeseriesBuilder {
     const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null);
     this.readings.set(s.node, reading);
     if (!interval || interval === 'reset') return;
-    const point: LanePoint = { node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC, dtS: interval.dtS };
+    const point: LanePoint = {
+      node: s.node,
+      tS: Number(l.tS),
+      phase: String(l.phase),
+      laneRates: laneRatesOf(interval),
+      nicTempC: s.nicTempC,
+      dtS: interval.dtS,
+    };
     if (s.readings && typeof s.readings === 'object') point.readings = s.readings;
     this.points.push(point);
   }
