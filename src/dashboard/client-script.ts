@@ -209,8 +209,13 @@ export const CLIENT_JS = String.raw`'use strict';
     }
     // The same request as the page's <link rel=preload>: answered from it.
     var ready = fetch(host.getAttribute('data-series'), { mode: 'cors', credentials: 'same-origin' })
-      .then(function (r) { return r.json(); })
-      .then(function (s) { performance.mark('cq-series-fetched'); draw(s); performance.mark('cq-charts-drawn'); });
+      .then(function (r) {
+        if (r.ok) return r.json();
+        // A running run whose journal is not there yet: its stream sends the series once it is.
+        if (host.getAttribute('data-live') === '1') { host.textContent = 'waiting for the run\'s journal'; return null; }
+        throw new Error('series: HTTP ' + r.status);
+      })
+      .then(function (s) { if (!s) return; performance.mark('cq-series-fetched'); draw(s); performance.mark('cq-charts-drawn'); });
     if (host.getAttribute('data-live') === '1') {
       var es = new EventSource(host.getAttribute('data-stream'));
       es.addEventListener('series', function (e) { draw(JSON.parse(e.data)); });

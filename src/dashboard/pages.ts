@@ -32,6 +32,13 @@ function figureCells(r: RunItem): string {
   return `<td class="num margin"${deciding ? ' title="the deciding value"' : ''}>${fmtMargin(m, deciding)}</td><td class="num ber">${esc(fmtBerBound(berBoundFigure(r)))}</td>`;
 }
 
+// The short code of why (rows imported before schema 3 have none: the start of their sentence instead).
+function shortWhy(r: RunItem): string {
+  if (r.mainCode) return r.mainCode;
+  const m = r.mainReason ?? '';
+  return m.length > 60 ? `${m.slice(0, 59)}…` : m;
+}
+
 // The link to a run's own page.
 export function runLink(r: Pick<RunItem, 'runId'>): string {
   return `<a class="run" href="${href('/runs/{}', r.runId)}">${esc(r.runId)}</a>`;
@@ -43,7 +50,7 @@ function runRows(runs: RunItem[], certUrl: CertUrl, opts: { cable?: boolean } = 
       const cert = certUrl(r);
       return `<tr data-run="${esc(r.runId)}">
 <td>${esc(r.startedAt?.replace('T', ' ').slice(0, 19) ?? '')}</td><td>${runLink(r)}${r.simulated ? ' <span class="sim">simulated</span>' : ''}</td>${outcomeCell(r)}
-<td class="code" title="${esc(r.mainReason ?? '')}">${esc(r.mainCode ?? '')}</td>
+<td class="code" title="${esc(r.mainReason ?? '')}">${esc(shortWhy(r))}</td>
 ${opts.cable === false ? '' : `<td>${r.serial ? `<a href="${href('/cables/{}', r.serial)}">${esc(r.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>`}
 <td>${esc(r.label ?? '')}</td><td>${r.batchId ? `<a href="${href('/batches/{}', r.batchId)}">${esc(r.batchName ?? r.batchId)}</a>` : ''}</td>
 <td>${r.partNumber ? `<a href="${href('/parts/{}', r.partNumber)}">${esc(r.partNumber)}</a>` : ''}</td>
@@ -367,7 +374,7 @@ export function batchPage(o: { id: string; batch: BatchItem | null; runs: RunIte
   const rows = [...cables.entries()]
     .map(([label, runs]) => {
       const last = runs[runs.length - 1]!;
-      return `<tr data-cable="${esc(label)}"><td>${esc(label)}</td><td>${last.serial ? `<a href="${href('/cables/{}', last.serial)}">${esc(last.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>${outcomeCell(last)}<td class="code">${esc(last.mainCode ?? '')}</td>${figureCells(last)}<td>${runs.map(runLink).join(' ')}</td></tr>`;
+      return `<tr data-cable="${esc(label)}"><td>${esc(label)}</td><td>${last.serial ? `<a href="${href('/cables/{}', last.serial)}">${esc(last.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>${outcomeCell(last)}<td class="code">${esc(shortWhy(last))}</td>${figureCells(last)}<td>${runs.map(runLink).join(' ')}</td></tr>`;
     })
     .join('\n');
   const body = `${facts}<h2>Cables (${cables.size})</h2><table id="batch-cables"><thead><tr><th>cable (label)</th><th>serial</th><th>latest outcome</th><th>why</th><th>FEC margin (decades)</th><th>worst-lane BER</th><th>runs</th></tr></thead><tbody>${rows}</tbody></table>

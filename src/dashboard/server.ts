@@ -286,7 +286,9 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
         : run.state === 'running'
           ? `its journal was not found under --out ${outDir} (a run on another controller?)`
           : 'the store does not know its run directory';
-      return html(res, runPage({ run, live, links, seriesUrl: j ? `/api/runs/${encodeURIComponent(b)}/series` : null, journalNote: j ? null : note }), head);
+      // A running run's page asks for its series even before its journal is found: its stream sends them once it is.
+      const seriesUrl = j || run.state === 'running' ? `/api/runs/${encodeURIComponent(b)}/series` : null;
+      return html(res, runPage({ run, live, links, seriesUrl, journalNote: j ? null : note }), head);
     }
     if (a === 'batches' && parts.length === 1) return html(res, batchesPage(await batches(db)), head);
     if (a === 'batches' && b && parts.length === 2) return html(res, batchPage({ id: b, ...(await batchOf(db, b)), certUrl }), head);
