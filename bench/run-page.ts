@@ -12,8 +12,10 @@ import { chromiumAvailable, launchChromium } from '../scripts/chromium.js';
 import { runSim } from './sim-runs.js';
 import { summarize, type Summary } from './stats.js';
 
+// What section 7 runs and how often; the page's load-time target.
 export const RUN_PAGE_PLAN = { scenario: 'good-qsfp56', protocol: 'protocols/spark-burnin.json', cold: 5, warm: 10, api: 10, targetMs: 1000 };
 
+// What section 7 measured.
 export interface RunPageBenchResult {
   plan: typeof RUN_PAGE_PLAN;
   loadAvg: { start: number[]; end: number[] };
@@ -26,6 +28,7 @@ export interface RunPageBenchResult {
   htmlBytes: number;
 }
 
+// Section 7 (null when there is no Chromium to load the page in).
 export async function benchRunPage(work: string, log: (s: string) => void): Promise<RunPageBenchResult | null> {
   if (!chromiumAvailable()) {
     log('  no chromium: run page section skipped');

@@ -3,6 +3,7 @@
 // holds the limit lines, histogram bars from zero that fit their bins).
 import { esc, jsonScript } from './html.js';
 
+// One series of a chart: its values on the chart's x, and how it is drawn.
 export interface ChartSeries {
   label: string;
   values: (number | null)[];
@@ -10,6 +11,7 @@ export interface ChartSeries {
   style?: 'line' | 'points' | 'bars' | 'dash'; // dash: a limit or reference line
 }
 
+// One embedded chart: its kind, data and the axes' labels, ticks and ranges.
 export interface ChartSpec {
   title: string;
   kind: 'bars' | 'points' | 'control';
@@ -24,6 +26,7 @@ export interface ChartSpec {
   barWidth?: number; // bars: the bin width in x units
 }
 
+// The colour of each outcome in the charts (the tables' cell colours, darker).
 export const OUTCOME_COLOURS: Record<string, string> = { PASS: '#2ca02c', MARGINAL: '#e6a700', FAIL: '#d62728', ERROR: '#7f7f7f', ABORTED: '#7f7f7f' };
 
 // A chart for the page's script: an element with the data as JSON beside it.

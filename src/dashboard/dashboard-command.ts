@@ -7,6 +7,7 @@ import { openStoreOrSay, type DbIo } from '../store/db-command.js';
 import { chooseStore, STORE_FILE } from '../store/open-store.js';
 import { startDashboard } from './server.js';
 
+// The command's options as parsed by the CLI.
 export interface DashboardArgs {
   out: string;
   db?: string;

@@ -191,6 +191,7 @@ export interface RunDetail extends RunItem {
   benchmarks: unknown;
 }
 
+// One run with everything its page shows, or null when the store has no such run.
 export async function getRun(db: SqlDb, runId: string): Promise<RunDetail | null> {
   const [r] = await db.all(
     `SELECT ${LIST_COLUMNS}, d.reasons, d.measurements, d.nodes, d.headline, d.cable_ends, d.phases, d.conditions, d.benchmarks
@@ -254,6 +255,7 @@ export interface YieldScope {
   simulated: boolean;
 }
 
+// The yield scope from ?simulated= (0 or 1); anything else is a BadQuery naming it.
 export function parseScope(q: URLSearchParams): YieldScope {
   const v = q.get('simulated');
   if (v !== null && v !== '' && v !== '0' && v !== '1') throw new BadQuery('simulated: 0 or 1');

@@ -16,6 +16,7 @@ export interface RunLive {
   updatedAt: string | null;
 }
 
+// What the run page is made of: the run, its live status, the files served and where its series are.
 export interface RunPageInput {
   run: RunDetail;
   live: RunLive | null;

@@ -11,6 +11,7 @@ import type { JournalLine } from '../run/journal.js';
 import { TimeseriesBuilder, type LanePoint, type RailThroughputPoint } from '../run/timeseries.js';
 import { ruleOf } from '../rules/registry.js';
 
+// At most this many points per series, whatever the run's length.
 export const MAX_POINTS = 2000;
 // The phase a certificate's headline states (record.headline.phase): the GPU-loaded soak.
 export const HEADLINE_PHASE = 'soak-loaded';
@@ -35,6 +36,7 @@ export interface ReceiverSeries {
   outlier: { lane: number; ratio: number; windowS: number; againstZero: boolean } | null;
 }
 
+// Everything a run page's charts draw (the /api/runs/<id>/series answer).
 export interface RunSeries {
   runId: string;
   untilS: number; // the last reading's time: a live page asks for what comes after it

@@ -71,6 +71,7 @@ export const SERVED_REPORTS: ReadonlySet<string> = new Set([
   'batch.html',
   'batch.csv',
 ]);
+// A run's journal: served only with --serve-journals, read for the run page's series.
 export const JOURNAL_FILE = 'journal.jsonl';
 // The files a run page links, in this order, when they are there: the served ones but a batch's.
 const RUN_FILES = [...SERVED_REPORTS].filter((f) => !f.startsWith('batch.'));
