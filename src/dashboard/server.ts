@@ -34,6 +34,7 @@ import { SeriesCache } from './run-series.js';
 const MAX_URL = 4096;
 const MAX_SEGMENT = 200;
 const MAX_STREAMS = 50;
+const SERIES_EVERY_MS = 3000; // a running run's page gets its series again at most this often
 
 export interface DashboardOptions {
   store: ResultsStore;
@@ -313,8 +314,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
 
   // A run page's stream: the run's series whenever its journal grew, its live status whenever it changed, and
   // `finished` once the store has its record (the page then reloads as a finished run's page).
-  const runStreams = new Map<ServerResponse, { runId: string; size: number; status: string }>();
-  const pollRun = async (res: ServerResponse, st: { runId: string; size: number; status: string }) => {
+  const runStreams = new Map<ServerResponse, { runId: string; size: number; status: string; sentMs: number }>();
+  const pollRun = async (res: ServerResponse, st: { runId: string; size: number; status: string; sentMs: number }) => {
     const state = await runState(db, st.runId);
     if (state !== 'running') {
       res.write(`event: finished\ndata: ${JSON.stringify({ state })}\n\n`);
@@ -327,8 +328,10 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     }
     const j = journalOf({ runId: st.runId, runDir: null, state: 'running' });
     const size = j ? (statSync(j, { throwIfNoEntry: false })?.size ?? 0) : 0;
-    if (j && size !== st.size) {
+    // The whole (downsampled) series again, at most every SERIES_EVERY_MS: a browser redraws it, nothing is appended.
+    if (j && size !== st.size && Date.now() - st.sentMs >= SERIES_EVERY_MS) {
       st.size = size;
+      st.sentMs = Date.now();
       res.write(`event: series\ndata: ${JSON.stringify(await series.series(st.runId, j))}\n\n`);
     }
   };
@@ -337,7 +340,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     if ((await runState(db, runId)) === null) throw new HttpError(404, `no run ${runId}`);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
     res.write('retry: 2000\n\n');
-    const st = { runId, size: -1, status: '' };
+    const st = { runId, size: -1, status: '', sentMs: 0 };
     runStreams.set(res, st);
     res.on('close', () => runStreams.delete(res));
     await pollRun(res, st);
