@@ -226,47 +226,40 @@ ${zeros.length ? `<p>Cables imported before bounds were stored whose worst lane 
 
 // The figures a golden cable is watched on, with the protocol tolerance that makes its drift limit: what is plotted
 // (the worst-lane BER as the log10 of its 95% upper bound, as every BER the dashboard shows) and how the table prints it.
+// A figure plotted as it is and printed with one decimal.
+const plainFigure = <K extends 'ibWriteBwGbps' | 'ncclBusbwGBs' | 'nicTempMaxC'>(
+  key: K,
+  title: string,
+  tolerance: string,
+  relative: boolean,
+  unit: string,
+) => ({
+  key,
+  title,
+  tolerance,
+  relative,
+  unit,
+  value: (r: RunItem): number | null => r[key],
+  text: (r: RunItem) => fmt(r[key], 1),
+});
+
 export const GOLDEN_FIGURES = [
-  {
-    key: 'ibWriteBwGbps',
-    title: 'ib_write_bw, both rails (Gb/s)',
-    tolerance: 'throughputPct',
-    relative: true,
-    unit: ' %',
-    value: (r: RunItem) => r.ibWriteBwGbps,
-    text: (r: RunItem) => fmt(r.ibWriteBwGbps, 1),
-  },
-  {
-    key: 'ncclBusbwGBs',
-    title: 'NCCL bus bandwidth (GB/s)',
-    tolerance: 'busbwPct',
-    relative: true,
-    unit: ' %',
-    value: (r: RunItem) => r.ncclBusbwGBs,
-    text: (r: RunItem) => fmt(r.ncclBusbwGBs, 1),
-  },
+  plainFigure('ibWriteBwGbps', 'ib_write_bw, both rails (Gb/s)', 'throughputPct', true, ' %'),
+  plainFigure('ncclBusbwGBs', 'NCCL bus bandwidth (GB/s)', 'busbwPct', true, ' %'),
   {
     key: 'worstLaneBer',
     title: 'worst-lane pre-FEC BER, 95% upper bound (log10)',
     tolerance: 'berDecades',
     relative: false,
     unit: ' decades',
-    value: (r: RunItem) => {
+    value: (r: RunItem): number | null => {
       const b = berBoundFigure(r);
       return b !== null && b > 0 ? Math.log10(b) : null;
     },
     text: (r: RunItem) => fmtBerBound(berBoundFigure(r)),
   },
-  {
-    key: 'nicTempMaxC',
-    title: 'NIC temperature, max (°C)',
-    tolerance: 'tempC',
-    relative: false,
-    unit: ' °C',
-    value: (r: RunItem) => r.nicTempMaxC,
-    text: (r: RunItem) => fmt(r.nicTempMaxC, 1),
-  },
-] as const;
+  plainFigure('nicTempMaxC', 'NIC temperature, max (°C)', 'tempC', false, ' °C'),
+];
 
 const DEFAULT_TOLERANCES: Record<string, number> = { throughputPct: 5, busbwPct: 5, berDecades: 0.5, tempC: 5 };
 
