@@ -25,7 +25,7 @@ export const LAYERS = {
   sim: ['domain', 'eeprom', 'io', 'transport', 'probes'],
   store: ['domain', 'io', 'analysis', 'rules', 'protocol', 'grading', 'transport', 'report', 'metrics', 'run'],
   batch: ['domain', 'eeprom', 'io', 'analysis', 'rules', 'protocol', 'grading', 'transport', 'probes', 'sampling', 'report', 'run'],
-  dashboard: ['domain', 'io', 'rules', 'report', 'metrics', 'store'],
+  dashboard: ['domain', 'io', 'analysis', 'rules', 'report', 'metrics', 'run', 'store'],
   cli: [
     'domain',
     'eeprom',
