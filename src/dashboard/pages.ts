@@ -1,6 +1,6 @@
 // The dashboard's pages, rendered on the server from query results (the charts drawn in the page by uPlot from
 // the JSON embedded beside them). Pure: data in, HTML out.
-import { ruleOf } from '../rules/registry.js';
+import { ruleOf } from '../rules/versions.js';
 import { chartSpec, OUTCOME_COLOURS } from './chart-spec.js';
 import { esc, fmt, fmtBerBound, fmtMargin, href, jsonScript, layout, query } from './html.js';
 import {

@@ -5,11 +5,12 @@
 // its new lines (a running run's grows), and every series is downsampled here to at most MAX_POINTS points, each
 // the maximum of its time bucket so a burst stays visible; the last reading is always kept as it is.
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, certainLaneRatio } from '../analysis/counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds } from '../analysis/counters.js';
+import { certainLaneRatio } from '../analysis/lane-ratio.js';
 import { journalLineProblem } from '../run/journal-shape.js';
 import type { JournalLine } from '../run/journal.js';
 import { TimeseriesBuilder, type LanePoint, type RailThroughputPoint } from '../run/timeseries.js';
-import { ruleOf } from '../rules/registry.js';
+import { ruleOf } from '../rules/versions.js';
 
 // At most this many points per series, whatever the run's length.
 export const MAX_POINTS = 2000;
