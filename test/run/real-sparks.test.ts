@@ -25,9 +25,11 @@ function scenario(base: string, change: (s: Json) => void): string {
   return tmpFile(`${String(s['name'])}.json`, s);
 }
 
-// The quick protocol with some fields changed.
+// The quick protocol with some fields changed: a lab's own copy, under a name of its own (a built-in's name is kept
+// for the texts cablequal shipped).
 function quick(change: (p: Json) => void): string {
   const p = JSON.parse(readFileSync(join(ROOT, 'protocols', 'quick.json'), 'utf8')) as Json;
+  p.name = 'lab-quick';
   change(p);
   return tmpFile('protocol.json', p);
 }
@@ -115,6 +117,7 @@ describe('preflight proves what the run needs on both nodes', () => {
 
   it('the PyTorch alternative is accepted by the loader; on the simulated nodes (no Docker) preflight names what to install', async () => {
     const pytorch = quick((p) => {
+      // The operator guide's form: the loop is a file on the node (protocols/loads/torch-matmul.py), never code in the protocol.
       p.commands.gpuLoad = {
         program: 'docker',
         args: [
@@ -122,11 +125,14 @@ describe('preflight proves what the run needs on both nodes', () => {
           '--rm',
           '--gpus',
           'all',
+          '-v',
+          '/opt/cablequal:/opt/cablequal:ro',
           'nvcr.io/nvidia/pytorch:25.10-py3',
           'python',
-          '-c',
-          'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<{durationS}: a@a")',
+          '/opt/cablequal/torch-matmul.py',
+          '{durationS}',
         ],
+        requires: ['/opt/cablequal/torch-matmul.py'],
         check: ['docker', 'image', 'inspect', 'nvcr.io/nvidia/pytorch:25.10-py3'],
       };
     });
