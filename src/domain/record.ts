@@ -62,15 +62,30 @@ export interface ThroughputStats {
   samples: number;
 }
 
+// One rail's ib_write_bw figures (its RDMA device names it).
+export type RailThroughput = ThroughputStats & { rail: number; device: string };
+
+// One direction of the cable (sender to receiver): its rails and their medians summed; startS-endS when it ran alone.
+export interface DirectionThroughput {
+  from: string;
+  to: string;
+  perRail: RailThroughput[];
+  sumMedianGbps: number;
+  startS?: number;
+  endS?: number;
+}
+
 export interface BenchmarkRecord {
   loopback: { node: string; rail: number; gbps: number }[];
   // perRail and sumMedianGbps: the weaker direction (the figure graded); perDirection: each direction on its own, one
-  // ib_write_bw stream per rail and direction. Runs before per-direction streams: perRail is a -b sum halved, and no
-  // perDirection.
+  // ib_write_bw stream per rail and direction. directions 'one-at-a-time': each direction was measured alone, one after
+  // the other, each over its own startS-endS (runs since one-way benchmarks); absent with perDirection: both directions
+  // ran at once. Runs before per-direction streams: perRail is a -b sum halved, and no perDirection.
   ibWriteBw: {
-    perRail: (ThroughputStats & { rail: number; device: string })[];
+    perRail: RailThroughput[];
     sumMedianGbps: number;
-    perDirection?: { from: string; to: string; perRail: (ThroughputStats & { rail: number; device: string })[]; sumMedianGbps: number }[];
+    perDirection?: DirectionThroughput[];
+    directions?: 'one-at-a-time';
   } | null;
   nccl: {
     busbwGBs: number | null; // Avg bus bandwidth

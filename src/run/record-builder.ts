@@ -109,6 +109,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
         perRail: b.perRail as never,
         sumMedianGbps: Number(b.sumMedianGbps),
         ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
+        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
       };
     }
     if (b.kind === 'nccl') {
