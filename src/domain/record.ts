@@ -223,6 +223,10 @@ export interface SamplingStats {
   gaps: { node: string; fromS: number; toS: number; reason: string }[];
 }
 
+// What a run may claim (src/rules/qualification.ts): a qualification runs the whole burn-in; a set-up check (the quick
+// protocol, a soak shorter than 60 minutes or without GPU load) shows the set-up works and qualifies no cable.
+export type RunKind = 'qualification' | 'setup-check';
+
 // One record per run, handed to the output writers (certificate, CSV, JSON) that only serialise it.
 export interface RunRecord {
   schema: 'cablequal.run/1';
@@ -236,6 +240,10 @@ export interface RunRecord {
   startedAt: string;
   endedAt: string | null;
   protocol: { name: string; sha256: string; file: string };
+  // From the protocol that ran; shortOfQualification: what a set-up check's protocol lacks, one sentence per minimum.
+  // Absent in records written before set-up checks were told apart (their runs got a certificate whatever the protocol).
+  kind?: RunKind;
+  shortOfQualification?: string[];
   nodes: NodeRecord[];
   cable: {
     family: CableFamily; // what the EEPROM advertises (records before rules version 2: from the trained lane count)

@@ -6,6 +6,7 @@ import { UsageError } from '../domain/errors.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
+import { qualificationShortfalls } from '../rules/qualification.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { screenJournal } from './journal-shape.js';
@@ -246,6 +247,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     startedAt,
     endedAt,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
+    ...claimOf(ran),
     nodes,
     cable: {
       ...classOf(id),
@@ -278,6 +280,12 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
+}
+
+// What the run may claim, from the protocol that ran (a re-grade with other limits does not change what ran).
+function claimOf(ran: Protocol): Pick<RunRecord, 'kind' | 'shortOfQualification'> {
+  const short = qualificationShortfalls(ran.phases);
+  return short.length ? { kind: 'setup-check', shortOfQualification: short } : { kind: 'qualification' };
 }
 
 // The journal's own protocol (what ran), read leniently; the grading protocol when the recorded text cannot be read.
