@@ -18,7 +18,7 @@ function runRows(runs: RunItem[], certUrl: CertUrl, opts: { cable?: boolean } = 
     .map((r) => {
       const cert = certUrl(r);
       return `<tr data-run="${esc(r.runId)}">
-<td>${esc(r.startedAt?.replace('T', ' ').slice(0, 19) ?? '')}</td><td>${esc(r.runId)}${r.simulated ? ' <span class="sim">simulated</span>' : ''}</td>${outcomeCell(r)}
+<td>${esc(r.startedAt?.replace('T', ' ').slice(0, 19) ?? '')}</td><td>${esc(r.runId)}${r.simulated ? ' <span class="sim">simulated</span>' : ''}${r.runKind === 'setup-check' ? ' <span class="sim">set-up check</span>' : ''}</td>${outcomeCell(r)}
 ${opts.cable === false ? '' : `<td>${r.serial ? `<a href="${href('/cables/{}', r.serial)}">${esc(r.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>`}
 <td>${r.partNumber ? `<a href="${href('/parts/{}', r.partNumber)}">${esc(r.partNumber)}</a>` : ''}</td>
 <td>${r.vendor ? `<a href="${href('/vendors/{}', r.vendor)}">${esc(r.vendor)}</a>` : ''}</td>

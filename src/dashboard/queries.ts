@@ -44,11 +44,12 @@ export interface RunItem {
   runDir: string | null;
   certificateFile: string | null;
   certificateSha256: string | null;
+  runKind: string | null; // qualification or setup-check; null for records before they were told apart
 }
 
 const LIST_COLUMNS = `run_id, state, outcome, label, cable_serial, part_number, vendor, lot, station_id, batch_id, batch_role, started_at, ended_at,
   simulated, protocol_name, fec_margin_decades, worst_lane_ber, ib_write_bw_gbps, nccl_busbw_gbs, nic_temp_max_c, main_reason, run_dir,
-  certificate_file, certificate_sha256`;
+  certificate_file, certificate_sha256, run_kind`;
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -79,6 +80,7 @@ function item(r: Record<string, unknown>): RunItem {
     runDir: s(r['run_dir']),
     certificateFile: s(r['certificate_file']),
     certificateSha256: s(r['certificate_sha256']),
+    runKind: s(r['run_kind']),
   };
 }
 

@@ -44,6 +44,7 @@ export const RUN_COLUMNS = [
   'certificate_sha256',
   'signer_fingerprint',
   'content_sha256',
+  'run_kind',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
@@ -194,6 +195,8 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     certificate_sha256: place.certificate?.sha256 ?? null,
     signer_fingerprint: place.certificate?.signer ?? null,
     content_sha256: null,
+    // qualification or setup-check (src/rules/qualification.ts); records before they were told apart have none.
+    run_kind: str(record['kind']),
   };
   const details: DetailRow = { reasons: JSON.stringify(reasons), measurements: JSON.stringify(arr(record['measurements'])), nodes: JSON.stringify(nodes) };
   run.content_sha256 = contentHash(run, details);
@@ -221,6 +224,8 @@ export function contentHash(run: RunRow, details: DetailRow): string {
   const h = createHash('sha256');
   for (const c of RUN_COLUMNS) {
     if (c === 'content_sha256' || c === 'controller' || c === 'station_id') continue;
+    // A column added since rows were first hashed counts only when it holds something: an older record hashes as it did.
+    if (c === 'run_kind' && run[c] === null) continue;
     h.update(`${c}=${JSON.stringify(run[c])}\n`);
   }
   for (const c of DETAIL_COLUMNS) h.update(`${c}=${details[c]}\n`);
