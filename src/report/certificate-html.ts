@@ -147,21 +147,16 @@ function throughput(c: CertificateContent): string {
         )
         .join('');
     const sumRow = (label: string, v: number) => `<tr><th colspan="3">${label}</th><td class="num"><b>${fmtFixed(v, 2)}</b></td><td colspan="2"></td></tr>`;
-    // One stream per direction since runs record perDirection (each direction alone since they record directions);
-    // earlier runs show a -b sum halved per rail.
-    const how =
-      b.ibWriteBw.directions === 'one-at-a-time'
-        ? 'each direction alone, one after the other'
-        : b.ibWriteBw.perDirection
-          ? 'both directions at once'
-          : 'bidirectional sum halved';
+    // One stream per direction since runs record perDirection, each direction alone since they say so; earlier runs
+    // show a -b sum halved per rail.
+    const how = b.ibWriteBw.directions === 'one-at-a-time' ? 'one direction at a time' : 'per direction';
     const body = b.ibWriteBw.perDirection
       ? b.ibWriteBw.perDirection
           .map((d) => railRows(d.perRail, `${d.from} → ${d.to}`) + sumRow(`${e(d.from)} → ${e(d.to)}: both rails summed (medians)`, d.sumMedianGbps))
           .join('')
       : railRows(b.ibWriteBw.perRail) + sumRow('both rails summed (medians)', b.ibWriteBw.sumMedianGbps);
     parts.push(
-      `<table class="throughput"><thead><tr><th>ib_write_bw (per direction: ${how})</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
+      `<table class="throughput"><thead><tr><th>ib_write_bw (${how})</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
     );
   } else parts.push('<p>ib_write_bw: not run.</p>');
   const nccl = b.nccl;
