@@ -138,7 +138,14 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number, v: Analy
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
     gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
-    ...(a.readings.size ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) } : {}),
+    // The mean held within min..max: a running sum of equal values can land an ulp outside them (30.1 x n / n).
+    ...(a.readings.size
+      ? {
+          readings: Object.fromEntries(
+            [...a.readings].map(([id, r]) => [id, { min: r.min, mean: Math.min(r.max, Math.max(r.min, r.sum / r.n)), max: r.max, n: r.n }]),
+          ),
+        }
+      : {}),
   };
 }
 

@@ -18,7 +18,7 @@ export interface CableState {
   serial: string | null;
   outcome: Outcome | null;
   runDir: string | null; // relative to the batch directory
-  report: string | null; // certificate.html or run-report.html, relative to the batch directory
+  report: string | null; // certificate.html, setup-check.html or run-report.html, relative to the batch directory
   reason: string | null; // main reason (refusal, skip, or the run's first reason)
   warnings: string[];
   attempts: number; // runs started (an interrupted one counts)

@@ -65,7 +65,7 @@ export function batchHtml(s: BatchState, rows: SummaryRow[]): string {
   }
   const link = (c: CableState) =>
     c.report
-      ? `<a href="${escapeXml(c.report)}">${escapeXml(c.report.endsWith('certificate.html') ? 'certificate' : 'run report')}</a>`
+      ? `<a href="${escapeXml(c.report)}">${escapeXml(c.report.endsWith('certificate.html') ? 'certificate' : c.report.endsWith('setup-check.html') ? 'set-up check' : 'run report')}</a>`
       : c.runDir
         ? escapeXml(c.runDir)
         : '';

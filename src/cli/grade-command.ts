@@ -87,6 +87,8 @@ export async function gradeCommand(args: { runDirs: string[]; protocol?: string;
           })),
           headline: record.headline ?? null,
           rulesVersion: record.rules?.version ?? null,
+          qualification: record.kind === 'qualification',
+          protocol: record.protocol.name,
           notes,
           runDir,
           decidedAtS: record.decidedAtS,
@@ -95,7 +97,9 @@ export async function gradeCommand(args: { runDirs: string[]; protocol?: string;
         })}\n`,
       );
     } else {
-      io.stdout(`${record.outcome}: ${printable(record.cable.serial ?? 'unidentified cable')} (${runDir}; rules version ${record.rules?.version ?? '?'})\n`);
+      io.stdout(
+        `${record.outcome}: ${printable(record.cable.serial ?? 'unidentified cable')} (${runDir}; rules version ${record.rules?.version ?? '?'})${record.kind === 'setup-check' ? `; set-up check (protocol ${printable(record.protocol.name)}), not a qualification` : ''}\n`,
+      );
       for (const r of record.reasons) io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}\n`);
       for (const n of notes) io.stdout(`  note: ${printable(n)}\n`);
     }

@@ -51,21 +51,24 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
     regrade: async (runDir: string, rulesVersion: number) => {
       const r = gradeRunDir(runDir, undefined, rulesVersion);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
-      return { outcome: r.outcome, reasons: r.reasons };
+      return { outcome: r.outcome, reasons: r.reasons, ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}) };
     },
     currentRulesVersion: RULES_VERSION,
     ...(trusted ? { publicKeyPem: trusted.pem, publicKeySource: trusted.source } : {}),
   });
   for (const n of res.notes) io.stdout(`note: ${printable(n)}\n`);
+  // What the signed body says it is, first: a set-up check verifies as one, never as a qualification.
+  const what =
+    res.kind === 'setup-check' ? 'SET-UP CHECK (not a qualification)' : res.kind === 'run-report' ? 'run report (no verdict)' : 'qualification certificate';
   if (res.ok && res.pinned) {
     io.stdout(
-      `OK: ${args.certificate}: signature (pinned: ${printable(trusted!.source)}), journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`,
+      `OK: ${args.certificate}: ${what}: signature (pinned: ${printable(trusted!.source)}), journal hash and re-graded verdict (${res.outcome}, rules version ${res.rulesVersion}) agree; signer ${res.fingerprint}\n`,
     );
     return EXIT.ok;
   }
   if (res.ok) {
     io.stdout(
-      `UNPINNED: ${args.certificate}: consistent (signature by the key the certificate carries, journal hash, re-graded verdict ${res.outcome}), but the signer ${res.fingerprint} is not pinned: give the lab's public key with --public-key or $CABLEQUAL_LAB_PUBLIC_KEY\n`,
+      `UNPINNED: ${args.certificate}: ${what}: consistent (signature by the key the certificate carries, journal hash, re-graded verdict ${res.outcome}), but the signer ${res.fingerprint} is not pinned: give the lab's public key with --public-key or $CABLEQUAL_LAB_PUBLIC_KEY\n`,
     );
     return EXIT.unpinned;
   }
@@ -95,9 +98,9 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
   return paths.length ? EXIT.ok : EXIT.error;
 }
 
-// The run directory's certificate.json or run-report.json when it carries a signature.
+// The run directory's certificate.json, setup-check.json or run-report.json when it carries a signature.
 function signedDocumentIn(runDir: string): string | null {
-  for (const name of ['certificate.json', 'run-report.json']) {
+  for (const name of ['certificate.json', 'setup-check.json', 'run-report.json']) {
     try {
       const doc = JSON.parse(readInputText(join(runDir, name), 'certificate')) as { signature?: unknown };
       if (typeof doc?.signature === 'string' && doc.signature) return join(runDir, name);

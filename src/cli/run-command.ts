@@ -329,7 +329,9 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     return broke;
   }
   const written = await writeReports(record, runDir, io);
-  const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
+  // The HTML document written: a certificate only for a qualification that judged the cable.
+  const document = written.find((p) => p.endsWith('.html')) ?? null;
+  const certificate = document?.endsWith('certificate.html') ? document : null;
   await observers.finished(record, runDir);
   if (args.json) {
     io.stdout(
@@ -347,8 +349,13 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
         // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
         headline: record.headline ?? null,
         rulesVersion: record.rules?.version ?? null,
+        // A set-up check (a protocol short of the burn-in, src/rules/qualification.ts) qualifies no cable.
+        qualification: record.kind === 'qualification',
+        protocol: record.protocol.name,
+        ...(record.shortOfQualification ? { shortOfQualification: record.shortOfQualification } : {}),
         runDir,
         certificate,
+        document,
         cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
         decidedAtS: record.decidedAtS,
         simulated: record.simulated,
@@ -363,6 +370,10 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
   } else {
     const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
     io.stdout(`${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
+    if (record.kind === 'setup-check')
+      io.stdout(
+        `  set-up check (protocol ${printable(record.protocol.name)}), not a qualification: ${(record.shortOfQualification ?? []).map(printable).join('; ')}\n`,
+      );
     printReasons(record, io);
     if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
     io.stdout(`  run directory: ${runDir}\n`);

@@ -49,7 +49,7 @@ function runRows(runs: RunItem[], certUrl: CertUrl, opts: { cable?: boolean } = 
     .map((r) => {
       const cert = certUrl(r);
       return `<tr data-run="${esc(r.runId)}">
-<td>${esc(r.startedAt?.replace('T', ' ').slice(0, 19) ?? '')}</td><td>${runLink(r)}${r.simulated ? ' <span class="sim">simulated</span>' : ''}</td>${outcomeCell(r)}
+<td>${esc(r.startedAt?.replace('T', ' ').slice(0, 19) ?? '')}</td><td>${runLink(r)}${r.simulated ? ' <span class="sim">simulated</span>' : ''}${r.runKind === 'setup-check' ? ' <span class="sim">set-up check</span>' : ''}</td>${outcomeCell(r)}
 <td class="code" title="${esc(r.mainReason ?? '')}">${esc(shortWhy(r))}</td>
 ${opts.cable === false ? '' : `<td>${r.serial ? `<a href="${href('/cables/{}', r.serial)}">${esc(r.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>`}
 <td>${esc(r.label ?? '')}</td><td>${r.batchId ? `<a href="${href('/batches/{}', r.batchId)}">${esc(r.batchName ?? r.batchId)}</a>` : ''}</td>

@@ -55,13 +55,14 @@ export interface RunItem {
   mainCode: string | null; // "FAIL fec-window spark-b L2 0.84 dec"
   decidedAtS: number | null;
   batchName: string | null;
+  runKind: string | null; // qualification or setup-check; null for records before they were told apart
 }
 
 // The runs columns a list reads (runs aliased r, batches b).
 const LIST_COLUMNS = `r.run_id, r.state, r.outcome, r.label, r.cable_serial, r.part_number, r.vendor, r.lot, r.station_id, r.batch_id, r.batch_role,
   r.started_at, r.ended_at, r.simulated, r.protocol_name, r.fec_margin_decades, r.worst_lane_ber, r.ib_write_bw_gbps, r.nccl_busbw_gbs,
   r.nic_temp_max_c, r.main_reason, r.run_dir, r.certificate_file, r.certificate_sha256, r.headline_margin_decades, r.headline_ber_ub95,
-  r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, b.name AS batch_name`;
+  r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, r.run_kind, b.name AS batch_name`;
 const LIST_FROM = 'runs r LEFT JOIN batches b ON b.id = r.batch_id';
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -102,6 +103,7 @@ function item(r: Record<string, unknown>): RunItem {
     mainCode: s(r['main_code']),
     decidedAtS: n(r['decided_at_s']),
     batchName: s(r['batch_name']),
+    runKind: s(r['run_kind']),
   };
 }
 

@@ -62,15 +62,30 @@ export interface ThroughputStats {
   samples: number;
 }
 
+// One rail's ib_write_bw figures (its RDMA device names it).
+export type RailThroughput = ThroughputStats & { rail: number; device: string };
+
+// One direction of the cable (sender to receiver): its rails and their medians summed; startS-endS when it ran alone.
+export interface DirectionThroughput {
+  from: string;
+  to: string;
+  perRail: RailThroughput[];
+  sumMedianGbps: number;
+  startS?: number;
+  endS?: number;
+}
+
 export interface BenchmarkRecord {
   loopback: { node: string; rail: number; gbps: number }[];
   // perRail and sumMedianGbps: the weaker direction (the figure graded); perDirection: each direction on its own, one
-  // ib_write_bw stream per rail and direction. Runs before per-direction streams: perRail is a -b sum halved, and no
-  // perDirection.
+  // ib_write_bw stream per rail and direction. directions 'one-at-a-time': each direction was measured alone, one after
+  // the other, each over its own startS-endS (runs since one-way benchmarks); absent with perDirection: both directions
+  // ran at once. Runs before per-direction streams: perRail is a -b sum halved, and no perDirection.
   ibWriteBw: {
-    perRail: (ThroughputStats & { rail: number; device: string })[];
+    perRail: RailThroughput[];
     sumMedianGbps: number;
-    perDirection?: { from: string; to: string; perRail: (ThroughputStats & { rail: number; device: string })[]; sumMedianGbps: number }[];
+    perDirection?: DirectionThroughput[];
+    directions?: 'one-at-a-time';
   } | null;
   nccl: {
     busbwGBs: number | null; // Avg bus bandwidth
@@ -208,6 +223,10 @@ export interface SamplingStats {
   gaps: { node: string; fromS: number; toS: number; reason: string }[];
 }
 
+// What a run may claim (src/rules/qualification.ts): a qualification runs the whole burn-in; a set-up check (the quick
+// protocol, a soak shorter than 60 minutes or without GPU load) shows the set-up works and qualifies no cable.
+export type RunKind = 'qualification' | 'setup-check';
+
 // One record per run, handed to the output writers (certificate, CSV, JSON) that only serialise it.
 export interface RunRecord {
   schema: 'cablequal.run/1';
@@ -222,6 +241,10 @@ export interface RunRecord {
   endedAt: string | null;
   protocol: { name: string; sha256: string; file: string }; // the protocol whose limits graded the run
   protocolRecorded?: { name: string; sha256: string; file: string }; // what ran, when graded with another (--protocol)
+  // From the protocol that ran; shortOfQualification: what a set-up check's protocol lacks, one sentence per minimum.
+  // Absent in records written before set-up checks were told apart (their runs got a certificate whatever the protocol).
+  kind?: RunKind;
+  shortOfQualification?: string[];
   nodes: NodeRecord[];
   cable: {
     family: CableFamily; // what the EEPROM advertises (records before rules version 2: from the trained lane count)

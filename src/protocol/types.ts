@@ -26,7 +26,7 @@ export interface LoopbackPhase {
   msgSize: number; // below the loopback-floor limit on any rail the run is ERROR (setup), not a cable FAIL
 }
 
-// Both rails loaded at once across the cable; the per-rail rows are summed.
+// Both rails loaded at once across the cable, one direction at a time (durationS each); the per-rail rows are summed.
 export interface IbWriteBwPhase {
   name: string;
   kind: 'ib_write_bw';

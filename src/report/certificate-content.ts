@@ -18,8 +18,9 @@ import type {
 export const IDLE_PHASE = 'soak-idle';
 export const LOADED_PHASE = 'soak-loaded';
 
-// ERROR/ABORTED runs could not judge the cable: they get a run report, never a certificate.
-export type DocumentKind = 'certificate' | 'run-report';
+// ERROR/ABORTED runs could not judge the cable: they get a run report, never a certificate. A set-up check (a protocol
+// short of a qualification, src/rules/qualification.ts) gets a set-up-check report with its verdict, never a certificate.
+export type DocumentKind = 'certificate' | 'setup-check' | 'run-report';
 
 // One end of the cable as its EEPROM told us (flattened for tables and JSON).
 export interface CableEndContent {
@@ -68,10 +69,13 @@ export interface NodePhaseContent {
 export interface CertificateContent {
   schema: 'cablequal.certificate/1';
   kind: DocumentKind;
+  // What the protocol that ran lacks to qualify a cable (empty for a qualification); documents written before set-up
+  // checks were told apart do not have it.
+  shortOfQualification: string[];
   runId: string;
   label: string | null;
   outcome: Outcome;
-  verdict: 'PASS' | 'MARGINAL' | 'FAIL' | null; // null for a run report
+  verdict: 'PASS' | 'MARGINAL' | 'FAIL' | null; // null for a run report; a set-up check's verdict is that of a short run
   // The grading rules that produced the verdict; `verify` re-grades with the same version (absent: version 1).
   rulesVersion: number;
   // What the loaded soak proved, per receiver and lane (the first thing a PASS states; shown for every verdict).
@@ -163,9 +167,11 @@ export function trainedMode(lanes: number | null, speedMbps: number | null): str
   return `${lanes} x ${Math.round(speedMbps / lanes / 100) / 10}G`;
 }
 
-// Which document a run gets.
-export function documentKind(outcome: Outcome): DocumentKind {
-  return CABLE_VERDICTS.includes(outcome) ? 'certificate' : 'run-report';
+// Which document a run gets: a run report when it could not judge the cable, else a certificate or, for a set-up
+// check, a set-up-check report (a record from before they were told apart has no kind: it got a certificate).
+export function documentKind(record: Pick<RunRecord, 'outcome' | 'kind'>): DocumentKind {
+  if (!CABLE_VERDICTS.includes(record.outcome)) return 'run-report';
+  return record.kind === 'setup-check' ? 'setup-check' : 'certificate';
 }
 
 function endContent(end: RunRecord['cable']['ends'][number]): CableEndContent {
@@ -193,7 +199,7 @@ function endContent(end: RunRecord['cable']['ends'][number]): CableEndContent {
 
 // Build the certificate's content from the finished record; no I/O, no clock.
 export function certificateContent(record: RunRecord): CertificateContent {
-  const kind = documentKind(record.outcome);
+  const kind = documentKind(record);
   const ends = record.cable.ends.map(endContent);
   const read = ends.filter((e) => e.vendorPn !== null);
   const endsAgree =
@@ -201,10 +207,11 @@ export function certificateContent(record: RunRecord): CertificateContent {
   return {
     schema: 'cablequal.certificate/1',
     kind,
+    shortOfQualification: record.shortOfQualification ?? [],
     runId: record.runId,
     label: record.label,
     outcome: record.outcome,
-    verdict: kind === 'certificate' ? (record.outcome as 'PASS' | 'MARGINAL' | 'FAIL') : null,
+    verdict: kind === 'run-report' ? null : (record.outcome as 'PASS' | 'MARGINAL' | 'FAIL'),
     rulesVersion: record.rules?.version ?? 1,
     headline: record.headline ?? null,
     reasons: record.reasons,

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import type { Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
 import { writeFileAtomic } from './atomic-write.js';
-import { certificateContent, type CertificateContent } from './certificate-content.js';
-import { documentBaseName } from './certificate-json.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
+import { zeroErrorBound } from '../rules/qualification.js';
 import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
 import { fmtCount, fmtExp, fmtFixed, fmtRatio } from './format.js';
@@ -40,6 +40,7 @@ table.nodes td { font-size: 7pt; }
 .mono { font-family: "DejaVu Sans Mono", monospace; font-size: 7pt; overflow-wrap: anywhere; word-break: break-all; }
 .head { display: flex; justify-content: space-between; align-items: flex-start; gap: 4mm; }
 .verdict { font-size: 20pt; font-weight: bold; padding: 1.5mm 4mm; border: 1.2pt solid; border-radius: 2mm; white-space: nowrap; }
+.verdict .kind { font-size: 8pt; text-align: center; }
 .v-PASS { color: #0a6b1f; border-color: #0a6b1f; background: #e6f4ea; }
 .v-MARGINAL { color: #8a5a00; border-color: #8a5a00; background: #fff4d6; }
 .v-FAIL { color: #a50e0e; border-color: #a50e0e; background: #fce8e6; }
@@ -146,14 +147,16 @@ function throughput(c: CertificateContent): string {
         )
         .join('');
     const sumRow = (label: string, v: number) => `<tr><th colspan="3">${label}</th><td class="num"><b>${fmtFixed(v, 2)}</b></td><td colspan="2"></td></tr>`;
-    // One stream per direction since runs record perDirection; earlier runs show a -b sum halved per rail.
+    // One stream per direction since runs record perDirection, each direction alone since they say so; earlier runs
+    // show a -b sum halved per rail.
+    const how = b.ibWriteBw.directions === 'one-at-a-time' ? 'one direction at a time' : 'per direction';
     const body = b.ibWriteBw.perDirection
       ? b.ibWriteBw.perDirection
           .map((d) => railRows(d.perRail, `${d.from} → ${d.to}`) + sumRow(`${e(d.from)} → ${e(d.to)}: both rails summed (medians)`, d.sumMedianGbps))
           .join('')
       : railRows(b.ibWriteBw.perRail) + sumRow('both rails summed (medians)', b.ibWriteBw.sumMedianGbps);
     parts.push(
-      `<table class="throughput"><thead><tr><th>ib_write_bw (per direction)</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
+      `<table class="throughput"><thead><tr><th>ib_write_bw (${how})</th><th>device</th><th class="num">min Gb/s</th><th class="num">median Gb/s</th><th class="num">max Gb/s</th><th class="num">runs</th></tr></thead><tbody>${body}</tbody></table>`,
     );
   } else parts.push('<p>ib_write_bw: not run.</p>');
   const nccl = b.nccl;
@@ -219,7 +222,13 @@ function headline(c: CertificateContent): string {
       return `<tr><td>${e(r.node)}</td><td class="num">${fmtFixed(r.seconds / 60, 1)}</td><td class="num">${e(temp)}</td><td class="num"><b>≤${fmtExp(r.berUb95)}</b><br><span class="muted">${fmtCount(r.errors)} errors</span></td><td class="num">${lanes}</td><td class="num"><b>${e(margin)}</b></td><td class="num">${fmtCount(r.crcErrors)} / ${fmtCount(r.postFecErrors)} / ${fmtCount(r.linkDownEvents)}</td><td>${e(r.laneRatio)}</td></tr>`;
     })
     .join('');
-  return `<section class="headline"><h2>What the loaded soak proved (${e(h.phase)}, per receiver and lane)</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over 60 minutes at 212.5 Gb/s bound the BER below 3.9e-15. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
+  // The bound zero errors would give over this soak's own duration (its shortest receiver), never a longer one's.
+  const zero = zeroErrorBound(Math.min(...h.receivers.map((r) => r.seconds)));
+  const what =
+    c.kind === 'setup-check'
+      ? `What the loaded soak showed (${e(h.phase)}, ${e(zero.duration)}: a set-up check, not a qualification)`
+      : `What the loaded soak proved (${e(h.phase)}, per receiver and lane)`;
+  return `<section class="headline"><h2>${what}</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over ${e(zero.duration)} at 212.5 Gb/s bound the BER below ${e(fmtExp(zero.ber))}. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
 }
 
 // Lanes whose error rate grew with the NIC temperature (a runaway is the failing clone's signature).
@@ -279,44 +288,56 @@ function footer(c: CertificateContent, sig: SignatureNote | undefined, jsonName:
   return `<footer>Run ${e(c.runId)} · ${signed}${sig?.journalSha256 ? ` Journal SHA-256 <span class="mono">${e(sig.journalSha256)}</span>.` : ''} This HTML is a rendering; the signed JSON is the record of truth.</footer>`;
 }
 
+// Each kind of document says what it is first.
+const TITLES: Record<DocumentKind, string> = {
+  certificate: 'Cable qualification certificate',
+  'setup-check': 'Set-up check — NOT a qualification certificate',
+  'run-report': 'Run report — NOT a certificate',
+};
+
 // Pure: the whole self-contained page (inline CSS and SVG, no scripts, fonts or links) for one run.
 export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseries = EMPTY_TIMESERIES, signature?: SignatureNote): string {
   const c = certificateContent(record);
-  const isCert = c.kind === 'certificate';
-  const title = isCert ? 'Cable qualification certificate' : 'Run report — NOT a certificate';
+  // A certificate or a set-up check states a verdict; a run report does not.
+  const judged = c.kind !== 'run-report';
+  const title = TITLES[c.kind];
   const ident = [c.cable.vendor, c.cable.partNumber, c.cable.serial ? `SN ${c.cable.serial}` : null].filter(Boolean).join(' · ') || 'cable identity unknown';
-  const verdictBox = isCert ? `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>` : `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}</div>`;
+  // A set-up check's verdict box says so itself, so that no crop of the page reads as a qualification.
+  const verdictBox = `<div class="verdict v-${e(c.outcome)}">${e(c.outcome)}${c.kind === 'setup-check' ? '<div class="kind">set-up check</div>' : ''}</div>`;
   const banners = [
     c.simulated
       ? `<div class="banner sim">SIMULATED RUN — no real cable or hardware was measured${c.scenario ? ` (scenario: ${e(c.scenario)})` : ''}. This document says nothing about any physical cable.</div>`
       : '',
-    !isCert
+    !judged
       ? `<div class="banner report">This run ended ${e(c.outcome)}: the harness could not judge the cable, so no verdict is given. Fix the cause below and run again.</div>`
       : '',
-    isCert && !signature?.fingerprint
+    c.kind === 'setup-check'
+      ? `<div class="banner report">SET-UP CHECK — NOT A QUALIFICATION. Protocol ${e(c.protocol.name)} runs short of the burn-in a qualification needs: ${e(c.shortOfQualification.join('; '))}. Its verdict says how this short run went (a FAIL is a failure); a PASS qualifies no cable. Qualify it with the full protocol (protocols/spark-burnin.json).</div>`
+      : '',
+    judged && !signature?.fingerprint
       ? `<div class="banner unsigned">UNSIGNED — no lab key was available${signature?.unsignedReason ? ` (${e(signature.unsignedReason)})` : ''}.</div>`
       : '',
   ].join('');
-  const jsonName = `${documentBaseName(record.outcome)}.json`;
+  const jsonName = `${c.kind}.json`;
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="generator" content="cablequal">
 <title>${e(title)} · ${e(ident)} · ${e(c.runId)}</title><style>${CSS}</style></head>
-<body class="${isCert ? 'certificate' : 'run-report'}">
+<body class="${c.kind}">
 <div class="head"><div><h1>${e(title)}</h1><p><b>${e(ident)}</b>${c.label ? ` · label ${e(c.label)}` : ''} · run <span class="mono">${e(c.runId)}</span></p></div>${verdictBox}</div>
 ${banners}
-${isCert && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${isCert ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, isCert)}</section>
+${judged && c.outcome === 'PASS' ? headline(c) : ''}<section class="verdict-reasons"><h2>${judged ? `Verdict and reasons <span class="muted">(grading rules version ${e(c.rulesVersion)})</span>` : 'Why the run stopped'}</h2>${reasonsTable(c.reasons, judged)}</section>
 <section class="cable-identity"><h2>Cable identity (module EEPROM, both ends)</h2>${cableTable(c.cable)}</section>
 <section class="conditions"><h2>Conditions</h2>${conditions(c)}</section>
-<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${readingsTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, isCert)}</section>
+<section class="measurements"><h2>Measurements</h2>${throughput(c)}${laneTable(c)}${readingsTable(c)}${c.perNodePhase.length ? summaryLine(c) : ''}${temperatureLine(c)}${measurementsTable(c, judged)}</section>
 <section class="charts-section"><h2>Charts</h2>${charts(c, timeseries)}</section>
 ${footer(c, signature, jsonName)}
 </body></html>
 `;
 }
 
-// Writes certificate.html (or run-report.html for ERROR/ABORTED) atomically into the run dir.
+// Writes certificate.html (setup-check.html for a set-up check, run-report.html for ERROR/ABORTED) atomically into the run dir.
 export async function writeCertificateHtml(record: RunRecord, dir: string, extras: HtmlWriterExtras = {}): Promise<string[]> {
-  const path = join(dir, `${documentBaseName(record.outcome)}.html`);
+  const path = join(dir, `${documentKind(record)}.html`);
   await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature));
   return [path];
 }

@@ -9,14 +9,9 @@ import { readInputText } from '../io/read-input.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { certificateProblem } from './certificate-schema.js';
 import { canonicalJson } from './canonical-json.js';
-import { certificateContent, documentKind, type CertificateContent } from './certificate-content.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
 import { hashFile, journalPath } from './journal-hash.js';
 import { fingerprint, signBytes, verifyBytes, type LabKey } from './sign.js';
-
-// File names: a run that could not judge the cable never produces a file called "certificate".
-export function documentBaseName(outcome: Outcome): 'certificate' | 'run-report' {
-  return documentKind(outcome);
-}
 
 // What the signature covers: the content plus the journal hash and the signer's identity.
 export interface SignedBody extends CertificateContent {
@@ -68,11 +63,15 @@ export async function certificateDocumentFor(record: RunRecord, dir: string, ext
 
 // Writes an already built document next to the record.
 export async function writeCertificateDocument(doc: CertificateDocument, dir: string): Promise<string> {
-  return writeFileAtomic(join(dir, `${documentBaseName(doc.body.outcome)}.json`), canonicalJson(doc) + '\n');
+  return writeFileAtomic(join(dir, `${doc.body.kind}.json`), canonicalJson(doc) + '\n');
 }
 
-// The re-grader: reads the run dir's journal again and returns the verdict the given rules version reaches.
-export type Regrade = (runDir: string, rulesVersion: number) => Promise<{ outcome: Outcome; reasons: Reason[] }>;
+// The re-grader: reads the run dir's journal again and returns the verdict the given rules version reaches, and what
+// the protocol that ran may claim (src/rules/qualification.ts).
+export type Regrade = (
+  runDir: string,
+  rulesVersion: number,
+) => Promise<{ outcome: Outcome; reasons: Reason[] } & Partial<Pick<RunRecord, 'kind' | 'shortOfQualification'>>>;
 
 export interface VerifyOptions {
   regrade: Regrade;
@@ -87,6 +86,7 @@ export interface VerifyOptions {
 
 export interface VerifyResult {
   rulesVersion?: number; // the rules the certificate was re-graded with (the ones it names)
+  kind: DocumentKind | null; // what the signed body says it is: a qualification certificate, a set-up check, a run report
   ok: boolean;
   problems: string[];
   notes: string[];
@@ -131,7 +131,7 @@ function reasonKey(r: Reason): string {
 export async function verifyCertificate(certPath: string, opts: VerifyOptions): Promise<VerifyResult> {
   const problems: string[] = [];
   const notes: string[] = [];
-  const refused = (problem: string): VerifyResult => ({ ok: false, problems: [problem], notes, outcome: null, fingerprint: null, pinned: false });
+  const refused = (problem: string): VerifyResult => ({ ok: false, problems: [problem], notes, outcome: null, fingerprint: null, pinned: false, kind: null });
   let doc: CertificateDocument;
   let text: string;
   try {
@@ -218,6 +218,8 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
       problems.push(
         `re-grading gives reasons [${again.reasons.map((r) => r.rule).join(', ')}], certificate lists [${(body.reasons ?? []).map((r) => r.rule).join(', ')}]`,
       );
+    const claim = claimProblem(body, again);
+    if (claim) (claim.note ? notes : problems).push(claim.text);
   } catch (err) {
     problems.push(`re-grading failed: ${(err as Error).message}`);
   }
@@ -242,5 +244,26 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
     fingerprint: signerFp,
     rulesVersion: version,
     pinned: opts.publicKeyPem !== undefined,
+    kind: body.kind ?? null,
   };
+}
+
+// Whether the document claims what the journal's protocol allows. A body that lists shortOfQualification was written
+// since set-up checks were told apart: its kind must be the one its journal makes (else a problem). An older
+// certificate of a protocol short of a qualification stands as issued, with a note saying what it would be today.
+function claimProblem(body: SignedBody, again: Awaited<ReturnType<Regrade>>): { text: string; note?: true } | null {
+  if (!again.kind) return null;
+  const want = documentKind({ outcome: again.outcome, kind: again.kind });
+  const short = (again.shortOfQualification ?? []).join('; ');
+  if (Array.isArray(body.shortOfQualification)) {
+    return body.kind === want
+      ? null
+      : { text: `the document is a ${body.kind}, but its journal's protocol (${body.protocol?.name}) makes it a ${want}${short ? ` (${short})` : ''}` };
+  }
+  if (body.kind === 'certificate' && want === 'setup-check')
+    return {
+      text: `issued as a qualification certificate before set-up checks were told apart: its protocol (${body.protocol?.name}) runs short of a qualification (${short}); written today it would be a set-up check`,
+      note: true,
+    };
+  return null;
 }

@@ -41,6 +41,10 @@ const RUN_ROW: CsvColumn[] = [
   col('nccl_version', 'NCCL version from the NCCL run (rank 0: the first node)'),
   col('nccl_tests_version', 'nccl-tests version from the NCCL run (rank 0: the first node)'),
   col('outcome', 'PASS, MARGINAL, FAIL (cable verdicts) or ERROR, ABORTED (run could not judge)'),
+  col(
+    'run_kind',
+    'qualification, or setup-check (a protocol short of the burn-in: its verdict qualifies no cable); empty for records before they were told apart',
+  ),
   col('reasons', 'reasons for the outcome, "rule: message" joined by "; "'),
 ];
 

@@ -74,6 +74,7 @@ export function runRow(record: RunRecord): CsvCell[] {
     nccl_version: perNode(record, (n) => n.ncclVersion),
     nccl_tests_version: perNode(record, (n) => n.ncclTestsVersion),
     outcome: record.outcome,
+    run_kind: record.kind ?? null,
     reasons: record.reasons.map((r) => `${r.rule}: ${r.message}`).join('; '),
   };
   return CSV_COLUMNS['compare.csv'].map((c) => byName[c.name]);

@@ -6,6 +6,7 @@ import { UsageError } from '../domain/errors.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
+import { qualificationShortfalls } from '../rules/qualification.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
@@ -116,6 +117,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
         perRail: b.perRail as never,
         sumMedianGbps: Number(b.sumMedianGbps),
         ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
+        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
       };
     }
     if (b.kind === 'nccl') {
@@ -259,6 +261,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     // Graded with limits given by --protocol: the protocol the run recorded (what ran) as well.
     ...(opts.protocol ? { protocolRecorded: recordedNameOf(start) } : {}),
+    ...claimOf(ran),
     nodes,
     cable: {
       ...classOf(id),
@@ -291,6 +294,12 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     },
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
+}
+
+// What the run may claim, from the protocol that ran (a re-grade with other limits does not change what ran).
+function claimOf(ran: Protocol): Pick<RunRecord, 'kind' | 'shortOfQualification'> {
+  const short = qualificationShortfalls(ran.phases);
+  return short.length ? { kind: 'setup-check', shortOfQualification: short } : { kind: 'qualification' };
 }
 
 // The journal's own protocol (what ran), read leniently; the grading protocol when the recorded text cannot be read.

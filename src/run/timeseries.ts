@@ -61,13 +61,20 @@ export class TimeseriesBuilder {
   }
 
   // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are
-  // both directions added up and halved here.
-  private spread(fromS: number, toS: number, rails: { rail: number; gbps: number[]; from?: string; to?: string }[], bidirectionalSums: number): void {
+  // both directions added up and halved here. A stream that ran alone (the one-way benchmark) names its own time span.
+  private spread(
+    fromS: number,
+    toS: number,
+    rails: { rail: number; gbps: number[]; from?: string; to?: string; startS?: unknown; endS?: unknown }[],
+    bidirectionalSums: number,
+  ): void {
     for (const r of rails) {
       const n = r.gbps.length;
       const divide = r.from === undefined ? bidirectionalSums : 1;
       const direction = r.from !== undefined ? { direction: `${r.from}->${r.to}` } : {};
-      r.gbps.forEach((g, i) => this.throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / divide, ...direction }));
+      const timed = typeof r.startS === 'number' && typeof r.endS === 'number' && r.endS >= r.startS;
+      const [from, to] = timed ? [r.startS as number, r.endS as number] : [fromS, toS];
+      r.gbps.forEach((g, i) => this.throughput.push({ rail: r.rail, tS: from + ((i + 1) * (to - from)) / n, gbps: g / divide, ...direction }));
     }
   }
 }

@@ -4,9 +4,11 @@ import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs
 import { join } from 'node:path';
 import type { RunPlace } from './run-row.js';
 
-// certificate.json (or run-report.json for ERROR/ABORTED): the HTML to link, the SHA-256 of the signed JSON, its signer.
+// certificate.json (setup-check.json for a set-up check, run-report.json for ERROR/ABORTED): the HTML to link, the
+// SHA-256 of the signed JSON, its signer. A set-up check first: only a cablequal that tells them apart writes one, so
+// beside a certificate.json an earlier version left it is the run's document now.
 export function certificateOf(runDir: string): RunPlace['certificate'] {
-  for (const base of ['certificate', 'run-report']) {
+  for (const base of ['setup-check', 'certificate', 'run-report']) {
     const json = join(runDir, `${base}.json`);
     if (!existsSync(json)) continue;
     const bytes = readFileSync(json);

@@ -50,6 +50,7 @@ export const RUN_COLUMNS = [
   'deciding_value',
   'deciding_unit',
   'main_code',
+  'run_kind',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
@@ -202,6 +203,8 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     content_sha256: null,
     ...headlineColumns(obj(record['headline'])),
     ...decidingColumns(str(record['outcome']), reasons),
+    // qualification or setup-check (src/rules/qualification.ts); records before they were told apart have none.
+    run_kind: str(record['kind']),
   };
   const details: DetailRow = {
     reasons: JSON.stringify(reasons),
@@ -281,6 +284,8 @@ export function contentHash(run: RunRow, details: DetailRow): string {
   const h = createHash('sha256');
   for (const c of RUN_COLUMNS) {
     if (c === 'content_sha256' || c === 'controller' || c === 'station_id') continue;
+    // A column added since rows were first hashed counts only when it holds something: an older record hashes as it did.
+    if (c === 'run_kind' && run[c] === null) continue;
     h.update(`${c}=${JSON.stringify(run[c])}\n`);
   }
   for (const c of DETAIL_COLUMNS) h.update(`${c}=${details[c]}\n`);

@@ -163,6 +163,11 @@ export const MIGRATIONS: Migration[] = [
       'CREATE INDEX runs_vendor_cable ON runs (vendor, cable_serial, started_at)',
     ],
   },
+  {
+    version: 4,
+    name: "a run's kind: qualification, or set-up check (a protocol short of the burn-in; null for records before they were told apart)",
+    statements: ['ALTER TABLE runs ADD COLUMN run_kind TEXT'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -118,7 +118,7 @@ describe('batch --sim with a node in two pairs', () => {
     );
     for (const [i, c] of state.cables.entries()) {
       expect(JSON.parse(readFileSync(join(dir, 'out', c.runDir, 'record.json'), 'utf8')).sharedNodes).toEqual(['b']);
-      expect(readFileSync(join(dir, 'out', c.runDir, 'certificate.html'), 'utf8')).toContain('shared nodes');
+      expect(readFileSync(join(dir, 'out', c.runDir, 'setup-check.html'), 'utf8')).toContain('shared nodes');
       void i;
     }
     // Each benchmark phase (loopback, ib_write_bw, nccl) of one cable never overlaps one of the other's.

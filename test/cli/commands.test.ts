@@ -79,7 +79,7 @@ describe('cablequal grade with several run directories', () => {
     for (const cmd of [
       ['grade', 'run'],
       ['report', 'run'],
-      ['verify', 'run/certificate.json'],
+      ['verify', 'run/setup-check.json'],
     ]) {
       const r = await runCli(cmd, { cwd });
       expect([0, 1], `${cmd.join(' ')}: ${r.err}`).toContain(r.code);

@@ -67,7 +67,9 @@ describe('dashboard API', () => {
         partNumber: s.partNumber,
         vendor: s.vendor,
         simulated: true,
-        certificateFile: 'certificate.html',
+        // quick-protocol runs: their document is a set-up check, never a certificate
+        certificateFile: 'setup-check.html',
+        runKind: 'setup-check',
       });
       expect(Date.parse(r.startedAt)).toBeGreaterThan(Date.parse('2026-01-01'));
     }
@@ -159,7 +161,7 @@ describe('dashboard API', () => {
 
   it("serves a run's certificate read-only from the reports directory, and nothing outside it", async () => {
     const run = await api<{ certificateUrl: string; reasons: { rule: string }[]; measurements: unknown[] }>(`/api/runs/${lab.simRuns[0]!.runId}`);
-    expect(run.certificateUrl).toMatch(/^\/reports\/.+\/certificate\.html$/);
+    expect(run.certificateUrl).toMatch(/^\/reports\/.+\/setup-check\.html$/);
     expect(run.reasons.some((r) => r.rule === 'lane-ratio' || r.rule === 'fec-margin')).toBe(true);
     expect(run.measurements.length).toBeGreaterThan(10);
     const cert = await raw(run.certificateUrl);

@@ -131,9 +131,9 @@ describe('classifyCable from the EEPROM bytes', () => {
     };
     expect(rec.cable).toMatchObject({ family: 'QSFP112', lanes: 4, trainedSpeedMbps: 200000 });
     expect(rec.cable.familyBasis).toMatch(/byte 192 = 0x3f/);
-    const cert = JSON.parse(readFileSync(join(res.runDir, 'certificate.json'), 'utf8')) as { body: { cable: { family: string; trainedMode: string } } };
+    const cert = JSON.parse(readFileSync(join(res.runDir, 'setup-check.json'), 'utf8')) as { body: { cable: { family: string; trainedMode: string } } };
     expect(cert.body.cable).toMatchObject({ family: 'QSFP112', trainedMode: '4 x 50G' });
-    expect(readFileSync(join(res.runDir, 'certificate.html'), 'utf8')).toContain('Family <b>QSFP112</b> as the EEPROM says');
+    expect(readFileSync(join(res.runDir, 'setup-check.html'), 'utf8')).toContain('Family <b>QSFP112</b> as the EEPROM says');
     const [row] = csvObjects(readFileSync(join(res.runDir, 'summary.csv'), 'utf8'));
     expect([row!.family, row!.lanes, row!.trained_mode]).toEqual(['QSFP112', '4', '4 x 50G']);
   });

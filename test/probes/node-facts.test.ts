@@ -98,7 +98,7 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
     });
     expect(rec.nodes[1]).not.toHaveProperty('ncclVersion');
     expect(rec.nodes[1]).toMatchObject({ firmware: '28.45.4028 (MT_0000001221)', perftestVersion: '6.22' });
-    const html = readFileSync(join(runs[0]!, 'certificate.html'), 'utf8');
+    const html = readFileSync(join(runs[0]!, 'setup-check.html'), 'utf8');
     expect(html).toContain('28.45.4028 (MT_0000001221)');
     expect(html).toContain('mlx5_core 6.17.0-1032-nvidia');
     expect(html).toContain('nccl-tests 2.18.3');

@@ -19,6 +19,7 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     pass: join(dir, 'pass.html'),
     error: join(dir, 'error.html'),
     crowded: join(dir, 'crowded.html'),
+    setup: join(dir, 'setup-check.html'),
   };
   beforeAll(async () => {
     writeFileSync(
@@ -28,6 +29,12 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     writeFileSync(files.pass, renderCertificateHtml(passRecord(), passTimeseries()));
     writeFileSync(files.error, renderCertificateHtml(errorRecord()));
     writeFileSync(files.crowded, renderCertificateHtml(crowdedFailRecord(), failingCloneTimeseries()));
+    // GENERATED: the same PASS as a set-up check (its banner lists what a short protocol lacks).
+    const short = [
+      'its soak with link load and idle GPUs runs 60 s; a qualification needs 10 min',
+      'its soak with link load and the GPU load on both nodes runs 3 min; a qualification needs 60 min',
+    ];
+    writeFileSync(files.setup, renderCertificateHtml({ ...passRecord(), kind: 'setup-check', shortOfQualification: short }, passTimeseries()));
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -109,5 +116,6 @@ describe.skipIf(!have)('certificate.html in headless Chromium', () => {
     expect(await pdfPages(files.pass)).toBeLessThanOrEqual(2);
     expect(await pdfPages(files.error)).toBeLessThanOrEqual(2);
     expect(await pdfPages(files.crowded)).toBeLessThanOrEqual(2);
+    expect(await pdfPages(files.setup)).toBeLessThanOrEqual(2);
   });
 });

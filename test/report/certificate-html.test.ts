@@ -118,6 +118,9 @@ describe('certificate.html: what a PASS states first, and the rules that graded 
     const withHeadline = { ...rec, headline: headlineOf(analysis, phases, { rule: 'fec-margin', direction: 'min', fail: 1, marginal: 2, unit: 'decades' }) };
     const html = renderCertificateHtml(withHeadline, passTimeseries());
     expect(html).toContain('What the loaded soak proved (soak-loaded, per receiver and lane)');
+    // The bound sentence is made of this soak's own 60 minutes.
+    expect(html).toContain('zero errors over 60 min at 212.5 Gb/s bound the BER below 3.9e-15.');
+    expect(html).toContain('<h1>Cable qualification certificate</h1>');
     expect(html.indexOf('What the loaded soak proved')).toBeLessThan(html.indexOf('Verdict and reasons'));
     expect(html).toContain('(grading rules version 2)');
     expect(html).toContain('<td>no errors</td>');

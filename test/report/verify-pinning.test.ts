@@ -14,6 +14,8 @@ const root = mkdtempSync(join(tmpdir(), 'cq-pin-'));
 let labDir = ''; // the lab's key directory (lab-key.pem, lab-key.pub.pem)
 let runDir = ''; // a run signed with it
 let certText = '';
+// The quick protocol's run is a set-up check: its signed document is setup-check.json (verify treats it like any other).
+const DOC = 'setup-check.json';
 const labEnv = () => ({ CABLEQUAL_LAB_KEY: join(labDir, 'lab-key.pem') });
 const noKeyEnv = { CABLEQUAL_LAB_KEY: join(root, 'no-such-dir', 'lab-key.pem') }; // nothing trusted on this machine
 
@@ -26,10 +28,11 @@ beforeAll(async () => {
   );
   expect(r.code).toBe(0);
   runDir = (JSON.parse(r.out) as { runDir: string }).runDir;
-  certText = readFileSync(join(runDir, 'certificate.json'), 'utf8');
+  certText = readFileSync(join(runDir, DOC), 'utf8');
 }, 120_000);
 
-// A copy of the signed run with certificate.json replaced by `text`.
+// A copy of the signed run with certificate.json holding `text` (verify reads what a document is from its signed body,
+// never from its file name).
 function withCertificate(text: string): string {
   const dir = mkdtempSync(join(root, 'copy-'));
   cpSync(runDir, dir, { recursive: true });
@@ -39,13 +42,13 @@ function withCertificate(text: string): string {
 
 describe('verify pins the lab`s key', { timeout: 60_000 }, () => {
   it('on the lab`s controller: pinned by the public key beside the lab key, OK, exit 0', async () => {
-    const r = await runCli(['verify', join(runDir, 'certificate.json')], { env: labEnv() });
+    const r = await runCli(['verify', join(runDir, DOC)], { env: labEnv() });
     expect(r.code).toBe(0);
     expect(r.out).toMatch(new RegExp(`^OK: .*signature \\(pinned: the lab's public key ${join(labDir, 'lab-key.pub.pem')}\\)`, 'm'));
   });
 
   it('with no key trusted: UNPINNED, exit 5, never OK', async () => {
-    const r = await runCli(['verify', join(runDir, 'certificate.json')], { env: noKeyEnv });
+    const r = await runCli(['verify', join(runDir, DOC)], { env: noKeyEnv });
     expect(r.code).toBe(5);
     expect(r.out).not.toMatch(/^OK/m);
     expect(r.out).toMatch(/^UNPINNED: .*the signer sha256:[0-9a-f]{64} is not pinned/m);
@@ -53,9 +56,9 @@ describe('verify pins the lab`s key', { timeout: 60_000 }, () => {
 
   it('$CABLEQUAL_LAB_PUBLIC_KEY and --public-key pin it; a certificate re-signed with another key inside is NOT VERIFIED', async () => {
     const pub = join(labDir, 'lab-key.pub.pem');
-    expect((await runCli(['verify', join(runDir, 'certificate.json')], { env: { ...noKeyEnv, CABLEQUAL_LAB_PUBLIC_KEY: pub } })).code).toBe(0);
-    expect((await runCli(['verify', join(runDir, 'certificate.json'), '--public-key', pub], { env: noKeyEnv })).code).toBe(0);
-    const bad = await runCli(['verify', join(runDir, 'certificate.json')], { env: { ...noKeyEnv, CABLEQUAL_LAB_PUBLIC_KEY: join(root, 'missing.pem') } });
+    expect((await runCli(['verify', join(runDir, DOC)], { env: { ...noKeyEnv, CABLEQUAL_LAB_PUBLIC_KEY: pub } })).code).toBe(0);
+    expect((await runCli(['verify', join(runDir, DOC), '--public-key', pub], { env: noKeyEnv })).code).toBe(0);
+    const bad = await runCli(['verify', join(runDir, DOC)], { env: { ...noKeyEnv, CABLEQUAL_LAB_PUBLIC_KEY: join(root, 'missing.pem') } });
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^cablequal: \$CABLEQUAL_LAB_PUBLIC_KEY .*missing\.pem: cannot read the lab's public key \(ENOENT\)\n$/);
     // A forger's certificate: re-signed with their own key, which it then carries.
@@ -64,10 +67,10 @@ describe('verify pins the lab`s key', { timeout: 60_000 }, () => {
     cpSync(runDir, forgedDir, { recursive: true });
     const r = await runCli(['report', forgedDir], { env: { CABLEQUAL_LAB_KEY: forger.privateKeyPath } });
     expect(r.code).toBe(0);
-    const pinned = await runCli(['verify', join(forgedDir, 'certificate.json')], { env: labEnv() });
+    const pinned = await runCli(['verify', join(forgedDir, DOC)], { env: labEnv() });
     expect(pinned.code).toBe(1);
     expect(pinned.err).toContain(`problem: signed by key ${forger.fingerprint}, not by the trusted lab key`);
-    const unpinned = await runCli(['verify', join(forgedDir, 'certificate.json')], { env: noKeyEnv });
+    const unpinned = await runCli(['verify', join(forgedDir, DOC)], { env: noKeyEnv });
     expect(unpinned.code).toBe(5); // consistent, but nothing says who signed it
   });
 });

@@ -42,7 +42,7 @@ describe('cablequal db import', () => {
     expect(first.out).toMatch(/^2 run directories: 2 added, 0 updated, 0 unchanged/m);
     const before = await rows(join(root, 'store1'));
     expect(before.map((r) => r.outcome).sort()).toEqual(runs.map((r) => r.outcome).sort());
-    expect(before.every((r) => r.state === 'finished' && r.certificate_file === 'certificate.html' && /^[0-9a-f]{64}$/.test(r.certificate_sha256 ?? ''))).toBe(
+    expect(before.every((r) => r.state === 'finished' && r.certificate_file === 'setup-check.html' && /^[0-9a-f]{64}$/.test(r.certificate_sha256 ?? ''))).toBe(
       true,
     );
     const second = await runCli(['db', 'import', 'made', '--out', 'store1'], { cwd: root, env });

@@ -5,24 +5,34 @@ import { parseNccl } from '../../probes/nccl.js';
 import { ParseError } from '../../domain/errors.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
-import { linkLoadRows, startLinkLoad, stopLinkLoad } from './link-load.js';
-import type { ThroughputStats } from '../../domain/record.js';
+import { linkLoadRows, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
+import type { DirectionThroughput } from '../../domain/record.js';
 
-type RailStats = ThroughputStats & { rail: number; device: string };
+// One direction's streams as the journal keeps them: the rows of each rail and the time they ran.
+type TimedRows = StreamRows & { startS: number; endS: number };
 
-// ib_write_bw on both rails at once, one stream per rail and direction; min, median and max of the periodic rows of
-// each stream. The limits (170/180 Gb/s, like NVIDIA's published 92.57 + 97.28 = 189.85 Gb/s) are unidirectional
-// figures: each direction is held to them, and the weaker direction is the figure graded.
-export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise<void> {
-  const load = await startLinkLoad(ctx, { msgSize: phase.msgSize, bidirectional: phase.bidirectional, tag: 'bw' });
-  let rows;
+// One direction of the cable alone on both rails for durationS: its rows, each stream's time span with them.
+async function oneDirection(ctx: RunContext, phase: IbWriteBwPhase, direction: 0 | 1): Promise<TimedRows[]> {
+  const load = await startOneWayLoad(ctx, { msgSize: phase.msgSize, direction, tag: 'bw' });
   try {
     await ctx.sleep(phase.durationS * 1000);
-    rows = await linkLoadRows(load);
+    const rows = await linkLoadRows(load);
+    return rows.map((r) => ({ ...r, startS: load.startedS, endS: ctx.tS }));
   } finally {
     await stopLinkLoad(ctx, load);
   }
-  const perDirection: { from: string; to: string; perRail: RailStats[]; sumMedianGbps: number }[] = [];
+}
+
+// ib_write_bw across the cable one direction at a time, as NVIDIA measures a pair of Sparks (dgx-spark-playbooks,
+// connect-two-sparks performance guide: both rails from one node to the other, "repeat in the reverse direction"):
+// first node to second on both rails for durationS, then back. Min, median and max of the periodic rows of each
+// stream. The limits (170/180 Gb/s, like NVIDIA's published 92.57 + 97.28 = 189.85 Gb/s) are one-way figures: each
+// direction is held to them, and the weaker direction is the figure graded. Loading both directions at once is the
+// soaks' work, not the benchmark's.
+export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise<void> {
+  const rows: TimedRows[] = [];
+  for (const direction of phase.bidirectional ? ([0, 1] as const) : ([0] as const)) rows.push(...(await oneDirection(ctx, phase, direction)));
+  const perDirection: DirectionThroughput[] = [];
   for (const r of rows) {
     if (r.gbps.length === 0) {
       throw new SetupError(
@@ -34,15 +44,15 @@ export async function ibWriteBw(ctx: RunContext, phase: IbWriteBwPhase): Promise
       );
     }
     let d = perDirection.find((x) => x.from === r.from && x.to === r.to);
-    if (!d) perDirection.push((d = { from: r.from, to: r.to, perRail: [], sumMedianGbps: 0 }));
+    if (!d) perDirection.push((d = { from: r.from, to: r.to, perRail: [], sumMedianGbps: 0, startS: r.startS, endS: r.endS }));
     d.perRail.push({ rail: r.rail, device: r.device, minGbps: min(r.gbps), medianGbps: median(r.gbps), maxGbps: max(r.gbps), samples: r.gbps.length });
     d.sumMedianGbps += median(r.gbps);
   }
   const weaker = perDirection.reduce((w, d) => (d.sumMedianGbps < w.sumMedianGbps ? d : w));
-  const bench = { perRail: weaker.perRail, sumMedianGbps: weaker.sumMedianGbps, perDirection };
+  const bench = { perRail: weaker.perRail, sumMedianGbps: weaker.sumMedianGbps, perDirection, directions: 'one-at-a-time' as const };
   ctx.benchmarks.ibWriteBw = bench;
   ctx.lastThroughputGbps = weaker.sumMedianGbps;
-  ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'ib_write_bw', ...bench, bidirectional: phase.bidirectional, rows });
+  ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'ib_write_bw', ...bench, rows });
 }
 
 // The names one node's rank of the NCCL test uses: its rail-0 address and netdev, both RDMA devices of its cage.

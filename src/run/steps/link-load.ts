@@ -99,15 +99,23 @@ export async function waitUntilListening(ctx: RunContext, node: NodeState, serve
   if (why) throw new SetupError(setupReason('ib-write-bw-server', `${node.spec.name}: ${why}`, { node: node.spec.name, advice: serverAdvice(why) }));
 }
 
-// Start full link load on both rails at once (one rail alone carries only ~100 Gb/s on a Spark): per rail one
-// ib_write_bw stream from the first node to the second and, when bidirectional, one back. Two unidirectional streams
-// rather than one `-b` pair, because a -b end prints a figure built from its own sends scaled by a factor that changed
-// between perftest versions (run_inf_bi_factor): one stream per direction gives each direction's Gb/s as it is.
-export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bidirectional: boolean; tag: string }): Promise<LinkLoad> {
-  const [a, b] = ctx.nodes as [NodeState, NodeState];
-  const directions: [NodeState, NodeState, string][] = [[a, b, '']];
-  if (opts.bidirectional) directions.push([b, a, '-rev']);
-  const plan = directions.flatMap(([src, dst, suffix], k) => ([0, 1] as const).map((rail) => ({ rail, src, dst, suffix, port: BASE_PORT + 2 * k + rail })));
+// One direction of the cable on both rails: ib_write_bw servers on the receiving node, clients on the sending one.
+// `index` numbers the direction (0 from the first node to the second, 1 back): it picks the TCP ports and the suffix of
+// the process names, so a direction is started the same way whether it runs alone or beside the other.
+interface DirectionPlan {
+  src: NodeState;
+  dst: NodeState;
+  index: number;
+}
+
+// Start ib_write_bw on both rails of each direction given, all at once (one rail alone carries only ~100 Gb/s on a
+// Spark). Unidirectional streams rather than `-b` pairs, because a -b end prints a figure built from its own sends
+// scaled by a factor that changed between perftest versions (run_inf_bi_factor): one stream per direction gives each
+// direction's Gb/s as it is.
+async function startDirections(ctx: RunContext, directions: DirectionPlan[], opts: { msgSize: number; tag: string }): Promise<LinkLoad> {
+  const plan = directions.flatMap(({ src, dst, index }) =>
+    ([0, 1] as const).map((rail) => ({ rail, src, dst, suffix: index === 0 ? '' : '-rev', port: BASE_PORT + 2 * index + rail })),
+  );
   // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
   const servers = await Promise.all(
     plan.map((p) => {
@@ -125,6 +133,28 @@ export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bi
     }),
   );
   return { streams, startedS: ctx.tS };
+}
+
+// The directions of the cable in order: from the first node to the second, then back.
+function cableDirections(ctx: RunContext): [DirectionPlan, DirectionPlan] {
+  const [a, b] = ctx.nodes as [NodeState, NodeState];
+  return [
+    { src: a, dst: b, index: 0 },
+    { src: b, dst: a, index: 1 },
+  ];
+}
+
+// Start full link load on both rails: one ib_write_bw stream per rail from the first node to the second and, when
+// bidirectional, one back at the same time (the soaks' load).
+export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bidirectional: boolean; tag: string }): Promise<LinkLoad> {
+  const [there, back] = cableDirections(ctx);
+  return startDirections(ctx, opts.bidirectional ? [there, back] : [there], opts);
+}
+
+// Start one direction of the cable alone on both rails (0: from the first node to the second, 1: back), as NVIDIA's
+// playbook measures a pair of Sparks: the other direction idle, so the figure is that direction's alone.
+export async function startOneWayLoad(ctx: RunContext, opts: { msgSize: number; direction: 0 | 1; tag: string }): Promise<LinkLoad> {
+  return startDirections(ctx, [cableDirections(ctx)[opts.direction]], opts);
 }
 
 // Per stream, the throughput rows printed so far by its client (the sending end measures its own sends).
