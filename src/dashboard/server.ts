@@ -63,6 +63,8 @@ const TYPES: Record<string, string> = {
 export const SERVED_REPORTS: ReadonlySet<string> = new Set([
   'certificate.html',
   'certificate.json',
+  'setup-check.html',
+  'setup-check.json',
   'run-report.html',
   'run-report.json',
   'summary.csv',

@@ -18,7 +18,7 @@ const signer = obj({
 
 const body = obj({
   schema: { const: 'cablequal.certificate/1' },
-  kind: { enum: ['certificate', 'run-report'] },
+  kind: { enum: ['certificate', 'setup-check', 'run-report'] },
   runId: str,
   outcome,
   reasons: arrayOf(reason),

@@ -190,7 +190,7 @@ describe('dashboard API', () => {
   it('serves only what a person opens: certificates, run reports, CSVs; never the store, the log, the record or (unasked) a journal', async () => {
     const run = await api<{ certificateUrl: string }>(`/api/runs/${lab.simRuns[1]!.runId}`);
     const dir = run.certificateUrl.slice(0, run.certificateUrl.lastIndexOf('/'));
-    for (const f of ['certificate.html', 'certificate.json', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv'])
+    for (const f of ['setup-check.html', 'setup-check.json', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv'])
       expect((await raw(`${dir}/${f}`)).status, f).toBe(200);
     // A link named like a report that leads to the store is refused as well.
     symlinkSync(join(lab.out, 'cablequal.db'), join(lab.out, 'certificate.html'));
@@ -257,7 +257,7 @@ describe('dashboard API', () => {
     expect(run.mainReason.length).toBeGreaterThan(100);
     expect(html).toContain('attenuation-placeholder');
     expect(html.match(/<tr data-node="spark-[ab]"><td>spark-[ab] enp1s0f1np1<\/td>/g)).toHaveLength(2);
-    for (const f of ['certificate.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']) expect(html).toContain(`>${f}</a>`);
+    for (const f of ['setup-check.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']) expect(html).toContain(`>${f}</a>`);
     expect(html).not.toContain('journal.jsonl</a>');
     const series = await api<{ receivers: { t: number[]; laneBer: unknown[][] }[]; throughput: { t: number[] } }>(run.seriesUrl);
     expect(series.receivers).toHaveLength(2);
