@@ -1,4 +1,5 @@
 import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
+import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { reviveSample } from './revive.js';
 import { screenJournal } from './journal-shape.js';
@@ -20,8 +21,8 @@ export interface RailThroughputPoint {
   direction?: string; // "<sender>-><receiver>" for runs with one stream per direction; absent for -b sums halved
 }
 
-// Per-lane error rates between consecutive samples of each node, by the analysis's intervals (nextReading: a counter
-// going backwards is a reset and gives no point),
+// Per-lane error rates between consecutive samples of each node, by today's analysis's intervals (nextReading: a counter
+// going backwards was cleared and counts from zero),
 // and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
 export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
   const contents = screenJournal(journal); // untrusted: lines without the fields read here are left out
@@ -32,7 +33,7 @@ export function buildTimeseries(journal: JournalContents): { points: LanePoint[]
     const s = reviveSample(l.sample);
     const read = canonicalRail(s);
     if (!read) continue;
-    const { reading, interval } = nextReading(readings.get(s.node) ?? null, read, s.tMs, null);
+    const { reading, interval } = nextReading(readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
     readings.set(s.node, reading);
     if (!interval || interval === 'reset') continue;
     const point: LanePoint = { node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC };
