@@ -15,7 +15,7 @@ import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
-import { SamplingLoop, type TickSource } from './sampling-loop.js';
+import { SamplingLoop, bootIdOf, type TickSource } from './sampling-loop.js';
 import { preflight } from './steps/preflight.js';
 import { identity } from './steps/identity.js';
 import { loopback } from './steps/loopback.js';
@@ -333,6 +333,8 @@ async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null
       return 'done';
     case 'identity':
       await identity(ctx);
+      // Sampling starts after identity: what a counter reset will be told from a reboot by.
+      for (const n of ctx.nodes) n.bootId = await bootIdOf(ctx, n);
       return 'done';
     case 'loopback':
       await loopback(ctx, phase);

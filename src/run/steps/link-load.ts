@@ -40,7 +40,8 @@ export interface StreamRows {
 
 // perftest's server writes its banner with printf and then blocks in accept(): redirected to a file, stdout is block
 // buffered and the banner would stay in the buffer. Servers therefore run line-buffered (`stdbuf -oL`, as NVIDIA's
-// perftest pair script does); a template that does not say so gets it here.
+// perftest pair script does); a template that does not say so gets it here. Link-load clients too: a soak reads their
+// rows as they come (a 4 KiB buffer holds some 45 rows, minutes of them).
 export function lineBuffered(command: string): string {
   return /^\s*stdbuf\s/.test(command) ? command : `stdbuf -oL ${command}`;
 }
@@ -120,21 +121,29 @@ export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bi
     plan.map(async (p, i): Promise<LoadStream> => {
       const device = p.src.cage!.rails[p.rail].rdmaDevice;
       const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
-      const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
+      const client = await ctx.startProcess(
+        p.src,
+        lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwClient, values)),
+        `${opts.tag}-client-${p.rail}${p.suffix}`,
+      );
       return { rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: servers[i]!, client };
     }),
   );
   return { streams, startedS: ctx.tS };
 }
 
-// Per stream, the throughput rows printed so far by its client (the sending end measures its own sends).
+// The whole lines of a running program's output (the last one may still be being written).
+const wholeLines = (text: string): string => text.slice(0, text.lastIndexOf('\n') + 1);
+
+// Per stream, the throughput rows printed so far by its client (the sending end measures its own sends), from whole
+// lines only: a row caught half written is read whole by the next read.
 export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
   return Promise.all(
     load.streams.map(async (s) => {
       const out = await s.client.output();
       const base = { rail: s.rail, from: s.from, to: s.to, device: s.device };
       try {
-        return { ...base, gbps: parseIbWriteBw(out.stdout).rows.map((x) => x.bwAverageGbps) };
+        return { ...base, gbps: parseIbWriteBw(wholeLines(out.stdout)).rows.map((x) => x.bwAverageGbps) };
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         return { ...base, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
@@ -155,15 +164,11 @@ export function latestPerDirection(rows: StreamRows[]): Map<string, number> {
   return out;
 }
 
-// Whether any load process has ended by itself (link dropped, peer died).
-export async function deadLoadProcesses(load: LinkLoad): Promise<string[]> {
-  const dead: string[] = [];
-  for (const s of load.streams) {
-    for (const p of [s.server, s.client]) {
-      if ((await endedWith(p)) !== PENDING) dead.push(p.name);
-    }
-  }
-  return dead;
+// How a load process stands: running, ended with its result, or unknown (its status could not be read: the node did
+// not answer, and whether it still runs is for its rows, its utilisation and the sampler to tell).
+export async function processState(p: RemoteProcess): Promise<'running' | 'unknown' | CommandResult> {
+  const r = await endedWith(p);
+  return r === PENDING ? 'running' : r === null ? 'unknown' : r;
 }
 
 export async function stopLinkLoad(ctx: RunContext, load: LinkLoad): Promise<void> {
