@@ -523,14 +523,25 @@ export class LabModel {
   boot(node: string, tS: number): { bootId: string; uptimeS: number } {
     this.advance(tS);
     const n = this.node(node);
-    const hex = (i: number) =>
-      Math.floor(uniform(this.seed, streamId(node), 31, n.bootCount, i) * 2 ** 32)
-        .toString(16)
-        .padStart(8, '0');
-    const h = hex(0) + hex(1) + hex(2) + hex(3);
-    const bootId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-    return { bootId, uptimeS: tS - n.bootS };
+    return { bootId: this.bootIdOf(node, n.bootCount), uptimeS: tS - n.bootS };
   }
+
+  // A node's boot id for its n-th boot (generated; read with every `ethtool -S`, so kept once made).
+  private bootIdOf(node: string, bootCount: number): string {
+    const key = `${node}\n${bootCount}`;
+    let id = this.bootIds.get(key);
+    if (id === undefined) {
+      const hex = (i: number) =>
+        Math.floor(uniform(this.seed, streamId(node), 31, bootCount, i) * 2 ** 32)
+          .toString(16)
+          .padStart(8, '0');
+      const h = hex(0) + hex(1) + hex(2) + hex(3);
+      id = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+      this.bootIds.set(key, id);
+    }
+    return id;
+  }
+  private readonly bootIds = new Map<string, string>();
 
   state(node: string, tS: number): SimNodeState {
     const temp = this.nicTemp(node, tS);

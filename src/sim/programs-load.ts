@@ -144,10 +144,25 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
   return `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
 }
 
-// What a reader of ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
+// What a reader of one ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
 // newline, so with rows the flushed part ends just before the last character (docs/formats.md §5, format-perftest.ts).
-function shown(printed: string, rowsText: string, buffering: StdoutBuffering, exited: boolean): string {
-  return visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
+// Remembered per process: every runner call asks each running load whether it ended, while a soak client's text grows
+// by one row every 5 s, and cutting the visible part out of the whole text on each call made a poll cost the soak's
+// length. A process's text only grows (a fixed head, then whole rows), so its length and whether it exited name it.
+function shownOf(buffering: StdoutBuffering): (printed: string, rowsText: string, exited: boolean) => string {
+  let memo: { length: number; exited: boolean; out: string } | null = null;
+  return (printed, rowsText, exited) => {
+    if (memo && memo.length === printed.length && memo.exited === exited) return memo.out;
+    const out = visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
+    memo = { length: printed.length, exited, out };
+    return out;
+  };
+}
+
+// A status whose stdout is made only when someone reads it: every runner call asks each running load whether it ended
+// (SimProcess.check), and none of those asks needs the text.
+function lazyStdout(status: Omit<ProcStatus, 'stdout'>, stdout: () => string): ProcStatus {
+  return Object.defineProperty(status, 'stdout', { get: stdout, enumerable: true }) as ProcStatus;
 }
 
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
@@ -210,6 +225,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   });
   l.session = s;
   const head = (noPeak ? PEAK_WARNING : '') + formatPerftestHeader(header(core, s, 'client', dev.rdmaDevice, a.bidir));
+  const shown = shownOf(buffering);
   return {
     plannedEndS: () => plannedEndS,
     onStop: (tS) => core.model.stopSession(s, tS),
@@ -220,15 +236,22 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       const r = rows(core, s, a, tS, normal);
       const died = s.diedS !== null && tS >= s.diedS;
       // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
-      const out = shown(head + r, r, buffering, normal || died);
-      if (died) return { stdout: out, stderr: completionFailure('client'), ended: true, exitCode: 1 };
-      return { stdout: out, stderr: '', ended: normal || (tS >= end && s.stoppedS === null && s.diedS !== null), exitCode: 0 };
+      const out = () => shown(head + r, r, normal || died);
+      if (died) return lazyStdout({ stderr: completionFailure('client'), ended: true, exitCode: 1 }, out);
+      return lazyStdout({ stderr: '', ended: normal || (tS >= end && s.stoppedS === null && s.diedS !== null), exitCode: 0 }, out);
     },
   };
 }
 
 function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering, startS: number): ProcBehaviour {
   let stopped = false;
+  const shown = shownOf(buffering);
+  // The server's half of the test banner, once its client has connected (the session is then fixed).
+  let sessionHead: { session: Session; text: string } | null = null;
+  const headOf = (s: Session) => {
+    if (sessionHead?.session !== s) sessionHead = { session: s, text: formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) };
+    return sessionHead.text;
+  };
   return {
     plannedEndS: () => null,
     onStop: (tS) => {
@@ -239,27 +262,28 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
     status: (tS): ProcStatus => {
       core.model.advance(tS);
       // Before it has opened its device and reached accept() it has printed at most the peak warning.
-      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', buffering, false), stderr: '', ended: false, exitCode: null };
+      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', false), stderr: '', ended: false, exitCode: null };
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
       // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
       if (!s && core.model.rebootedSince(l.node, startS, tS)) {
         l.closed = true;
-        return { stdout: shown(banner, '', buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
+        return { stdout: shown(banner, '', false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
       }
-      if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
+      if (!s) return { stdout: shown(banner, '', false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
       // A unidirectional server only waits for its client (write_bw.c): with --run_infinitely it never prints a row;
       // with -D or -n it prints the client's report at the end. A -b server measures its own sends like the client.
       const r = a.infinite && !s.bidir ? '' : rows(core, s, a, tS, normal);
-      const printed = banner + formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) + r;
+      const printed = () => banner + headOf(s) + r;
       if (s.diedS !== null && tS >= s.diedS) {
         l.closed = true;
-        return { stdout: shown(printed, r, buffering, true), stderr: completionFailure('server'), ended: true, exitCode: 1 };
+        return lazyStdout({ stderr: completionFailure('server'), ended: true, exitCode: 1 }, () => shown(printed(), r, true));
       }
       if (tS >= end) l.closed = true;
-      return { stdout: shown(printed, r, buffering, tS >= end && !stopped), stderr: '', ended: tS >= end, exitCode: 0 };
+      const exited = tS >= end && !stopped;
+      return lazyStdout({ stderr: '', ended: tS >= end, exitCode: 0 }, () => shown(printed(), r, exited));
     },
   };
 }
