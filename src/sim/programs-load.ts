@@ -161,8 +161,15 @@ function shownOf(buffering: StdoutBuffering): (printed: string, rowsText: string
 
 // A status whose stdout is made only when someone reads it: every runner call asks each running load whether it ended
 // (SimProcess.check), and none of those asks needs the text.
-function lazyStdout(status: Omit<ProcStatus, 'stdout'>, stdout: () => string): ProcStatus {
-  return Object.defineProperty(status, 'stdout', { get: stdout, enumerable: true }) as ProcStatus;
+function lazyStdout(stdout: () => string, stderr: string, ended: boolean, exitCode: number | null): ProcStatus {
+  return {
+    get stdout() {
+      return stdout();
+    },
+    stderr,
+    ended,
+    exitCode,
+  };
 }
 
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
@@ -237,8 +244,8 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       const died = s.diedS !== null && tS >= s.diedS;
       // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
       const out = () => shown(head + r, r, normal || died);
-      if (died) return lazyStdout({ stderr: completionFailure('client'), ended: true, exitCode: 1 }, out);
-      return lazyStdout({ stderr: '', ended: normal || (tS >= end && s.stoppedS === null && s.diedS !== null), exitCode: 0 }, out);
+      if (died) return lazyStdout(out, completionFailure('client'), true, 1);
+      return lazyStdout(out, '', normal || (tS >= end && s.stoppedS === null && s.diedS !== null), 0);
     },
   };
 }
@@ -279,11 +286,11 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
       const printed = () => banner + headOf(s) + r;
       if (s.diedS !== null && tS >= s.diedS) {
         l.closed = true;
-        return lazyStdout({ stderr: completionFailure('server'), ended: true, exitCode: 1 }, () => shown(printed(), r, true));
+        return lazyStdout(() => shown(printed(), r, true), completionFailure('server'), true, 1);
       }
       if (tS >= end) l.closed = true;
       const exited = tS >= end && !stopped;
-      return lazyStdout({ stderr: '', ended: tS >= end, exitCode: 0 }, () => shown(printed(), r, exited));
+      return lazyStdout(() => shown(printed(), r, exited), '', tS >= end, 0);
     },
   };
 }
@@ -429,17 +436,20 @@ export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: s
     onStop: (tS) => core.model.stopGpuLoad(g, tS),
     status: (tS): ProcStatus => {
       const end = Math.min(tS, core.model.gpuLoadEnd(g));
-      let out = head;
-      const step = Math.max(1, secs / 10);
-      const util = core.model.gpuShare(node, g.startS + 0.5);
-      for (let i = 1; g.startS + i * step <= end + 1e-9 && i <= 10; i++) {
-        const gflops = Math.round(util * 11800 + 40);
-        const done = Math.round(i * step * gflops * 0.0039);
-        out += `${(i * 10).toFixed(1)}%  proc'd: ${done} (${gflops} Gflop/s)   errors: 0   temps: ${core.model.gpu(node, g.startS + i * step).temp} C \n`;
-      }
       const finished = g.stoppedS === null && tS >= t + secs;
-      if (finished) out += '\nKilling processes.. Freed memory for dev 0\nUninitted cublas\ndone\n\nTested 1 GPUs:\n\tGPU 0: OK\n';
-      return { stdout: out, stderr: '', ended: finished || (g.stoppedS !== null && tS >= g.stoppedS), exitCode: 0 };
+      const stdout = () => {
+        let out = head;
+        const step = Math.max(1, secs / 10);
+        const util = core.model.gpuShare(node, g.startS + 0.5);
+        for (let i = 1; g.startS + i * step <= end + 1e-9 && i <= 10; i++) {
+          const gflops = Math.round(util * 11800 + 40);
+          const done = Math.round(i * step * gflops * 0.0039);
+          out += `${(i * 10).toFixed(1)}%  proc'd: ${done} (${gflops} Gflop/s)   errors: 0   temps: ${core.model.gpu(node, g.startS + i * step).temp} C \n`;
+        }
+        if (finished) out += '\nKilling processes.. Freed memory for dev 0\nUninitted cublas\ndone\n\nTested 1 GPUs:\n\tGPU 0: OK\n';
+        return out;
+      };
+      return lazyStdout(stdout, '', finished || (g.stoppedS !== null && tS >= g.stoppedS), 0);
     },
   };
 }
