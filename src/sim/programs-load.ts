@@ -11,7 +11,7 @@ import {
   formatPerftestRow,
   PEAK_WARNING,
   RESULT_LINE,
-  visibleStdout,
+  visibleRows,
   WAITING_BANNER,
   type PerftestHeader,
   type StdoutBuffering,
@@ -106,58 +106,56 @@ function header(core: LabCore, s: Session, side: 'client' | 'server', device: st
   };
 }
 
-const rowCache = new WeakMap<Session, { count: number; out: string }>();
+// Result rows printed so far: `text` ends in the last row's newline; `open` is the same text without that newline
+// (perftest fflush()es each row before its newline, so a reader of a running ib_write_bw sees `open`).
+interface Rows {
+  text: string;
+  open: string;
+}
+const NO_ROWS: Rows = { text: '', open: '' };
+const rowCache = new WeakMap<Session, { count: number; rows: Rows }>();
 
 const ROW_S = 5; // perftest --run_infinitely reports every 5 s (the playbook rows: 882805 iterations at 0.1766 Mpps)
 // Seconds from an ib_write_bw server's start to its banner (parse, open the device, create the socket).
 export const SERVER_STARTUP_S = 0.4;
 
-// Rows printed by lab time tS (each ending in \n): one per 5 s interval for --run_infinitely, one final row and
-// the closing line for -D or -n runs.
-function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): string {
+// Rows printed by lab time tS: one per 5 s interval for --run_infinitely, one final row and the closing line for -D
+// or -n runs.
+function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): Rows {
   const end = Math.min(tS, core.model.sessionEnd(s));
   const gbps = s.gbpsPerDir * (s.bidir ? 2 : 1);
   const noise = (i: number) => gbps * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
   const row = (i: number) => {
     const bw = noise(i);
-    return `${formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw)}\n`;
+    return formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
   };
   if (a.infinite) {
-    // Row i depends only on the session and i: keep the rows printed so far instead of re-rendering them on
-    // every poll (a 60-minute soak prints 720 rows per client and is polled every tick).
+    // Row i depends only on the session and i: keep the rows printed so far and add each new one to both texts
+    // (no copy of what came before: a 60-minute soak prints 720 rows per client).
     let c = rowCache.get(s);
-    if (!c) rowCache.set(s, (c = { count: 0, out: '' }));
+    if (!c) rowCache.set(s, (c = { count: 0, rows: NO_ROWS }));
     for (let i = c.count + 1; s.startS + i * ROW_S <= end; i++) {
-      c.out += row(i);
+      const r = row(i);
+      c.rows = { text: `${c.rows.text}${r}\n`, open: c.rows.text + r };
       c.count = i;
     }
-    if (s.startS + c.count * ROW_S <= end) return c.out;
+    if (s.startS + c.count * ROW_S <= end) return c.rows;
     // Asked about an earlier time than already rendered (never in a forward-running lab): render afresh.
     let out = '';
-    for (let i = 1; s.startS + i * ROW_S <= end; i++) out += row(i);
-    return out;
+    for (let i = 1; s.startS + i * ROW_S <= end; i++) out += `${row(i)}\n`;
+    return { text: out, open: out.slice(0, -1) };
   }
-  if (!endedNormally) return '';
+  if (!endedNormally) return NO_ROWS;
   const bw = noise(0);
   const secs = s.plannedEndS! - s.startS;
   const peak = a.durationS === null ? bw * 1.004 : 0;
-  return `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  return { text, open: text.slice(0, -1) };
 }
 
-// What a reader of one ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
-// newline, so with rows the flushed part ends just before the last character (docs/formats.md §5, format-perftest.ts).
-// Remembered per process: every runner call asks each running load whether it ended, while a soak client's text grows
-// by one row every 5 s, and cutting the visible part out of the whole text on each call made a poll cost the soak's
-// length. A process's text only grows (a fixed head, then whole rows), so its length and whether it exited name it.
-function shownOf(buffering: StdoutBuffering): (printed: string, rowsText: string, exited: boolean) => string {
-  let memo: { length: number; exited: boolean; out: string } | null = null;
-  return (printed, rowsText, exited) => {
-    if (memo && memo.length === printed.length && memo.exited === exited) return memo.out;
-    const out = visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
-    memo = { length: printed.length, exited, out };
-    return out;
-  };
-}
+// What a reader of ib_write_bw's stdout sees: `head` and then the rows printed so far (docs/formats.md §5,
+// format-perftest.ts visibleRows).
+const shown = (head: string, r: Rows, buffering: StdoutBuffering, exited: boolean) => visibleRows(head, r.text, r.open, buffering, exited);
 
 // A status whose stdout is made only when someone reads it: every runner call asks each running load whether it ended
 // (SimProcess.check), and none of those asks needs the text.
@@ -232,7 +230,6 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   });
   l.session = s;
   const head = (noPeak ? PEAK_WARNING : '') + formatPerftestHeader(header(core, s, 'client', dev.rdmaDevice, a.bidir));
-  const shown = shownOf(buffering);
   return {
     plannedEndS: () => plannedEndS,
     onStop: (tS) => core.model.stopSession(s, tS),
@@ -243,7 +240,7 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       const r = rows(core, s, a, tS, normal);
       const died = s.diedS !== null && tS >= s.diedS;
       // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
-      const out = () => shown(head + r, r, normal || died);
+      const out = () => shown(head, r, buffering, normal || died);
       if (died) return lazyStdout(out, completionFailure('client'), true, 1);
       return lazyStdout(out, '', normal || (tS >= end && s.stoppedS === null && s.diedS !== null), 0);
     },
@@ -252,7 +249,6 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
 
 function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering, startS: number): ProcBehaviour {
   let stopped = false;
-  const shown = shownOf(buffering);
   // The server's half of the test banner, once its client has connected (the session is then fixed).
   let sessionHead: { session: Session; text: string } | null = null;
   const headOf = (s: Session) => {
@@ -269,28 +265,27 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
     status: (tS): ProcStatus => {
       core.model.advance(tS);
       // Before it has opened its device and reached accept() it has printed at most the peak warning.
-      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', false), stderr: '', ended: false, exitCode: null };
+      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', NO_ROWS, buffering, false), stderr: '', ended: false, exitCode: null };
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
       // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
       if (!s && core.model.rebootedSince(l.node, startS, tS)) {
         l.closed = true;
-        return { stdout: shown(banner, '', false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
+        return { stdout: shown(banner, NO_ROWS, buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
       }
-      if (!s) return { stdout: shown(banner, '', false), stderr: '', ended: false, exitCode: null };
+      if (!s) return { stdout: shown(banner, NO_ROWS, buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
       // A unidirectional server only waits for its client (write_bw.c): with --run_infinitely it never prints a row;
       // with -D or -n it prints the client's report at the end. A -b server measures its own sends like the client.
-      const r = a.infinite && !s.bidir ? '' : rows(core, s, a, tS, normal);
-      const printed = () => banner + headOf(s) + r;
+      const r = a.infinite && !s.bidir ? NO_ROWS : rows(core, s, a, tS, normal);
       if (s.diedS !== null && tS >= s.diedS) {
         l.closed = true;
-        return lazyStdout(() => shown(printed(), r, true), completionFailure('server'), true, 1);
+        return lazyStdout(() => shown(banner + headOf(s), r, buffering, true), completionFailure('server'), true, 1);
       }
       if (tS >= end) l.closed = true;
       const exited = tS >= end && !stopped;
-      return lazyStdout(() => shown(printed(), r, exited), '', tS >= end, 0);
+      return lazyStdout(() => shown(banner + headOf(s), r, buffering, exited), '', tS >= end, 0);
     },
   };
 }

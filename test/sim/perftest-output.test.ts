@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
-import { PEAK_WARNING, visibleStdout } from '../../src/sim/format-perftest.js';
+import { PEAK_WARNING, visibleRows, visibleStdout } from '../../src/sim/format-perftest.js';
 import { serveSimLab } from '../../src/sim/serve.js';
 import { realLines } from '../helpers/line-shape.js';
 import { newLab } from './drive.js';
@@ -85,6 +85,24 @@ describe('perftest output', () => {
     expect(visibleStdout(text, text.length - 3, 'full', false)).toBe(text.slice(0, -3));
     expect(visibleStdout(text, 0, 'line', false)).toBe(`${'x'.repeat(5000)}\n`);
     expect(visibleStdout(text, 0, 'none', false)).toBe(text);
+  });
+
+  it('visibleRows (head + rows, each row flushed before its newline) is visibleStdout of the whole text, block boundaries included', () => {
+    const row = (i: number) => ` 65536      ${String(100000 + i).padEnd(10)}       0.00            ${(92 + i / 100).toFixed(2)}\t\t   0.17${i}`;
+    // Head lengths put the whole text on, just before and just after a 4096-byte boundary.
+    const heads = [0, 1, 2, 3].map((pad) => `${'h'.repeat(4096 - 3 * (row(1).length + 1) - 2 + pad)}\n`);
+    for (const head of [...heads, 'short head\n'])
+      for (const n of [0, 1, 2, 3]) {
+        const lines = Array.from({ length: n }, (_, i) => row(i + 1));
+        const rowsText = lines.map((l) => `${l}\n`).join('');
+        const whole = head + rowsText;
+        for (const buffering of ['full', 'line', 'none'] as const)
+          for (const exited of [false, true]) {
+            const want = visibleStdout(whole, n === 0 ? 0 : whole.length - 1, buffering, exited);
+            expect(visibleRows(head, rowsText, rowsText.slice(0, -1), buffering, exited)).toBe(want);
+          }
+      }
+    expect(heads.map((h) => (h.length + 3 * (row(1).length + 1)) % 4096)).toContain(0);
   });
 });
 
