@@ -2,8 +2,9 @@
 // from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
 // nothing runs in the background, and the same scenario and seed always give the same counters.
 import type { Fault } from './faults.js';
-import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats } from './fec.js';
-import { poisson, normal, streamId, uniform } from './prng.js';
+import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats, type LaneErrors } from './fec.js';
+import { drawSecond } from './fec-draws.js';
+import { binomial, poisson, normal, streamId, uniform } from './prng.js';
 import { burstBitsAt, curveAt, laneBitRate, receiverLanes, type ScenarioSpec } from './scenario.js';
 
 // One ib_write_bw client/server pair (or a loopback pair on one node).
@@ -45,11 +46,11 @@ export interface PortCounters {
   txBytes: number;
   rxPackets: number;
   txPackets: number;
-  lanes: [number, number, number, number];
-  correctedBits: number;
+  lanes: [number, number, number, number]; // errored bits per lane (rx_err_lane_N_phy)
+  correctedBits: number; // their sum (rx_corrected_bits_phy)
   correctedBlocks: number; // RS codewords with 1..15 symbol errors
   uncorrectable: number; // RS codewords with 16 or more
-  pcsSymbolErrors: number; // symbol errors left in uncorrectable codewords (rx_pcs_symbol_err_phy)
+  pcsSymbolErrors: number; // rx_pcs_symbol_err_phy: on mlx5 the frames lost as crcFrames (see step())
   crcFrames: number; // frames that overlapped an uncorrectable codeword (rx_crc_errors_phy)
   linkDown: number;
 }
@@ -345,11 +346,13 @@ export class LabModel {
 
   // RS(544,514) codeword statistics of one receiver whose lanes run at these raw error rates.
   fecStats(rates: number[]): CodewordStats {
+    return codewordStats(this.laneCount, this.laneErrors(rates));
+  }
+
+  // Each lane's error process: its raw error rate and the scenario's mean burst length at that rate.
+  private laneErrors(rates: number[]): LaneErrors[] {
     const rate = laneBitRate(this.spec.cable.family);
-    return codewordStats(
-      this.laneCount,
-      rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) })),
-    );
+    return rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) }));
   }
 
   // ---- the integrator
@@ -382,26 +385,29 @@ export class LabModel {
       let hiBer: string | null = null;
       for (const n of this.nodes) {
         const temp = midTemps[n.index]!;
-        const rates = this.laneRates(n.name, temp);
         const key = streamId(n.name);
-        let sum = 0;
+        const lanes = this.laneErrors(this.laneRates(n.name, temp));
+        const drawn = drawSecond(lanes, codewordStats(this.laneCount, lanes), this.seed, key, k);
+        let bits = 0;
         for (let l = 0; l < this.laneCount; l++) {
-          const e = poisson(rates[l]!, this.seed, key, l, k);
-          n.port.lanes[l as 0 | 1 | 2 | 3] += e;
-          sum += e;
+          n.port.lanes[l as 0 | 1 | 2 | 3] += drawn.laneBits[l]!;
+          bits += drawn.laneBits[l]!;
         }
-        const fec = this.fecStats(rates);
-        const extra = this.spec.uncorrectablePerS ? curveAt(this.spec.uncorrectablePerS, temp) : 0;
-        const unc = poisson(fec.uncorrectablePerS + extra, this.seed, key, 12, k);
-        n.port.correctedBits += Math.round(sum * (1 - fec.uncorrectedShare));
-        n.port.correctedBlocks += poisson(fec.correctedPerS, this.seed, key, 11, k);
+        // The scenario's scripted uncorrectable codewords (not physics: no errored bits come with them).
+        const extra = this.spec.uncorrectablePerS ? poisson(curveAt(this.spec.uncorrectablePerS, temp), this.seed, key, 19, k) : 0;
+        const unc = drawn.uncorrectable + extra;
+        n.port.correctedBits += bits;
+        n.port.correctedBlocks += drawn.corrected;
         n.port.uncorrectable += unc;
-        n.port.pcsSymbolErrors += Math.round(unc * fec.symbolsPerUncorrectable);
         const { rx, tx } = this.traffic(n.name, k, k + 1);
-        // Frames an uncorrectable codeword overlaps: its 640 bytes plus a frame slot, over a frame slot, times the share
-        // of the receiver's line time that carries frames (idle codewords hit none).
+        // Frames an uncorrectable codeword overlaps: with frames on the line (the share of the receiver's line time that
+        // carries them; idle codewords hit none) its 640 bytes lie in one frame slot, or across two for 640 of every
+        // 1102 places. A frame it overlaps fails its FCS; mlx5 counts it in rx_crc_errors_phy, rx_symbol_err_phy and
+        // rx_pcs_symbol_err_phy alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...: 386 each).
         const busy = Math.min(1, (rx[0] + rx[1]) / 200);
-        n.port.crcFrames += poisson((unc * busy * (CODEWORD_BYTES + FRAME_SLOT_BYTES)) / FRAME_SLOT_BYTES, this.seed, key, 13, k);
+        const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
+        n.port.crcFrames += lost;
+        n.port.pcsSymbolErrors += lost;
         if (!hiBer && this.uncorrectableBurst(n, unc, k)) hiBer = n.name;
         for (const r of [0, 1] as const) {
           const rb = (rx[r] * 1e9) / 8;
