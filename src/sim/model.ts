@@ -20,6 +20,7 @@ export interface Session {
   plannedEndS: number | null; // -D runs end on their own
   stoppedS: number | null;
   diedS: number | null; // killed by a link drop or a reboot
+  quitS: number | null; // the client exited by itself (a link-load-stop fault)
   gbpsPerDir: number;
 }
 
@@ -30,6 +31,7 @@ export interface GpuLoad {
   startS: number;
   plannedEndS: number | null;
   stoppedS: number | null;
+  exitedS: number | null; // the process exited by itself (a gpu-load-stop fault)
 }
 
 // One entry of the lab's timeline, for tests and for `sim serve` logs.
@@ -239,9 +241,9 @@ export class LabModel {
 
   // ---- timeline input (called by the runner at the current time)
 
-  addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS'>): Session {
+  addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS' | 'quitS'>): Session {
     this.advance(s.startS);
-    const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null };
+    const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null, quitS: null };
     if (!session.loopback && !this.linkUp) session.diedS = s.startS;
     this.sessions.push(session);
     this.events.push({
@@ -263,7 +265,7 @@ export class LabModel {
 
   addGpuLoad(node: string, startS: number, durationS: number | null): GpuLoad {
     this.advance(startS);
-    const g: GpuLoad = { id: this.nextId++, node, startS, plannedEndS: durationS === null ? null : startS + durationS, stoppedS: null };
+    const g: GpuLoad = { id: this.nextId++, node, startS, plannedEndS: durationS === null ? null : startS + durationS, stoppedS: null, exitedS: null };
     this.gpuLoads.push(g);
     this.events.push({ tS: startS, kind: 'gpu-load-start', node });
     return g;
@@ -280,11 +282,11 @@ export class LabModel {
   // ---- derived quantities
 
   sessionEnd(s: Session): number {
-    return Math.min(s.plannedEndS ?? Infinity, s.stoppedS ?? Infinity, s.diedS ?? Infinity);
+    return Math.min(s.plannedEndS ?? Infinity, s.stoppedS ?? Infinity, s.diedS ?? Infinity, s.quitS ?? Infinity);
   }
 
   gpuLoadEnd(g: GpuLoad): number {
-    return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity);
+    return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity, g.exitedS ?? Infinity);
   }
 
   // True while a reboot (a fault, or one the node was told to do) keeps the node down.
@@ -365,7 +367,11 @@ export class LabModel {
   private step(k: number): void {
     const mid = k + 0.5;
     for (const f of this.faults) {
-      if (f.kind === 'node-reboot' && f.atS >= k && f.atS < k + 1) this.reboot(this.faultNode(f), f.atS);
+      if (f.atS < k || f.atS >= k + 1) continue;
+      if (f.kind === 'node-reboot') this.reboot(this.faultNode(f), f.atS);
+      else if (f.kind === 'link-load-stop') this.loadClientsQuit(this.faultNode(f), f.atS);
+      else if (f.kind === 'gpu-load-stop') this.gpuLoadExits(this.faultNode(f), f.atS);
+      else if (f.kind === 'counter-reset') this.resetCounters(this.faultNode(f), f.atS);
     }
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
@@ -476,6 +482,31 @@ export class LabModel {
     for (const s of this.sessions) {
       if (!s.loopback && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
     }
+  }
+
+  // The node's ib_write_bw clients over the cable exit by themselves (their servers see the session end).
+  private loadClientsQuit(node: string, tS: number): void {
+    for (const s of this.sessions) {
+      if (s.clientNode !== node || s.loopback || s.startS > tS || tS >= this.sessionEnd(s)) continue;
+      s.quitS = tS;
+      this.events.push({ tS, kind: 'ib_write_bw-exit', node, detail: `rail ${s.clientRail} -> ${s.serverNode} (simulated fault)` });
+    }
+  }
+
+  // The node's GPU load process exits by itself: the GPU falls idle.
+  private gpuLoadExits(node: string, tS: number): void {
+    for (const g of this.gpuLoads) {
+      if (g.node !== node || g.startS > tS || tS >= this.gpuLoadEnd(g)) continue;
+      g.exitedS = tS;
+      this.events.push({ tS, kind: 'gpu-load-exit', node, detail: 'simulated fault' });
+    }
+  }
+
+  // Every physical-port (*_phy) and FEC counter of the node back to 0, as `mlxlink --pc` clears them (docs/formats.md
+  // §1); the link, the per-function (vport) counters and the node's boot stay as they were.
+  private resetCounters(node: string, tS: number): void {
+    this.node(node).port = ZERO_PORT();
+    this.events.push({ tS, kind: 'counter-reset', node });
   }
 
   private reboot(node: string, tS: number): void {

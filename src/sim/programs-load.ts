@@ -239,9 +239,12 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       const normal = s.diedS === null && s.stoppedS === null && plannedEndS !== null && tS >= plannedEndS;
       const r = rows(core, s, a, tS, normal);
       const died = s.diedS !== null && tS >= s.diedS;
+      const quit = s.quitS !== null && tS >= s.quitS;
       // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
-      const out = () => shown(head, r, buffering, normal || died);
+      const out = () => shown(head, r, buffering, normal || died || quit);
       if (died) return lazyStdout(out, completionFailure('client'), true, 1);
+      // Exited by itself (a link-load-stop fault): no more rows, what it printed flushed, nothing said on stderr.
+      if (quit) return lazyStdout(out, '', true, 1);
       return lazyStdout(out, '', normal || (tS >= end && s.stoppedS === null && s.diedS !== null), 0);
     },
   };
@@ -391,6 +394,10 @@ const GB10_TOTAL_MB = 122502;
 const GB10_AVAILABLE_MB = 118950;
 const RESULT_BYTES = 268435456; // one 8192 x 8192 float matrix
 const ENOMEDIUM = 123; // gpu_burn's exit when no GPU test is alive (errno value on Linux)
+// What gpu_burn's parent prints when its GPU test process is gone: the progress line marks it DIED, then it reads EOF
+// from the child's pipe and gives up.
+const DIED_PROGRESS = '   errors: 0  (DIED!)  temps: --   power: -- ';
+const NO_CLIENTS = 'read[0] error 0\n\nNo clients are alive!  Aborting\n';
 const EINVAL = 22;
 
 // gpu_burn [options] <seconds>, started in `cwd`: finds its compare kernel (-c, else compare.ptx in cwd) or fails to
@@ -419,8 +426,8 @@ export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: s
   if (kind !== 'f' && kind !== 'x') {
     // initCompareKernel() throws in the child, which exits; the parent reads EOF from its pipe and gives up.
     return exitedAtOnce(
-      `${head}\r0.0%  proc'd: -1 (0 Gflop/s)   errors: 0  (DIED!)  temps: --   power: -- `,
-      `Couldn't init a GPU test: Error in couldn't find compare kernel: ${a.kernel} (gpu_burn-drv.cpp:240): named symbol not found\nread[0] error 0\n\nNo clients are alive!  Aborting\n`,
+      `${head}\r0.0%  proc'd: -1 (0 Gflop/s)${DIED_PROGRESS}`,
+      `Couldn't init a GPU test: Error in couldn't find compare kernel: ${a.kernel} (gpu_burn-drv.cpp:240): named symbol not found\n${NO_CLIENTS}`,
       ENOMEDIUM,
     );
   }
@@ -431,19 +438,24 @@ export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: s
     onStop: (tS) => core.model.stopGpuLoad(g, tS),
     status: (tS): ProcStatus => {
       const end = Math.min(tS, core.model.gpuLoadEnd(g));
-      const finished = g.stoppedS === null && tS >= t + secs;
+      const finished = g.stoppedS === null && g.exitedS === null && tS >= t + secs;
+      // Its GPU test exited by itself (a gpu-load-stop fault): the parent says so and gives up.
+      const exited = g.exitedS !== null && tS >= g.exitedS && g.stoppedS === null;
       const stdout = () => {
         let out = head;
         const step = Math.max(1, secs / 10);
         const util = core.model.gpuShare(node, g.startS + 0.5);
+        const gflops = Math.round(util * 11800 + 40);
         for (let i = 1; g.startS + i * step <= end + 1e-9 && i <= 10; i++) {
-          const gflops = Math.round(util * 11800 + 40);
           const done = Math.round(i * step * gflops * 0.0039);
           out += `${(i * 10).toFixed(1)}%  proc'd: ${done} (${gflops} Gflop/s)   errors: 0   temps: ${core.model.gpu(node, g.startS + i * step).temp} C \n`;
         }
         if (finished) out += '\nKilling processes.. Freed memory for dev 0\nUninitted cublas\ndone\n\nTested 1 GPUs:\n\tGPU 0: OK\n';
+        // The test's pipe at EOF: processed -1 (DIED!), the last Gflop/s figure kept, at the share of the run elapsed.
+        if (exited) out += `\r${Math.min(100, ((g.exitedS! - g.startS) / secs) * 100).toFixed(1)}%  proc'd: -1 (${gflops} Gflop/s)${DIED_PROGRESS}`;
         return out;
       };
+      if (exited) return lazyStdout(stdout, NO_CLIENTS, true, ENOMEDIUM);
       return lazyStdout(stdout, '', finished || (g.stoppedS !== null && tS >= g.stoppedS), 0);
     },
   };
