@@ -226,12 +226,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
           },
         });
         observers.started(observedRunOf(deps), place);
-        const { record, runDir } = await runQualification({
+        const { record, runDir, journalContents } = await runQualification({
           ...deps,
           sharedNodes: req.sharedNodes,
           ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
         });
-        const written = await writeReports(record, runDir, io);
+        const written = await writeReports(record, runDir, io, undefined, journalContents);
         const report = written.find((p) => p.endsWith('.html')) ?? null;
         await observers.finished(record, runDir, place);
         storeBatch();

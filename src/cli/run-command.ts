@@ -343,7 +343,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     await observers.finished(record, runDir);
     return broke;
   }
-  const written = await writeReports(record, runDir, io);
+  const written = await writeReports(record, runDir, io, undefined, result.journalContents);
   const certificate = written.find((p) => p.endsWith('certificate.html')) ?? null;
   await observers.finished(record, runDir);
   if (args.json) {
