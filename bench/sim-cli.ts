@@ -90,15 +90,10 @@ async function batchRun(checkout: string, work: string): Promise<BatchRun> {
     writeFileSync(join(cwd, 'box.csv'), `label\n${labels.join('\n')}\n`);
     const sim = labels.map((_, i) => `${BOX_SCENARIOS[i % BOX_SCENARIOS.length]}=BENCH${String(i + 1).padStart(3, '0')}`).join(',');
     const u = await measure(checkout, ['batch', '--manifest', 'box.csv', '--sim', sim, '--protocol', 'quick', '--out', 'b'], cwd);
-    const rows = readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')
-      .trim()
-      .split(/\r?\n/);
-    const col = rows[0]!.split(',').indexOf('outcome');
+    // The batch's own state: each cable's outcome (batch.csv quotes reasons and node facts that hold commas).
+    const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as { cables: { outcome?: string | null }[] };
     const outcomes: Record<string, number> = {};
-    for (const r of rows.slice(1)) {
-      const o = r.split(',')[col] ?? '?';
-      outcomes[o] = (outcomes[o] ?? 0) + 1;
-    }
+    for (const c of state.cables) outcomes[c.outcome ?? 'untested'] = (outcomes[c.outcome ?? 'untested'] ?? 0) + 1;
     return { wallMs: u.wallMs, cpuMs: u.cpuMs, maxRssMB: u.maxRssMB, code: u.code, outcomes };
   } finally {
     rmSync(cwd, { recursive: true, force: true });
