@@ -1,5 +1,5 @@
-// Sections 3-5 on the simulated lab in virtual time: the full default procedure's wall time, the failing-clone
-// decision timing, and a 10 Hz journal of the whole procedure for the grading benchmark.
+// Sections 3 and 5 on the simulated lab in virtual time: the failing-clone decision timing, and a 10 Hz journal of the
+// whole procedure for the grading benchmark (section 4, the CLI's own cost, is bench/sim-cli.ts).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,19 +51,6 @@ export async function runSim(
   } finally {
     await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
   }
-}
-
-// Section 4: the default protocol (spark-burnin, 75 simulated minutes, 1 Hz) on good-qsfp56.
-export async function benchFullProcedure(reps: number, outDir: string, log: (s: string) => void) {
-  const text = readFileSync(PROTOCOL_PATH, 'utf8');
-  const runs: { wallMs: number; outcome: string; ticks: number; simulatedS: number }[] = [];
-  for (let i = 0; i < reps; i++) {
-    const r = await runSim('good-qsfp56', text, join(outDir, 'full'), `full-${i}`);
-    const lines = readJournal(join(r.runDir, 'journal.jsonl')).lines;
-    runs.push({ wallMs: r.wallMs, outcome: r.record.outcome, ticks: r.record.sampling.ticks, simulatedS: lines.at(-1)?.tS ?? 0 });
-    log(`  full procedure rep ${i + 1}/${reps}: ${r.record.outcome} in ${(r.wallMs / 1000).toFixed(2)} s wall`);
-  }
-  return { runs, wallMs: summarize(runs.map((r) => r.wallMs)) };
 }
 
 // Section 5: failing-clone. Anomaly = first tick where a lane's own BER over that one tick is certainly (95% lower

@@ -46,13 +46,23 @@ function keepCounter(name: string): boolean {
   return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
 }
 
+// The kept counters of one rail, in their order (a name kept is never __proto__, so plain assignment is safe).
+function keptCounters(counters: Record<string, bigint>): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const k in counters) if (Object.hasOwn(counters, k) && keepCounter(k)) out[k] = counters[k]!;
+  return out;
+}
+
+// Every tick of every node: rails of one cage that share one parse of the same *_phy text share its slimmed counters.
 function slimSample(s: NodeSample): NodeSample {
+  const slim = new Map<Record<string, bigint>, Record<string, bigint>>();
   return {
     ...s,
-    rails: s.rails.map((r) => ({
-      ...r,
-      counters: Object.fromEntries(Object.entries(r.counters).filter(([k]) => keepCounter(k))),
-    })),
+    rails: s.rails.map((r) => {
+      let counters = slim.get(r.counters);
+      if (!counters) slim.set(r.counters, (counters = keptCounters(r.counters)));
+      return { ...r, counters };
+    }),
   };
 }
 

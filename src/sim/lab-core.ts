@@ -93,15 +93,24 @@ export class LabCore {
 
   // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
   // removes the CX-7 PCI functions (udev mtk-hotplug handler, docs/formats.md §0): none while the cable is out.
-  functions(node: string): SimRail[] {
+  functions(node: string): readonly SimRail[] {
     if (!this.model.plugged) return [];
-    const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);
-    // Interface indices: lo and the management port first, then the CX-7 functions, domain 0002 before 0000.
-    return names.flatMap((rails, cage) => rails.map((r, rail) => ({ ...r, cage, rail, pci: pciAddress(cage, rail), ifindex: (rail === 1 ? 3 : 5) + cage })));
+    // Asked on every ethtool, ip and sysfs read: built once per node (the names are the scenario node's, fixed for the lab).
+    let fns = this.functionsOf.get(node);
+    if (!fns) {
+      const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);
+      // Interface indices: lo and the management port first, then the CX-7 functions, domain 0002 before 0000.
+      fns = names.flatMap((rails, cage) =>
+        rails.map((r, rail) => Object.freeze({ ...r, cage, rail, pci: pciAddress(cage, rail), ifindex: (rail === 1 ? 3 : 5) + cage })),
+      );
+      this.functionsOf.set(node, fns);
+    }
+    return fns;
   }
+  private readonly functionsOf = new Map<string, readonly SimRail[]>();
 
   // Where a netdev or RDMA device of a node sits, or null when the node has no such device (now).
-  locate(node: string, name: string): SimRail | null {
+  locate(node: string, name: string): Readonly<SimRail> | null {
     return this.functions(node).find((f) => f.netdev === name || f.rdmaDevice === name) ?? null;
   }
 

@@ -79,7 +79,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await cable.close();
     const part = await open('/parts/NJAAKK0006');
     const pc = (await part.evaluate('window.cablequalCharts')) as ChartInfo[];
-    // The generated golden cable (6 PASS runs, lot 250301) and the simulated good-qsfp56 (lot 240412).
+    // The generated golden cable (6 PASS runs, lot 250301).
     expect(pc.map((c) => c.id)).toEqual(['fec-margin']);
     const yieldRows = await part.$$eval('#yield tbody tr', (trs) => trs.map((t) => [...t.querySelectorAll('td,th')].map((c) => c.textContent)));
     expect(yieldRows.find((r) => r[0] === '250301')!.slice(1, 6)).toEqual(['6', '0', '0', '0', '0']);
