@@ -40,8 +40,8 @@ export interface StreamRows {
 
 // perftest's server writes its banner with printf and then blocks in accept(): redirected to a file, stdout is block
 // buffered and the banner would stay in the buffer. Servers therefore run line-buffered (`stdbuf -oL`, as NVIDIA's
-// perftest pair script does); a template that does not say so gets it here. Link-load clients too: a soak reads their
-// rows as they come (a 4 KiB buffer holds some 45 rows, minutes of them).
+// perftest pair script does); a template that does not say so gets it here. Clients need not: perftest fflush()es each
+// result row as it prints it (src/sim/format-perftest.ts), so a soak reads the rows as they come.
 export function lineBuffered(command: string): string {
   return /^\s*stdbuf\s/.test(command) ? command : `stdbuf -oL ${command}`;
 }
@@ -121,29 +121,34 @@ export async function startLinkLoad(ctx: RunContext, opts: { msgSize: number; bi
     plan.map(async (p, i): Promise<LoadStream> => {
       const device = p.src.cage!.rails[p.rail].rdmaDevice;
       const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
-      const client = await ctx.startProcess(
-        p.src,
-        lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwClient, values)),
-        `${opts.tag}-client-${p.rail}${p.suffix}`,
-      );
+      const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
       return { rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: servers[i]!, client };
     }),
   );
   return { streams, startedS: ctx.tS };
 }
 
-// The whole lines of a running program's output (the last one may still be being written).
-const wholeLines = (text: string): string => text.slice(0, text.lastIndexOf('\n') + 1);
+// The rows of a running ib_write_bw's output: perftest fflush()es a row before its newline, so the last row is read
+// whole without one; a last line caught half written is left for the next read.
+function runningRows(stdout: string): number[] {
+  const rows = (text: string) => parseIbWriteBw(text).rows.map((x) => x.bwAverageGbps);
+  try {
+    return rows(stdout);
+  } catch (e) {
+    const whole = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
+    if (!(e instanceof ParseError) || whole.length === stdout.length) throw e;
+    return rows(whole);
+  }
+}
 
-// Per stream, the throughput rows printed so far by its client (the sending end measures its own sends), from whole
-// lines only: a row caught half written is read whole by the next read.
+// Per stream, the throughput rows printed so far by its client (the sending end measures its own sends).
 export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
   return Promise.all(
     load.streams.map(async (s) => {
       const out = await s.client.output();
       const base = { rail: s.rail, from: s.from, to: s.to, device: s.device };
       try {
-        return { ...base, gbps: parseIbWriteBw(wholeLines(out.stdout)).rows.map((x) => x.bwAverageGbps) };
+        return { ...base, gbps: runningRows(out.stdout) };
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         return { ...base, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
