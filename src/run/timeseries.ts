@@ -1,8 +1,9 @@
 import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
 import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
-import type { JournalContents, JournalLine } from './journal.js';
+import type { JournalContents } from './journal.js';
 import { reviveSample } from './revive.js';
 import { screenJournal } from './journal-shape.js';
+import { soakLoadsOf } from '../grading/soak-evidence.js';
 
 // Series for the charts and timeseries.csv (the report writers' RunTimeseries shape), derived from the journal.
 export interface LanePoint {
@@ -23,7 +24,8 @@ export interface RailThroughputPoint {
 
 // Per-lane error rates between consecutive samples of each node, by today's analysis's intervals (nextReading: a counter
 // going backwards was cleared and counts from zero),
-// and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
+// and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover (a soak's rows as each read
+// found them, where the journal has them: a soak cut short keeps its rows too).
 export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
   const contents = screenJournal(journal); // untrusted: lines without the fields read here are left out
   const points: LanePoint[] = [];
@@ -43,29 +45,32 @@ export function buildTimeseries(journal: JournalContents): { points: LanePoint[]
   const throughput: RailThroughputPoint[] = [];
   // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are
   // both directions added up and halved here.
-  const spread = (
-    line: JournalLine,
-    fromS: number,
-    toS: number,
-    rails: { rail: number; gbps: number[]; from?: string; to?: string }[],
-    bidirectionalSums: number,
-  ) => {
+  const spread = (fromS: number, toS: number, rails: { rail: number; gbps: number[]; from?: string; to?: string }[], bidirectionalSums: number) => {
     for (const r of rails) {
       const n = r.gbps.length;
       const divide = r.from === undefined ? bidirectionalSums : 1;
       const direction = r.from !== undefined ? { direction: `${r.from}->${r.to}` } : {};
       r.gbps.forEach((g, i) => throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / divide, ...direction }));
     }
-    void line;
   };
+  const soaks = soakLoadsOf(contents.lines);
+  const read = new Set<string>();
+  for (const [phase, e] of soaks) {
+    let fromS = e.linkStartS;
+    for (const r of e.reads) {
+      if (fromS !== null) spread(fromS, r.tS, r.streams, 1);
+      fromS = r.tS;
+      read.add(phase);
+    }
+  }
   let phaseStart = 0;
   for (const l of contents.lines) {
     if (l.type === 'phase-start') phaseStart = Number(l.tS);
     if (l.type === 'benchmark' && l.kind === 'ib_write_bw' && Array.isArray(l.rows)) {
-      spread(l, phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+      spread(phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
     }
-    if (l.type === 'throughput' && Array.isArray(l.rails)) {
-      spread(l, Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+    if (l.type === 'throughput' && Array.isArray(l.rails) && !read.has(String(l['phase']))) {
+      spread(Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
     }
   }
   throughput.sort((a, b) => a.tS - b.tS || a.rail - b.rail);

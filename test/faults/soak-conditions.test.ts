@@ -7,6 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
+import { readJournal } from '../../src/run/journal.js';
+import { buildTimeseries } from '../../src/run/timeseries.js';
 import { runCli } from '../helpers/cli.js';
 import { labRun } from './lab-run.js';
 
@@ -160,5 +162,22 @@ describe('the soak checks from the journal alone (unchained copies: the evidence
     expect(g.rules!.notes).toContain(
       'gpu-util-min: the journal (rules version 2) does not say when the GPU load started: judged as version 2 did, from a fixed point into each GPU-loaded soak',
     );
+  });
+});
+
+describe('throughput.csv from the rows the soaks journaled as they went', { timeout: 60_000 }, () => {
+  it('a soak cut short (Ctrl-C at 200 s) keeps the rows read before it: each read spread over the time since the last', async () => {
+    const r = await labRun({ scenario: 'good-qsfp56', abortAtS: 200 });
+    const contents = readJournal(join(r.runDir, 'journal.jsonl'));
+    // The loaded soak never ended (ABORTED): the stop the abort made wrote its summary line, which these points replace.
+    const loaded = buildTimeseries(contents).throughput.filter((p) => p.tS > 104);
+    const reads = r.journal.filter((l) => l.type === 'load-rows' && l.phase === 'soak-loaded');
+    const rows = reads.flatMap((l) => (l.streams as { gbps: number[] }[]).flatMap((s) => s.gbps));
+    expect(loaded).toHaveLength(rows.length);
+    expect(loaded.map((p) => p.gbps).sort()).toEqual(rows.sort());
+    // Without the summary line (a controller killed before writing it), the same points.
+    const cut = { ...contents, lines: contents.lines.filter((l) => l.type !== 'throughput') };
+    expect(buildTimeseries(cut).throughput.filter((p) => p.tS > 104)).toEqual(loaded);
+    for (const p of loaded) expect(p.direction).toMatch(/^spark-[ab]->spark-[ab]$/);
   });
 });
