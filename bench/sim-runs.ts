@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import { intervalDelta } from '../src/analysis/counters.js';
-import { canonicalRail } from '../src/analysis/analyze.js';
+import { canonicalRail } from '../src/analysis/counters.js';
 import { poissonLowerBound } from '../src/analysis/poisson.js';
 import type { NodeSample } from '../src/domain/sample.js';
 import type { RunRecord } from '../src/domain/record.js';

@@ -1,9 +1,13 @@
 // From the journal's per-node samples to the AnalysisRecord: per lane, per node, per phase statistics.
-import { mean } from 'simple-statistics';
+import { linearRegression, mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
-import type { NodeSample, RailSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, certainLaneRatio, nextReading, type RailReading } from './counters.js';
-import { EarlyStopDetector, type EarlyStopDecision, type WatchSettings } from './early-stop.js';
+import type { NodeSample } from '../domain/sample.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, nextReading, type RailReading } from './counters.js';
+import { certainLaneRatio, rateLaneRatio } from './lane-ratio.js';
+import type { BoundMethod } from './poisson.js';
+import { EarlyStopDetector, type WatchSettings } from './early-stop.js';
+import { TickStreakWatch, type TickStreakSettings } from './tick-watch.js';
+import type { EarlyStopDecision, RunWatch } from './watch.js';
 
 // One journal entry: a node's sample tagged with the phase it was taken in.
 export interface LabelledSample {
@@ -23,8 +27,33 @@ export interface AnalysisInput {
   samples: readonly LabelledSample[];
   phases?: readonly AnalysisPhase[]; // order of phases, and which soak is idle or GPU-loaded
   lanes?: number; // fallback when `ethtool <if>` gave no Lanes: line
-  watch?: Omit<WatchSettings, 'gradedPhases' | 'lanes'>; // the rules' windows and floors (none: no windows, no early stop)
+  watch?: WatchConfig; // the rules' watch: windows and floors, or version 1's tick streak (none: no windows, no early stop)
+  variant?: AnalysisVariant;
 }
+
+// The watch a rules version runs: held sliding windows (version 2 on) or version 1's tick streak; graded phases and
+// lanes come from the run.
+export type WatchConfig = Omit<WatchSettings, 'gradedPhases' | 'lanes'> | Omit<TickStreakSettings, 'lanes'>;
+
+// The watch of a config.
+export function watchOf(config: WatchConfig, gradedPhases: ReadonlySet<string> | null, lanes: number | undefined): RunWatch {
+  if ('kind' in config) return new TickStreakWatch({ ...config, ...(lanes ? { lanes } : {}) });
+  return new EarlyStopDetector({ ...config, gradedPhases, ...(lanes ? { lanes } : {}) });
+}
+
+// Which variant of each summary figure a rules version computes (src/rules/versions.ts declares it per version):
+// bounds: how Poisson bounds are computed; laneRatio: the certain ratio of counts, or version 1's rate ratio;
+// summaryPhases: whether the run's worst margin and ratio are taken over the graded phases or every phase;
+// tempSlope: the steepest lane's growth with temperature (lane bins), or one regression of the whole port's rate.
+export interface AnalysisVariant {
+  bounds: BoundMethod;
+  laneRatio: 'certain' | 'rate';
+  summaryPhases: 'graded' | 'all';
+  tempSlope: 'lane-bins' | 'regression';
+}
+
+// Today's analysis (rules version 2 on).
+export const CURRENT_ANALYSIS: AnalysisVariant = { bounds: 'fast', laneRatio: 'certain', summaryPhases: 'graded', tempSlope: 'lane-bins' };
 
 // The phases error rates are graded on: the soaks (the procedure's long, loaded phases), or every phase without one.
 export function gradedPhasesOf(phases: readonly AnalysisPhase[]): string[] | null {
@@ -62,11 +91,6 @@ const newAcc = (): Acc => ({
   readings: new Map(),
 });
 
-// *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
-export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
-  return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
-}
-
 // FEC margin of one node-phase in decades: the worse of the per-lane and corrected-bits upper bounds.
 export function fecMarginOf(s: NodePhaseStats): { decades: number; lane: number | null } | null {
   let worst = 0;
@@ -83,16 +107,17 @@ function maxOf(xs: readonly number[]): number {
   return m;
 }
 
-function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePhaseStats {
+function phaseStats(node: string, phase: string, a: Acc, lanes: number, v: AnalysisVariant): NodePhaseStats {
   const laneBits = a.seconds * (SERIAL_RATE_BPS / lanes);
   const laneStats: LaneStats[] = a.laneErrors.map((errors, lane) => {
-    const b = berBounds(errors, laneBits);
-    return { node, phase, lane, errors, seconds: a.seconds, ratePerS: errors / a.seconds, ber: b.ber, berUb95: b.ub95, berLb95: b.lb95 };
+    const b = berBounds(errors, laneBits, v.bounds);
+    const x: LaneStats = { node, phase, lane, errors, seconds: a.seconds, ratePerS: errors / a.seconds, ber: b.ber, berUb95: b.ub95 };
+    if (v.laneRatio === 'certain') x.berLb95 = b.lb95;
+    return x;
   });
   const bits = a.seconds * SERIAL_RATE_BPS;
   const total = a.laneErrors.length > 0 ? a.laneErrors.reduce((x, y) => x + y, 0) : (a.correctedBits ?? 0);
-  const ratio = certainLaneRatio(a.laneErrors);
-  const all = berBounds(total, bits);
+  const all = berBounds(total, bits, v.bounds);
   return {
     node,
     phase,
@@ -102,21 +127,40 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number): NodePha
     correctedBits: a.correctedBits ?? 0,
     preFecBer: all.ber,
     preFecBerUb95: all.ub95,
-    correctedBitsBerUb95: a.correctedBits === null ? null : berBounds(a.correctedBits, bits).ub95,
+    correctedBitsBerUb95: a.correctedBits === null ? null : berBounds(a.correctedBits, bits, v.bounds).ub95,
     postFecErrors: a.postFecErrors,
     crcErrors: a.crcErrors,
     symbolErrors: a.symbolErrors,
     linkDownEvents: a.linkDownEvents,
     counterResets: a.counterResets,
-    worstLane: ratio?.lane ?? null,
-    worstLaneRatio: ratio?.value ?? 0,
-    ratioAgainstZero: ratio?.againstZero ?? false,
-    worstLaneBerLb95: ratio ? laneStats[ratio.lane]!.berLb95! : 0,
+    ...worstLaneOf(a, laneStats, v),
     nicTempMaxC: a.temps.length ? maxOf(a.temps) : null,
     nicTempMeanC: a.temps.length ? mean(a.temps) : null,
     gpuUtilMeanPct: a.gpuUtil.length ? mean(a.gpuUtil) : null,
     gpuTempMaxC: a.gpuTemps.length ? maxOf(a.gpuTemps) : null,
     ...(a.readings.size ? { readings: Object.fromEntries([...a.readings].map(([id, r]) => [id, { min: r.min, mean: r.sum / r.n, max: r.max, n: r.n }])) } : {}),
+  };
+}
+
+// The worst lane of a node-phase and its ratio to the others, as the variant measures it.
+function worstLaneOf(
+  a: Acc,
+  laneStats: readonly LaneStats[],
+  v: AnalysisVariant,
+): Pick<NodePhaseStats, 'worstLane' | 'worstLaneRatio' | 'ratioAgainstZero' | 'worstLaneBerLb95'> {
+  if (v.laneRatio === 'rate') {
+    const r = rateLaneRatio(
+      laneStats.map((l) => l.ratePerS),
+      1 / a.seconds,
+    );
+    return { worstLane: r.lane, worstLaneRatio: r.value };
+  }
+  const ratio = certainLaneRatio(a.laneErrors);
+  return {
+    worstLane: ratio?.lane ?? null,
+    worstLaneRatio: ratio?.value ?? 0,
+    ratioAgainstZero: ratio?.againstZero ?? false,
+    worstLaneBerLb95: ratio ? laneStats[ratio.lane]!.berLb95! : 0,
   };
 }
 
@@ -130,7 +174,7 @@ export function analyzeRun(input: AnalysisInput): AnalysisRecord {
     list.push(s);
     byNode.set(s.sample.node, list);
   }
-  const analyzer = new RunAnalyzer(input.phases ?? [], input.watch, input.lanes);
+  const analyzer = new RunAnalyzer(input.phases ?? [], input.watch, input.lanes, input.variant);
   for (const [node, list] of byNode) {
     list.sort((a, b) => a.sample.tMs - b.sample.tMs);
     const first = list.find((l) => l.sample.rails.length > 0);
@@ -147,6 +191,7 @@ interface NodeAcc {
   lanes: number | null;
   accs: Map<string, Acc>;
   prev: RailReading | null;
+  points: [number, number][]; // (NIC temperature, log10 errors/s) per interval of the soaks: the 'regression' slope
 }
 
 // The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
@@ -154,16 +199,19 @@ interface NodeAcc {
 export class RunAnalyzer {
   private readonly nodes = new Map<string, NodeAcc>();
   private readonly graded: string[] | null;
+  private readonly soaks: Set<string>;
   // The early-stop watch runs inside the analysis, so a re-grade decides from the samples exactly as the run did.
-  readonly detector: EarlyStopDetector | null;
+  readonly detector: RunWatch | null;
 
   constructor(
     private readonly phases: readonly AnalysisPhase[],
-    watch?: Omit<WatchSettings, 'gradedPhases' | 'lanes'>,
+    watch?: WatchConfig,
     lanes?: number,
+    private readonly variant: AnalysisVariant = CURRENT_ANALYSIS,
   ) {
     this.graded = gradedPhasesOf(phases);
-    this.detector = watch ? new EarlyStopDetector({ ...watch, gradedPhases: this.graded ? new Set(this.graded) : null, ...(lanes ? { lanes } : {}) }) : null;
+    this.soaks = new Set(phases.filter((p) => p.kind === 'soak').map((p) => p.name));
+    this.detector = watch ? watchOf(watch, this.graded ? new Set(this.graded) : null, lanes) : null;
   }
 
   // The first certain FAIL the watch saw (what stops a live run), or null.
@@ -172,7 +220,7 @@ export class RunAnalyzer {
   }
 
   node(node: string, netdev: string | undefined, lanes: number | null): void {
-    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null });
+    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null, points: [] });
   }
 
   // tS: seconds since the run started (the journal line's tS), for when the watch decided.
@@ -216,6 +264,10 @@ export class RunAnalyzer {
       acc.crcErrors += d.crcErrors;
       acc.symbolErrors += d.symbolErrors;
       acc.linkDownEvents += d.linkDownEvents;
+      if (this.variant.tempSlope === 'regression' && sample.nicTempC !== null && (this.soaks.size === 0 || this.soaks.has(phase))) {
+        const errs = d.laneErrors.length ? d.laneErrors.reduce((x, y) => x + y, 0) : (d.correctedBits ?? 0);
+        if (errs > 0) n.points.push([sample.nicTempC, Math.log10(errs / dtS)]);
+      }
     }
     // The watch takes the same interval (computed once; again only if it counts lanes differently).
     this.detector?.pushInterval(phase, sample, tS, interval && interval !== 'reset' ? { ...interval, lanesUsed: n.lanes } : null);
@@ -227,27 +279,44 @@ export class RunAnalyzer {
     for (const [node, n] of this.nodes) {
       const laneCount = n.lanes ?? Math.max(0, ...[...n.accs.values()].map((a) => a.laneErrors.length));
       for (const [phase, acc] of n.accs) {
-        if (acc.seconds > 0) perNodePhase.push(phaseStats(node, phase, acc, laneCount || 4));
+        if (acc.seconds > 0) perNodePhase.push(phaseStats(node, phase, acc, laneCount || 4, this.variant));
       }
     }
     perNodePhase.sort(
       (a, b) => (phaseOrder.get(a.phase) ?? 1e9) - (phaseOrder.get(b.phase) ?? 1e9) || a.phase.localeCompare(b.phase) || a.node.localeCompare(b.node),
     );
-    const graded = this.graded ? perNodePhase.filter((s) => this.graded!.includes(s.phase)) : perNodePhase;
-    const margins = graded.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
-    const withLanes = graded.filter((s) => s.laneStats.length >= 2);
-    const laneTemp = this.detector?.laneTemp() ?? [];
-    const slopes = laneTemp.filter((l) => l.hotErrors > 0).map((l) => l.slopeDecadesPerC);
+    const summarised = this.graded && this.variant.summaryPhases === 'graded' ? perNodePhase.filter((s) => this.graded!.includes(s.phase)) : perNodePhase;
+    const margins = summarised.map(fecMarginOf).filter((m): m is NonNullable<typeof m> => m !== null);
+    const withLanes = summarised.filter((s) => s.laneStats.length >= 2);
+    const kept = this.kept();
+    const slopes =
+      this.variant.tempSlope === 'regression' ? this.regressionSlopes() : (kept.laneTemp ?? []).filter((l) => l.hotErrors > 0).map((l) => l.slopeDecadesPerC);
     return {
       perNodePhase,
       fecMarginDecades: margins.length ? Math.min(...margins.map((m) => m.decades)) : null,
       maxLaneRatio: withLanes.length ? Math.max(...withLanes.map((s) => s.worstLaneRatio)) : null,
       loadedVsIdleRatio: loadedVsIdle(perNodePhase, this.phases),
       logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
-      gradedPhases: this.graded ?? [...new Set(perNodePhase.map((s) => s.phase))],
-      windows: this.detector?.windows() ?? [],
-      laneTemp,
+      ...(this.variant.summaryPhases === 'graded' ? { gradedPhases: this.graded ?? [...new Set(perNodePhase.map((s) => s.phase))] } : {}),
+      ...kept,
     };
+  }
+
+  // The windows and lane growth the watch kept (none without a watch; left out for one that keeps none).
+  private kept(): Pick<AnalysisRecord, 'windows' | 'laneTemp'> {
+    if (!this.detector) return { windows: [], laneTemp: [] };
+    const windows = this.detector.windows();
+    const laneTemp = this.detector.laneTemp();
+    return { ...(windows ? { windows } : {}), ...(laneTemp ? { laneTemp } : {}) };
+  }
+
+  // Per node, the slope of log10 error rate against NIC temperature over the soaks (version 1's figure).
+  private regressionSlopes(): number[] {
+    const out: number[] = [];
+    for (const n of this.nodes.values()) {
+      if (n.points.length >= 3 && new Set(n.points.map((p) => p[0])).size >= 2) out.push(linearRegression(n.points).m);
+    }
+    return out;
   }
 }
 

@@ -1,7 +1,7 @@
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
-import type { RailSample } from '../domain/sample.js';
+import type { NodeSample, RailSample } from '../domain/sample.js';
 import type { U64 } from '../domain/u64.js';
-import { poissonLowerBound, poissonUpperBound } from './poisson.js';
+import { poissonLowerBound, poissonUpperBound, type BoundMethod } from './poisson.js';
 
 // 200GBASE-CR4 serial rate (4 x 53.125 Gb/s); rx_bits_phy is not exposed on DGX OS kernels, so time x rate is the denominator.
 export const SERIAL_RATE_BPS = 212.5e9;
@@ -14,8 +14,13 @@ export function decadesBelowFecLimit(ber: number): number {
 }
 
 // The 95% bounds of a bit error rate from a count over `bits` bits.
-export function berBounds(errors: number, bits: number): { ber: number; lb95: number; ub95: number } {
-  return { ber: errors / bits, lb95: poissonLowerBound(errors) / bits, ub95: poissonUpperBound(errors) / bits };
+export function berBounds(errors: number, bits: number, method: BoundMethod = 'fast'): { ber: number; lb95: number; ub95: number } {
+  return { ber: errors / bits, lb95: poissonLowerBound(errors, 0.95, method) / bits, ub95: poissonUpperBound(errors, 0.95, method) / bits };
+}
+
+// *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
+export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
+  return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
 }
 
 // One counter's change; `reset` when it went down (mlxlink --pc, driver reload): the new value becomes the baseline.
@@ -130,18 +135,4 @@ export function nextReading(
 // Pre-FEC errors per second per lane over one interval (rx_err_lane_N_phy delta / node-time span).
 export function laneRatesOf(i: Interval): number[] {
   return i.d.laneErrors.map((n) => n / i.dtS);
-}
-
-// The certain lane ratio of counts taken over the same time: the worst lane's 95% lower bound over the 95% upper bound
-// of the other lanes' median count (upper middle for an even number), so counting noise never makes a ratio look
-// larger than it is. `againstZero`: the others' median is zero, so the ratio is only a lower bound ("at least").
-export function certainLaneRatio(counts: readonly number[]): { lane: number; value: number; againstZero: boolean } | null {
-  if (counts.length < 2) return null;
-  let lane = 0;
-  for (let i = 1; i < counts.length; i++) if (counts[i]! > counts[lane]!) lane = i;
-  const top = counts[lane]!;
-  if (top <= 0) return null;
-  const others = counts.filter((_, i) => i !== lane).sort((a, b) => a - b);
-  const mid = others[Math.floor(others.length / 2)]!;
-  return { lane, value: poissonLowerBound(top) / poissonUpperBound(mid), againstZero: mid === 0 };
 }

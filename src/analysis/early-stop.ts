@@ -4,10 +4,10 @@
 import type { Grade } from '../domain/outcome.js';
 import type { LaneGrowth, LaneTempStats, WindowStats } from '../domain/record.js';
 import type { NodeSample } from '../domain/sample.js';
-import { canonicalRail } from './analyze.js';
 import {
+  FEC_LIMIT_BER,
   SERIAL_RATE_BPS,
-  certainLaneRatio,
+  canonicalRail,
   decadesBelowFecLimit,
   intervalDelta,
   nextReading,
@@ -15,12 +15,11 @@ import {
   type IntervalDelta,
   type RailReading,
 } from './counters.js';
+import { certainLaneRatio } from './lane-ratio.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
+import { CountTotals, type CountRule, type DecisionPlace, type EarlyStopDecision, type RunWatch } from './watch.js';
 import { Held, WindowSum } from './windows.js';
-
-export type CountRule = 'link-down-events' | 'crc-errors' | 'post-fec-errors';
-const COUNT_RULES: readonly CountRule[] = ['link-down-events', 'crc-errors', 'post-fec-errors'];
 
 // The FEC margin of a sliding window, from its BER 95% lower bound, held for holdS: FAIL below `fail` decades is certain.
 export interface FecWindowSettings {
@@ -44,26 +43,13 @@ export interface LaneRatioSettings {
   holdS: number;
 }
 
-// Everything the watch needs of the protocol (built from its limits by the grading side).
+// Everything the watch needs of the protocol (built from its limits by src/rules/watch.ts).
 export interface WatchSettings {
   countFail: Record<CountRule, number>; // FAIL when the total reaches this
   fecWindow: FecWindowSettings | null;
   laneRatio: LaneRatioSettings | null;
   gradedPhases: ReadonlySet<string> | null; // where windows and temperature growth are taken; null: every phase
   lanes?: number; // lanes in use when a sample does not say
-}
-
-// The first certain FAIL, where and when.
-export interface EarlyStopDecision {
-  rule: CountRule | 'fec-window' | 'lane-ratio';
-  node: string;
-  phase: string;
-  lane?: number;
-  tick: number;
-  tMs: number;
-  tS: number;
-  value: number;
-  message: string;
 }
 
 const GRADE_RANK: Record<Grade, number> = { PASS: 0, MARGINAL: 1, FAIL: 2 };
@@ -93,7 +79,7 @@ interface NodeWatch {
   prev: RailReading | null;
   lanes: number | null;
   tempC: number | null;
-  totals: Record<CountRule, number>;
+  counts: CountTotals;
   temp: LaneTempBins;
   laneCount: number; // lanes seen in the counts (0 before the first interval)
   fecWin: WindowSum | null;
@@ -105,7 +91,7 @@ interface NodeWatch {
 }
 
 // One watch per run (live) or per re-grade: feed it every sample as it arrives, in order per node.
-export class EarlyStopDetector {
+export class EarlyStopDetector implements RunWatch {
   private readonly nodes = new Map<string, NodeWatch>();
   private first: EarlyStopDecision | null = null;
 
@@ -143,16 +129,9 @@ export class EarlyStopDetector {
   }
 
   private interval(st: NodeWatch, phase: string, sample: NodeSample, tS: number, d: IntervalDelta, dt: number, lanes: number | null): EarlyStopDecision | null {
-    const at = { node: sample.node, phase, tick: sample.tick, tMs: sample.tMs, tS };
-    st.totals['link-down-events'] += d.linkDownEvents;
-    st.totals['crc-errors'] += d.crcErrors;
-    st.totals['post-fec-errors'] += d.postFecErrors;
-    for (const rule of COUNT_RULES) {
-      const v = st.totals[rule];
-      if (v >= this.settings.countFail[rule]) {
-        this.decide({ rule, ...at, value: v, message: `${sample.node}: ${v} ${rule.replace(/-/g, ' ')} (fail at ${this.settings.countFail[rule]} or more)` });
-      }
-    }
+    const at: DecisionPlace = { node: sample.node, phase, tick: sample.tick, tMs: sample.tMs, tS };
+    const counted = st.counts.add(d, at);
+    if (counted) this.decide(counted);
 
     const graded = this.settings.gradedPhases === null || this.settings.gradedPhases.has(phase);
     // Lane counters when the NIC has them; else the corrected bits of the whole port as one pseudo-lane.
@@ -221,7 +200,7 @@ export class EarlyStopDetector {
         prev: null,
         lanes: null,
         tempC: null,
-        totals: { 'link-down-events': 0, 'crc-errors': 0, 'post-fec-errors': 0 },
+        counts: new CountTotals(this.settings.countFail),
         temp: new LaneTempBins(),
         laneCount: 0,
         fecWin: fw ? new WindowSum(fw.windowS) : null,
@@ -249,14 +228,7 @@ export class EarlyStopDetector {
     if (!this.first || d.tS < this.first.tS) this.first = d;
   }
 
-  private watchFec(
-    st: NodeWatch,
-    counts: readonly number[],
-    perLane: boolean,
-    laneBits: number,
-    at: Omit<EarlyStopDecision, 'rule' | 'value' | 'message'>,
-    dt: number,
-  ): void {
+  private watchFec(st: NodeWatch, counts: readonly number[], perLane: boolean, laneBits: number, at: DecisionPlace, dt: number): void {
     const fw = this.settings.fecWindow;
     if (!fw || !st.fecWin) return;
     st.fecWin.add(at.tMs, dt, counts);
@@ -280,13 +252,13 @@ export class EarlyStopDetector {
           ...at,
           ...(lane === null ? {} : { lane }),
           value: held,
-          message: `${where}: pre-FEC BER at least ${sci(2.4e-4 / 10 ** held)} (95% lower bound) in every ${fw.windowS}-s window for ${fw.holdS} s: FEC margin ${fix(held)} decades or less < ${fw.fail} (fail below ${fw.fail} decade${fw.fail === 1 ? '' : 's'} of margin)`,
+          message: `${where}: pre-FEC BER at least ${sci(FEC_LIMIT_BER / 10 ** held)} (95% lower bound) in every ${fw.windowS}-s window for ${fw.holdS} s: FEC margin ${fix(held)} decades or less < ${fw.fail} (fail below ${fw.fail} decade${fw.fail === 1 ? '' : 's'} of margin)`,
         });
       }
     }
   }
 
-  private watchRatio(st: NodeWatch, counts: readonly number[], laneBits: number, at: Omit<EarlyStopDecision, 'rule' | 'value' | 'message'>, dt: number): void {
+  private watchRatio(st: NodeWatch, counts: readonly number[], laneBits: number, at: DecisionPlace, dt: number): void {
     const lr = this.settings.laneRatio;
     if (!lr || !st.ratioWin || !st.ratioHeld || counts.length < 2) return;
     st.ratioWin.add(at.tMs, dt, counts);

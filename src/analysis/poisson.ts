@@ -145,18 +145,23 @@ function checkCount(k: number, what: string): number {
   return Math.floor(k);
 }
 
+// How a bound is computed: 'fast' (rules version 2 on) takes Wilson-Hilferty from FAST_COUNT errors on, 'exact'
+// (rules version 1) always bisects the Gamma quantile. The two agree to 2e-7; a rules version declares which it used,
+// so a figure it signed is computed again to the last digit.
+export type BoundMethod = 'fast' | 'exact';
+
 // One-sided upper confidence bound on a Poisson mean after observing k events: chi2inv(conf, 2k+2)/2.
-export function poissonUpperBound(k: number, confidence = 0.95): number {
+export function poissonUpperBound(k: number, confidence = 0.95, method: BoundMethod = 'fast'): number {
   const n = checkCount(k, 'poissonUpperBound');
-  if (n >= FAST_COUNT) return wilsonHilferty(confidence, n + 1);
+  if (n >= FAST_COUNT && method === 'fast') return wilsonHilferty(confidence, n + 1);
   return memoised('ub', confidence, n, () => gammaQuantile(confidence, n + 1));
 }
 
 // One-sided lower confidence bound on a Poisson mean after observing k events: chi2inv(1-conf, 2k)/2 (0 for k = 0).
 // A FAIL drawn from it is certain at that confidence: the true rate is at least this.
-export function poissonLowerBound(k: number, confidence = 0.95): number {
+export function poissonLowerBound(k: number, confidence = 0.95, method: BoundMethod = 'fast'): number {
   const n = checkCount(k, 'poissonLowerBound');
   if (n === 0) return 0;
-  if (n >= FAST_COUNT) return wilsonHilferty(1 - confidence, n);
+  if (n >= FAST_COUNT && method === 'fast') return wilsonHilferty(1 - confidence, n);
   return memoised('lb', confidence, n, () => gammaQuantile(1 - confidence, n));
 }

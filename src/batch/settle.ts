@@ -7,7 +7,7 @@ import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
 import type { Reason } from '../domain/outcome.js';
 import { ParseError } from '../domain/errors.js';
-import type { LoopbackPhase, Protocol } from '../protocol/index.js';
+import { limitOf, type LoopbackPhase, type Protocol } from '../protocol/index.js';
 import { parseEthtoolFec } from '../probes/ethtool-fec.js';
 import { cagesFromLinks, parseIbdev2netdev, pickCage, type CageLinks } from '../probes/ibdev2netdev.js';
 import { parseNetIdentity } from '../probes/net-identity.js';
@@ -72,12 +72,9 @@ const fail = (rule: string, message: string, extra: Partial<Reason> = {}): never
   throw new NotMeasurable({ rule, message, ...extra });
 };
 
-// The loopback phase of the protocol (or the default guard: 10 s of 64 KiB writes, floor from the limit).
-function loopbackPhaseOf(p: Protocol): Pick<LoopbackPhase, 'msgSize' | 'durationS' | 'floorGbps'> {
-  const ph = p.phases.find((x): x is LoopbackPhase => x.kind === 'loopback');
-  if (ph) return ph;
-  const floor = p.limits.find((l) => l.rule === 'loopback-floor');
-  return { msgSize: 65536, durationS: 10, floorGbps: typeof floor?.fail === 'number' ? floor.fail : 90 };
+// The loopback phase of the protocol (or the default guard: 10 s of 64 KiB writes).
+function loopbackPhaseOf(p: Protocol): Pick<LoopbackPhase, 'msgSize' | 'durationS'> {
+  return p.phases.find((x): x is LoopbackPhase => x.kind === 'loopback') ?? { msgSize: 65536, durationS: 10 };
 }
 
 // Bring one bench into a measurable state. `swapped`: the cable went in while the nodes ran (reboot first); otherwise
@@ -92,7 +89,7 @@ export async function settleBench(bench: SettleBench, swapped: boolean, deps: Se
     for (;;) {
       const cages = await awaitLinks(bench, deps);
       const results = await loopbackAll(bench, cages, deps);
-      const reason = loopbackFloorReason(results, loopbackPhaseOf(deps.protocol).floorGbps);
+      const reason = loopbackFloorReason(results, limitOf(deps.protocol, 'loopback-floor').fail);
       if (!reason) return { ok: true, reboots, loopback: results };
       if (reboots >= deps.maxReboots) {
         throw new NotMeasurable({

@@ -11,7 +11,7 @@ import { EXIT } from './exit-codes.js';
 import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
 import type { CliIo } from './io.js';
 import { writeReports } from './reports.js';
-import { RULES_VERSION } from '../rules/registry.js';
+import { RULES_VERSION } from '../rules/versions.js';
 
 // Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over.
 export const expandRunDirs = (paths: string[], cwd: string) => findRuns(paths, cwd, { skip: isStoreFile });

@@ -25,3 +25,18 @@ export function checksumNote(name: string, from: number, to: number, stored: num
 export function nonPrintableNote(label: string, offsets: number[]): string {
   return `vendor-field-nonprintable: ${label} has non-printable byte(s) at offset ${offsets.join(', ')} (shown as _)`;
 }
+
+// SFF-8636 connector code of a cable assembly (SFF-8024: no separable connector): DACs and active optical cables.
+export const NO_SEPARABLE_CONNECTOR = 0x23;
+
+// SFF-8636 byte 146 on a pluggable optic (an optical transmitter behind a separable connector) is not a cable length:
+// SFF-8636 2.11 gives it as the link length supported on OM4 fibre in units of 2 m (0xff: more than 508 m). The OM4
+// reach it states, in metres (null for 0 = not given and 0xff = beyond 508 m), and the note saying so.
+export function om4ReachOfByte146(byte146: number, connector: string): { om4LinkLengthM: number | null; note: string } {
+  const reach = byte146 === 0 || byte146 === 0xff ? null : byte146 * 2;
+  const says = byte146 === 0xff ? 'beyond 508 m of OM4 fibre' : reach === null ? 'no OM4 reach' : `an OM4 fibre reach of ${reach} m (2 m units)`;
+  return {
+    om4LinkLengthM: reach,
+    note: `length-is-om4-reach: byte 146 = ${byte146} on a pluggable optic (connector ${connector}) is ${says}, not a cable length (ethtool prints it as "Length (Copper or Active cable) : ${byte146}m")`,
+  };
+}

@@ -1,7 +1,49 @@
 import type { CableIdentity, EepromChecksums } from '../domain/cable.js';
 
+// What a module tells beyond a cable's identity, from its decoded text or its bytes: an optic's fibre reach (SFF-8636
+// byte 146 read as what it is on a pluggable optic) and its monitors (diagnostics), each only when the module has them.
+export interface ModuleExtras {
+  om4LinkLengthM?: number | null; // pluggable SFF-8636 optics: OM4 reach in metres (byte 146 x 2 m); lengthM is null
+  diagnostics?: ModuleDiagnostics;
+}
+
+// Alarm and warning thresholds of one monitor, in its unit; a threshold the module did not print is null.
+export interface MonitorThresholds {
+  highAlarm: number | null;
+  lowAlarm: number | null;
+  highWarning: number | null;
+  lowWarning: number | null;
+}
+
+// One optical lane's monitors (ethtool's "Channel N", counted from 1); a value the module did not print is null.
+export interface LaneMonitors {
+  lane: number;
+  biasMa: number | null; // laser bias current
+  txPowerMw: number | null; // transmit average optical power
+  rxPowerMw: number | null; // receive power, average or OMA as rxPowerKind says
+}
+
+// A module's digital diagnostics: its temperature (a reading beside the NIC's on active cables and optics), supply
+// voltage, per-lane bias and optical power, the thresholds the module itself declares, and the flags it raised.
+// temperatureC and voltageV are null when the module reports none (ethtool prints 0.00 for passive copper).
+export interface ModuleDiagnostics {
+  temperatureC: number | null;
+  voltageV: number | null;
+  lanes: LaneMonitors[];
+  rxPowerKind: 'average' | 'OMA' | null;
+  alarmFlagsImplemented: boolean | null; // SFF-8636 "Alarm/warning flags implemented"; null when not printed
+  thresholds: {
+    temperatureC?: MonitorThresholds;
+    voltageV?: MonitorThresholds;
+    biasMa?: MonitorThresholds;
+    txPowerMw?: MonitorThresholds;
+    rxPowerMw?: MonitorThresholds;
+  };
+  raised: string[]; // alarm/warning flags that are On, as ethtool names them, e.g. "Module temperature high warning"
+}
+
 // Identity decoded from raw EEPROM bytes: the CableIdentity keys plus what only the bytes can tell.
-export interface EepromDecode extends CableIdentity {
+export interface EepromDecode extends CableIdentity, ModuleExtras {
   checksums: EepromChecksums;
   bytesRead: number;
   revisionCompliance: number | null; // byte 1 (SFF-8636 code, CMIS major.minor nibbles)

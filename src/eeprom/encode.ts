@@ -1,5 +1,5 @@
 // Simulator use: img = encodeSff8636(fields) or encodeCmis(fields); answer
-//   `ethtool -m IF page 0 offset N length L hex on` with formatEepromRead(img, N, L),
+//   `ethtool -m IF page 0 offset N length L hex on` with formatHexDump of those bytes (src/sim/format-ethtool-module.ts),
 //   `ethtool -m IF` with formatEthtoolModuleText(img, { style: '6.7' }).
 import { IMAGE_SIZE, isCopperTechnology, sum8 } from './bytes.js';
 import { CMIS } from './cmis.js';
@@ -159,12 +159,4 @@ export function formatHexDump(bytes: ArrayLike<number>, startOffset = 0): string
     out += `${(bytes[i]! & 0xff).toString(16).padStart(2, '0')} `;
   }
   return `${out}\n`;
-}
-
-// The answer to `ethtool -m IF page 0 offset N length L hex on` for an encoded image (N + L <= 256).
-export function formatEepromRead(img: Uint8Array, offset: number, length: number): string {
-  if (!Number.isInteger(offset) || !Number.isInteger(length) || offset < 0 || length < 0 || offset + length > img.length) {
-    throw new Error(`formatEepromRead: offset ${offset} length ${length} outside the ${img.length}-byte image`);
-  }
-  return formatHexDump(img.subarray(offset, offset + length), offset);
 }

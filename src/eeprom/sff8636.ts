@@ -1,4 +1,4 @@
-import { checksumNote, dropPlaceholderAttenuation, lengthResolutionNote } from './anomalies.js';
+import { NO_SEPARABLE_CONNECTOR, checksumNote, dropPlaceholderAttenuation, lengthResolutionNote, om4ReachOfByte146 } from './anomalies.js';
 import { EXTENDED_COMPLIANCE, TRANSMITTER_TECHNOLOGY, hasRange, hex2, isCopperTechnology, partNumberSaysHalfMetre, sum8, type EepromImage } from './bytes.js';
 import type { EepromDecode } from './decoded.js';
 import { readIdentityFields } from './identity-fields.js';
@@ -38,7 +38,16 @@ export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode
   const transmitterCode = tech === null ? null : tech >> 4;
   const copper = transmitterCode !== null && isCopperTechnology(transmitterCode);
   const len = at(SFF8636.length);
-  const lengthM = len === null || len === 0 ? null : len;
+  let lengthM = len === null || len === 0 ? null : len;
+  // On a pluggable optic (optical transmitter, separable connector) byte 146 is the OM4 reach, not a cable length.
+  const connector = at(SFF8636.connector);
+  let om4: { om4LinkLengthM: number | null } | null = null;
+  if (len !== null && len !== 0 && transmitterCode !== null && !copper && connector !== null && connector !== NO_SEPARABLE_CONNECTOR) {
+    const reach = om4ReachOfByte146(len, hex2(connector));
+    om4 = { om4LinkLengthM: reach.om4LinkLengthM };
+    lengthM = null;
+    anomalies.push(reach.note);
+  }
 
   const attenuationDb: Record<string, number> = {};
   if (copper) {
@@ -81,13 +90,14 @@ export function decodeSff8636(img: EepromImage, bytesRead: number): EepromDecode
     standard: 'SFF-8636',
     ...id,
     lengthM,
+    ...om4,
     attenuationDb,
     ...(transmitterCode !== null ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[transmitterCode]! } : {}),
     anomalies,
     checksums,
     bytesRead,
     revisionCompliance: at(SFF8636.revision),
-    connector: at(SFF8636.connector),
+    connector,
     transmitterCode,
     extendedCompliance,
     nominalRateGBd,

@@ -7,6 +7,7 @@ import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
 import { formatNumber } from '../rules/in-range.js';
+import { limitOf } from '../protocol/limits.js';
 
 // One node's samples as the journal holds them: the controller time (line tS), tick, and mean GPU utilisation; the
 // ticks the run journaled as skipped (unreadable output) and when it journaled the node's gaps (no sample).
@@ -54,9 +55,6 @@ export interface EvidenceResult {
 const GPU_CHECK_AFTER_S = 60;
 const GPU_WINDOW_S = 30;
 
-const limitFail = (protocol: EvidenceInput['protocol'], rule: string, fallback: number): number =>
-  protocol.limits.find((l) => l.rule === rule)?.fail ?? fallback;
-
 // Every check the journal's evidence allows, made again.
 export function checkEvidence(input: EvidenceInput): EvidenceResult {
   const tickGaps = tickGapsOf(input.timelines);
@@ -85,7 +83,7 @@ function setupChecks(input: EvidenceInput): Reason[] {
     if (!ran) continue;
     if (phase.kind === 'identity' && (isDone || input.hasIdentityLine)) out.push(...identityChecks(input));
     if (phase.kind === 'loopback') {
-      const floor = phase.floorGbps ?? limitFail(protocol, 'loopback-floor', 90);
+      const floor = limitOf(protocol, 'loopback-floor').fail;
       if (benchmarks.loopback.length === 0) {
         if (isDone)
           out.push(
@@ -129,8 +127,7 @@ function setupChecks(input: EvidenceInput): Reason[] {
       out.push(missing('ib-write-bw-missing', `${phase.name}: the journal has no ib_write_bw result`, { phase: phase.name }));
     }
     if (phase.kind === 'nccl' && (isDone || benchmarks.nccl)) out.push(...ncclChecks(input, phase.name));
-    if (phase.kind === 'soak' && phase.gpuLoad)
-      out.push(...gpuChecks(input, phase.name, phase.durationS, phase.gpuUtilMinPct ?? limitFail(protocol, 'gpu-util-min', 90)));
+    if (phase.kind === 'soak' && phase.gpuLoad) out.push(...gpuChecks(input, phase.name, phase.durationS, limitOf(protocol, 'gpu-util-min').fail));
   }
   return out;
 }

@@ -1,12 +1,14 @@
-// The cable verdict: every cable rule of the registry measures the run and grades it against the protocol's limit,
-// worst grade wins, each non-PASS named with where, value, limit and advice; a PASS states what the loaded soak proved.
+// The cable verdict: every cable rule of a rules version measures the run and grades it against the protocol's limit,
+// worst grade wins, each non-PASS named with where, value, limit and advice; a PASS states what was proven, as the
+// version states it.
 import type { Limit, Measurement } from '../domain/limit.js';
 import type { Grade, Reason } from '../domain/outcome.js';
 import { worstGrade } from '../domain/outcome.js';
 import type { AnalysisRecord, BenchmarkRecord, Headline, HeadlineReceiver, NodePhaseStats } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
-import { RULES, defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
+import { defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
+import { RULES_VERSION, rulesOf, rulesVersionOf, type RulesVersion } from '../rules/versions.js';
 import { checkLimit, formatLimit, formatNumber, sayLimit } from '../rules/in-range.js';
 import { checkLoopback, loopbackCoversRails } from './setup-checks.js';
 
@@ -24,24 +26,29 @@ function limitFor(protocol: Pick<Protocol, 'limits'>, decl: RuleDeclaration): Li
   return l ? { ...l, params: { ...d.params, ...l.params } } : d;
 }
 
-// Grade the cable from a complete run. ERROR/ABORTED are decided by the run, never here.
+type Checked = { decl: RuleDeclaration; m: Measurement; c: Check };
+
+// Grade the cable from a complete run with a rules version (today's unless given). ERROR/ABORTED are decided by the
+// run, never here.
 export function gradeRun(
   analysis: AnalysisRecord,
   benchmarks: BenchmarkRecord,
   protocol: Pick<Protocol, 'limits' | 'phases'>,
-  rules: readonly RuleDeclaration[] = RULES, // the registry; a test adds a rule here to show what adding one takes
+  version: RulesVersion = rulesVersionOf(RULES_VERSION)!,
+  rules: readonly RuleDeclaration[] = rulesOf(version.version), // a test adds a rule here to show what adding one takes
 ): CableVerdict {
   const measurements: Measurement[] = [];
-  const checked: { decl: RuleDeclaration; m: Measurement; c: Check }[] = [];
-  const reasons: Reason[] = [];
+  const checked: Checked[] = [];
   const limitOf = (rule: string): Limit => {
     const decl = rules.find((r) => r.id === rule);
     if (!decl) throw new RangeError(`no rule "${rule}"`);
     return limitFor(protocol, decl);
   };
-  // Throughput says only "not broken": it is graded only when loopback showed every rail of every node not throttled.
+  // Throughput says only "not broken": it is graded only when loopback showed the NICs are not throttled (on every
+  // rail of every node, for the rules that ask it).
   const rails = benchmarks.ibWriteBw?.perRail.map((r) => r.rail) ?? [];
-  const loopbackFine = loopbackCoversRails(benchmarks.loopback, rails) && checkLoopback(benchmarks.loopback, limitOf('loopback-floor')).length === 0;
+  const loopbackNotThrottled = benchmarks.loopback.length > 0 && checkLoopback(benchmarks.loopback, limitOf('loopback-floor')).length === 0;
+  const loopbackFine = loopbackNotThrottled && loopbackCoversRails(benchmarks.loopback, rails);
   for (const decl of rules) {
     if (!decl.measure) continue;
     const limit = limitFor(protocol, decl);
@@ -49,20 +56,29 @@ export function gradeRun(
       analysis,
       benchmarks,
       loopbackFine,
+      loopbackNotThrottled,
       limit,
       limitOf,
       check: (v) => checkLimit(limit, v, decl),
       say: (v, g, text) => sayLimit(limit, v, g, text, decl),
     });
-    const mine: { decl: RuleDeclaration; m: Measurement; c: Check }[] = [];
     for (const c of checks) {
       const m = measurementOf(decl, limit, c);
       measurements.push(m);
-      mine.push({ decl, m, c });
+      checked.push({ decl, m, c });
     }
-    checked.push(...mine);
-    reasons.push(...worstPerReceiver(decl, mine));
   }
+  const reasons =
+    version.reasons === 'every-check'
+      ? everyCheck(checked, analysis)
+      : rules.flatMap((d) =>
+          worstPerReceiver(
+            d,
+            checked.filter((x) => x.decl === d),
+          ),
+        );
+  // Version 1 listed the measurements receiver and phase first, then rule by rule; later versions rule by rule.
+  if (version.reasons === 'every-check') sortByPlace(measurements, analysis, (m) => m);
 
   for (const s of analysis.perNodePhase) {
     if (s.counterResets > 0) {
@@ -77,19 +93,46 @@ export function gradeRun(
   }
 
   const outcome = worstGrade(measurements.map((m) => m.grade));
-  const headline = headlineOf(analysis, protocol.phases, limitOf('fec-margin'), limitOf('lane-ratio'));
-  // A PASS states what was proven: the loaded soak per receiver, and the throughput when it was graded.
+  const headline = version.pass === 'loaded-soak' ? headlineOf(analysis, protocol.phases, limitOf('fec-margin'), limitOf('lane-ratio')) : null;
   if (outcome === 'PASS') {
-    const bw = checked.filter((x) => x.decl.id === 'ib-write-bw-sum').map((x) => reasonOf(x.decl, x.m, x.c));
-    reasons.unshift(...passStatement(headline, limitOf('fec-margin')), ...bw);
+    const bw = checked.filter((x) => x.decl.id === 'ib-write-bw-sum');
+    if (version.pass === 'loaded-soak') {
+      // What was proven: the loaded soak per receiver, and the throughput when it was graded.
+      reasons.unshift(...passStatement(headline, limitOf('fec-margin')), ...bw.map((x) => reasonOf(x.decl, x.m, x.c)));
+    } else {
+      // The figures closest to their limits: the worst margin, the worst lane ratio, the throughput.
+      const closest = (rule: string, worse: (a: number, b: number) => boolean) =>
+        checked.filter((x) => x.decl.id === rule).reduce<Checked | null>((w, x) => (w === null || worse(x.m.value, w.m.value) ? x : w), null);
+      const figures = [closest('fec-margin', (a, b) => a < b), closest('lane-ratio', (a, b) => a > b), ...bw].filter((x): x is Checked => x !== null);
+      reasons.unshift(...figures.map((x) => reasonOf(x.decl, x.m, x.c)));
+    }
   }
   reasons.sort((a, b) => rank(a.grade) - rank(b.grade));
   return { outcome, reasons, measurements, headline };
 }
 
+// Sort (stably) by the receiver and phase each item was measured on, in the analysis' order; the ones measured on
+// none (throughput) last.
+function sortByPlace<T>(xs: T[], analysis: AnalysisRecord, m: (x: T) => Measurement): void {
+  const place = (x: T) => {
+    const i = analysis.perNodePhase.findIndex((s) => s.node === m(x).node && s.phase === m(x).phase);
+    return i < 0 ? Infinity : i;
+  };
+  xs.sort((a, b) => place(a) - place(b));
+}
+
+// One reason per check that is not PASS: the count rules of each receiver and phase in the analysis' order, then the
+// others rule by rule (how rules version 1 listed them).
+function everyCheck(checked: readonly Checked[], analysis: AnalysisRecord): Reason[] {
+  const bad = checked.filter((x) => x.c.grade !== 'PASS');
+  const counts = bad.filter((x) => x.decl.variant === 'count');
+  sortByPlace(counts, analysis, (x) => x.m);
+  return [...counts, ...bad.filter((x) => x.decl.variant !== 'count')].map((x) => reasonOf(x.decl, x.m, x.c));
+}
+
 // One reason per rule and receiver, for its worst check; the other non-PASS checks of the same rule and receiver are
 // listed after it ("also FAIL: lane 0, lane 1"), and every check stays in the measurements.
-function worstPerReceiver(decl: RuleDeclaration, checks: { decl: RuleDeclaration; m: Measurement; c: Check }[]): Reason[] {
+function worstPerReceiver(decl: RuleDeclaration, checks: Checked[]): Reason[] {
   const bad = checks.filter((x) => x.c.grade !== 'PASS');
   const byNode = new Map<string, typeof bad>();
   for (const x of bad) byNode.set(x.m.node ?? '', [...(byNode.get(x.m.node ?? '') ?? []), x]);

@@ -2,8 +2,7 @@
 // CRC, post-FEC and link-down events since the run's first sample, NIC and GPU temperature, GPU utilisation, phase,
 // elapsed and remaining time, and the outcome once decided. Fed by the run's once-a-second LiveStatus.
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { canonicalRail } from '../analysis/analyze.js';
-import { nextReading, type RailReading } from '../analysis/counters.js';
+import { canonicalRail, nextReading, type RailReading } from '../analysis/counters.js';
 import type { NodeSample } from '../domain/sample.js';
 
 // The LiveStatus fields read here (src/run/context.ts), structurally: a missing one is left unset.

@@ -7,9 +7,7 @@
 // newline (two statistics on one line) is read as two. Anything else is a ParseError.
 import { ParseError } from '../domain/errors.js';
 import { parseU64, type U64 } from '../domain/u64.js';
-import { cmd } from '../transport/commands.js';
-import type { CommandRunner } from '../transport/types.js';
-import { clip, readParsed } from './read.js';
+import { clip } from './read.js';
 
 const KIND = 'ethtool-fec';
 const HEADER = /^FEC parameters for (\S+):$/;
@@ -166,9 +164,4 @@ function u64(raw: string, what: string, lineNo: number): U64 {
   const v = parseU64(raw);
   if (v === null) throw new ParseError(KIND, lineNo, `${what}: ${clip(raw)} is not an unsigned 64-bit integer`);
   return v;
-}
-
-// The sampler's one call: run `ethtool -I --show-fec <iface>` and parse it (non-zero exit = RemoteCommandError).
-export async function readEthtoolFec(runner: CommandRunner, iface: string): Promise<EthtoolFec> {
-  return readParsed(runner, cmd.ethtoolFec(iface), parseEthtoolFec);
 }

@@ -7,9 +7,7 @@
 // Unknown keys are tolerated if indented as ethtool prints them (ethtool adds fields over versions); at least
 // one known key must be present, keys may not repeat, and a known key with a malformed value is a ParseError.
 import { ParseError } from '../domain/errors.js';
-import { cmd } from '../transport/commands.js';
-import type { CommandRunner } from '../transport/types.js';
-import { clip, readParsed } from './read.js';
+import { clip } from './read.js';
 
 const KIND = 'ethtool-link';
 const HEADER = /^Settings for (\S+):$/;
@@ -177,9 +175,4 @@ function indentColumns(line: string): number {
     else break;
   }
   return col;
-}
-
-// The sampler's one call: run `ethtool <iface>` and parse stdout (stderr notices are benign; exit != 0 is not).
-export async function readEthtoolLink(runner: CommandRunner, iface: string): Promise<EthtoolLink> {
-  return readParsed(runner, cmd.ethtoolLink(iface), parseEthtoolLink);
 }

@@ -1,20 +1,20 @@
 import type { CableIdentity, EepromStandard } from '../domain/cable.js';
 import { ParseError } from '../domain/errors.js';
-import { dropPlaceholderAttenuation, lengthResolutionNote } from '../eeprom/anomalies.js';
+import { NO_SEPARABLE_CONNECTOR, dropPlaceholderAttenuation, lengthResolutionNote, om4ReachOfByte146 } from '../eeprom/anomalies.js';
 import { IDENTIFIER_NAMES, TRANSMITTER_TECHNOLOGY, hex2, isCopperTechnology, partNumberSaysHalfMetre } from '../eeprom/bytes.js';
 import { decodeEeprom, standardOf } from '../eeprom/decode.js';
-import type { EepromDecode } from '../eeprom/decoded.js';
+import type { EepromDecode, ModuleExtras } from '../eeprom/decoded.js';
 import { assertNotFailedRead, readHexDump } from '../eeprom/hex-rows.js';
-import { cmd } from '../transport/commands.js';
-import { RemoteCommandError, type CommandRunner } from '../transport/types.js';
+import { normalLabel, readDiagnostics } from './module-diagnostics.js';
 
 const KIND = 'ethtool-module';
 
 // Which ethtool printed the text: label sets changed in 6.14 (module-info JSON rework).
 export type ModuleLabelStyle = 'ethtool<=6.11' | 'ethtool>=6.14' | 'unknown';
 
-// Identity as the decoded text states it, plus what the text reveals about the ethtool that printed it.
-export interface ModuleText extends CableIdentity {
+// Identity as the decoded text states it, plus what the text reveals about the ethtool that printed it, an optic's
+// fibre reach and the module's diagnostics (when it has monitors).
+export interface ModuleText extends CableIdentity, ModuleExtras {
   labelStyle: ModuleLabelStyle;
   transceiverTypes: string[];
   revisionComplianceText: string | null; // as printed; the byte-1 code is EepromDecode.revisionCompliance
@@ -125,12 +125,22 @@ function fromFields(
   }
 
   let lengthM: number | null = null;
+  let om4: { om4LinkLengthM: number | null } | null = null;
   if (standard === 'SFF-8636') {
     const f = one('Length (Copper or Active cable)');
     if (f) {
       const m = /^(\d+)m$/.exec(f.value);
       if (!m) throw new ParseError(KIND, f.line, `cable length "${f.value}" is not "<n>m"`);
       lengthM = Number(m[1]) || null;
+      // A pluggable optic (optical transmitter, separable connector): the byte is its OM4 reach, not a cable length.
+      const connector = one('Connector')?.value ?? '';
+      const code = /^0x([0-9a-fA-F]{2})\b/.exec(connector);
+      if (lengthM !== null && techCode !== null && !copper && code && parseInt(code[1]!, 16) !== NO_SEPARABLE_CONNECTOR) {
+        const reach = om4ReachOfByte146(lengthM, connector);
+        om4 = { om4LinkLengthM: reach.om4LinkLengthM };
+        anomalies.push(reach.note);
+        lengthM = null;
+      }
     }
     const a = attenuationDb;
     if (
@@ -179,6 +189,10 @@ function fromFields(
     if (note) anomalies.push(note);
   }
 
+  const diagnostics = readDiagnostics(
+    [...fields].flatMap(([label, list]) => list.map((f) => ({ label: normalLabel(label), value: f.value, line: f.line }))).sort((a, b) => a.line - b.line),
+  );
+
   return {
     standard,
     identifier,
@@ -190,19 +204,13 @@ function fromFields(
     vendorSn: vendor['Vendor SN'],
     dateCode: vendor['Date code'],
     lengthM,
+    ...om4,
     attenuationDb,
     ...(techCode !== null && techCode < 16 ? { transmitterTechnology: TRANSMITTER_TECHNOLOGY[techCode]! } : {}),
     anomalies,
     labelStyle,
     transceiverTypes,
     revisionComplianceText: (one('Revision Compliance') ?? one('Revision compliance'))?.value ?? null,
+    ...(diagnostics && { diagnostics }),
   };
-}
-
-// Run `sudo -n ethtool -m IF` and parse it; netlink warnings on stderr mean the read failed (ParseError).
-export async function readEthtoolModule(runner: CommandRunner, iface: string): Promise<ModuleText | EepromDecode> {
-  const result = await runner.run(cmd.ethtoolModule(iface));
-  if (result.exitCode !== 0) throw new RemoteCommandError(runner.node, result);
-  assertNotFailedRead(result.stderr, KIND);
-  return parseEthtoolModule(result.stdout);
 }

@@ -6,9 +6,7 @@
 // and CRLF line ends are tolerated; anything else (duplicates, "-1", "N/A", >= 2^64, no counter) is a ParseError.
 import { ParseError } from '../domain/errors.js';
 import { parseU64, type U64 } from '../domain/u64.js';
-import type { CommandRunner } from '../transport/types.js';
-import { clip, readParsed } from './read.js';
-import { cmd } from '../transport/commands.js';
+import { clip } from './read.js';
 
 const KIND = 'ethtool-stats';
 const HEADER = 'NIC statistics:';
@@ -99,9 +97,4 @@ function laneCounters(found: { lane: number; value: U64; line: number }[]): U64[
     lanes.push(v.value);
   }
   return lanes;
-}
-
-// The sampler's one call: run `ethtool -S <iface>` on the node and parse it (non-zero exit = RemoteCommandError).
-export async function readEthtoolStats(runner: CommandRunner, iface: string): Promise<EthtoolStats> {
-  return readParsed(runner, cmd.ethtoolStats(iface), parseEthtoolStats);
 }

@@ -1,4 +1,5 @@
 import { ParseError } from '../domain/errors.js';
+import { resultRank, stripLauncherPrefix, type LauncherPrefix } from './launcher-prefix.js';
 
 const KIND = 'ib_write_bw';
 
@@ -25,6 +26,7 @@ export interface IbWriteBwResult {
   peakMeasured: boolean;
   rows: IbWriteBwRow[];
   notes: string[]; // lines before the table that are not header fields (e.g. "Using sampled CPU speed ...")
+  launcher?: LauncherPrefix; // only when the lines carried an srun --label or mpirun --tag-output prefix
 }
 
 const DASHES = /^-{20,}$/;
@@ -52,9 +54,12 @@ function unitOf(printed: string): PerftestUnit {
   return printed === 'Gb' ? 'Gb/s' : printed === 'MB' ? 'MB/s' : 'MiB/s';
 }
 
-// Parse ib_write_bw stdout (stderr may be merged); a header without a result row is an error even with exit 0.
+// Parse ib_write_bw stdout (stderr may be merged); a header without a result row is an error even with exit 0. A
+// launcher prefix (srun --label, mpirun --tag-output) is taken off first; the run's lines must come from one rank.
 export function parseIbWriteBw(text: string): IbWriteBwResult {
-  const lines = text.split('\n');
+  const unprefixed = stripLauncherPrefix(text, KIND);
+  const lines = unprefixed.lines;
+  const result = resultRank(unprefixed, KIND, 'ib_write_bw run'); // the title, header fields and rows: one run printed them
   let test: string | null = null;
   let bidirectional = false;
   let device: string | null = null;
@@ -82,6 +87,7 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
     if (unit === null) {
       const title = TITLE.exec(line);
       if (title) {
+        result.take(i);
         test = title[1]!;
         bidirectional = title[2] !== undefined;
         continue;
@@ -93,11 +99,13 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
       }
       const header = RESULT_HEADER.exec(line);
       if (header) {
+        result.take(i);
         if (header[1] !== header[2]) throw new ParseError(KIND, n, `peak and average units differ (${header[1]} vs ${header[2]})`);
         unit = unitOf(header[1]!);
         continue;
       }
       if (HEADER_FIELD.test(line)) {
+        result.take(i);
         const dev = /(?:^|\s)Device\s*:\s*(\S+)/.exec(line);
         if (dev) device = dev[1]!;
         if (/^TX depth\s*:/.test(line)) txDepth = true;
@@ -109,6 +117,7 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
       continue;
     }
     // Inside or after the result table only rows (and the noise skipped above) may appear.
+    result.take(i);
     if (tableClosed) throw new ParseError(KIND, n, `unexpected line after the result table: "${line.slice(0, 80)}"`);
     const cols = line.split(/\s+/);
     if (!INT.test(cols[0]!)) throw new ParseError(KIND, n, `unexpected line in the result table: "${line.slice(0, 80)}"`);
@@ -138,5 +147,6 @@ export function parseIbWriteBw(text: string): IbWriteBwResult {
   }));
   // The server prints a "Waiting for client" banner; TX depth is client-only unless bidirectional.
   const role = waiting ? 'server' : txDepth && !bidirectional ? 'client' : null;
-  return { test, bidirectional, device, role, unit: u, peakMeasured, rows, notes };
+  const launcher = result.launcher();
+  return { test, bidirectional, device, role, unit: u, peakMeasured, rows, notes, ...(launcher && { launcher }) };
 }

@@ -1,31 +1,43 @@
 import { ParseError } from '../domain/errors.js';
+import { resultRank, stripLauncherPrefix, type LauncherPrefix } from './launcher-prefix.js';
 
 const KIND = 'nccl';
 
-// One half (out-of-place or in-place) of a nccl-tests row; GB/s = 1e9 bytes/s; wrong is null when checking was off.
+// One half (out-of-place or in-place) of a nccl-tests row; GB/s = 1e9 bytes/s. wrong (elements that failed the check,
+// nccl-tests >= 2.13) is null when checking was off or the table has an `error` column instead; maxError is that older
+// column (the largest deviation found, e.g. 2e-07; null when checking was off) and is present only in that layout.
 export interface NcclHalf {
   timeUs: number;
   algbwGBs: number;
   busbwGBs: number;
   wrong: number | null;
+  maxError?: number | null;
 }
 
-// One message size of a nccl-tests table.
+// One message size of a nccl-tests table; redop and root are null where the table has no such column (before 2.13
+// each collective printed only its own: all_gather neither, broadcast root only, all_reduce redop only).
 export interface NcclRow {
   size: number;
   count: number;
   type: string;
-  redop: string;
-  root: number;
+  redop: string | null;
+  root: number | null;
   outOfPlace: NcclHalf;
   inPlace: NcclHalf;
 }
+
+// Which table layout nccl-tests printed, read from its header: since 2.13 (2022) every collective prints size count
+// type redop root and a `#wrong` count per half; before, each collective printed its own leading columns and a float
+// `error` (max deviation). docs/formats.md §6b.
+export type NcclTableLayout = 'nccl-tests>=2.13' | 'nccl-tests<2.13';
 
 // A nccl-tests run plus what NCCL_DEBUG=INFO said about the network: one device name or Socket means a setup fault.
 // A debug-only excerpt (NCCL lines, no table) parses to rows [] and avgBusBandwidthGBs null; rows pasted without the
 // table header are read in nccl-tests' default 13-column layout.
 export interface NcclResult {
   collective: string | null;
+  tableLayout?: NcclTableLayout; // only when a table (header or rows) was read
+  launcher?: LauncherPrefix; // only when the lines carried an srun --label or mpirun --tag-output prefix
   version?: string; // nccl-tests version, from `# nccl-tests version X`
   ncclVersion?: string; // NCCL library version, from `NCCL version X` (bare or INFO line)
   rows: NcclRow[];
@@ -46,6 +58,7 @@ export interface NcclRank {
   network: 'IB' | 'Socket' | null;
   devices: string[];
   ip: string | null; // the OOB / bootstrap address (`OOB enp1s0f1np1:192.168.100.10<0>`)
+  launcherRank?: number; // the rank the launcher prefix of this process's lines named
 }
 
 interface NetSeen {
@@ -94,51 +107,87 @@ const NCCL_LINE = /^(?:.*?\s)?NCCL (INFO|WARN|TRACE|ABORT)(?: (.*))?$/;
 const BARE_VERSION = /^NCCL version (\S+)\s*$/;
 const NUM = /^-?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const INT = /^-?\d+$/;
-const HALF_COLUMNS = ['time', 'algbw', 'busbw', '#wrong'] as const;
+const UNSIGNED = /^(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i; // times and bandwidths, never negative
+// Where one half's cells are; `check` is `#wrong` (>= 2.13) or `error` (before).
+interface HalfColumns {
+  time: number;
+  algbw: number;
+  busbw: number;
+  check: number;
+}
 
 interface Columns {
   count: number;
-  halves: [Record<(typeof HALF_COLUMNS)[number], number>, Record<(typeof HALF_COLUMNS)[number], number>];
+  layout: NcclTableLayout;
+  redop: number | null;
+  root: number | null;
+  halves: [HalfColumns, HalfColumns];
 }
 
-// Map the `# size count type redop root time algbw busbw #wrong ...` header to column indexes (extra columns allowed).
+// Map the `# size count type [redop] [root] time algbw busbw #wrong|error ...` header to column indexes (extra
+// columns allowed): the leading columns name what each collective printed, the check column names the layout.
 function readColumns(tokens: string[], line: number): Columns {
-  const fixed = ['size', 'count', 'type', 'redop', 'root'];
-  fixed.forEach((name, i) => {
+  ['size', 'count', 'type'].forEach((name, i) => {
     if (tokens[i] !== name) throw new ParseError(KIND, line, `column ${i + 1} of the table header must be "${name}"`);
   });
-  const find = (name: string): [number, number] => {
-    const alias = name === 'time' ? ['time', 'cputime'] : [name];
-    const at = tokens.flatMap((t, i) => (alias.includes(t) ? [i] : []));
-    if (at.length !== 2) throw new ParseError(KIND, line, `table header must have "${name}" twice (out-of-place, in-place)`);
+  let next = 3;
+  const optional = (name: string): number | null => (tokens[next] === name ? next++ : null);
+  const redop = optional('redop');
+  const root = optional('root');
+  if (tokens[next] !== 'time' && tokens[next] !== 'cputime') {
+    throw new ParseError(
+      KIND,
+      line,
+      `column ${next + 1} of the table header must be "redop", "root" or "time", not ${JSON.stringify(tokens[next]?.slice(0, 20) ?? '')}`,
+    );
+  }
+  const twice = (names: string[], say: string): [number, number] | null => {
+    const at = tokens.flatMap((t, i) => (names.includes(t) ? [i] : []));
+    if (at.length === 0) return null;
+    if (at.length !== 2) throw new ParseError(KIND, line, `table header must have ${say} twice (out-of-place, in-place)`);
     return [at[0]!, at[1]!];
   };
-  const idx = Object.fromEntries(HALF_COLUMNS.map((c) => [c, find(c)])) as Record<(typeof HALF_COLUMNS)[number], [number, number]>;
-  const half = (k: 0 | 1) => ({ time: idx.time[k], algbw: idx.algbw[k], busbw: idx.busbw[k], '#wrong': idx['#wrong'][k] });
-  return { count: tokens.length, halves: [half(0), half(1)] };
+  const need = (names: string[], say: string): [number, number] => {
+    const at = twice(names, say);
+    if (!at) throw new ParseError(KIND, line, `table header must have ${say} twice (out-of-place, in-place)`);
+    return at;
+  };
+  const time = need(['time', 'cputime'], '"time"');
+  const algbw = need(['algbw'], '"algbw"');
+  const busbw = need(['busbw'], '"busbw"');
+  const wrong = twice(['#wrong'], '"#wrong"');
+  const error = twice(['error'], '"error"');
+  if (!wrong === !error) throw new ParseError(KIND, line, 'table header must have "#wrong" (nccl-tests >= 2.13) or "error" (before 2.13) twice');
+  const check = (wrong ?? error)!;
+  const half = (k: 0 | 1): HalfColumns => ({ time: time[k], algbw: algbw[k], busbw: busbw[k], check: check[k] });
+  return { count: tokens.length, layout: wrong ? 'nccl-tests>=2.13' : 'nccl-tests<2.13', redop, root, halves: [half(0), half(1)] };
 }
 
-// The layout every nccl-tests collective prints by default (util.cu): size count type redop root, then time algbw busbw
-// #wrong out-of-place and in-place. Rows pasted without their header (bug reports keep the table rows and the
-// `# Avg bus bandwidth` trailer only) are read with it when they have exactly this shape.
-const DEFAULT_COLUMNS: Columns = {
-  count: 13,
-  halves: [
-    { time: 5, algbw: 6, busbw: 7, '#wrong': 8 },
-    { time: 9, algbw: 10, busbw: 11, '#wrong': 12 },
-  ],
-};
+const halvesFrom = (first: number): [HalfColumns, HalfColumns] => [
+  { time: first, algbw: first + 1, busbw: first + 2, check: first + 3 },
+  { time: first + 4, algbw: first + 5, busbw: first + 6, check: first + 7 },
+];
+
+// The row shapes read without a header (bug reports keep the table rows and the `# Avg bus bandwidth` trailer only),
+// each only when a row has exactly its shape: every collective since nccl-tests 2.13 (util.cu: size count type redop
+// root, then time algbw busbw #wrong out-of-place and in-place), and all_reduce before 2.13 (size count type redop,
+// then time algbw busbw error twice).
+const HEADERLESS: Columns[] = [
+  { count: 13, layout: 'nccl-tests>=2.13', redop: 3, root: 4, halves: halvesFrom(5) },
+  { count: 12, layout: 'nccl-tests<2.13', redop: 3, root: null, halves: halvesFrom(4) },
+];
 const WORD = /^[a-z][a-z0-9_]*$/;
 
-// A row of the default table shape: integers where the header has size, count and root, names for type and redop,
-// numbers for time, algbw and busbw, a number or N/A for #wrong.
-function hasDefaultShape(cells: string[]): boolean {
-  if (cells.length !== DEFAULT_COLUMNS.count) return false;
-  const [size, count, type, redop, root] = cells as [string, string, string, string, string];
-  if (!/^\d+$/.test(size) || !/^\d+$/.test(count) || !INT.test(root) || !WORD.test(type) || !WORD.test(redop)) return false;
-  return DEFAULT_COLUMNS.halves.every(
-    (h) => [h.time, h.algbw, h.busbw].every((i) => NUM.test(cells[i]!)) && (cells[h['#wrong']] === 'N/A' || NUM.test(cells[h['#wrong']]!)),
-  );
+// A row in a headerless shape: integers where the shape has size, count and root, names for type and redop, numbers
+// for time, algbw and busbw, N/A or a count of wrong elements (>= 2.13) or a deviation (before) in the check column.
+function hasShape(cells: string[], cols: Columns): boolean {
+  if (cells.length !== cols.count) return false;
+  const [size, count, type] = cells as [string, string, string];
+  if (!/^\d+$/.test(size) || !/^\d+$/.test(count) || !WORD.test(type)) return false;
+  if (cols.redop !== null && !WORD.test(cells[cols.redop]!)) return false;
+  if (cols.root !== null && !INT.test(cells[cols.root]!)) return false;
+  const check = (c: string) => c === 'N/A' || (NUM.test(c) && (cols.layout === 'nccl-tests<2.13' || Number.isInteger(Number(c))));
+  return cols.halves.every((h) => [h.time, h.algbw, h.busbw].every((i) => UNSIGNED.test(cells[i]!)) && check(cells[h.check]!));
 }
 
 function num(cell: string, what: string, line: number): number {
@@ -150,46 +199,59 @@ function readRow(cells: string[], cols: Columns, line: number): NcclRow {
   if (cells.length !== cols.count) {
     throw new ParseError(KIND, line, `table row has ${cells.length} columns, the header has ${cols.count}`);
   }
-  const [size, count, type, redop, root] = cells as [string, string, string, string, string];
+  const [size, count, type] = cells as [string, string, string];
+  const root = cols.root === null ? null : cells[cols.root]!;
   for (const [v, what] of [
     [size, 'size'],
     [count, 'count'],
     [root, 'root'],
   ] as const) {
-    if (!INT.test(v)) throw new ParseError(KIND, line, `${what} is not an integer: "${v.slice(0, 40)}"`);
+    if (v !== null && !INT.test(v)) throw new ParseError(KIND, line, `${what} is not an integer: "${v.slice(0, 40)}"`);
   }
   const half = (k: 0 | 1): NcclHalf => {
     const c = cols.halves[k];
-    const wrong = cells[c['#wrong']]!;
+    const raw = cells[c.check]!;
+    const check = raw === 'N/A' ? null : num(raw, cols.layout === 'nccl-tests>=2.13' ? '#wrong' : 'error', line);
     return {
       timeUs: num(cells[c.time]!, 'time', line),
       algbwGBs: num(cells[c.algbw]!, 'algbw', line),
       busbwGBs: num(cells[c.busbw]!, 'busbw', line),
-      wrong: wrong === 'N/A' ? null : num(wrong, '#wrong', line),
+      ...(cols.layout === 'nccl-tests>=2.13' ? { wrong: check } : { wrong: null, maxError: check }),
     };
   };
-  return { size: Number(size), count: Number(count), type, redop, root: Number(root), outOfPlace: half(0), inPlace: half(1) };
+  return {
+    size: Number(size),
+    count: Number(count),
+    type,
+    redop: cols.redop === null ? null : cells[cols.redop]!,
+    root: root === null ? null : Number(root),
+    outOfPlace: half(0),
+    inPlace: half(1),
+  };
 }
 
 function addDistinct(list: string[], name: string): void {
   if (!list.includes(name)) list.push(name);
 }
 
-// Parse nccl-tests output with NCCL_DEBUG lines and launcher noise (mpirun, ssh, X11 authorization) interleaved.
+// Parse nccl-tests output with NCCL_DEBUG lines and launcher noise (mpirun, ssh, X11 authorization) interleaved, in
+// either table layout, with or without a launcher prefix (srun --label, mpirun --tag-output) on its lines.
 export function parseNccl(text: string): NcclResult {
-  const lines = text.split('\n');
+  const unprefixed = stripLauncherPrefix(text, KIND);
+  const lines = unprefixed.lines;
   let collective: string | null = null;
   let version: string | undefined;
   let ncclVersion: string | undefined;
   let cols: Columns | null = null;
-  let headerless = false; // rows read in the default layout because no header came first
+  let headerless: Columns | null = null; // the shape rows were read in because no header came first
   const rows: NcclRow[] = [];
+  const result = resultRank(unprefixed, KIND, 'nccl-tests table'); // the header, rows and footer: one rank printed them
   let avg: number | null = null;
   let avgOk: boolean | undefined;
   let outOfBounds: { count: number; ok: boolean } | undefined;
   let ncclLines = 0;
   const all = emptySeen();
-  const perRank = new Map<string, { host: string; pid: number; seen: NetSeen }>();
+  const perRank = new Map<string, { host: string; pid: number; seen: NetSeen; launcherRank: number | null; line: number }>();
 
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
@@ -206,8 +268,16 @@ export function parseNccl(text: string): NcclResult {
       const who = RANK_PREFIX.exec(line);
       if (who) {
         const key = `${who[1]}:${who[2]}`;
+        const launcherRank = unprefixed.ranks[i] ?? null;
         let r = perRank.get(key);
-        if (!r) perRank.set(key, (r = { host: who[1]!, pid: Number(who[2]), seen: emptySeen() }));
+        if (!r) perRank.set(key, (r = { host: who[1]!, pid: Number(who[2]), seen: emptySeen(), launcherRank, line: n }));
+        else if (r.launcherRank !== launcherRank) {
+          throw new ParseError(
+            KIND,
+            n,
+            `process ${key} under launcher rank ${launcherRank ?? 'none'}, but line ${r.line} put it under rank ${r.launcherRank ?? 'none'}: one process is one rank`,
+          );
+        }
         noteNet(r.seen, msg);
       }
       continue;
@@ -227,15 +297,18 @@ export function parseNccl(text: string): NcclResult {
       else if (tokens[0] === 'size' && tokens.includes('busbw')) {
         if (cols) throw new ParseError(KIND, n, 'a second table header: one nccl-tests run per text');
         cols = readColumns(tokens, n);
+        result.take(i);
       } else if (body.startsWith('Out of bounds values')) {
         m = /^Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)$/.exec(body);
         if (!m) throw new ParseError(KIND, n, `cannot read "${body.slice(0, 60)}"`);
         outOfBounds = { count: Number(m[1]), ok: m[2] === 'OK' };
+        result.take(i);
       } else if (body.startsWith('Avg bus bandwidth')) {
         m = /^Avg bus bandwidth\s*:\s*(\S+)(?:\s+(OK|FAILED))?$/.exec(body);
         if (!m) throw new ParseError(KIND, n, `cannot read "${body.slice(0, 60)}"`);
         avg = num(m[1]!, 'Avg bus bandwidth', n);
         if (m[2]) avgOk = m[2] === 'OK';
+        result.take(i);
       }
       // Other comment lines (device list, units row, banners) carry nothing the harness needs.
       continue;
@@ -249,15 +322,18 @@ export function parseNccl(text: string): NcclResult {
     const cells = line.split(/\s+/);
     if (!/^\d+$/.test(cells[0]!)) continue;
     if (avg !== null || outOfBounds !== undefined) continue;
-    if (cols !== null) rows.push(readRow(cells, cols, n));
-    else if (hasDefaultShape(cells)) {
-      headerless = true;
-      rows.push(readRow(cells, DEFAULT_COLUMNS, n));
+    const shape: Columns | undefined = cols ?? headerless ?? HEADERLESS.find((c) => hasShape(cells, c));
+    if (shape !== undefined && (shape === cols || hasShape(cells, shape))) {
+      if (shape !== cols) headerless = shape;
+      rows.push(readRow(cells, shape, n));
+      result.take(i);
     } else if (cells.length >= 5) {
       throw new ParseError(
         KIND,
         n,
-        `table row before the "# size count type ..." header, and not in the ${DEFAULT_COLUMNS.count}-column shape of a nccl-tests row`,
+        headerless
+          ? `table row not in the ${headerless.count}-column shape of the rows above it`
+          : 'table row before the "# size count type ..." header, and not in the 13-column shape of a nccl-tests row (or the 12-column all_reduce shape before nccl-tests 2.13)',
       );
     }
   }
@@ -266,11 +342,21 @@ export function parseNccl(text: string): NcclResult {
   if (rows.length === 0 && avg === null && ncclLines === 0) {
     throw new ParseError(KIND, Math.max(1, lines.length), 'no nccl-tests result row, no "# Avg bus bandwidth" footer and no NCCL debug line');
   }
+  const launcher = result.launcher();
   const { network, devices: netDevices } = networkOf(all);
-  const ranks: NcclRank[] = [...perRank.values()].map((r) => ({ host: r.host, pid: r.pid, ...networkOf(r.seen), ip: r.seen.ip }));
+  const ranks: NcclRank[] = [...perRank.values()].map((r) => ({
+    host: r.host,
+    pid: r.pid,
+    ...networkOf(r.seen),
+    ip: r.seen.ip,
+    ...(r.launcherRank !== null && { launcherRank: r.launcherRank }),
+  }));
+  const layout = (cols ?? headerless)?.layout;
 
   return {
     collective,
+    ...(layout !== undefined && { tableLayout: layout }),
+    ...(launcher && { launcher }),
     ...(version !== undefined && { version }),
     ...(ncclVersion !== undefined && { ncclVersion }),
     rows,

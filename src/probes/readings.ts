@@ -33,7 +33,7 @@ export function readings(): readonly ReadingProbe[] {
   return READINGS;
 }
 
-// Add a reading; returns the function that removes it again (tests register theirs for one run).
+/** Add a reading; returns the function that removes it again (tests register theirs for one run). @internal */
 export function registerReading(r: ReadingProbe): () => void {
   if (!ID.test(r.id)) throw new Error(`reading id ${JSON.stringify(r.id)}: expected lower-case words joined by '-'`);
   if (READINGS.some((x) => x.id === r.id)) throw new Error(`reading ${r.id} is already registered`);

@@ -31,7 +31,7 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   ib_write_bw: { parse: parseIbWriteBw, describe: 'ib_write_bw client or server output' },
   nccl: { parse: parseNccl, describe: 'nccl-tests *_perf output, with NCCL_DEBUG=INFO lines' },
   ibdev2netdev: { parse: parseIbdev2netdev, describe: 'ibdev2netdev [-v]' },
-  'rdma-link': { parse: parseRdmaLink, describe: 'rdma link show' },
+  'rdma-link': { parse: parseRdmaLink, describe: 'rdma link show (the link-keyword or the older index-prefixed layout)' },
   'nvidia-smi': { parse: parseNvidiaSmi, describe: 'nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]' },
   hwmon: { parse: parseHwmon, describe: 'grep -H . /sys/class/hwmon/hwmon*/{name,temp*_label,temp*_input}' },
   'mget-temp': { parse: parseMgetTemp, describe: 'mget_temp -d <dev>' },

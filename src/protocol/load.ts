@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../domain/errors.js';
-import type { Limit } from '../domain/limit.js';
 import type { Protocol } from './types.js';
 import { validateProtocol, type ValidateOptions } from './validate.js';
 import { nestingExceeds } from '../domain/json-depth.js';
@@ -33,11 +32,4 @@ export function loadProtocol(path: string): Protocol {
     throw new UsageError(`${path}: cannot read protocol file (${code})`);
   }
   return parseProtocol(bytes, path);
-}
-
-// The limit for a rule id; every rule is guaranteed present by validation.
-export function limitOf(protocol: Pick<Protocol, 'limits'>, rule: string): Limit {
-  const l = protocol.limits.find((x) => x.rule === rule);
-  if (!l) throw new UsageError(`protocol ${'name' in protocol ? String(protocol.name) : ''}: no limit "${rule}"`);
-  return l;
 }

@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { limitsSchema } from '../rules/docs.js';
-import { RULES, type RuleDeclaration } from '../rules/registry.js';
+import type { RuleDeclaration } from '../rules/registry.js';
+import { RULES } from '../rules/versions.js';
 
 // src/protocol and dist/protocol are both two levels below the package root, beside protocols/.
 export const SCHEMA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'protocols', 'protocol.schema.json');

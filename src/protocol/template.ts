@@ -14,8 +14,3 @@ export function renderCommand(template: string, values: Record<string, string | 
   });
   return out.replace(/\s+/g, ' ').trim();
 }
-
-// ib_write_bw's {bidirectional} placeholder: `-b` or nothing.
-export function bidirectionalFlag(on: boolean): string {
-  return on ? '-b' : '';
-}

@@ -1,5 +1,5 @@
 import type { Limit } from '../domain/limit.js';
-import { RULES } from '../rules/registry.js';
+import { RULES } from '../rules/versions.js';
 
 // The phase kinds the run orchestrator knows how to execute, in the order a burn-in uses them.
 export const PHASE_KINDS = ['preflight', 'identity', 'loopback', 'ib_write_bw', 'nccl', 'soak'] as const;
@@ -23,8 +23,7 @@ export interface LoopbackPhase {
   name: string;
   kind: 'loopback';
   durationS: number;
-  msgSize: number;
-  floorGbps: number; // below this on any rail the run is ERROR (setup), not a cable FAIL
+  msgSize: number; // below the loopback-floor limit on any rail the run is ERROR (setup), not a cable FAIL
 }
 
 // Both rails loaded at once across the cable; the per-rail rows are summed.
@@ -51,8 +50,7 @@ export interface SoakPhase {
   gpuLoad: boolean;
   linkLoad: boolean; // ib_write_bw on both rails during the soak (default true)
   msgSize: number;
-  bidirectional: boolean;
-  gpuUtilMinPct?: number; // required when gpuLoad: below it the run is ERROR (GPUs were not loaded)
+  bidirectional: boolean; // a GPU-loaded soak below the gpu-util-min limit is ERROR (GPUs were not loaded)
 }
 
 export type Phase = PreflightPhase | IdentityPhase | LoopbackPhase | IbWriteBwPhase | NcclPhase | SoakPhase;
@@ -111,6 +109,7 @@ export const GPU_LOAD_PLACEHOLDERS = ['durationS'] as const;
 // the loader reads it as the lane-ratio rule's holdS (ticks x samplingIntervalS) and notes it.
 export interface EarlyStopConfig {
   keepSamplingS: number; // keep sampling this long after the decision, for the record
+  laneRatioConsecutiveTicks?: number; // as a version 1 file wrote it: what version 1's watch counts
 }
 
 // Tolerances for comparing a run with an earlier run of the same cable (used by later tooling).

@@ -3,7 +3,8 @@
 // what is allowed. Then the defaults are filled in.
 import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
-import { LIMIT_KEYS, RULES, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
+import { LIMIT_KEYS, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
+import { RULES } from '../rules/versions.js';
 import { protocolValidator } from './schema.js';
 import { describeValue, isRangeError, problemOf, relevantErrors } from './schema-message.js';
 import { commandProblems, phaseOrderProblems, samplingProblems } from './semantics.js';
@@ -142,13 +143,12 @@ function limits(r: Reader, entries: Obj[], rules: readonly RuleDeclaration[]): L
   return out;
 }
 
-// One phase with its defaults: message size, both directions, link load on, floor and GPU minimum from the limits.
-function phase(o: Obj, lim: Limit[]): Phase {
+// One phase with its defaults: message size, both directions, link load on.
+function phase(o: Obj): Phase {
   const name = o['name'] as string;
   const msgSize = (o['msgSize'] as number | undefined) ?? DEFAULT_MSG_SIZE;
   const bidirectional = (o['bidirectional'] as boolean | undefined) ?? true;
   const durationS = o['durationS'] as number;
-  const limitFail = (rule: string) => lim.find((l) => l.rule === rule)?.fail;
   const kind = o['kind'] as Phase['kind'];
   switch (kind) {
     case 'preflight':
@@ -156,16 +156,30 @@ function phase(o: Obj, lim: Limit[]): Phase {
     case 'nccl':
       return durationS === undefined ? { name, kind } : { name, kind, durationS };
     case 'loopback':
-      return { name, kind, durationS, msgSize, floorGbps: (o['floorGbps'] as number | undefined) ?? limitFail('loopback-floor') ?? 0 };
+      return { name, kind, durationS, msgSize };
     case 'ib_write_bw':
       return { name, kind, durationS, msgSize, bidirectional };
-    case 'soak': {
-      const gpuLoad = o['gpuLoad'] as boolean;
-      const p: Phase = { name, kind, durationS, gpuLoad, linkLoad: (o['linkLoad'] as boolean | undefined) ?? true, msgSize, bidirectional };
-      const min = (o['gpuUtilMinPct'] as number | undefined) ?? (gpuLoad ? limitFail('gpu-util-min') : undefined);
-      if (min !== undefined) p.gpuUtilMinPct = min;
-      return p;
-    }
+    case 'soak':
+      return { name, kind, durationS, gpuLoad: o['gpuLoad'] as boolean, linkLoad: (o['linkLoad'] as boolean | undefined) ?? true, msgSize, bidirectional };
+  }
+}
+
+// Protocols before the setup limits were declared once set them on the phases too (`floorGbps` of a loopback phase,
+// `gpuUtilMinPct` of a GPU-loaded soak), and the phase's figure was the one checked: it becomes the rule's limit (the
+// strictest, should phases differ), noted where it differs from the limit the file gives.
+function phaseLimits(r: Reader, phases: Obj[], lim: Limit[]): void {
+  for (const [key, rule] of [
+    ['floorGbps', 'loopback-floor'],
+    ['gpuUtilMinPct', 'gpu-util-min'],
+  ] as const) {
+    const set = phases.map((p, i) => ({ v: p[key], i })).filter((x): x is { v: number; i: number } => typeof x.v === 'number');
+    const l = lim.find((x) => x.rule === rule);
+    if (!set.length || !l) continue;
+    const strictest = set.reduce((a, b) => (b.v > a.v ? b : a));
+    if (strictest.v === l.fail) continue;
+    r.notes.push(`phases[${strictest.i}].${key}: ${strictest.v} read as the ${rule} limit (the limits said ${l.fail}): the phase's figure is the one checked`);
+    l.fail = strictest.v;
+    if (l.marginal !== undefined && !(l.marginal > l.fail)) delete l.marginal;
   }
 }
 
@@ -174,10 +188,12 @@ function phase(o: Obj, lim: Limit[]): Phase {
 function earlyStop(r: Reader, es: Obj, lim: Limit[], entries: Obj[], intervalS: number): EarlyStopConfig {
   const out: EarlyStopConfig = { keepSamplingS: es['keepSamplingS'] as number };
   const ticks = es['laneRatioConsecutiveTicks'] as number | undefined;
-  if (ticks !== undefined) {
-    const lr = lim.find((l) => l.rule === 'lane-ratio');
+  if (ticks !== undefined) out.laneRatioConsecutiveTicks = ticks;
+  const lr = lim.find((l) => l.rule === 'lane-ratio');
+  // Rules that count ticks (version 1's watch) read them as written; rules with a hold in seconds convert them.
+  if (ticks !== undefined && lr?.params?.['holdS'] !== undefined) {
     const setInFile = entries.some((l) => l['rule'] === 'lane-ratio' && l['holdS'] !== undefined);
-    if (lr?.params && !setInFile) {
+    if (!setInFile) {
       const holdS = ticks * intervalS;
       lr.params = { ...lr.params, holdS };
       r.notes.push(
@@ -238,7 +254,8 @@ export function validateProtocol(json: unknown, file: string, opts: ValidateOpti
   const entries = o['limits'] as Obj[];
   const lim = limits(r, entries, rules);
 
-  const phases = (o['phases'] as Obj[]).map((p) => phase(p, lim));
+  phaseLimits(r, o['phases'] as Obj[], lim);
+  const phases = (o['phases'] as Obj[]).map((p) => phase(p));
   const seen = new Set<string>();
   phases.forEach((p, i) => {
     if (seen.has(p.name)) r.fail({ path: `phases[${i}].name`, expected: 'a name not used by an earlier phase', got: p.name });

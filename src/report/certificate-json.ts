@@ -54,7 +54,7 @@ export function buildCertificateDocument(
   return { body, signature: signBytes(labKey, canonicalJson(body)) };
 }
 
-// Hashes the run dir's journal and builds the document (what writeCertificateJson writes).
+// Hashes the run dir's journal and builds the document (writeCertificateDocument writes it).
 export async function certificateDocumentFor(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<CertificateDocument> {
   const file = basename(record.journal.file || 'journal.jsonl');
   const h = await hashFile(journalPath(dir, file));
@@ -64,11 +64,6 @@ export async function certificateDocumentFor(record: RunRecord, dir: string, ext
 // Writes an already built document next to the record.
 export async function writeCertificateDocument(doc: CertificateDocument, dir: string): Promise<string> {
   return writeFileAtomic(join(dir, `${documentBaseName(doc.body.outcome)}.json`), canonicalJson(doc) + '\n');
-}
-
-// Writes certificate.json (or run-report.json) into the run dir; one canonical line plus a newline.
-export async function writeCertificateJson(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<string[]> {
-  return [await writeCertificateDocument(await certificateDocumentFor(record, dir, extras), dir)];
 }
 
 // The re-grader: reads the run dir's journal again and returns the verdict the given rules version reaches.

@@ -1,6 +1,7 @@
 // What the registry says about itself, for people and editors: the JSON Schema of a protocol's `limits` and README's
 // verdict table. scripts/rule-docs.ts writes both into their files; test/rules/docs.test.ts checks they are current.
-import { LIMIT_KEYS, RULES, RULES_VERSION, type Bounds, type RuleDeclaration } from './registry.js';
+import { LIMIT_KEYS, type Bounds, type RuleDeclaration } from './registry.js';
+import { RULES, RULES_VERSION } from './versions.js';
 import { formatNumber } from './in-range.js';
 
 type Json = Record<string, unknown>;

@@ -1,7 +1,8 @@
 // OpenHTF-style InRange: a limit with a marginal band that grades a value and prints itself next to it.
 import type { Limit } from '../domain/limit.js';
 import type { Grade } from '../domain/outcome.js';
-import { ruleOf, type RuleDeclaration } from './registry.js';
+import type { RuleDeclaration } from './registry.js';
+import { ruleOf } from './versions.js';
 
 // Thresholds are the first bad value on the high side, so each band is half-open [a, b):
 //   max: FAIL when value >= fail, MARGINAL when value >= marginal (crc-errors fail 1 => one error fails; lane-ratio fails at exactly 1000)

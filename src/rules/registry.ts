@@ -1,16 +1,14 @@
 // Every rule a verdict is made of, declared once (the model is OpenHTF's measurement declaration): its id, unit, which
-// side is good, what its value is called, what to do when it is not PASS, its default limits and settings, how it is
-// measured, and the measuring. The protocol's limits and their validation, the JSON Schema's `limits`, the certificate's
-// labels, the advice and README's verdict table all derive from this list. Adding a rule is one entry here plus its test.
+// side is good, what its value is called, what to do when it is not PASS, its default limits, and the ways it has been
+// measured (its variants: how, with which settings, and the measuring itself). A rules version (src/rules/versions.ts)
+// picks one variant of each rule it grades with. The protocol's limits and their validation, the JSON Schema's
+// `limits`, the certificate's labels, the advice and README's verdict table all derive from this list.
 import type { Limit } from '../domain/limit.js';
 import type { Grade } from '../domain/outcome.js';
 import type { AnalysisRecord, BenchmarkRecord, LaneTempStats, NodePhaseStats } from '../domain/record.js';
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
+import { fecMarginOf } from '../analysis/analyze.js';
 import { growthText } from '../analysis/early-stop.js';
-
-// The grading rules this code applies. Every record and certificate names the version that produced it; version 1
-// (cablequal 0.1.0) is kept frozen in src/grading/v1 for certificates it signed.
-export const RULES_VERSION = 2;
 
 // The keys every limit entry of a protocol may have; a rule's settings (its `params`) come beside them.
 export const LIMIT_KEYS = { required: ['rule', 'fail'], optional: ['direction', 'marginal', 'unit', 'description'] } as const;
@@ -50,6 +48,7 @@ export interface MeasureInput {
   analysis: AnalysisRecord;
   benchmarks: BenchmarkRecord;
   loopbackFine: boolean; // loopback ran on every rail of every node and none was throttled (the setup checks say so)
+  loopbackNotThrottled: boolean; // loopback ran and no row was below its floor (rules version 1 asked no more)
   limit: Limit & { params: Readonly<Record<string, number>> };
   limitOf: (rule: string) => Limit;
   // Grade a value against the limit and say it: "margin 2.7 decades >= 2 (marginal below 2, fail below 1)".
@@ -58,22 +57,35 @@ export interface MeasureInput {
   say: (value: number, grade: Grade, valueText?: string) => string;
 }
 
-export interface RuleDeclaration {
+// One way of measuring a rule: how (for README, the schema and the operator), its settings, when it stops a run
+// early, the settings printed beside the limit, and the measuring (cable rules only).
+export interface MeasureVariant {
+  measured: string;
+  params: Readonly<Record<string, ParamDeclaration>>;
+  earlyStop?: string;
+  limitNote?: (params: Readonly<Record<string, number>>) => string;
+  measure?: (m: MeasureInput) => Check[];
+}
+
+// A rule as the registry declares it, with every variant of its measuring a rules version has used.
+export interface RuleDefinition {
   id: string;
   kind: 'cable' | 'setup'; // cable rules grade PASS/MARGINAL/FAIL; setup rules only make a run ERROR
-  since: number; // rules version that introduced it (an older protocol without it gets the defaults below)
   unit: string;
   direction: 'min' | 'max'; // 'min': the value must stay at or above; 'max': below
   label: string; // what its value is called in a sentence
   fail: number;
   marginal?: number;
   range: Bounds; // where `fail` and `marginal` may be set
-  params: Readonly<Record<string, ParamDeclaration>>;
-  measured: string; // how it is measured, for README, the schema and the operator
-  earlyStop?: string; // when it stops a run before its end
   advice: string; // what to do when it is not PASS
-  limitNote?: (params: Readonly<Record<string, number>>) => string; // settings printed beside the limit
-  measure?: (m: MeasureInput) => Check[]; // cable rules only
+  variants: Readonly<Record<string, MeasureVariant>>;
+}
+
+// A rule as a rules version grades with it: the definition with the variant the version picked, and the first version
+// that graded with the rule (an older protocol without it gets the defaults).
+export interface RuleDeclaration extends Omit<RuleDefinition, 'variants'>, MeasureVariant {
+  variant: string;
+  since: number;
 }
 
 // ---- ranges shared by several settings
@@ -107,11 +119,10 @@ function runawayOf(a: AnalysisRecord, node: string, lane: number | null): string
   return `; ${growthText(temp, lane, { growingDecades: 0, runawayDecades: 0 })}`;
 }
 
-function countRule(id: string, unit: string, label: string, measured: string, advice: string, count: (s: NodePhaseStats) => number): RuleDeclaration {
+function countRule(id: string, unit: string, label: string, measured: string, advice: string, count: (s: NodePhaseStats) => number): RuleDefinition {
   return {
     id,
     kind: 'cable',
-    since: 1,
     unit,
     direction: 'max',
     label,
@@ -122,15 +133,19 @@ function countRule(id: string, unit: string, label: string, measured: string, ad
       integer: true,
       why: 'a count: FAIL at 0 would fail every cable (0 >= 0); a million errors in one run is no qualification',
     },
-    params: {},
-    measured,
-    earlyStop: 'at once, in any phase',
     advice,
-    measure: (m) =>
-      m.analysis.perNodePhase.map((s) => {
-        const v = count(s);
-        return { value: v, ...m.check(v), node: s.node, phase: s.phase };
-      }),
+    variants: {
+      count: {
+        measured,
+        params: {},
+        earlyStop: 'at once, in any phase',
+        measure: (m) =>
+          m.analysis.perNodePhase.map((s) => {
+            const v = count(s);
+            return { value: v, ...m.check(v), node: s.node, phase: s.phase };
+          }),
+      },
+    },
   };
 }
 
@@ -200,9 +215,46 @@ function ratioText(m: MeasureInput, value: number, grade: Grade, againstZero: bo
   return `${m.say(value, grade, v)}${againstZero ? ' (the other lanes had no errors: a lower bound)' : ''}${why ? `; ${why}` : ''}${tail}`;
 }
 
+// ---- measuring shared by variants
+
+// Rules version 1's FEC margin of one receiver over one phase: the worse of its lanes' and its corrected bits' 95%
+// upper bounds, graded against the limit as one value.
+function worstUpperBound(m: MeasureInput, s: NodePhaseStats): Check | null {
+  const fm = fecMarginOf(s);
+  if (!fm) return null;
+  const c = m.check(fm.decades);
+  const l = fm.lane === null ? null : s.laneStats[fm.lane];
+  const source =
+    fm.lane === null
+      ? `from corrected bits (${s.correctedBits} over ${Math.round(s.seconds)} s)`
+      : l
+        ? `${l.errors} pre-FEC errors over ${Math.round(s.seconds)} s, BER upper bound ${l.berUb95.toExponential(2)}`
+        : '';
+  return {
+    value: fm.decades,
+    ...c,
+    text: source ? `${c.text}; ${source}` : c.text,
+    node: s.node,
+    phase: s.phase,
+    ...(fm.lane !== null ? { lane: fm.lane } : {}),
+  };
+}
+
+// The throughput of both rails as one figure: the median of each rail summed.
+function sumOfRails(m: MeasureInput, bw: NonNullable<BenchmarkRecord['ibWriteBw']>): Check {
+  const c = m.check(bw.sumMedianGbps);
+  return { value: bw.sumMedianGbps, ...c, text: `${c.text}; median of ${bw.perRail.length} rails summed` };
+}
+
+const FEC_MARGIN_RANGE: Bounds = {
+  min: 0,
+  max: 12,
+  why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass',
+};
+
 // ---- the rules
 
-export const RULES: readonly RuleDeclaration[] = [
+export const RULE_DEFINITIONS: readonly RuleDefinition[] = [
   countRule(
     'crc-errors',
     'errors',
@@ -230,70 +282,73 @@ export const RULES: readonly RuleDeclaration[] = [
   {
     id: 'fec-margin',
     kind: 'cable',
-    since: 1,
     unit: 'decades',
     direction: 'min',
     label: 'margin',
     fail: 1,
     marginal: 2,
-    range: {
-      min: 0,
-      max: 12,
-      why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass',
-    },
-    params: {},
-    measured:
-      'decades between the RS(544,514) design input BER 2.4e-4 and the worst lane of each receiver over each soak: MARGINAL when the 95% upper bound of its BER is within the marginal band, FAIL only when even its 95% lower bound is beyond the fail line',
+    range: FEC_MARGIN_RANGE,
     advice: 'pre-FEC errors are close to what RS-FEC can correct',
-    measure: (m) =>
-      gradedOf(m.analysis)
-        .map((s) => fecMargin(m, s))
-        .filter((c): c is Check => c !== null),
+    variants: {
+      'worst-upper-bound': {
+        measured:
+          'decades between the RS(544,514) design input BER 2.4e-4 and the 95% upper bound of the BER of the worst lane (or of the corrected bits) of each receiver over each phase',
+        params: {},
+        measure: (m) => m.analysis.perNodePhase.map((s) => worstUpperBound(m, s)).filter((c): c is Check => c !== null),
+      },
+      bounds: {
+        measured:
+          'decades between the RS(544,514) design input BER 2.4e-4 and the worst lane of each receiver over each soak: MARGINAL when the 95% upper bound of its BER is within the marginal band, FAIL only when even its 95% lower bound is beyond the fail line',
+        params: {},
+        measure: (m) =>
+          gradedOf(m.analysis)
+            .map((s) => fecMargin(m, s))
+            .filter((c): c is Check => c !== null),
+      },
+    },
   },
   {
     id: 'fec-window',
     kind: 'cable',
-    since: 2,
     unit: 'decades',
     direction: 'min',
     label: 'window margin',
     fail: 1,
     marginal: 2,
-    range: {
-      min: 0,
-      max: 12,
-      why: 'decades below the FEC limit 2.4e-4: 0 is the limit itself; beyond 12 (BER 2.4e-16) not even a 72-h soak of a 53.125 Gb/s lane with zero errors proves it, so no cable could pass',
-    },
-    params: {
-      windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', ...WINDOW_S },
-      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
-    },
-    measured:
-      'the same margin in sliding windows per receiver and lane over the soaks, from the window BER 95% lower bound: the worst level held for holdS is kept',
-    earlyStop: 'when a window is certainly beyond the fail line for holdS',
+    range: FEC_MARGIN_RANGE,
     advice: 'the pre-FEC error rate came close to what RS-FEC can correct for a minute or more: replace the cable',
-    limitNote: (p) => `${num(p['windowS']!)}-s windows held ${num(p['holdS']!)} s`,
-    measure: (m) =>
-      (m.analysis.windows ?? [])
-        .filter((w) => w.rule === 'fec-window' && Number.isFinite(w.value))
-        .map((w) => {
-          const c = m.check(w.value);
-          const where = w.lane === null ? 'corrected bits of all lanes' : `lane ${w.lane}`;
-          return {
-            value: w.value,
-            grade: c.grade,
-            node: w.node,
-            phase: w.phase,
-            ...(w.lane !== null ? { lane: w.lane } : {}),
-            atS: w.atS,
-            text: `${m.say(w.value, c.grade, `at most ${num(w.value)} decades`)}; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: ${where} BER at least ${sci(w.berLb95, 2)} (95% lower bound, ${w.windowErrors} errors in ${num(w.windowSeconds)} s)${runawayOf(m.analysis, w.node, w.lane)}`,
-          };
-        }),
+    variants: {
+      'held-windows': {
+        measured:
+          'the same margin in sliding windows per receiver and lane over the soaks, from the window BER 95% lower bound: the worst level held for holdS is kept',
+        params: {
+          windowS: { default: 60, unit: 's', doc: 'length of the sliding window over the soaks', ...WINDOW_S },
+          holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
+        },
+        earlyStop: 'when a window is certainly beyond the fail line for holdS',
+        limitNote: (p) => `${num(p['windowS']!)}-s windows held ${num(p['holdS']!)} s`,
+        measure: (m) =>
+          (m.analysis.windows ?? [])
+            .filter((w) => w.rule === 'fec-window' && Number.isFinite(w.value))
+            .map((w) => {
+              const c = m.check(w.value);
+              const where = w.lane === null ? 'corrected bits of all lanes' : `lane ${w.lane}`;
+              return {
+                value: w.value,
+                grade: c.grade,
+                node: w.node,
+                phase: w.phase,
+                ...(w.lane !== null ? { lane: w.lane } : {}),
+                atS: w.atS,
+                text: `${m.say(w.value, c.grade, `at most ${num(w.value)} decades`)}; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: ${where} BER at least ${sci(w.berLb95, 2)} (95% lower bound, ${w.windowErrors} errors in ${num(w.windowSeconds)} s)${runawayOf(m.analysis, w.node, w.lane)}`,
+              };
+            }),
+      },
+    },
   },
   {
     id: 'lane-ratio',
     kind: 'cable',
-    since: 1,
     unit: 'x',
     direction: 'max',
     label: 'lane ratio',
@@ -305,92 +360,113 @@ export const RULES: readonly RuleDeclaration[] = [
       max: 1e6,
       why: 'a ratio of lane error rates: 1 means equal lanes, so a line at or below 1 would flag every cable; beyond a million no 75-min soak has the errors to show it',
     },
-    params: {
-      marginalFloorBer: {
-        default: 1e-9,
-        unit: 'BER',
-        doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL",
-        ...BER_FLOOR,
-      },
-      failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', ...BER_FLOOR },
-      growingDecades: {
-        default: 1,
-        unit: 'decades',
-        doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)',
-        ...GROWTH_DECADES,
-      },
-      runawayDecades: {
-        default: 0.5,
-        unit: 'decades',
-        doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)",
-        ...GROWTH_DECADES,
-      },
-      minSpanC: {
-        default: 5,
-        unit: '°C',
-        doc: 'growth with temperature is judged only over at least this range of NIC temperature',
-        min: 0,
-        minExclusive: true,
-        max: 100,
-        why: 'a span of NIC temperature: a NIC runs between about 0 and 105 °C, so a span over 100 °C is never seen and growth would never be judged',
-      },
-      windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', ...WINDOW_S },
-      holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
-    },
-    measured:
-      "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
-    earlyStop: 'when a window is beyond the fail ratio and floor for holdS and the lane grows with temperature',
     advice: 'one lane is much worse than the others: a single bad conductor pair or connector',
-    limitNote: (p) =>
-      `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
-    measure: (m) => {
-      const p = m.limit.params;
-      const out: Check[] = [];
-      for (const s of gradedOf(m.analysis)) {
-        if (s.laneStats.length < 2) continue;
-        if (s.worstLane === null || s.worstLaneRatio <= 0) {
-          out.push({ value: 0, grade: 'PASS', node: s.node, phase: s.phase, text: 'no errors on any lane' });
-          continue;
-        }
-        const temp = laneTempOf(m.analysis, s.node);
-        const g = temp.find((t) => t.lane === s.worstLane);
-        const berLb = s.worstLaneBerLb95 ?? 0;
-        const { grade, why } = ratioGrade(p, m.limit, s.worstLaneRatio, berLb, g?.growing ?? false);
-        const growth = temp.length ? `; ${growthText(temp, s.worstLane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
-        const tail = `; lane ${s.worstLane} BER at least ${sci(berLb, 2)} (95% lower bound)${growth}`;
-        out.push({
-          value: s.worstLaneRatio,
-          grade,
-          node: s.node,
-          phase: s.phase,
-          lane: s.worstLane,
-          text: ratioText(m, s.worstLaneRatio, grade, s.ratioAgainstZero ?? false, why, tail),
-        });
-      }
-      for (const w of (m.analysis.windows ?? []).filter((x) => x.rule === 'lane-ratio')) {
-        if (w.lane === null) continue;
-        const temp = laneTempOf(m.analysis, w.node);
-        const g = temp.find((t) => t.lane === w.lane);
-        const { why } = ratioGrade(p, m.limit, w.value, w.berLb95, w.grade === 'FAIL' || (g?.growing ?? false));
-        const growth = temp.length ? `; ${growthText(temp, w.lane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
-        const tail = `; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: lane ${w.lane} BER at least ${sci(w.berLb95, 2)} (95% lower bound)${growth}`;
-        out.push({
-          value: w.value,
-          grade: w.grade,
-          node: w.node,
-          phase: w.phase,
-          lane: w.lane,
-          atS: w.atS,
-          text: ratioText(m, w.value, w.grade, w.againstZero ?? false, why, tail),
-        });
-      }
-      return out;
+    variants: {
+      'rate-ratio': {
+        measured:
+          "per receiver and phase, the worst lane's error rate over the median of the other lanes' rates (floored at one error per phase); the watch stops a run when one tick's ratio stays beyond the fail line for earlyStop.laneRatioConsecutiveTicks ticks",
+        params: {},
+        earlyStop: 'when the ratio of single ticks stays beyond the fail line for laneRatioConsecutiveTicks ticks in a row',
+        measure: (m) =>
+          m.analysis.perNodePhase
+            .filter((s) => s.laneStats.length >= 2)
+            .map((s) => {
+              const value = s.worstLane !== null ? s.worstLaneRatio : 0;
+              const c = m.check(value);
+              const detail =
+                s.worstLane !== null ? `lane rates ${s.laneStats.map((l) => l.ratePerS.toPrecision(3)).join(' / ')} errors/s` : 'no pre-FEC errors on any lane';
+              return { value, ...c, text: `${c.text}; ${detail}`, node: s.node, phase: s.phase, ...(s.worstLane !== null ? { lane: s.worstLane } : {}) };
+            }),
+      },
+      'certain-above-floors': {
+        params: {
+          marginalFloorBer: {
+            default: 1e-9,
+            unit: 'BER',
+            doc: "the worst lane's BER 95% lower bound must reach this before a ratio can make a cable MARGINAL",
+            ...BER_FLOOR,
+          },
+          failFloorBer: { default: 1e-6, unit: 'BER', doc: '... and this before a ratio can FAIL it', ...BER_FLOOR },
+          growingDecades: {
+            default: 1,
+            unit: 'decades',
+            doc: 'a ratio FAILs only a lane whose errors certainly grow this much from the coolest to the hottest third of the soak temperatures (a steady lane is MARGINAL at most)',
+            ...GROWTH_DECADES,
+          },
+          runawayDecades: {
+            default: 0.5,
+            unit: 'decades',
+            doc: "a growing lane whose growth beats the other lanes' by this much is named a runaway (the failing clone's signature)",
+            ...GROWTH_DECADES,
+          },
+          minSpanC: {
+            default: 5,
+            unit: '°C',
+            doc: 'growth with temperature is judged only over at least this range of NIC temperature',
+            min: 0,
+            minExclusive: true,
+            max: 100,
+            why: 'a span of NIC temperature: a NIC runs between about 0 and 105 °C, so a span over 100 °C is never seen and growth would never be judged',
+          },
+          windowS: { default: 60, unit: 's', doc: 'sliding window for the early stop and the worst window', ...WINDOW_S },
+          holdS: { default: 10, unit: 's', doc: 'how long a window must stay beyond a line before it counts', ...HOLD_S },
+        },
+        measured:
+          "per receiver, the worst lane's 95% lower bound over the 95% upper bound of the other lanes' median, over each soak and in sliding windows; counted only when the worst lane's BER lower bound is above a floor",
+        earlyStop: 'when a window is beyond the fail ratio and floor for holdS and the lane grows with temperature',
+        limitNote: (p) =>
+          `counted above BER ${sci(p['marginalFloorBer']!, 0)}; fail needs ${sci(p['failFloorBer']!, 0)} and ${num(p['growingDecades']!)}+ decade growth with heat`,
+        measure: (m) => {
+          const p = m.limit.params;
+          const out: Check[] = [];
+          for (const s of gradedOf(m.analysis)) {
+            if (s.laneStats.length < 2) continue;
+            if (s.worstLane === null || s.worstLaneRatio <= 0) {
+              out.push({ value: 0, grade: 'PASS', node: s.node, phase: s.phase, text: 'no errors on any lane' });
+              continue;
+            }
+            const temp = laneTempOf(m.analysis, s.node);
+            const g = temp.find((t) => t.lane === s.worstLane);
+            const berLb = s.worstLaneBerLb95 ?? 0;
+            const { grade, why } = ratioGrade(p, m.limit, s.worstLaneRatio, berLb, g?.growing ?? false);
+            const growth = temp.length
+              ? `; ${growthText(temp, s.worstLane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}`
+              : '';
+            const tail = `; lane ${s.worstLane} BER at least ${sci(berLb, 2)} (95% lower bound)${growth}`;
+            out.push({
+              value: s.worstLaneRatio,
+              grade,
+              node: s.node,
+              phase: s.phase,
+              lane: s.worstLane,
+              text: ratioText(m, s.worstLaneRatio, grade, s.ratioAgainstZero ?? false, why, tail),
+            });
+          }
+          for (const w of (m.analysis.windows ?? []).filter((x) => x.rule === 'lane-ratio')) {
+            if (w.lane === null) continue;
+            const temp = laneTempOf(m.analysis, w.node);
+            const g = temp.find((t) => t.lane === w.lane);
+            const { why } = ratioGrade(p, m.limit, w.value, w.berLb95, w.grade === 'FAIL' || (g?.growing ?? false));
+            const growth = temp.length ? `; ${growthText(temp, w.lane, { growingDecades: p['growingDecades']!, runawayDecades: p['runawayDecades']! })}` : '';
+            const tail = `; worst ${num(w.windowS)}-s window held ${num(w.holdS)} s: lane ${w.lane} BER at least ${sci(w.berLb95, 2)} (95% lower bound)${growth}`;
+            out.push({
+              value: w.value,
+              grade: w.grade,
+              node: w.node,
+              phase: w.phase,
+              lane: w.lane,
+              atS: w.atS,
+              text: ratioText(m, w.value, w.grade, w.againstZero ?? false, why, tail),
+            });
+          }
+          return out;
+        },
+      },
     },
   },
   {
     id: 'ib-write-bw-sum',
     kind: 'cable',
-    since: 1,
     unit: 'Gb/s',
     direction: 'min',
     label: 'ib_write_bw sum',
@@ -402,29 +478,37 @@ export const RULES: readonly RuleDeclaration[] = [
       max: 400,
       why: 'Gb/s over both rails: a Spark moves about 200 Gb/s each way (400 both ways together), so a floor above 400 would fail every cable',
     },
-    params: {},
-    measured:
-      'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
     advice: 'throughput below what a good cable gives (185-190 Gb/s); check both rails are loaded',
-    measure: (m) => {
-      const bw = m.benchmarks.ibWriteBw;
-      if (!bw || !m.loopbackFine) return [];
-      // The limit is a unidirectional figure: with one stream per direction, each direction is held to it (its
-      // receiver names it); runs before per-direction streams have one figure.
-      if (!bw.perDirection) {
-        const c = m.check(bw.sumMedianGbps);
-        return [{ value: bw.sumMedianGbps, ...c, text: `${c.text}; median of ${bw.perRail.length} rails summed` }];
-      }
-      return bw.perDirection.map((d) => {
-        const c = m.check(d.sumMedianGbps);
-        return { value: d.sumMedianGbps, ...c, node: d.to, text: `${c.text}; ${d.from} -> ${d.to}: median of ${d.perRail.length} rails summed` };
-      });
+    variants: {
+      'sum-of-rails': {
+        measured: 'median of each rail of ib_write_bw across the cable, summed over both rails; graded only when loopback showed no NIC throttled',
+        params: {},
+        measure: (m) => {
+          const bw = m.benchmarks.ibWriteBw;
+          return bw && m.loopbackNotThrottled ? [sumOfRails(m, bw)] : [];
+        },
+      },
+      'per-direction': {
+        measured:
+          'median of each rail of ib_write_bw across the cable, summed over both rails, for each direction (one stream per rail and direction); graded only when loopback showed every rail of every node fine',
+        params: {},
+        measure: (m) => {
+          const bw = m.benchmarks.ibWriteBw;
+          if (!bw || !m.loopbackFine) return [];
+          // The limit is a unidirectional figure: with one stream per direction, each direction is held to it (its
+          // receiver names it); runs before per-direction streams have one figure.
+          if (!bw.perDirection) return [sumOfRails(m, bw)];
+          return bw.perDirection.map((d) => {
+            const c = m.check(d.sumMedianGbps);
+            return { value: d.sumMedianGbps, ...c, node: d.to, text: `${c.text}; ${d.from} -> ${d.to}: median of ${d.perRail.length} rails summed` };
+          });
+        },
+      },
     },
   },
   {
     id: 'loopback-floor',
     kind: 'setup',
-    since: 1,
     unit: 'Gb/s',
     direction: 'min',
     label: 'loopback',
@@ -435,31 +519,31 @@ export const RULES: readonly RuleDeclaration[] = [
       max: 200,
       why: 'Gb/s on one rail: a fine card gives about 106, a rail never exceeds the 200 Gb/s port, so a floor above 200 would make every run ERROR',
     },
-    params: {},
-    measured: 'ib_write_bw with both ends on one node, per node and rail (does not use the wire): below it the NIC is throttled and the run is ERROR',
     advice: 'reboot both nodes with the cable attached (once it took two reboots, or 60 s unplugged), then run again',
+    variants: {
+      'per-rail': {
+        measured: 'ib_write_bw with both ends on one node, per node and rail (does not use the wire): below it the NIC is throttled and the run is ERROR',
+        params: {},
+      },
+    },
   },
   {
     id: 'gpu-util-min',
     kind: 'setup',
-    since: 1,
     unit: '%',
     direction: 'min',
     label: 'GPU utilisation',
     fail: 90,
     range: { min: 0, minExclusive: true, max: 100, why: 'a percentage: 0 would accept idle GPUs, above 100 is never reached' },
-    params: {},
-    measured: 'mean GPU utilisation of each node during a GPU-loaded soak: below it the GPUs were not loaded and the run is ERROR',
     advice: 'check the GPU load command runs on both nodes (gpu_burn or a PyTorch matmul loop)',
+    variants: {
+      mean: {
+        measured: 'mean GPU utilisation of each node during a GPU-loaded soak: below it the GPUs were not loaded and the run is ERROR',
+        params: {},
+      },
+    },
   },
 ];
-
-const BY_ID = new Map(RULES.map((r) => [r.id, r]));
-
-// The declaration of a rule id, or undefined for one this version does not know.
-export function ruleOf(id: string): RuleDeclaration | undefined {
-  return BY_ID.get(id);
-}
 
 // The default limit of a rule, as a protocol would write it.
 export function defaultLimit(r: RuleDeclaration): Limit & { params: Record<string, number> } {

@@ -1,28 +1,32 @@
-// The run's watch (src/analysis/early-stop.ts) configured from a protocol's limits: which counts FAIL at once, and the
-// windows, floors and hold times of fec-window and lane-ratio. The live run and every re-grade build it here.
+// The run's watch (src/analysis/early-stop.ts, or version 1's src/analysis/tick-watch.ts) configured from a protocol's
+// limits for a rules version: which counts FAIL at once, and the windows, floors and hold times of fec-window and
+// lane-ratio. The live run and every re-grade build it here, from the limits `limitsFor` filled in.
 import type { Limit } from '../domain/limit.js';
-import type { WatchSettings } from '../analysis/early-stop.js';
-import { RULES, defaultLimit } from './registry.js';
+import type { WatchConfig } from '../analysis/analyze.js';
+import type { RulesVersion } from './versions.js';
 
-// A protocol's limit for a rule, or the rule's declared default (a limit list of rules version 1 lacks fec-window).
-function limitOrDefault(limits: readonly Limit[], rule: string): Limit & { params: Readonly<Record<string, number>> } {
-  const decl = RULES.find((r) => r.id === rule)!;
-  const d = defaultLimit(decl);
+// A limit of the list (every rule of the version is in it: `limitsFor` fills the defaults).
+function limitIn(limits: readonly Limit[], rule: string): Limit & { params: Readonly<Record<string, number>> } {
   const l = limits.find((x) => x.rule === rule);
-  return l ? { ...l, params: { ...d.params, ...l.params } } : d;
+  if (!l) throw new RangeError(`the watch needs a limit for ${rule}`);
+  return { ...l, params: l.params ?? {} };
 }
 
-// Watch settings from the limits (graded phases and lanes come from the run).
-export function watchSettingsOf(limits: readonly Limit[]): Omit<WatchSettings, 'gradedPhases' | 'lanes'> {
-  const fw = limitOrDefault(limits, 'fec-window');
-  const lr = limitOrDefault(limits, 'lane-ratio');
+// The watch of a rules version over its limits (the protocol's earlyStop for version 1's tick count).
+export function watchConfigOf(version: Pick<RulesVersion, 'watch'>, limits: readonly Limit[], earlyStop?: { laneRatioConsecutiveTicks?: number }): WatchConfig {
+  const countFail = {
+    'link-down-events': limitIn(limits, 'link-down-events').fail,
+    'crc-errors': limitIn(limits, 'crc-errors').fail,
+    'post-fec-errors': limitIn(limits, 'post-fec-errors').fail,
+  };
+  const lr = limitIn(limits, 'lane-ratio');
+  if (version.watch === 'tick-streak') {
+    return { kind: 'tick-streak', countFail, laneRatioFail: lr.fail, ticks: earlyStop?.laneRatioConsecutiveTicks ?? 5 };
+  }
+  const fw = limitIn(limits, 'fec-window');
   const p = lr.params;
   return {
-    countFail: {
-      'link-down-events': limitOrDefault(limits, 'link-down-events').fail,
-      'crc-errors': limitOrDefault(limits, 'crc-errors').fail,
-      'post-fec-errors': limitOrDefault(limits, 'post-fec-errors').fail,
-    },
+    countFail,
     fecWindow: { fail: fw.fail, ...(fw.marginal !== undefined ? { marginal: fw.marginal } : {}), windowS: fw.params['windowS']!, holdS: fw.params['holdS']! },
     laneRatio: {
       fail: lr.fail,

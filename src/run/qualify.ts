@@ -7,7 +7,7 @@ import type { NodeSample } from '../domain/sample.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
 import { decisionReason, liveWatch } from '../grading/engine.js';
-import { RULES_VERSION } from '../rules/registry.js';
+import { RULES_VERSION } from '../rules/versions.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';

@@ -4,8 +4,8 @@ import type { Outcome, Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
-import { gradeWithVersion, KNOWN_RULES_VERSIONS, type GradedJournal, type JournalSamples } from '../grading/engine.js';
-import { RULES_VERSION } from '../rules/registry.js';
+import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
+import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { screenJournal } from './journal-shape.js';
@@ -73,18 +73,19 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const start = lines.find((l) => l.type === 'run-start');
   if (!start) throw new Error('journal has no run-start line: not a cablequal journal');
   const version = opts.rulesVersion ?? RULES_VERSION;
-  if (!(KNOWN_RULES_VERSIONS as readonly number[]).includes(version)) {
-    throw new UsageError(`rules version ${version}: this cablequal grades with versions ${KNOWN_RULES_VERSIONS.join(' and ')}`);
+  const rulesVersion = rulesVersionOf(version);
+  if (!rulesVersion) {
+    throw new UsageError(`rules version ${version}: this cablequal grades with versions ${KNOWN_RULES_VERSIONS.join(', ').replace(/, (\d+)$/, ' and $1')}`);
   }
-  // The journal's own protocol is read leniently (a rule this version no longer knows is noted, not fatal); a file
-  // given to re-grade with is the operator's, checked strictly.
-  const protocolText = opts.protocol?.text ?? String(start.protocolText);
+  // The journal's own protocol is read leniently (a rule this version does not know is noted, not fatal); a file
+  // given to re-grade with is the operator's, checked strictly. Either is read for the rules it is graded with.
+  const rules = rulesOf(version);
   const protocol = opts.protocol
-    ? parseProtocol(opts.protocol.text, opts.protocol.file)
-    : parseProtocol(protocolText, String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true });
+    ? parseProtocol(opts.protocol.text, opts.protocol.file, { rules })
+    : parseProtocol(String(start.protocolText), String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true, rules });
   const journalVersion = journalRulesVersion(contents);
-  // What today's loader had to decide for the protocol concerns today's rules only (version 1 reads its own way).
-  const notes = version === 1 ? [] : [...protocol.notes];
+  // What the loader had to decide for the protocol, for the versions that say so (version 1 did not).
+  const notes = rulesVersion.protocolNotes ? [...protocol.notes] : [];
   if (journalVersion !== version) notes.unshift(`journal written under rules version ${journalVersion}; graded with rules version ${version}`);
   const end = lines.find((l) => l.type === 'run-end');
   const setupErrors = linesOf<JournalLine & { reason: Reason }>(lines, 'setup-error').map((l) => l.reason);
@@ -122,9 +123,14 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   }
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
   const samples = journalSamplesOf(lines);
-  const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, protocolText, benchmarks, lanes) : null;
+  const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, benchmarks, lanes) : null;
   const phases = phasesOf(lines, aborted);
-  if (decisionLine && graded && version !== 1 && (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)) {
+  if (
+    decisionLine &&
+    graded &&
+    rulesVersion.confirmsStop &&
+    (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)
+  ) {
     const was = `${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''}`;
     notes.push(
       `the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`,
@@ -196,7 +202,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     reasons = graded.reasons;
     // A run stopped early by a watch these rules do not confirm never ran its soaks: no verdict can be stated.
     const unsoaked = phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early'));
-    if (version !== 1 && outcome !== 'FAIL' && unsoaked.length) {
+    if (rulesVersion.confirmsStop && outcome !== 'FAIL' && unsoaked.length) {
       outcome = 'ERROR';
       reasons = [
         {

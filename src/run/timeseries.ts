@@ -1,5 +1,4 @@
-import { canonicalRail } from '../analysis/analyze.js';
-import { laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
+import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { reviveSample } from './revive.js';
 import { screenJournal } from './journal-shape.js';

@@ -4,8 +4,6 @@ import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 const { utils } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
 import type { AgentAuthMethod, PublicKeyAuthMethod } from 'ssh2';
-import { TransportError } from './types.js';
-import type { CommandResult } from './types.js';
 
 export interface AuthPlan {
   username: string;
@@ -43,16 +41,4 @@ export function authMethods(plan: AuthPlan): Array<AgentAuthMethod | PublicKeyAu
   if (plan.agent) m.push({ type: 'agent' as const, username: plan.username, agent: plan.agent });
   for (const k of plan.keys) m.push({ type: 'publickey' as const, username: plan.username, key: k.key });
   return m;
-}
-
-// The sudoers line that lets cablequal read module EEPROMs without a password, and nothing else.
-export function sudoAdvice(user: string): string {
-  return `add to sudoers with visudo -f /etc/sudoers.d/cablequal: ${user} ALL=(root) NOPASSWD: /usr/sbin/ethtool -m *`;
-}
-
-// `sudo -n` refused: a setup problem on the node (harness ERROR), never a cable verdict.
-export function checkSudo(node: string, user: string, result: CommandResult): void {
-  if (/sudo: (a password is required|a terminal is required|.*may not run sudo)/.test(result.stderr)) {
-    throw new TransportError(node, `sudo refused \`${result.command}\`: ${result.stderr.trim().split('\n')[0]}`, sudoAdvice(user));
-  }
 }

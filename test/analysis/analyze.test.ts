@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeRun, fecMarginOf, type LabelledSample } from '../../src/analysis/analyze.js';
-import { certainLaneRatio, counterDelta, intervalDelta } from '../../src/analysis/counters.js';
+import { counterDelta, intervalDelta } from '../../src/analysis/counters.js';
+import { certainLaneRatio } from '../../src/analysis/lane-ratio.js';
 import { poissonLowerBound, poissonUpperBound } from '../../src/analysis/poisson.js';
 import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { DEFAULT_RULES } from '../rules/defaults.js';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { RunAnalyzer } from '../../src/analysis/analyze.js';
 import { carryForward } from '../../src/analysis/counters.js';
-import { EarlyStopDetector, type CountRule } from '../../src/analysis/early-stop.js';
+import { EarlyStopDetector } from '../../src/analysis/early-stop.js';
+import type { CountRule } from '../../src/analysis/watch.js';
 import type { NodeSample, RailSample } from '../../src/domain/sample.js';
 import { DEFAULT_RULES } from '../rules/defaults.js';
 

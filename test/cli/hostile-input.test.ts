@@ -1,22 +1,11 @@
 // Bad input of every kind the CLI takes (options, paths, files, numbers, journals): one line on stderr and exit 2
 // (3 when the machine failed, e.g. a full disk), never a stack trace, an internal error (exit 70) or a hang.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-
-const BIN = join(process.cwd(), 'bin', 'cablequal.js');
-const V1 = join(process.cwd(), 'test', 'fixtures', 'journals-v1');
-
-// A run directory written by the previous version (real simulated run), unpacked into `dir/name`.
-export function unpackV1(name: string, into: string): string {
-  cpSync(join(V1, name), into, { recursive: true });
-  writeFileSync(join(into, 'journal.jsonl'), gunzipSync(readFileSync(join(V1, name, 'journal.jsonl.gz'))));
-  return into;
-}
+import { unpackV1 } from '../helpers/journals-v1.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cq-hostile-'));
 writeFileSync(join(dir, 'afile'), 'not a directory\n');
@@ -149,45 +138,5 @@ describe('hostile CLI input: one line, exit code, no stack trace', { timeout: 60
     expect(r.err).toBe(
       'esc.txt: ibdev2netdev: line 1: not an ibdev2netdev line ("<dev> port <n> ==> <netdev> (Up|Down|NA)"): "rocep1s0f1 port 1 => \\x1b]0;pwned\\x07\\x1b[2J\\x00 (Up)"\n',
     );
-  });
-
-  it('the real binary: --out /proc/x fails at once (no endless mkdir ignoring SIGTERM), exit 2, one line', () => {
-    const t0 = Date.now();
-    const r = spawnSync(process.execPath, [BIN, 'run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', '/proc/x'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(r.signal).toBeNull(); // not killed by the timeout
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^cablequal: --out: cannot create \/proc\/x: .*\(ENOENT\)\n$/);
-    expect(Date.now() - t0).toBeLessThan(20_000);
-  });
-
-  it('the real binary: a bad option is exit 2 with one line and the help hint, not exit 70', () => {
-    const r = spawnSync(process.execPath, [BIN, 'sim', 'serve', '--scenario', 'good-qsfp56', '--port', '99999'], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    expect(r.status).toBe(2);
-    expect(r.stderr).toBe('cablequal: --port: expected a whole number from 0 to 65534, got "99999"\nRun "cablequal --help" for usage.\n');
-  });
-
-  it('the real binary: ENOSPC while grade writes record.json is one ERROR line naming the file, exit 3, journal untouched', () => {
-    const run = unpackV1('good-qsfp56-quick', join(dir, 'full-disk'));
-    const journal = readFileSync(join(run, 'journal.jsonl'));
-    const preload = join(process.cwd(), 'test', 'fixtures', 'enospc-preload.mjs');
-    const r = spawnSync(process.execPath, ['--import', preload, BIN, 'grade', run], {
-      cwd: dir,
-      encoding: 'utf8',
-      timeout: 20_000,
-      env: { ...process.env, CQ_ENOSPC_UNDER: run },
-    });
-    expect(r.status).toBe(3);
-    expect(r.stderr).toBe(
-      `cablequal: ERROR: cannot write ${join(run, 'record.json')}: no space left on device (ENOSPC); journal.jsonl is untouched: grade again once this is fixed\n`,
-    );
-    expect(readFileSync(join(run, 'journal.jsonl')).equals(journal)).toBe(true);
   });
 });

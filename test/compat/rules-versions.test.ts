@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { KNOWN_RULES_VERSIONS, RULES, RULES_VERSION } from '../../src/rules/versions.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'journals-v1-regraded');
 
@@ -29,7 +30,7 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^OK: .*re-graded verdict \(FAIL, rules version 1\) agree/m);
     expect(r.out).toContain(
-      `note: signed under rules version 1; today's rules (version 2) would grade this run ${today}, not FAIL: the certificate stands for the rules it was signed under`,
+      `note: signed under rules version 1; today's rules (version ${RULES_VERSION}) would grade this run ${today}, not FAIL: the certificate stands for the rules it was signed under`,
     );
   });
 
@@ -37,8 +38,8 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     const dir = unpack('steady-lane-quick');
     const now = await runCli(['grade', dir, '--json']);
     const j = JSON.parse(now.out) as { outcome: string; rulesVersion: number; notes: string[]; reasons: { rule: string; node?: string; lane?: number }[] };
-    expect(j).toMatchObject({ outcome: 'MARGINAL', rulesVersion: 2 });
-    expect(j.notes[0]).toBe('journal written under rules version 1; graded with rules version 2');
+    expect(j).toMatchObject({ outcome: 'MARGINAL', rulesVersion: RULES_VERSION });
+    expect(j.notes[0]).toBe(`journal written under rules version 1; graded with rules version ${RULES_VERSION}`);
     expect(j.reasons.map((x) => `${x.rule}/${x.node}/${x.lane}`).sort()).toEqual(['lane-ratio/spark-a/2', 'lane-ratio/spark-b/2']);
     const old = await runCli(['grade', dir, '--rules', '1']);
     expect(old.code).toBe(1);
@@ -76,15 +77,20 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     expect(r.err).toBe('');
     const j = JSON.parse(r.out) as { outcome: string; notes: string[] };
     expect(j.outcome).toBe('PASS');
+    // The journal's protocol lacks fec-window, and whatever rule came after version 2: each gets its default, noted.
+    const later = RULES.filter((r) => r.since > 2 && !p.limits.some((l) => l.rule === r.id));
     expect(j.notes).toEqual([
+      ...(RULES_VERSION > 2 ? [`journal written under rules version 2; graded with rules version ${RULES_VERSION}`] : []),
       'limits[8]: rule "eye-height" is not known to this version of the rules: ignored',
       'limits: no limit for fec-window (added in rules version 2): its default applies',
+      ...later.map((r) => `limits: no limit for ${r.id} (added in rules version ${r.since}): its default applies`),
     ]);
   });
 
   it('an unknown rules version is a usage error naming the known ones', async () => {
     const r = await runCli(['grade', unpack('steady-lane-quick'), '--rules', '7']);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('rules version 7: this cablequal grades with versions 1 and 2');
+    const known = KNOWN_RULES_VERSIONS.join(', ').replace(/, (\d+)$/, ' and $1');
+    expect(r.err).toContain(`rules version 7: this cablequal grades with versions ${known}`);
   });
 });

@@ -1,4 +1,5 @@
-// In CI a skipped test fails the run: vitest with the project's CI reporter over a suite where one test skips.
+// In CI a skipped test fails the run, in either tier: vitest with the project's tiers and CI reporter over a suite
+// where one test of each tier skips.
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -7,14 +8,15 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const config = 'test/fixtures/no-skips/vitest.config.ts';
 
-// vitest run over the fixture suite with CI set or unset: its exit code and stderr.
-async function runFixture(ci: boolean): Promise<{ code: number; stderr: string }> {
+// vitest run over the fixture suite (the tiers given, else both) with CI set or unset: its exit code and stderr.
+async function runFixture(ci: boolean, projects: string[] = []): Promise<{ code: number; stderr: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
   delete env['CI'];
   delete env['VITEST'];
   if (ci) env['CI'] = '1';
+  const args = ['node_modules/vitest/vitest.mjs', 'run', '--config', config, ...projects.flatMap((p) => ['--project', p])];
   try {
-    const r = await promisify(execFile)(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', config], { cwd: root, env });
+    const r = await promisify(execFile)(process.execPath, args, { cwd: root, env });
     return { code: 0, stderr: r.stderr };
   } catch (e) {
     const err = e as { code: number; stderr: string };
@@ -22,15 +24,27 @@ async function runFixture(ci: boolean): Promise<{ code: number; stderr: string }
   }
 }
 
-describe('no test skips silently in CI', () => {
-  it('with CI=1 the skip fails the run and is named', { timeout: 60_000 }, async () => {
+describe('no test skips silently in CI', { timeout: 60_000 }, () => {
+  it('with CI=1 a skip in either tier fails the run and is named', async () => {
     const r = await runFixture(true);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('CI=1: 1 test(s) skipped; in CI every test must run');
+    expect(r.stderr).toContain('CI=1: 2 test(s) skipped; in CI every test must run');
     expect(r.stderr).toContain('  - skipping.fixture.ts > needs a tool this machine lacks');
+    expect(r.stderr).toContain('  - skipping.system.fixture.ts > needs a server this machine lacks');
   });
 
-  it('without CI the same suite passes with its skip', { timeout: 60_000 }, async () => {
+  it('each tier alone (npm test, npm run test:system) fails on its own skip', async () => {
+    const fast = await runFixture(true, ['fast']);
+    expect(fast.code).toBe(1);
+    expect(fast.stderr).toContain('CI=1: 1 test(s) skipped');
+    expect(fast.stderr).toContain('  - skipping.fixture.ts > needs a tool this machine lacks');
+    const system = await runFixture(true, ['system']);
+    expect(system.code).toBe(1);
+    expect(system.stderr).toContain('CI=1: 1 test(s) skipped');
+    expect(system.stderr).toContain('  - skipping.system.fixture.ts > needs a server this machine lacks');
+  });
+
+  it('without CI the same suite passes with its skips', async () => {
     const r = await runFixture(false);
     expect(r).toEqual({ code: 0, stderr: expect.not.stringContaining('skipped; in CI') });
   });

@@ -69,11 +69,11 @@ function value(text: string, name: string, labels: Record<string, string>): numb
 }
 
 describe('--metrics-port', () => {
-  it('run --sim failing-clone: lane counters and rates per node, temperatures, GPU load, phase and time, scraped while it runs', async () => {
+  it('run --sim failing-clone (quick protocol): lane counters and rates per node, temperatures, GPU load, phase and time, scraped while it runs', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-metrics-'));
     dirs.push(cwd);
     const r = await scrapeWhileRunning(
-      ['run', '--sim', 'failing-clone', '--seed', '5', '--out', 'reports', '--db', 'off', '--metrics-port', '0', '--json'],
+      ['run', '--sim', 'failing-clone', '--protocol', 'quick', '--seed', '5', '--out', 'reports', '--db', 'off', '--metrics-port', '0', '--json'],
       cwd,
     );
     expect(r.code).toBe(1);
@@ -102,7 +102,7 @@ describe('--metrics-port', () => {
     }
     expect(value(last, 'cablequal_run_elapsed_seconds', { run })).toBeGreaterThan(0);
     expect(last).toMatch(new RegExp(`^cablequal_run_phase\\{run="${run}",phase="[\\w-]+"\\} 1$`, 'm'));
-    expect(value(last, 'cablequal_run_info', { run, protocol: 'spark-burnin', simulated: 'true' })).toBe(1);
+    expect(value(last, 'cablequal_run_info', { run, protocol: 'quick', simulated: 'true' })).toBe(1);
     // Counters never go down between scrapes.
     const series = withLanes.map((s) => value(s, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '2' })!);
     expect(series).toEqual([...series].sort((a, b) => a - b));

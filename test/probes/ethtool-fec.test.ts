@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { bigintReplacer } from '../../src/domain/u64.js';
-import { parseEthtoolFec, readEthtoolFec } from '../../src/probes/ethtool-fec.js';
-import { RemoteCommandError } from '../../src/transport/types.js';
+import { parseEthtoolFec } from '../../src/probes/ethtool-fec.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
-import { cannedRunner } from '../helpers/canned-runner.js';
 
 // The pastes carry shell prompt lines (` # ethtool ...`, `user@host:~$ ...`) around the output: drop them,
 // and keep only what followed the last `--show-fec` command (the set-fec paste runs `--set-fec` first).
@@ -157,19 +155,5 @@ describe('parseEthtoolFec refuses garbage with a ParseError naming the line', ()
 describe('property: only ParseError on any text', () => {
   it('random, truncated and mutated real samples', () => {
     fuzzParser(parseEthtoolFec, [MOCK_513, HIST_619, SPARK_RS, SPARK_NONE].map(outputOf));
-  });
-});
-
-describe('readEthtoolFec', () => {
-  it('runs `ethtool -I --show-fec <iface>` and parses its stdout', async () => {
-    const seen: string[] = [];
-    const f = await readEthtoolFec(cannedRunner({ stdout: outputOf(SPARK_NONE) }, seen), 'enp1s0f0np0');
-    expect(seen).toEqual(['ethtool -I --show-fec enp1s0f0np0']);
-    expect(f.active).toBe('None');
-  });
-
-  it('an unsupported-operation exit is a RemoteCommandError', async () => {
-    const r = cannedRunner({ stderr: 'netlink error: Operation not supported\n', exitCode: 95 }, []);
-    await expect(readEthtoolFec(r, 'enp1s0f0np0')).rejects.toBeInstanceOf(RemoteCommandError);
   });
 });

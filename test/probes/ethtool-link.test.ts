@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { parseEthtoolLink, readEthtoolLink } from '../../src/probes/ethtool-link.js';
-import { RemoteCommandError } from '../../src/transport/types.js';
+import { parseEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
-import { cannedRunner } from '../helpers/canned-runner.js';
 
 // `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
 async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
@@ -210,18 +208,5 @@ describe('property: only ParseError on any text', () => {
       ...promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt'),
     ].map((r) => r.output);
     fuzzParser(parseEthtoolLink, [lanesPatch(), ...runs]);
-  });
-});
-
-describe('readEthtoolLink', () => {
-  it('runs `ethtool <iface>` and parses stdout; a stderr permission notice is not a failure', async () => {
-    const seen: string[] = [];
-    const l = await readEthtoolLink(cannedRunner({ stdout: lanesPatch(), stderr: 'netlink error: Operation not permitted\n' }, seen), 'enp1s0f1np1');
-    expect(seen).toEqual(['ethtool enp1s0f1np1']);
-    expect(l.speedMbps).toBe(100000);
-  });
-
-  it('ethtool exit 75 ("No data available") is a RemoteCommandError', async () => {
-    await expect(readEthtoolLink(cannedRunner({ stdout: 'No data available\n', exitCode: 75 }, []), 'enp1s0f1np1')).rejects.toBeInstanceOf(RemoteCommandError);
   });
 });

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { encodeCmis, encodeSff8636, formatEthtoolModuleText, formatHexDump, type EepromFields } from '../../src/eeprom/encode.js';
 import type { EepromDecode } from '../../src/eeprom/decoded.js';
 import { parseEepromHex } from '../../src/probes/eeprom-hex.js';
-import { parseEthtoolModule, readEthtoolModule, type ModuleText } from '../../src/probes/ethtool-module.js';
-import { RemoteCommandError } from '../../src/transport/types.js';
+import { parseEthtoolModule, type ModuleText } from '../../src/probes/ethtool-module.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
-import { cannedRunner } from '../helpers/canned-runner.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
 const M = 'ethtool-module/';
@@ -15,6 +13,8 @@ const CMIS_OPTICAL = `${M}cmis-qsfpdd-optical-arista-xdr4-ethtool6x-partial.txt`
 const ICE_OLD = `${M}qsfp28-25g-dac-ice-decoded-old-labels-partial.txt`;
 const OEM_BUG = `${M}qsfp28-dac-oem-3m-new-ethtool-labels-attenuation-bug.txt`;
 const SPARK = `${M}spark-dac-amphenol-njaakk-n911-400g-class-selected-lines-en.txt`;
+const SR4_OPTIC = `${M}qsfp28-sr4-optic-mellanox-mma1b00-cumulus-dom-thresholds.txt`;
+const CMIS_OPTICAL_DOM = `${M}cmis-qsfpdd-optical-arista-xdr4-ethtool6x-dom-thresholds.txt`;
 
 // Test-side cleanup of pastes: drop `$ ethtool ...` prompts and the author's `....` elisions.
 const outputOnly = (text: string): string =>
@@ -38,7 +38,7 @@ const throwsParse = (f: () => unknown, line: number, reason: RegExp): void => {
 
 describe('parseEthtoolModule on real decoded outputs', () => {
   it('has every real sample copied with its provenance line', () => {
-    expect(samplesIn('ethtool-module').sort()).toEqual([CMIS_COPPER, CMIS_OPTICAL, ICE_OLD, OEM_BUG, SPARK].sort());
+    expect(samplesIn('ethtool-module').sort()).toEqual([CMIS_COPPER, CMIS_OPTICAL, CMIS_OPTICAL_DOM, ICE_OLD, OEM_BUG, SPARK, SR4_OPTIC].sort());
     for (const f of samplesIn('ethtool-module')) expect(sampleSource(f)).toMatch(/^# source: /);
   });
 
@@ -181,8 +181,123 @@ describe('parseEthtoolModule refuses what it cannot read', () => {
       outputOnly(sample(ICE_OLD)),
       sample(OEM_BUG),
       sample(SPARK),
+      sample(SR4_OPTIC),
+      unwrapped(sample(CMIS_OPTICAL_DOM)),
       hexFallback,
     ]);
+  });
+});
+
+// Pluggable optics (docs/formats.md §4d): SFF-8636 byte 146 is their OM4 reach, not a cable length, and modules with
+// diagnostics print temperature, voltage, per-lane bias and optical power, flags and thresholds.
+describe('parseEthtoolModule on optical modules', () => {
+  it('reads the QSFP28 SR4 optic: "Length (Copper or Active cable) : 50m" as a 100 m OM4 reach, not a cable length', () => {
+    const r = text(parseEthtoolModule(sample(SR4_OPTIC)));
+    expect(r).toMatchObject({ standard: 'SFF-8636', vendorPn: 'MMA1B00-C100D', transmitterTechnology: '850 nm VCSEL', lengthM: null, om4LinkLengthM: 100 });
+    expect(r.anomalies).toContain(
+      'length-is-om4-reach: byte 146 = 50 on a pluggable optic (connector 0x0c (MPO Parallel Optic)) is an OM4 fibre reach of 100 m (2 m units), not a cable length (ethtool prints it as "Length (Copper or Active cable) : 50m")',
+    );
+  });
+
+  it('reads its diagnostics: 30.56 C, 3.235 V, four lanes, thresholds the module declares, no flag raised', () => {
+    const d = text(parseEthtoolModule(sample(SR4_OPTIC))).diagnostics;
+    expect(d).toEqual({
+      temperatureC: 30.56,
+      voltageV: 3.235,
+      lanes: [
+        { lane: 1, biasMa: 6.75, txPowerMw: 1.3924, rxPowerMw: 0.972 },
+        { lane: 2, biasMa: 6.75, txPowerMw: 1.3181, rxPowerMw: 0.9798 },
+        { lane: 3, biasMa: 6.75, txPowerMw: 1.3378, rxPowerMw: 1.134 },
+        { lane: 4, biasMa: 6.75, txPowerMw: 1.3397, rxPowerMw: 1.134 },
+      ],
+      rxPowerKind: 'average',
+      alarmFlagsImplemented: true,
+      thresholds: {
+        biasMa: { highAlarm: 8.5, lowAlarm: 5.492, highWarning: 8, lowWarning: 6 },
+        txPowerMw: { highAlarm: 3.4673, lowAlarm: 0.0724, highWarning: 1.7378, lowWarning: 0.1445 },
+        temperatureC: { highAlarm: 80, lowAlarm: -10, highWarning: 70, lowWarning: 0 },
+        voltageV: { highAlarm: 3.5, lowAlarm: 3.1, highWarning: 3.465, lowWarning: 3.135 },
+        rxPowerMw: { highAlarm: 3.4673, lowAlarm: 0.0467, highWarning: 1.7378, lowWarning: 0.0933 },
+      },
+      raised: [],
+    });
+  });
+
+  it('reads the CMIS optic: 70.49 C beside its 70.00 C warning threshold, the warning flag it raised, 8 channels', () => {
+    const r = text(parseEthtoolModule(unwrapped(sample(CMIS_OPTICAL_DOM))));
+    expect(r).toMatchObject({ standard: 'CMIS', vendorPn: 'QDD-400G-XDR4', lengthM: null, anomalies: [] });
+    expect(r.om4LinkLengthM).toBeUndefined(); // CMIS has no such byte; "Cable assembly length : 0.00m" is no length
+    const d = r.diagnostics!;
+    expect([d.temperatureC, d.voltageV, d.rxPowerKind, d.alarmFlagsImplemented]).toEqual([70.49, 3.2186, 'average', null]);
+    expect(d.thresholds.temperatureC).toEqual({ highAlarm: 75, lowAlarm: -5, highWarning: 70, lowWarning: 0 });
+    expect(d.raised).toEqual(['Module temperature high warning']);
+    expect(d.lanes.map((l) => [l.lane, l.biasMa, l.txPowerMw, l.rxPowerMw])).toEqual([
+      [1, 83.806, 1.5975, 2.2489],
+      [2, 81.878, 1.6486, 1.8629],
+      [3, 72.9, 1.6333, 1.8427],
+      [4, 110.1, 1.4387, 1.8215],
+      [5, 0, 0, 0],
+      [6, 0, 0, 0],
+      [7, 0, 0, 0],
+      [8, 0, 0, 0],
+    ]);
+  });
+
+  it('reads the label spellings of ethtool >= 6.14 ("(Chan 1)" unpadded, "power (Channel 1)") as the padded ones', () => {
+    // Edited copy of the recorded SR4 text with the labels respelled as qsfp.c of ethtool 7.0 prints them.
+    const respelled = sample(SR4_OPTIC)
+      .replace(/(alarm|warning) +\((Chan|Channel) /g, '$1 ($2 ')
+      .replace(/power\(Channel/g, 'power (Channel');
+    expect(respelled).not.toBe(sample(SR4_OPTIC));
+    expect(text(parseEthtoolModule(respelled)).diagnostics).toEqual(text(parseEthtoolModule(sample(SR4_OPTIC))).diagnostics);
+  });
+
+  it('names the flags that are On, a receiver given as OMA, and refuses a reading not in its unit', () => {
+    // Edited copies of the recorded SR4 text: one lane flag turned On, the receiver lines relabelled OMA, a bad value.
+    const flagged = sample(SR4_OPTIC).replace('Laser rx power low alarm    (Channel 3)   : Off', 'Laser rx power low alarm    (Channel 3)   : On');
+    expect(text(parseEthtoolModule(flagged)).diagnostics!.raised).toEqual(['Laser rx power low alarm (Channel 3)']);
+    const oma = sample(SR4_OPTIC).replaceAll('Rcvr signal avg optical power(', 'Receiver signal OMA(');
+    expect(text(parseEthtoolModule(oma)).diagnostics!.rxPowerKind).toBe('OMA');
+    const lines = sample(SR4_OPTIC).split('\n');
+    const at = lines.findIndex((l) => l.includes('Module voltage   '));
+    throwsParse(() => parseEthtoolModule(sample(SR4_OPTIC).replace('3.2350 V', '3.2350 mV')), at + 1, /^Module voltage "3\.2350 mV" is not "<n> V"$/);
+    throwsParse(
+      () => parseEthtoolModule(flagged.replace('(Channel 3)   : On', '(Channel 3)   : Maybe')),
+      lines.findIndex((l) => l.includes('low alarm    (Channel 3)') && l.includes('rx')) + 1,
+      /is not On or Off/,
+    );
+  });
+
+  it('reports no diagnostics for the passive DACs that print 0.00 degrees C and 0.0000 V, and keeps their length', () => {
+    const r = text(parseEthtoolModule(outputOnly(sample(CMIS_COPPER))));
+    expect(r.diagnostics).toBeUndefined();
+    expect(r.lengthM).toBe(0.5);
+    expect(text(parseEthtoolModule(sample(SPARK))).om4LinkLengthM).toBeUndefined();
+  });
+
+  it('decodes byte 146 of an optic the same from the bytes: OM4 reach 100 m, no cable length (generated image)', () => {
+    // Generated, not recorded: the encoder's image with an 850 nm VCSEL (code 0) behind an MPO connector (0x0c).
+    const img = encodeSff8636({
+      vendorName: 'OPTIC',
+      vendorOui: '00:02:c9',
+      vendorPn: 'SR4-GENERATED',
+      vendorRev: 'A',
+      vendorSn: 'GEN0001',
+      dateCode: '240101',
+      lengthM: 50,
+      attenuationDb: {},
+      transmitterTechnology: 0x0,
+    });
+    img[130] = 0x0c;
+    img[191] = img.slice(128, 191).reduce((a, b) => (a + b) & 0xff, 0);
+    const r = parseEepromHex(formatHexDump(img.slice(0, 256), 0));
+    expect(r).toMatchObject({ lengthM: null, om4LinkLengthM: 100, connector: 0x0c, transmitterTechnology: '850 nm VCSEL' });
+    expect(r.anomalies).toEqual([
+      'length-is-om4-reach: byte 146 = 50 on a pluggable optic (connector 0x0c) is an OM4 fibre reach of 100 m (2 m units), not a cable length (ethtool prints it as "Length (Copper or Active cable) : 50m")',
+    ]);
+    img[130] = 0x23; // an active optical cable has no separable connector: byte 146 stays its length
+    img[191] = img.slice(128, 191).reduce((a, b) => (a + b) & 0xff, 0);
+    expect(parseEepromHex(formatHexDump(img.slice(0, 256), 0))).toMatchObject({ lengthM: 50 });
   });
 });
 
@@ -265,24 +380,5 @@ describe('encode -> ethtool text -> parseEthtoolModule (generated text, not reco
     expect(r).toMatchObject({ standard: 'CMIS', identifier: 0x1e, lengthM: 0.5, attenuationDb: fields.attenuationDb, anomalies: [] });
     expect(r.labelStyle).toBe(style === '6.7' ? 'ethtool<=6.11' : 'ethtool>=6.14');
     expect(identity(r)).toEqual(identity(parseEepromHex(formatHexDump(img))));
-  });
-});
-
-describe('readEthtoolModule (simulated runner)', () => {
-  it('runs `sudo -n ethtool -m IF` and parses the text', async () => {
-    const seen: string[] = [];
-    const r = text(await readEthtoolModule(cannedRunner({ stdout: sample(OEM_BUG) }, seen, 'spark-b'), 'enP2p1s0f0np0'));
-    expect(seen).toEqual(['sudo -n ethtool -m enP2p1s0f0np0']);
-    expect(r.vendorSn).toBe('HQ21010600009');
-  });
-
-  it('refuses output that came with a netlink warning on stderr, and a failed command', async () => {
-    const garbage = sample('ethtool-module-hex/mlx5-eeprom-by-page-failure-garbage-hex.txt').split('\n');
-    const stderr = garbage.slice(1, 3).join('\n');
-    const stdout = garbage.slice(3).join('\n');
-    await expect(readEthtoolModule(cannedRunner({ stdout, stderr }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(/failed module EEPROM read/);
-    await expect(readEthtoolModule(cannedRunner({ exitCode: 1, stderr: 'sudo: a password is required' }, [], 'spark-b'), 'enp1s0f0np0')).rejects.toThrow(
-      RemoteCommandError,
-    );
   });
 });

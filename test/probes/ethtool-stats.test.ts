@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { bigintReplacer } from '../../src/domain/u64.js';
-import { parseEthtoolStats, readEthtoolStats } from '../../src/probes/ethtool-stats.js';
-import { RemoteCommandError } from '../../src/transport/types.js';
+import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { sample, sampleSource, samplesIn } from '../helpers/samples.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
-import { cannedRunner } from '../helpers/canned-runner.js';
 
 // `cablequal parse` as the CLI runs it (parse-command directly, so this test does not load the whole CLI).
 async function parseViaCli(kind: string, file: string): Promise<{ code: number; out: string; err: string }> {
@@ -207,19 +205,5 @@ describe('parseEthtoolStats refuses garbage with a ParseError naming the line', 
 describe('property: only ParseError on any text', () => {
   it('random, truncated and mutated real samples', () => {
     fuzzParser(parseEthtoolStats, [gx10(), annotated100g(), cx4Stats()]);
-  });
-});
-
-describe('readEthtoolStats', () => {
-  it('runs `ethtool -S <iface>` and parses its stdout', async () => {
-    const seen: string[] = [];
-    const s = await readEthtoolStats(cannedRunner({ stdout: gx10() }, seen), 'enp1s0f0np0');
-    expect(seen).toEqual(['ethtool -S enp1s0f0np0']);
-    expect(s.lanes).toEqual([6n, 2n, 190n, 0n]);
-  });
-
-  it('a failed command is a RemoteCommandError, not a parse of its error text', async () => {
-    const r = cannedRunner({ stdout: '', stderr: 'Cannot get stats strings information: No such device', exitCode: 71 }, []);
-    await expect(readEthtoolStats(r, 'enp1s0f0np0')).rejects.toBeInstanceOf(RemoteCommandError);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { sample, samplesIn } from '../helpers/samples.js';
-import { fuzzParser } from '../helpers/fuzz.js';
+import { fuzzLauncherPrefixes, fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
 // Drop the first n lines of a paste (shell prompt + command line the harness never sees).
@@ -177,9 +177,43 @@ describe('parseIbWriteBw on real samples', () => {
   });
 });
 
+// No real perftest output pasted behind a launcher prefix was found (docs/formats.md §6a); these are recorded samples
+// with srun --label / --tag-output prefixes added at test time, in the layout the nccl-tests samples show.
+describe('parseIbWriteBw behind a launcher prefix (prefixes added at test time to recorded samples)', () => {
+  const label = (text: string, rank: number) =>
+    text
+      .split('\n')
+      .map((l) => `${String(rank).padStart(2)}: ${l}`)
+      .join('\n');
+
+  it('reads a labelled client run as the unlabelled one and keeps the rank', () => {
+    const r = parseIbWriteBw(label(spark1(), 1));
+    expect(r.launcher).toEqual({ kind: 'srun --label', ranks: [1], resultRank: 1 });
+    const { launcher: _, ...rest } = r;
+    expect(rest).toEqual(parseIbWriteBw(spark1()));
+    expect(r.rows[0]!.bwAverageGbps).toBe(parseIbWriteBw(spark1()).rows[0]!.bwAverageGbps);
+  });
+
+  it('refuses the runs of two ranks in one text (one job ran two perftests), naming the first line of the second rank', () => {
+    const both = `${label(degraded(), 0)}\n${label(spark1(), 1)}`;
+    const e = parseError(() => parseIbWriteBw(both));
+    const first =
+      degraded().split('\n').length +
+      spark1()
+        .split('\n')
+        .findIndex((l) => l.includes('RDMA_Write BW Test'));
+    expect(e.line).toBe(first + 1);
+    expect(e.reason).toMatch(/^ib_write_bw run line from rank 1, but line \d+ came from rank 0: one ib_write_bw run per text$/);
+  });
+});
+
 describe('parseIbWriteBw robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
     const texts = samplesIn('ib_write_bw').map((f) => sample(f));
     fuzzParser(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded(), ...texts]);
+  });
+
+  it('reads every sample behind either launcher prefix the same, and refuses a prefix that changes', () => {
+    fuzzLauncherPrefixes(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded()]);
   });
 });

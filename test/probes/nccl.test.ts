@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNccl } from '../../src/probes/nccl.js';
 import { sample, samplesIn } from '../helpers/samples.js';
-import { fuzzParser } from '../helpers/fuzz.js';
+import { fuzzLauncherPrefixes, fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
 
 const parseError = parseErrorOf;
@@ -208,6 +208,163 @@ describe('parseNccl on output pasted without its header (trimmed at test time fr
   });
 });
 
+// nccl-tests before 2.13 (2022): each collective printed its own leading columns (no `root` for all_reduce) and a
+// float `error` column (largest deviation) where 2.13 prints the `#wrong` count. docs/formats.md §6b.
+const azure = () => sample('nccl/azureml-examples-a100-2node-all-reduce-pre-2.13-error-column.txt');
+// The five-collective paste holds one run per collective, each after the author's `===begin <test> test===` line.
+const osxRuns = () =>
+  sample('nccl/nccl-osx-gtx1080-five-collectives-pre-2.13-layouts.txt')
+    .split(/^===begin (\S+) test===$/m)
+    .slice(1)
+    .reduce<Record<string, string>>((acc, part, i, all) => (i % 2 === 0 ? { ...acc, [part]: all[i + 1]! } : acc), {});
+
+describe('parseNccl on tables of nccl-tests before 2.13 (no root column, float error column)', () => {
+  it('reads the 2-node A100 all_reduce table by its header: redop, no root, the error column as maxError', () => {
+    const r = parseNccl(azure());
+    expect(r.tableLayout).toBe('nccl-tests<2.13');
+    expect(r.rows).toHaveLength(9);
+    expect(r.rows[0]).toEqual({
+      size: 33554432,
+      count: 8388608,
+      type: 'float',
+      redop: 'sum',
+      root: null,
+      outOfPlace: { timeUs: 593.7, algbwGBs: 56.52, busbwGBs: 105.97, wrong: null, maxError: 5e-7 },
+      inPlace: { timeUs: 590.2, algbwGBs: 56.86, busbwGBs: 106.6, wrong: null, maxError: 5e-7 },
+    });
+    expect(r.rows[8]!.outOfPlace).toEqual({ timeUs: 85710, algbwGBs: 100.22, busbwGBs: 187.91, wrong: null, maxError: 5e-7 });
+    expect(r.avgBusBandwidthGBs).toBeNull(); // the publisher showed no footer
+    expect(r.ranks.map((x) => x.host)).toEqual(['47c46425da29465eb4f752ffa03dd537000001']); // the NCCL line inside the table
+  });
+
+  it('reads each collective in its own pre-2.13 layout, footer included', () => {
+    const runs = osxRuns();
+    expect(Object.keys(runs)).toEqual(['all_reduce_perf', 'all_gather_perf', 'broadcast_perf', 'reduce_perf', 'reduce_scatter_perf']);
+    const got = Object.fromEntries(
+      Object.entries(runs).map(([name, text]) => {
+        const r = parseNccl(text);
+        return [name, [r.tableLayout, r.rows.length, r.rows[0]!.redop, r.rows[0]!.root, r.rows[24]!.outOfPlace.busbwGBs, r.avgBusBandwidthGBs]];
+      }),
+    );
+    expect(got).toEqual({
+      all_reduce_perf: ['nccl-tests<2.13', 25, 'sum', null, 0.87, 0.414483],
+      all_gather_perf: ['nccl-tests<2.13', 25, null, null, 0.76, 0.347488],
+      broadcast_perf: ['nccl-tests<2.13', 25, null, 0, 1.47, 0.698235],
+      reduce_perf: ['nccl-tests<2.13', 25, 'sum', 0, 1.53, 0.716373],
+      reduce_scatter_perf: ['nccl-tests<2.13', 25, 'sum', null, 0.4, 0.328477],
+    });
+    expect(parseNccl(runs['all_gather_perf']!).rows[0]).toEqual({
+      size: 8,
+      count: 1,
+      type: 'float',
+      redop: null,
+      root: null,
+      outOfPlace: { timeUs: 21.03, algbwGBs: 0, busbwGBs: 0, wrong: null, maxError: 0 },
+      inPlace: { timeUs: 20.68, algbwGBs: 0, busbwGBs: 0, wrong: null, maxError: 0 },
+    });
+    expect(parseNccl(runs['all_reduce_perf']!).outOfBounds).toEqual({ count: 0, ok: true });
+  });
+
+  it('says which layout it read: the 2.13 samples are nccl-tests>=2.13', () => {
+    for (const text of [fb97Ok(), oci(), promax(), pr103First()]) expect(parseNccl(text).tableLayout).toBe('nccl-tests>=2.13');
+    expect(parseNccl(fb97Debug()).tableLayout).toBeUndefined(); // no table at all
+  });
+
+  it('reads pre-2.13 all_reduce rows pasted without their header, in that shape only', () => {
+    const r = parseNccl(rowsAndTrailerOnly(azure()));
+    expect(r.rows).toEqual(parseNccl(azure()).rows);
+    expect(r.tableLayout).toBe('nccl-tests<2.13');
+    const mixed = `${rowsAndTrailerOnly(azure())}\n${rowsAndTrailerOnly(oci())}`;
+    const e = parseError(() => parseNccl(mixed));
+    expect(e.line).toBe(10);
+    expect(e.reason).toBe('table row not in the 12-column shape of the rows above it');
+  });
+
+  it('refuses a header with neither #wrong nor error, or both, and leading columns out of order', () => {
+    const header = azure()
+      .split('\n')
+      .find((l) => l.includes('busbw'))!;
+    expect(parseError(() => parseNccl(azure().replace(header, header.replaceAll(' error', ' check')))).reason).toBe(
+      'table header must have "#wrong" (nccl-tests >= 2.13) or "error" (before 2.13) twice',
+    );
+    expect(parseError(() => parseNccl(azure().replace(header, header.replace('error', '#wrong')))).reason).toMatch(/must have "#wrong" twice/);
+    expect(parseError(() => parseNccl(azure().replace(header, header.replace('type   redop', 'redop   type')))).reason).toBe(
+      'column 3 of the table header must be "type"',
+    );
+  });
+});
+
+// Cluster job logs put the launcher's prefix before every line: `srun --label` (` 0: `) and OpenMPI `--tag-output`
+// (`[1,0]<stdout>:`). docs/formats.md §6a.
+const awsSrun = () => sample('nccl/awsome-distributed-training-p5-2node-all-reduce-srun-label-table.txt');
+const issue290 = () => sample('nccl/nccl-tests-issue290-h100-2node-srun-label.txt');
+const ebpfTag = () => sample('nccl/nccl-ebpf-rtx5090-2rank-all-reduce-mpirun-tag-output.txt');
+const eksTag = () => sample('nccl/eks-efa-t4-2node-all-reduce-mpirun-tag-output-nccl-debug.txt');
+
+describe('parseNccl on launcher-prefixed job output', () => {
+  it('reads the srun --label run of 2 H100 nodes (label " 0: ", bare " 0:" lines, #wrong N/A)', () => {
+    const r = parseNccl(issue290());
+    expect(r.launcher).toEqual({ kind: 'srun --label', ranks: [0], resultRank: 0 });
+    expect(r.tableLayout).toBe('nccl-tests>=2.13');
+    expect(r.avgBusBandwidthGBs).toBe(142.735);
+    expect(r.outOfBounds).toEqual({ count: 0, ok: true });
+    expect(r.rows).toHaveLength(11);
+    expect(r.rows[10]).toEqual({
+      size: 8589934592,
+      count: 2147483648,
+      type: 'float',
+      redop: 'sum',
+      root: -1,
+      outOfPlace: { timeUs: 103530, algbwGBs: 82.97, busbwGBs: 155.57, wrong: null },
+      inPlace: { timeUs: 103538, algbwGBs: 82.96, busbwGBs: 155.56, wrong: null },
+    });
+  });
+
+  it('reads the label-width-1 srun table ("0: ") as the same rows without the prefix', () => {
+    const r = parseNccl(awsSrun());
+    expect(r.launcher).toEqual({ kind: 'srun --label', ranks: [0], resultRank: 0 });
+    expect(r.rows).toHaveLength(32); // 8 B to 16 GiB
+    expect(r.rows[31]!.inPlace).toEqual({ timeUs: 66109, algbwGBs: 259.87, busbwGBs: 487.26, wrong: 0 });
+    const bare = awsSrun().replace(/^0: /gm, '');
+    expect(parseNccl(bare).rows).toEqual(r.rows);
+    expect(parseNccl(bare).launcher).toBeUndefined();
+  });
+
+  it('reads mpirun --tag-output with untagged mpirun lines and tagged stderr of two ranks', () => {
+    const r = parseNccl(ebpfTag());
+    expect(r.launcher).toEqual({ kind: 'mpirun --tag-output', ranks: [0, 1], resultRank: 0 });
+    expect(r.version).toBe('2.18.0');
+    expect(r.collective).toBe('all_reduce_perf_mpi');
+    expect(r.avgBusBandwidthGBs).toBe(1.57614);
+    expect(r.rows.map((x) => x.outOfPlace.timeUs)).toEqual([4366.46, 4370.57, 4374.0, 4390.92, 7728.29, 14977.1, 29341.4, 58479.5]);
+  });
+
+  it('keeps the rank the tag names beside each process of the NCCL_DEBUG lines', () => {
+    const r = parseNccl(eksTag());
+    expect(r.launcher).toEqual({ kind: 'mpirun --tag-output', ranks: [0, 1], resultRank: 0 });
+    expect(r.ncclVersion).toBe('2.12.7+cuda11.4');
+    expect(r.ranks).toEqual([
+      { host: 'test-nccl-efa-worker-0', pid: 21, network: null, devices: [], ip: '10.11.13.106', launcherRank: 0 },
+      { host: 'test-nccl-efa-worker-1', pid: 21, network: null, devices: [], ip: '10.11.5.31', launcherRank: 1 },
+    ]);
+    expect(r.rows).toHaveLength(31);
+    expect(r.avgBusBandwidthGBs).toBe(1.15327);
+  });
+
+  it('refuses result lines from two ranks, and a process seen under two ranks, naming the line', () => {
+    // Edited copies of recorded samples: one table row re-tagged as rank 1, one NCCL line of rank 1's process as rank 0.
+    const lines = eksTag().split('\n');
+    const row = lines.findIndex((l) => l.includes('   1048576        262144'));
+    const twoRanks = lines.map((l, i) => (i === row ? l.replace('[1,0]', '[1,1]') : l)).join('\n');
+    const e = parseError(() => parseNccl(twoRanks));
+    expect(e.line).toBe(row + 1);
+    expect(e.reason).toMatch(/^nccl-tests table line from rank 1, but line \d+ came from rank 0: one nccl-tests table per text$/);
+    const nccl = lines.findIndex((l) => l.startsWith('[1,1]<stdout>:test-nccl-efa-worker-1:21:26'));
+    const moved = lines.map((l, i) => (i === nccl ? l.replace('[1,1]', '[1,0]') : l)).join('\n');
+    expect(parseError(() => parseNccl(moved)).reason).toMatch(/^process test-nccl-efa-worker-1:21 under launcher rank 0, but line \d+ put it under rank 1/);
+  });
+});
+
 describe('parseNccl robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
     fuzzParser(parseNccl, [
@@ -219,6 +376,20 @@ describe('parseNccl robustness', () => {
       pr103First(),
       rowsAndTrailerOnly(oci()),
       ...samplesIn('nccl').map((f) => sample(f)),
+    ]);
+  });
+
+  it('reads every unprefixed sample behind either launcher prefix the same, and refuses a prefix that changes', () => {
+    fuzzLauncherPrefixes(parseNccl, [
+      fb97Ok(),
+      fb97Degraded(),
+      fb97Debug(),
+      oci(),
+      promax(),
+      pr103First(),
+      azure(),
+      rowsAndTrailerOnly(oci()),
+      ...Object.values(osxRuns()),
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHwmon, parseMgetTemp, parseSensors } from '../../src/probes/nic-temp.js';
+import { parseHwmon, parseMgetTemp } from '../../src/probes/nic-temp.js';
 import { sample } from '../helpers/samples.js';
 import { fuzzParser } from '../helpers/fuzz.js';
 import { parseErrorOf } from '../helpers/parse-error.js';
@@ -13,13 +13,6 @@ const sysfsQuote = () =>
     .filter((l) => l.startsWith('>>> /sys/'))
     .map((l) => l.slice(4))
     .join('\n');
-// The blog paste has the prompt and "..." where the author elided other chips.
-const sensorsPaste = () =>
-  sample('other/lm-sensors-mlx5-hwmon-asic-partial.txt')
-    .split('\n')
-    .filter((l) => !l.startsWith('~$') && l.trim() !== '...')
-    .join('\n');
-
 // Generated, not recorded: the harness grep in the documented layout for a Spark with two mlx5 functions
 // and an unrelated nvme sensor; hwmon10 sorts after hwmon3 numerically.
 const GENERATED_SPARK =
@@ -67,19 +60,6 @@ describe('parseHwmon', () => {
   });
 });
 
-describe('parseSensors', () => {
-  it('reads the lm-sensors mlx5 block: asic 57.0 C, crit 105.0 C, highest 58.0 C', () => {
-    const r = parseSensors(sensorsPaste());
-    expect(r.chips).toEqual([{ chip: 'mlx5-pci-0601', adapter: 'PCI adapter', temperatures: [{ label: 'asic', celsius: 57, critC: 105, highestC: 58 }] }]);
-    expect(r.nicMaxC).toBe(57);
-  });
-
-  it('rejects text that has no chip block', () => {
-    expect(parseError(() => parseSensors('asic: +57.0°C\n')).line).toBe(1);
-    expect(parseError(() => parseSensors('')).reason).toBe('no chip block');
-  });
-});
-
 describe('parseMgetTemp', () => {
   // Documented (mstflint mget_temp.c), not recorded: printf("%-15d\n") and the two message forms.
   it('reads the padded integer', () => {
@@ -98,7 +78,6 @@ describe('parseMgetTemp', () => {
 describe('nic-temp robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
     fuzzParser(parseHwmon, [sysfsQuote(), GENERATED_SPARK]);
-    fuzzParser(parseSensors, [sensorsPaste()]);
     fuzzParser(parseMgetTemp, ['53             \n', '-I- No valid temperature were measured. please check device configuration.\n']);
   });
 });

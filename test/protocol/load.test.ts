@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
-import { limitOf, loadProtocol, parseProtocol } from '../../src/protocol/load.js';
-import { bidirectionalFlag, renderCommand } from '../../src/protocol/template.js';
+import { limitOf } from '../../src/protocol/limits.js';
+import { loadProtocol, parseProtocol } from '../../src/protocol/load.js';
+import { renderCommand } from '../../src/protocol/template.js';
 import type { SoakPhase } from '../../src/protocol/types.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -35,12 +36,14 @@ describe('loadProtocol', () => {
       'soak:soak-loaded',
     ]);
     const soaks = p.phases.filter((x): x is SoakPhase => x.kind === 'soak');
-    expect(soaks.map((s) => [s.durationS, s.gpuLoad, s.gpuUtilMinPct])).toEqual([
-      [600, false, undefined],
-      [3600, true, 90],
+    expect(soaks.map((s) => [s.durationS, s.gpuLoad])).toEqual([
+      [600, false],
+      [3600, true],
     ]);
     expect(p.phases[3]).toMatchObject({ durationS: 30, msgSize: 65536, bidirectional: true });
-    expect(p.phases[2]).toMatchObject({ durationS: 10, floorGbps: 90 });
+    expect(p.phases[2]).toMatchObject({ durationS: 10 });
+    expect(limitOf(p, 'loopback-floor')).toMatchObject({ direction: 'min', fail: 90 });
+    expect(limitOf(p, 'gpu-util-min')).toMatchObject({ direction: 'min', fail: 90 });
     expect(limitOf(p, 'crc-errors')).toMatchObject({ direction: 'max', fail: 1 });
     expect(limitOf(p, 'lane-ratio')).toMatchObject({ direction: 'max', fail: 1000, marginal: 100 });
     expect(limitOf(p, 'fec-margin')).toMatchObject({ direction: 'min', fail: 1, marginal: 2 });
@@ -210,19 +213,38 @@ describe('protocol validation messages', () => {
     expect(() => parseProtocol('{ "name": ', 'protocols/x.json')).toThrow(/^protocols\/x\.json: not valid JSON: /);
   });
 
-  it('fills defaults: sampling interval 1 s, msgSize 65536, floor and GPU minimum from the limits', () => {
+  it('fills defaults: sampling interval 1 s, msgSize 65536; the loopback floor and GPU minimum are the limits', () => {
     const p = JSON.parse(readFileSync(QUICK, 'utf8'));
     delete p.samplingIntervalS;
-    delete p.phases[2].floorGbps;
     delete p.phases[2].msgSize;
-    delete p.phases[6].gpuUtilMinPct;
     ruleLimit(p, 'loopback-floor').fail = 95;
     ruleLimit(p, 'gpu-util-min').fail = 80;
     const q = parseProtocol(JSON.stringify(p), 'x');
     expect(q.samplingIntervalS).toBe(1);
     expect(q.maxSampleGapS).toBe(60);
-    expect(q.phases[2]).toMatchObject({ msgSize: 65536, floorGbps: 95 });
-    expect(q.phases[6]).toMatchObject({ gpuUtilMinPct: 80 });
+    expect(q.phases[2]).toMatchObject({ msgSize: 65536 });
+    expect(limitOf(q, 'loopback-floor').fail).toBe(95);
+    expect(limitOf(q, 'gpu-util-min').fail).toBe(80);
+    expect(q.notes).toEqual([]);
+  });
+
+  it('an older protocol`s floorGbps / gpuUtilMinPct on a phase was the figure checked: it becomes the limit, noted', () => {
+    const p = JSON.parse(readFileSync(QUICK, 'utf8'));
+    p.phases[2].floorGbps = 95;
+    p.phases[6].gpuUtilMinPct = 80;
+    ruleLimit(p, 'loopback-floor').fail = 90;
+    ruleLimit(p, 'gpu-util-min').fail = 90;
+    const q = parseProtocol(JSON.stringify(p), 'x');
+    expect(limitOf(q, 'loopback-floor').fail).toBe(95);
+    expect(limitOf(q, 'gpu-util-min').fail).toBe(80);
+    expect(q.notes).toEqual([
+      "phases[2].floorGbps: 95 read as the loopback-floor limit (the limits said 90): the phase's figure is the one checked",
+      "phases[6].gpuUtilMinPct: 80 read as the gpu-util-min limit (the limits said 90): the phase's figure is the one checked",
+    ]);
+    // The same figure on the phase and in the limits: nothing to say.
+    p.phases[2].floorGbps = 90;
+    p.phases[6].gpuUtilMinPct = 90;
+    expect(parseProtocol(JSON.stringify(p), 'x').notes).toEqual([]);
   });
 });
 
@@ -257,7 +279,7 @@ describe('older protocols and the protocols journals embed', () => {
     const p = parseProtocol(V1, 'old.json');
     expect(limitOf(p, 'fec-window')).toMatchObject({ fail: 1, marginal: 2, params: { windowS: 60, holdS: 10 } });
     expect(limitOf(p, 'lane-ratio').params).toMatchObject({ holdS: 5, marginalFloorBer: 1e-9, failFloorBer: 1e-6 });
-    expect(p.earlyStop).toEqual({ keepSamplingS: 10 });
+    expect(p.earlyStop).toEqual({ keepSamplingS: 10, laneRatioConsecutiveTicks: 5 });
     expect(p.notes).toEqual([
       'limits: no limit for fec-window (added in rules version 2): its default applies',
       'earlyStop.laneRatioConsecutiveTicks: 5 ticks of 1 s read as the lane-ratio holdS 5 s (persistence is in seconds since rules version 2)',
@@ -308,9 +330,7 @@ describe('renderCommand', () => {
       'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely 192.168.100.2',
     );
     const older = 'ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} {bidirectional} --run_infinitely';
-    expect(renderCommand(older, { ...v, bidirectional: bidirectionalFlag(false) })).toBe(
-      'ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely',
-    );
+    expect(renderCommand(older, { ...v, bidirectional: '' })).toBe('ib_write_bw -d rocep1s0f1 -p 18515 -F --report_gbits -s 65536 --run_infinitely');
   });
   it('refuses a missing placeholder value and shell syntax in a value', () => {
     expect(() => renderCommand(c.ncclRank!, {})).toThrow('command template needs {ip}');

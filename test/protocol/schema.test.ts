@@ -6,7 +6,7 @@ import { boundsTable, protocolSchema, protocolSchemaFile, protocolValidator, SCH
 import { COMMAND_PLACEHOLDERS, GPU_LOAD_PLACEHOLDERS, LIMIT_RULES, PHASE_KINDS } from '../../src/protocol/types.js';
 import { DEFAULT_MAX_SAMPLE_GAP_S, DEFAULT_MSG_SIZE, DEFAULT_SAMPLING_INTERVAL_S } from '../../src/protocol/validate.js';
 import { limitsSchema } from '../../src/rules/docs.js';
-import { RULES } from '../../src/rules/registry.js';
+import { RULES } from '../../src/rules/versions.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'protocols');
 const read = (f: string) => JSON.parse(readFileSync(join(DIR, f), 'utf8'));

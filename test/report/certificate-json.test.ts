@@ -2,9 +2,15 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
-import { RULES_VERSION } from '../../src/rules/registry.js';
+import { RULES_VERSION } from '../../src/rules/versions.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
-import { verifyCertificate, writeCertificateJson, type CertificateDocument, type Regrade } from '../../src/report/certificate-json.js';
+import {
+  certificateDocumentFor,
+  verifyCertificate,
+  writeCertificateDocument,
+  type CertificateDocument,
+  type Regrade,
+} from '../../src/report/certificate-json.js';
 import { keygen, loadLabKey } from '../../src/report/sign.js';
 import { errorRecord, failingCloneRecord } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
@@ -19,7 +25,7 @@ async function signedRun() {
   const labKey = (await loadLabKey(keys.privateKeyPath))!;
   const record = failingCloneRecord();
   const dir = makeRunDir(root, record);
-  const [cert] = await writeCertificateJson(record, dir, { labKey });
+  const cert = await writeCertificateDocument(await certificateDocumentFor(record, dir, { labKey }), dir);
   return { root, keys, record, dir, cert: cert!, publicKeyPem: readFileSync(keys.publicKeyPath, 'utf8') };
 }
 
@@ -95,7 +101,10 @@ describe('certificate.json', () => {
     const root = tempRoot();
     const record = failingCloneRecord();
     const dir = makeRunDir(root, record);
-    const [cert] = await writeCertificateJson(record, dir, { labKey: null, unsignedReason: 'no lab key at /nowhere/lab-key.pem' });
+    const cert = await writeCertificateDocument(
+      await certificateDocumentFor(record, dir, { labKey: null, unsignedReason: 'no lab key at /nowhere/lab-key.pem' }),
+      dir,
+    );
     const doc = JSON.parse(readFileSync(cert!, 'utf8')) as CertificateDocument;
     expect(doc.signature).toBeNull();
     expect(doc.body.signer).toBeNull();
@@ -107,7 +116,7 @@ describe('certificate.json', () => {
     const root = tempRoot();
     const record = errorRecord();
     const dir = makeRunDir(root, record);
-    const [p] = await writeCertificateJson(record, dir, {});
+    const p = await writeCertificateDocument(await certificateDocumentFor(record, dir, {}), dir);
     expect(p).toBe(join(dir, 'run-report.json'));
     const doc = JSON.parse(readFileSync(p!, 'utf8')) as CertificateDocument;
     expect(doc.body.kind).toBe('run-report');

@@ -7,7 +7,8 @@ import { gradeRun } from '../../src/grading/grade-run.js';
 import { validateProtocol } from '../../src/protocol/validate.js';
 import { limitsSchema, verdictTable } from '../../src/rules/docs.js';
 import { checkLimit, labelOf } from '../../src/rules/in-range.js';
-import { LIMIT_KEYS, RULES, defaultLimit, ruleOf, type RuleDeclaration } from '../../src/rules/registry.js';
+import { LIMIT_KEYS, RULE_DEFINITIONS, defaultLimit, type RuleDeclaration } from '../../src/rules/registry.js';
+import { RULES, RULES_VERSION, RULES_VERSIONS, ruleOf, rulesOf, rulesVersionOf } from '../../src/rules/versions.js';
 
 const PROTOCOL = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'protocols', 'spark-burnin.json'), 'utf8'));
 const NO_BENCH: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
@@ -64,9 +65,26 @@ const analysisOf = (s: NodePhaseStats[]): AnalysisRecord => ({
 
 describe('the rule registry', () => {
   it('declares each rule once: unique ids, a measure for every cable rule and none for setup rules', () => {
-    expect(new Set(RULES.map((r) => r.id)).size).toBe(RULES.length);
-    for (const r of RULES) expect(typeof r.measure === 'function', r.id).toBe(r.kind === 'cable');
-    expect(RULES.map((r) => r.id)).toEqual([
+    for (const v of RULES_VERSIONS) {
+      const rules = rulesOf(v.version);
+      expect(new Set(rules.map((r) => r.id)).size).toBe(rules.length);
+      for (const r of rules) expect(typeof r.measure === 'function', `${v.version} ${r.id}`).toBe(r.kind === 'cable');
+    }
+    expect(new Set(RULE_DEFINITIONS.map((r) => r.id)).size).toBe(RULE_DEFINITIONS.length);
+  });
+
+  it('version 1 and version 2 grade with the rules they shipped with, each with its own way of measuring', () => {
+    expect(Object.fromEntries(rulesOf(1).map((r) => [r.id, r.variant]))).toEqual({
+      'crc-errors': 'count',
+      'post-fec-errors': 'count',
+      'link-down-events': 'count',
+      'fec-margin': 'worst-upper-bound',
+      'lane-ratio': 'rate-ratio',
+      'ib-write-bw-sum': 'sum-of-rails',
+      'loopback-floor': 'per-rail',
+      'gpu-util-min': 'mean',
+    });
+    expect(rulesOf(2).map((r) => r.id)).toEqual([
       'crc-errors',
       'post-fec-errors',
       'link-down-events',
@@ -105,7 +123,8 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
   const symbolErrors: RuleDeclaration = {
     id: 'symbol-errors',
     kind: 'cable',
-    since: 3,
+    since: RULES_VERSION + 1,
+    variant: 'count',
     unit: 'errors',
     direction: 'max',
     label: 'symbol errors',
@@ -118,17 +137,18 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     measure: (m) => m.analysis.perNodePhase.map((s) => ({ value: s.symbolErrors, ...m.check(s.symbolErrors), node: s.node, phase: s.phase })),
   };
   const rules = [...RULES, symbolErrors];
+  const TODAY = rulesVersionOf(RULES_VERSION)!;
 
   it('a protocol written before it loads with its default, and says so', () => {
     const p = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
     expect(p.limits.find((l) => l.rule === 'symbol-errors')).toEqual({ rule: 'symbol-errors', direction: 'max', fail: 1, unit: 'errors' });
-    expect(p.notes).toEqual(['limits: no limit for symbol-errors (added in rules version 3): its default applies']);
+    expect(p.notes).toEqual([`limits: no limit for symbol-errors (added in rules version ${RULES_VERSION + 1}): its default applies`]);
   });
 
   it('a protocol that sets it is checked against the declaration', () => {
     const bad = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', direction: 'min', fail: 1 }] };
     expect(() => validateProtocol(bad, 'x.json', { rules })).toThrow(
-      new UsageError('x.json: limits[9].direction: expected "max" for symbol-errors, got "min"'),
+      new UsageError(`x.json: limits[${PROTOCOL.limits.length}].direction: expected "max" for symbol-errors, got "min"`),
     );
     const ok = { ...PROTOCOL, limits: [...PROTOCOL.limits, { rule: 'symbol-errors', fail: 3 }] };
     expect(validateProtocol(ok, 'x.json', { rules }).limits.at(-1)).toEqual({ rule: 'symbol-errors', direction: 'max', fail: 3, unit: 'errors' });
@@ -136,7 +156,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
 
   it('it grades: its value, label, limit and advice in the reason', () => {
     const protocol = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules });
-    const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, rules);
+    const v = gradeRun(analysisOf([stats({ symbolErrors: 4 })]), NO_BENCH, protocol, TODAY, rules);
     expect(v.outcome).toBe('FAIL');
     expect(v.reasons[0]).toEqual({
       rule: 'symbol-errors',
@@ -149,7 +169,7 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
       message: 'spark-b soak-loaded: symbol errors 4 errors >= 1 (fail at 1 or more)',
       advice: 'packets were dropped for physical coding errors: replace the cable',
     });
-    expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, rules).outcome).toBe('PASS');
+    expect(gradeRun(analysisOf([stats({})]), NO_BENCH, protocol, TODAY, rules).outcome).toBe('PASS');
   });
 
   it('README`s table and the schema carry it', () => {

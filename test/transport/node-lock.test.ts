@@ -65,14 +65,16 @@ describe('per-node lock', { timeout: 60_000 }, () => {
   it('stale lock (old heartbeat, no process of its run): named, with how to clear it; --break-lock takes it', async () => {
     const root = join(dir, 'c');
     const runner = shRunner();
-    await acquireLock(runner, { runId: 'old-run', label: 'crashed', root });
+    // Processes are found by their run marker machine-wide: a run id no other test (or test run) uses.
+    const oldRun = `crashed-${process.pid}`;
+    await acquireLock(runner, { runId: oldRun, label: 'crashed', root });
     const old = new Date(Date.now() - 3600_000);
     utimesSync(join(root, 'lock', 'owner'), old, old);
     const err = await acquireLock(runner, { runId: 'new-run', label: 'x', root, staleAfterMs: 600_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TransportError);
     const msg = (err as Error).message;
     expect(msg).toContain('stale lock');
-    expect(msg).toContain('run old-run "crashed"');
+    expect(msg).toContain(`run ${oldRun} "crashed"`);
     expect(msg).toContain('--break-lock');
     expect(msg).toContain(`rm -r ${root}/lock`);
     const taken = await acquireLock(runner, { runId: 'new-run', label: 'x', root, staleAfterMs: 600_000, breakLock: true });
@@ -83,14 +85,15 @@ describe('per-node lock', { timeout: 60_000 }, () => {
   it('an old heartbeat is not stale while a process of that run is alive; --break-lock does not break it', async () => {
     const root = join(dir, 'd');
     const runner = shRunner();
-    await acquireLock(runner, { runId: 'busy-run', label: '', root });
-    const p = await startWrapped(runner, 'sleep 300', { runDir: join(dir, 'procs', 'busy-run'), name: 'load', pollMs: 200 });
+    const busyRun = `busy-${process.pid}`; // found by its marker machine-wide: no other test run uses it
+    await acquireLock(runner, { runId: busyRun, label: '', root });
+    const p = await startWrapped(runner, 'sleep 300', { runDir: join(dir, 'procs', busyRun), name: 'load', pollMs: 200 });
     try {
       const old = new Date(Date.now() - 3600_000);
       utimesSync(join(root, 'lock', 'owner'), old, old);
       const err = await acquireLock(runner, { runId: 'next', label: '', root, staleAfterMs: 1000, breakLock: true }).catch((e: unknown) => e);
-      expect((err as Error).message).toMatch(/node is locked by run busy-run .* 3 process\(es\) of that run alive/); // sh wrapper, its subshell, sleep
-      expect(readFileSync(join(root, 'lock', 'owner'), 'utf8')).toMatch(/^run=busy-run\n/);
+      expect((err as Error).message).toMatch(new RegExp(`node is locked by run ${busyRun} .* 3 process\\(es\\) of that run alive`)); // sh wrapper, its subshell, sleep
+      expect(readFileSync(join(root, 'lock', 'owner'), 'utf8')).toMatch(new RegExp(`^run=${busyRun}\n`));
     } finally {
       await p.stop(500);
     }

@@ -58,6 +58,16 @@ const groupMembers = (pgid: number): Promise<string> =>
     execFile('sh', ['-c', `ps -e -o pgid=,stat=,pid= | awk -v g=${pgid} '$1==g && $2 !~ /^Z/ {print $3}'`], (_e, out) => resolve(out.trim())),
   );
 
+// The group's members once at least `n` are there (the shell forks its children a moment after it starts), else as found after 5 s.
+async function groupOf(pgid: number, n: number): Promise<string[]> {
+  let members: string[] = [];
+  for (let i = 0; i < 100 && members.length < n; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 50));
+    members = (await groupMembers(pgid)).split('\n').filter(Boolean);
+  }
+  return members;
+}
+
 const root = mkdtempSync(join(tmpdir(), 'cqrp'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -120,7 +130,7 @@ describe('wrappers on a real shell', () => {
     expect(readFileSync(join(runDir, 'load.pid'), 'utf8').trim()).toBe(String(p.pid));
     const env = readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0');
     expect(env).toContain('CABLEQUAL_RUN=run-a');
-    expect((await groupMembers(p.pid!)).split('\n').length).toBeGreaterThanOrEqual(3); // sh + two sleeps
+    expect((await groupOf(p.pid!, 3)).length).toBeGreaterThanOrEqual(3); // sh + two sleeps
     await p.stop(2000);
     await p.stop(2000); // safe twice
     const r = await p.done;

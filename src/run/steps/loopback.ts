@@ -1,5 +1,5 @@
 import type { LoopbackPhase, ProtocolCommands } from '../../protocol/index.js';
-import { renderCommand } from '../../protocol/index.js';
+import { limitOf, renderCommand } from '../../protocol/index.js';
 import { parseIbWriteBw } from '../../probes/ib-write-bw.js';
 import { ParseError } from '../../domain/errors.js';
 import type { Rail } from '../../domain/node.js';
@@ -121,6 +121,6 @@ export async function loopback(ctx: RunContext, phase: LoopbackPhase): Promise<v
     kind: 'loopback',
     results: results.map((r) => ({ node: r.node, rail: r.rail, device: r.device, gbps: r.gbps })),
   });
-  const reason = loopbackFloorReason(results, phase.floorGbps);
+  const reason = loopbackFloorReason(results, limitOf(ctx.protocol, 'loopback-floor').fail);
   if (reason) throw new SetupError(reason);
 }

@@ -1,6 +1,7 @@
 import { cmd, ipAddrCommand } from '../../transport/commands.js';
-import { cagesFromLinks, parseIbdev2netdev, pickCage } from '../../probes/ibdev2netdev.js';
+import { cagesFromLinks, parseIbdev2netdev, pickCage, type Ibdev2netdevLink } from '../../probes/ibdev2netdev.js';
 import { parseNetIdentity } from '../../probes/net-identity.js';
+import { parseRdmaLink, railLinksOfRdma } from '../../probes/rdma-link.js';
 import { readCableSerial } from '../../probes/eeprom-hex.js';
 import { parseEthtoolLink } from '../../probes/ethtool-link.js';
 import { parseEthtoolFec } from '../../probes/ethtool-fec.js';
@@ -27,7 +28,7 @@ function fail(rule: string, node: NodeState, message: string, advice: string): n
 // What to install for each program a run starts (docs/operator-guide.md section 1 says it at length).
 const INSTALL: Record<string, string> = {
   ethtool: 'ethtool ships with DGX OS (sudo apt install ethtool)',
-  ibdev2netdev: 'ibdev2netdev ships with the MLNX/DOCA tools of DGX OS',
+  ibdev2netdev: 'ibdev2netdev ships with the MLNX/DOCA tools of DGX OS; without it cablequal reads `rdma link` (sudo apt install iproute2)',
   'nvidia-smi': 'nvidia-smi ships with the NVIDIA driver',
   ib_write_bw: 'sudo apt install perftest',
   stdbuf: 'stdbuf is part of coreutils',
@@ -76,11 +77,20 @@ function installAdvice(tools: string[]): string {
   return tools.map((t) => `${t}: ${INSTALL[t.split('/').pop()!] ?? 'install it (docs/operator-guide.md section 1)'}`).join('; ');
 }
 
-async function checkTools(ctx: RunContext, node: NodeState): Promise<void> {
+// What lists the RDMA devices, their netdevs and link state on a node: ibdev2netdev, or iproute2's `rdma link`.
+type LinkTool = 'ibdev2netdev' | 'rdma';
+
+// Every required program is there; a node without ibdev2netdev (no MLNX/DOCA tools) lists its links with `rdma link`.
+async function checkTools(ctx: RunContext, node: NodeState): Promise<LinkTool> {
   const missing: string[] = [];
   for (const t of requiredTools(ctx.protocol)) {
     const r = await ctx.runLogged(node, cmd.programThere(t), `tool:${t}`, 20_000);
     if (r.exitCode !== 0) missing.push(t);
+  }
+  let linkTool: LinkTool = 'ibdev2netdev';
+  if (missing.includes('ibdev2netdev') && (await ctx.runLogged(node, cmd.programThere('rdma'), 'tool:rdma', 20_000)).exitCode === 0) {
+    missing.splice(missing.indexOf('ibdev2netdev'), 1);
+    linkTool = 'rdma';
   }
   if (missing.length) {
     fail(
@@ -90,6 +100,7 @@ async function checkTools(ctx: RunContext, node: NodeState): Promise<void> {
       `${installAdvice(missing)} (see docs/operator-guide.md section 1)`,
     );
   }
+  return linkTool;
 }
 
 // The GPU load of a loaded soak must be able to start on the node: its working directory, the files it needs (gpu_burn
@@ -158,26 +169,43 @@ async function checkPeerSsh(ctx: RunContext): Promise<void> {
   }
 }
 
-// Find the cage the cable is in from what the node says (ibdev2netdev for devices and carrier, sysfs for which
-// physical port and PCI function each one is): the requested cage, or with `auto` the one whose two rails are Up.
-async function discoverCage(ctx: RunContext, node: NodeState): Promise<void> {
-  const text = await ctx.runChecked(node, cmd.ibdev2netdev(), 'ibdev2netdev', 20_000);
-  const ids = await ctx.runLogged(node, cmd.netIdentity(), 'net-identity', 20_000);
+// The node's RDMA ports with their netdevs and link state, from ibdev2netdev or (either layout of) `rdma link`.
+async function railLinks(ctx: RunContext, node: NodeState, tool: LinkTool): Promise<Ibdev2netdevLink[]> {
+  if (tool === 'ibdev2netdev') return parseIbdev2netdev(await ctx.runChecked(node, cmd.ibdev2netdev(), 'ibdev2netdev', 20_000)).links;
+  const listed = parseRdmaLink(await ctx.runChecked(node, cmd.rdmaLink(), 'rdma-link', 20_000));
+  const links = railLinksOfRdma(listed);
+  if (links.length === 0 && listed.links.length > 0) {
+    fail(
+      'preflight-rails',
+      node,
+      `rdma link names no netdev for its ${listed.links.length} port(s): this rdma tool is too old to place the rails`,
+      'install ibdev2netdev (the MLNX/DOCA tools) or an iproute2 of 4.18 or later (docs/operator-guide.md section 1)',
+    );
+  }
+  return links;
+}
+
+// Find the cage the cable is in from what the node says (ibdev2netdev or `rdma link` for devices and link state, sysfs
+// for which physical port and PCI function each one is): the requested cage, or with `auto` the one whose two rails are Up.
+async function discoverCage(ctx: RunContext, node: NodeState, tool: LinkTool): Promise<void> {
+  const lister = tool === 'rdma' ? 'rdma link' : 'ibdev2netdev';
   let cages;
   try {
-    cages = cagesFromLinks(parseIbdev2netdev(text).links, parseNetIdentity(ids.stdout));
+    const links = await railLinks(ctx, node, tool);
+    const ids = await ctx.runLogged(node, cmd.netIdentity(), 'net-identity', 20_000);
+    cages = cagesFromLinks(links, parseNetIdentity(ids.stdout));
   } catch (e) {
     if (e instanceof ParseError)
       fail(
         'preflight-rails',
         node,
         `cannot tell the cages apart: ${e.message}`,
-        'check that the mlx5 driver is loaded, ibdev2netdev works and /sys/class/net/<if>/device points at the ConnectX-7',
+        `check that the mlx5 driver is loaded, ${lister} works and /sys/class/net/<if>/device points at the ConnectX-7`,
       );
     throw e;
   }
   const picked = pickCage(cages, node.spec.cage);
-  if ('problem' in picked) fail('preflight-rails', node, picked.problem, 'plug the cable in fully, check ibdev2netdev, or pass --port');
+  if ('problem' in picked) fail('preflight-rails', node, picked.problem, `plug the cable in fully, check ${lister}, or pass --port`);
   const cage = picked.cage;
   if (!cage.up) {
     fail(
@@ -330,9 +358,9 @@ export async function preflight(ctx: RunContext): Promise<void> {
   }
   await Promise.all(
     ctx.nodes.map(async (n, i) => {
-      await checkTools(ctx, n);
+      const linkTool = await checkTools(ctx, n);
       await checkGpuLoad(ctx, n);
-      await discoverCage(ctx, n);
+      await discoverCage(ctx, n, linkTool);
       await checkRails(ctx, n);
       await checkSudo(ctx, n, users[i] ?? 'user');
       await confirmOneCable(ctx, n);

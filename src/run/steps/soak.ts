@@ -1,5 +1,5 @@
 import { mean } from 'simple-statistics';
-import type { GpuLoad, SoakPhase } from '../../protocol/index.js';
+import { limitOf, type GpuLoad, type SoakPhase } from '../../protocol/index.js';
 import { renderGpuLoad } from '../../protocol/gpu-load.js';
 import { cmd } from '../../transport/commands.js';
 import { TransportError, type RemoteProcess } from '../../transport/types.js';
@@ -84,7 +84,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
         }
       }
       if (!gpuChecked && ctx.tS - startS >= gpuCheckAfterS) {
-        const minPct = phase.gpuUtilMinPct ?? 90;
+        const minPct = limitOf(ctx.protocol, 'gpu-util-min').fail;
         const utils = ctx.nodes.map((n) => ({ n, u: gpuUtilMean(loop, n.spec.name, phase.name, ctx.tS - gpuWindowS) }));
         // GPU telemetry is read every few ticks: wait for a reading in the window, up to the end of the phase.
         const lastChance = ctx.tS >= endS - ctx.protocol.samplingIntervalS;

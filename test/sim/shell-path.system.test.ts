@@ -1,6 +1,6 @@
 // The sampler's real shell path against the simulated lab: a real OpenSSH sshd per node, a real bash (the sampling
 // shell), its persistent *_phy perl filter and $EPOCHREALTIME, and the lab's tools as executables on that node's PATH
-// (src/sim/tool-shims.ts). Each tick's samples must equal what the same sampler reads through the simulated runner.
+// (test/helpers/lab-tools.ts). Each tick's samples must equal what the same sampler reads through the simulated runner.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeSample } from '../../src/domain/sample.js';
 import { Sampler } from '../../src/sampling/sampler.js';
 import { createLab, type SimLab } from '../../src/sim/lab.js';
-import { exposeLabTools, type LabTools } from '../../src/sim/tool-shims.js';
+import { exposeLabTools, type LabTools } from '../helpers/lab-tools.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { runSampleSet } from '../../src/run/tick-source.js';
 import { cmd } from '../../src/transport/commands.js';

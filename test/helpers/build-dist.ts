@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 
-// Tests that spawn the real CLI (`node bin/cablequal.js`) need dist/ built from the current sources: build once per
-// test run. A type error elsewhere still emits JavaScript (tsc without noEmitOnError), so a failed build only warns.
+// The system tier's global setup (test/helpers/tiers.ts): the tests that spawn the real CLI (`node bin/cablequal.js`)
+// need dist/ built from the current sources, built once per run. A type error elsewhere still emits JavaScript (tsc
+// without noEmitOnError), so a failed build only warns.
 export default function setup(): void {
   const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: process.cwd(), encoding: 'utf8', timeout: 120_000 });
   if (r.status !== 0)

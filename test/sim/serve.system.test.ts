@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GPU_BURN } from './drive.js';
-import { ScaledClock } from '../../src/sim/scaled-clock.js';
 import type { SimServe } from '../../src/sim/serve.js';
 import { serveSimLab } from '../../src/sim/serve.js';
 import { SshRunner } from '../../src/transport/ssh-runner.js';
@@ -124,19 +123,5 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
     expect(out.code).toBe(0);
     expect(out.stdout.split('\n')[0]).toBe('NIC statistics:');
     expect(out.stdout).toMatch(/^ {5}tx_bytes: \d+$/m);
-  });
-});
-
-describe('ScaledClock', () => {
-  it('runs K times faster than its base clock', async () => {
-    let t = 1_000;
-    const slept: number[] = [];
-    const base = { now: () => t, sleep: async (ms: number) => void slept.push(ms) };
-    const c = new ScaledClock(60, base);
-    t += 1_000; // one real second
-    expect(c.now()).toBe(1_000 + 60_000);
-    await c.sleep(120_000);
-    expect(slept).toEqual([2_000]);
-    expect(() => new ScaledClock(0)).toThrow(RangeError);
   });
 });
