@@ -270,7 +270,7 @@ function fullSection(f: BenchResults['full']): string[] {
   out.push('process, all its threads (`process.resourceUsage()` at exit). Other work shares the 2 cores: wall times stretch with the');
   out.push(
     `load, CPU times much less. Load average ${la(f.loadAvgAtStart)} at the start of this section, ${la(f.loadAvgAtEnd)} at its end.` +
-      (f.before ? ` Before = \`${f.before.checkout}\` measured the same way, each repetition right before this tree's.` : ''),
+      (f.before ? ` Before = ${f.before.checkout}, measured the same way, each repetition right before this tree's.` : ''),
     '',
   );
   const cols: [string, CliFigures][] = f.before

@@ -2,7 +2,8 @@
 // written (journal, record, certificate, CSVs, run.log, the results store), and a 20-cable quick batch; wall time and
 // the process's CPU time (user + system, all its threads) of each, with the load average around it: the 2 cores are
 // shared with other work, so the CPU time is the figure that compares. `CQ_BENCH_BEFORE=<checkout>` measures that
-// checkout's build the same way, interleaved with this one, as the before of a before/after.
+// checkout's build the same way, interleaved with this one, as the before of a before/after (CQ_BENCH_BEFORE_NAME: what
+// to call it in BENCHMARKS.md, default its path).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -148,7 +149,7 @@ export async function benchSimCli(reps: number, work: string, log: (s: string) =
     batchCommand: `node bin/cablequal.js batch --manifest <${BATCH_CABLES} cables> --sim ${BOX_SCENARIOS.join(',')},... --protocol quick`,
     loadAvgAtStart,
     loadAvgAtEnd: loadavg(),
-    after: figures(ROOT, after, batch),
-    before: before ? figures(before, prior, beforeBatch) : null,
+    after: { ...figures(ROOT, after, batch), checkout: 'this tree' },
+    before: before ? { ...figures(before, prior, beforeBatch), checkout: process.env['CQ_BENCH_BEFORE_NAME'] || before } : null,
   };
 }

@@ -96,10 +96,12 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     // The run stops the loads at the decision, so the drop never comes in it: the same scenario again with every
     // early stop but link-down unable to FAIL (the FEC window, the lane ratio, and the CRC and post-FEC errors of the
     // uncorrectable codewords that come shortly before the drop) shows when the link would have dropped.
-    const noStop = JSON.parse(text) as { limits: { rule: string; fail: number }[] };
+    // Within the limits' declared ranges: the windows must hold for a day (longer than any soak), and a million CRC or
+    // post-FEC errors (the most a limit may say) are far more than the clone counts before its drop.
+    const noStop = JSON.parse(text) as { limits: { rule: string; fail: number; holdS?: number }[] };
     for (const l of noStop.limits) {
-      if (l.rule === 'fec-window') l.fail = -1000;
-      if (l.rule === 'lane-ratio' || l.rule === 'crc-errors' || l.rule === 'post-fec-errors') l.fail = 1e12;
+      if (l.rule === 'fec-window' || l.rule === 'lane-ratio') l.holdS = 86_400;
+      if (l.rule === 'crc-errors' || l.rule === 'post-fec-errors') l.fail = 1e6;
     }
     const cf = await runSim('failing-clone', JSON.stringify(noStop), join(outDir, 'clone-no-early-stop'), `clone-nostop-${i}`);
     const cfStart = readJournal(join(cf.runDir, 'journal.jsonl')).lines.find((l) => l.type === 'run-start');

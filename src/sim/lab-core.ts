@@ -131,18 +131,25 @@ export class LabCore {
     return null;
   }
 
-  // Advance the model and notice processes that ended by themselves.
+  // Advance the model and notice processes that ended by themselves. A process ends by itself only as lab time passes or
+  // as the model's timeline moves (a stop, a link drop, a reboot, a fault: each an event), so asking again at the same
+  // instant with the same timeline finds nothing new (both nodes' sampling ticks come at one instant).
   reap(): void {
     if (this.reaping) return;
     this.reaping = true;
     try {
-      this.model.advance(this.now());
+      const t = this.now();
+      this.model.advance(t);
+      const seen = this.reaped;
+      if (seen && seen.t === t && seen.model === this.model && seen.events === this.model.events.length && seen.procs === this.procs.length) return;
       for (const p of this.procs) p.check();
+      this.reaped = { t, model: this.model, events: this.model.events.length, procs: this.procs.length };
     } finally {
       this.reaping = false;
     }
   }
   private reaping = false;
+  private reaped: { t: number; model: LabModel; events: number; procs: number } | null = null;
 
   running(node: string): SimProcess[] {
     this.reap();

@@ -21,13 +21,13 @@ const delta = (a: PortCounters, b: PortCounters): Delta => ({
 });
 
 // Every one-second interval of both receivers through the default protocol's load pattern: 10 min of full link load
-// with idle GPUs, then 60 min with the GPUs loaded (or until the link drops for good).
+// with idle GPUs, then 25 min with the GPUs loaded (the NIC at its hottest well before; or until the link drops).
 async function intervals(scenario: string): Promise<Delta[]> {
   const { lab, clock } = newLab(scenario);
   await startLinkLoad(lab);
   const out: Delta[] = [];
   let prev = lab.nodes.map((n) => lab.state(n).port);
-  for (let s = 0; s < 4200; s++) {
+  for (let s = 0; s < 2100; s++) {
     if (s === 600) await startGpuLoad(lab);
     await clock.sleep(1000);
     const now = lab.nodes.map((n) => lab.state(n).port);
@@ -61,15 +61,13 @@ describe('error counters of a simulated port agree with each other every second'
   );
 
   it('rx_pcs_symbol_err_phy, rx_symbol_err_phy and rx_crc_errors_phy read the same, as on the real degraded port', async () => {
-    const ds = await intervals('crc-errors');
-    expect(sum(ds.map((d) => d.crcFrames))).toBeGreaterThan(50);
     const { lab, clock } = newLab('crc-errors');
     await startLinkLoad(lab);
     await clock.sleep(600_000);
     await startGpuLoad(lab);
     await clock.sleep(1_200_000);
     const s = parseEthtoolStats((await lab.runner('spark-a').run(cmd.ethtoolStats('enp1s0f1np1'))).stdout);
-    expect(s.crcErrors! > 0n).toBe(true);
+    expect(s.crcErrors! > 50n).toBe(true);
     expect(s.pcsSymbolErrors).toBe(s.crcErrors);
     expect(s.symbolErrors).toBe(s.crcErrors);
     expect(s.correctedBits).toBe(s.lanes.reduce((a, b) => a + b, 0n));

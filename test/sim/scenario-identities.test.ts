@@ -1,7 +1,11 @@
 // Each shipped scenario is its own simulated cable (issue 21 item 12): its own serial, so that the lab store never sees
 // one cable that passed, failed and errored, and a part number of its family.
 import { describe, expect, it } from 'vitest';
+import { readModuleEeprom } from '../../src/probes/eeprom-hex.js';
+import { DEFAULT_CABLED_CAGE } from '../../src/sim/lab-core.js';
+import { createLab } from '../../src/sim/lab.js';
 import { listScenarios, loadScenario } from '../../src/sim/scenario.js';
+import { VirtualClock } from '../../src/sim/virtual-clock.js';
 
 // Parts whose family is known (/work/shared/DOMAIN.md "Cable families"): the two NVIDIA-approved passive DACs are
 // 400G-class (QSFP112; NJAAKK0006 is the 0.5 m NJAAKK-N911), MCP1650-V00AE30 the user-reported QSFP56 alternative.
@@ -34,6 +38,23 @@ describe('shipped scenarios', () => {
       else seen.set(serial, scenario);
     }
     expect(repeats).toEqual([]);
+  });
+
+  it('every cable’s EEPROM reads back through the harness’s reader at each end: vendor, part and serial as the scenario says', async () => {
+    for (const s of scenarios) {
+      const lab = createLab({ scenario: s.name, clock: new VirtualClock() });
+      for (const [i, node] of s.nodes.entries()) {
+        const cage = node.cage ?? DEFAULT_CABLED_CAGE;
+        const netdev = node.interfaces?.[cage][0].netdev ?? (cage === 0 ? 'enp1s0f0np0' : 'enp1s0f1np1');
+        const id = await readModuleEeprom(lab.runner(lab.nodes[i]!), netdev);
+        expect([s.name, id.vendorName, id.vendorPn, id.vendorSn]).toEqual([
+          s.name,
+          s.cable.eeprom.vendorName,
+          s.cable.eeprom.vendorPn,
+          s.cable.serialByNode?.[node.name] ?? s.cable.eeprom.vendorSn,
+        ]);
+      }
+    }
   });
 
   it("every cable's part number is of its family: a known part's family, or a generic part that names it", () => {
