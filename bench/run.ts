@@ -6,7 +6,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { benchParse } from './parse-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
-import { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
+import { benchFailingClone, benchGrade, makeTenHzJournal } from './sim-runs.js';
+import { benchSimCli } from './sim-cli.js';
 import { benchSsh } from './ssh-sampler.js';
 import { benchRunPage } from './run-page.js';
 import { benchStore } from './store.js';
@@ -36,8 +37,9 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage) into the existing results; the old figures of
-// grade and full are kept as `before` so BENCHMARKS.md shows both.
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage) into the existing results; the old
+// figures of grade are kept as `before` so BENCHMARKS.md shows both (full measures its own before: CQ_BENCH_BEFORE,
+// bench/sim-cli.ts).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
 if (only) {
@@ -48,9 +50,8 @@ if (only) {
     const next: BenchResults = { ...prev };
     const before = { date: prev.machine.date, ...(prev.before ?? {}) };
     if (only.includes('full')) {
-      log('full default procedure, simulated');
-      before.fullWallMs ??= prev.full.wallMs;
-      next.full = await benchFullProcedure(reps, work, log);
+      log('full default procedure and a 20-cable batch, simulated, through the CLI');
+      next.full = await benchSimCli(reps, work, log);
     }
     if (only.includes('clone')) next.clone = await benchFailingClone(reps, work, log);
     if (only.includes('store')) {
@@ -99,8 +100,8 @@ try {
   const ssh = await benchSsh(sshPlan, log);
   log('2/5 parse cost');
   const parse = await benchParse(5, 200);
-  log('4/5 full default procedure, simulated');
-  const full = await benchFullProcedure(reps, work, log);
+  log('4/5 full default procedure and a 20-cable batch, simulated, through the CLI');
+  const full = await benchSimCli(reps, work, log);
   log('5/5 failing-clone timing');
   const clone = await benchFailingClone(reps, work, log);
   log('3/5 grading: generating the 10 Hz journal');

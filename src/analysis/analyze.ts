@@ -2,7 +2,7 @@
 import { linearRegression, mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
 import type { NodeSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, nextReading, type RailReading } from './counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, nextReading, type RailReading, type ResetRule } from './counters.js';
 import { certainLaneRatio, rateLaneRatio } from './lane-ratio.js';
 import type { BoundMethod } from './poisson.js';
 import { EarlyStopDetector, type WatchSettings } from './early-stop.js';
@@ -44,16 +44,28 @@ export function watchOf(config: WatchConfig, gradedPhases: ReadonlySet<string> |
 // Which variant of each summary figure a rules version computes (src/rules/versions.ts declares it per version):
 // bounds: how Poisson bounds are computed; laneRatio: the certain ratio of counts, or version 1's rate ratio;
 // summaryPhases: whether the run's worst margin and ratio are taken over the graded phases or every phase;
-// tempSlope: the steepest lane's growth with temperature (lane bins), or one regression of the whole port's rate.
+// tempSlope: the steepest lane's growth with temperature (lane bins), or one regression of the whole port's rate;
+// counterResets: how an interval whose counters went down is read (src/analysis/counters.ts ResetRule; 'drop' when
+// not said, as rules versions 1 and 2 did).
 export interface AnalysisVariant {
   bounds: BoundMethod;
   laneRatio: 'certain' | 'rate';
   summaryPhases: 'graded' | 'all';
   tempSlope: 'lane-bins' | 'regression';
+  counterResets?: ResetRule;
 }
 
-// Today's analysis (rules version 2 on).
-export const CURRENT_ANALYSIS: AnalysisVariant = { bounds: 'fast', laneRatio: 'certain', summaryPhases: 'graded', tempSlope: 'lane-bins' };
+// Today's analysis (rules version 3 on): what the live figures (lane rates, metrics, timeseries.csv) follow too.
+export const CURRENT_ANALYSIS: AnalysisVariant = {
+  bounds: 'fast',
+  laneRatio: 'certain',
+  summaryPhases: 'graded',
+  tempSlope: 'lane-bins',
+  counterResets: 'from-zero',
+};
+
+// The reset rule of an analysis variant.
+export const resetRuleOf = (v: Pick<AnalysisVariant, 'counterResets'>): ResetRule => v.counterResets ?? 'drop';
 
 // The phases error rates are graded on: the soaks (the procedure's long, loaded phases), or every phase without one.
 export function gradedPhasesOf(phases: readonly AnalysisPhase[]): string[] | null {
@@ -259,11 +271,12 @@ export class RunAnalyzer {
       this.detector?.pushInterval(phase, sample, tS, null);
       return;
     }
-    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes);
+    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes, resetRuleOf(this.variant));
     n.prev = reading;
     if (interval === 'reset') acc.counterResets++;
     else if (interval) {
       const { d, dtS } = interval;
+      if (d.reset) acc.counterResets++;
       acc.seconds += dtS;
       for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
       if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;

@@ -23,16 +23,23 @@ export function canonicalRail(sample: NodeSample, netdev?: string): RailSample |
   return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
 }
 
-// One counter's change; `reset` when it went down (mlxlink --pc, driver reload): the new value becomes the baseline.
-export function counterDelta(prev: U64 | undefined, cur: U64 | undefined): { delta: number; reset: boolean } | null {
+// How a counter that went down is read. 'drop' (rules versions 1 and 2): the interval is left out and the new value
+// becomes the baseline, so what was counted between the reset and the reading is lost. 'from-zero' (version 3 on): the
+// counter was cleared without a reboot (mlxlink --pc, a driver reset) and counted up from zero since, so its value is
+// the interval's count (only what happened between the last reading and the clearing itself cannot be read). A
+// counter of the same interval that did not go down counts as usual: nothing is ever counted twice.
+export type ResetRule = 'drop' | 'from-zero';
+
+// One counter's change; `reset` when it went down (mlxlink --pc, driver reload), read as the reset rule says.
+export function counterDelta(prev: U64 | undefined, cur: U64 | undefined, resets: ResetRule = 'drop'): { delta: number; reset: boolean } | null {
   if (prev === undefined || cur === undefined) return null;
-  if (cur < prev) return { delta: 0, reset: true };
+  if (cur < prev) return { delta: resets === 'from-zero' ? Number(cur) : 0, reset: true };
   return { delta: Number(cur - prev), reset: false };
 }
 
 // Link state and FEC are read only every few ticks: an unread value is the last one read, so each delta spans the
 // whole stretch between two readings (nothing is lost) and a link that stays down is seen going down only once.
-export function carryForward(prev: RailSample | undefined, cur: RailSample): RailSample {
+export function carryForward(prev: RailSample | undefined, cur: RailSample, resets: ResetRule = 'drop'): RailSample {
   if (!prev) return cur;
   const out: RailSample = { ...cur };
   if (cur.linkUp === undefined && prev.linkUp !== undefined) out.linkUp = prev.linkUp;
@@ -44,7 +51,7 @@ export function carryForward(prev: RailSample | undefined, cur: RailSample): Rai
   if (isEmpty(cur.counters) && !isEmpty(prev.counters)) out.counters = prev.counters;
   // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
   // counter has counted it, so the next reading of "down" must not count it again.
-  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'])?.delta ?? 0) > 0) {
+  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'], resets)?.delta ?? 0) > 0) {
     out.linkUp = false;
   }
   return out;
@@ -63,13 +70,15 @@ export interface IntervalDelta {
   crcErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  reset?: boolean; // a counter used went down in this interval and was counted from zero ('from-zero' only)
 }
 
-// The delta of one interval, or 'reset' when any counter used went down: the interval is dropped, never a negative rate.
-export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number | null): IntervalDelta | 'reset' {
+// The delta of one interval, never a negative count. When a counter used went down: 'reset' under the 'drop' rule (the
+// interval is left out), or the delta with `reset` set under 'from-zero'.
+export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number | null, resets: ResetRule = 'drop'): IntervalDelta | 'reset' {
   let reset = false;
   const d = (name: string): number => {
-    const r = counterDelta(prev.counters[name], cur.counters[name]);
+    const r = counterDelta(prev.counters[name], cur.counters[name], resets);
     if (r?.reset) reset = true;
     return r?.delta ?? 0;
   };
@@ -81,7 +90,7 @@ export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number |
     laneErrors.push(d(name));
   }
   const fecDelta = (a: U64 | undefined, b: U64 | undefined): number => {
-    const r = counterDelta(a, b);
+    const r = counterDelta(a, b, resets);
     if (r?.reset) reset = true;
     return r?.delta ?? 0;
   };
@@ -96,8 +105,8 @@ export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number |
   // A link seen going down counts even if link_down_events_phy did not move (or is missing).
   const seenDown = prev.linkUp !== false && cur.linkUp === false ? 1 : 0;
   const linkDownEvents = Math.max(d('link_down_events_phy'), seenDown);
-  if (reset) return 'reset';
-  return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents };
+  if (reset && resets === 'drop') return 'reset';
+  return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents, ...(reset ? { reset } : {}) };
 }
 
 // One receiver's reading: its canonical rail (with carryForward's held values) at the node's time.
@@ -116,19 +125,21 @@ export interface Interval {
 
 // The one way a receiver's readings become intervals (the analysis, the early-stop watch, live lane rates, live metrics,
 // timeseries.csv and the charts): the new reading with carryForward's held values; the interval since the previous
-// reading, 'reset' when a counter used went backwards (the interval is dropped and the new values are the baseline,
-// never a negative or partial count), or null for the first reading or when no node time passed.
+// reading, where a counter used went backwards read by the reset rule ('reset' under 'drop': the interval is dropped
+// and the new values are the baseline; counted from zero under 'from-zero'; never a negative count), or null for the
+// first reading or when no node time passed.
 export function nextReading(
   prev: RailReading | null,
   read: RailSample,
   tMs: number,
   lanes: number | null,
+  resets: ResetRule = 'drop',
 ): { reading: RailReading; interval: Interval | 'reset' | null } {
-  const rail = carryForward(prev?.rail, read);
+  const rail = carryForward(prev?.rail, read, resets);
   const reading = { rail, tMs };
   if (!prev) return { reading, interval: null };
   const dtS = (tMs - prev.tMs) / 1000;
-  const d = dtS > 0 ? intervalDelta(prev.rail, rail, lanes) : null;
+  const d = dtS > 0 ? intervalDelta(prev.rail, rail, lanes, resets) : null;
   return { reading, interval: d === 'reset' ? 'reset' : d ? { prev: prev.rail, rail, d, dtS } : null };
 }
 

@@ -14,6 +14,7 @@ import {
   type Interval,
   type IntervalDelta,
   type RailReading,
+  type ResetRule,
 } from './counters.js';
 import { certainLaneRatio } from './lane-ratio.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth } from './lane-temp.js';
@@ -50,6 +51,7 @@ export interface WatchSettings {
   laneRatio: LaneRatioSettings | null;
   gradedPhases: ReadonlySet<string> | null; // where windows and temperature growth are taken; null: every phase
   lanes?: number; // lanes in use when a sample does not say
+  resets?: ResetRule; // how an interval whose counters went down is read (the analysis variant's; 'drop' when absent)
 }
 
 const GRADE_RANK: Record<Grade, number> = { PASS: 0, MARGINAL: 1, FAIL: 2 };
@@ -110,7 +112,7 @@ export class EarlyStopDetector implements RunWatch {
     if (!read) return this.first; // no counters this tick: neither counts nor moves a window
     // Lanes as carryForward holds them: this reading's, else the last one read.
     const lanes = (read.lanes !== undefined ? read.lanes : st.prev?.rail.lanes) ?? this.settings.lanes ?? null;
-    const { reading, interval } = nextReading(st.prev, read, sample.tMs, lanes);
+    const { reading, interval } = nextReading(st.prev, read, sample.tMs, lanes, this.settings.resets);
     st.prev = reading;
     if (interval === null || interval === 'reset') return this.first;
     return this.interval(st, phase, sample, tS, interval.d, interval.dtS, lanes);
@@ -123,7 +125,7 @@ export class EarlyStopDetector implements RunWatch {
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
     if (!iv) return this.first;
     const lanes = iv.rail.lanes ?? this.settings.lanes ?? null;
-    const d = lanes === iv.lanesUsed ? iv.d : intervalDelta(iv.prev, iv.rail, lanes);
+    const d = lanes === iv.lanesUsed ? iv.d : intervalDelta(iv.prev, iv.rail, lanes, this.settings.resets);
     if (d === 'reset') return this.first;
     return this.interval(st, phase, sample, tS, d, iv.dtS, lanes);
   }

@@ -22,7 +22,7 @@ import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { printable } from '../domain/text.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
-import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
+import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, nodeDmi, parseNodes, saysSimulated } from './run-command.js';
 import type { Protocol } from '../protocol/index.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
@@ -130,6 +130,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   let clock: Clock = systemClock;
   const labs: SimLab[] = [];
   const benches: Bench[] = [];
+  const simulatedBench: boolean[] = []; // per bench (pair): its nodes said they are the simulated lab (sim serve)
   if (args.sim !== undefined) {
     box = simBox(args.sim, manifest, io.cwd);
     if (args.golden) throw new UsageError('batch --sim: the golden cable is not simulated; use it on real nodes');
@@ -154,16 +155,17 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     });
   } else {
     const sshConfig = args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {};
-    for (const nodes of pairNodes)
-      benches.push({
-        nodes,
-        runners: (await makeRunners(nodes, {
-          acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
-          env: io.env,
-          warn: (l) => io.stderr(`${l}\n`),
-          ...sshConfig,
-        })) as Map<string, CommandRunner>,
-      });
+    for (const nodes of pairNodes) {
+      const runners = (await makeRunners(nodes, {
+        acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+        env: io.env,
+        warn: (l) => io.stderr(`${l}\n`),
+        ...sshConfig,
+      })) as Map<string, CommandRunner>;
+      benches.push({ nodes, runners });
+      // Nodes of the simulated lab served over SSH say so: every run on them is marked simulated from its start.
+      simulatedBench.push(saysSimulated(await nodeDmi(runners)));
+    }
   }
   // --sim implies auto-detect (the lab's scripted operator swaps the cables and nobody is at the keyboard), unless the
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
@@ -209,6 +211,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
           label: req.label,
           signal,
           ...(simEntry ? { sim: simEntry.scenario } : {}),
+          simulatedNodes: simulatedBench[req.pair] ?? false,
           onStatus: (st) => {
             observers.status(deps.runId, st);
             if (lastPhase.get(req.pair) !== st.phase) {
@@ -218,12 +221,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
           },
         });
         observers.started(observedRunOf(deps), place);
-        const { record, runDir } = await runQualification({
+        const { record, runDir, journalContents } = await runQualification({
           ...deps,
           sharedNodes: req.sharedNodes,
           ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
         });
-        const written = await writeReports(record, runDir, io);
+        const written = await writeReports(record, runDir, io, undefined, journalContents);
         const report = written.find((p) => p.endsWith('.html')) ?? null;
         await observers.finished(record, runDir, place);
         storeBatch();

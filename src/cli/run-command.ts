@@ -12,7 +12,7 @@ import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import { ScaledClock } from '../sim/scaled-clock.js';
-import { parseDmi, simulatedSpeed } from '../probes/dmi.js';
+import { parseDmi, simulatedSpeed, type DmiFacts } from '../probes/dmi.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
 import { cmd, validate } from '../transport/commands.js';
@@ -111,6 +111,8 @@ export function cliRunDeps(o: {
   label: string | null;
   signal: AbortSignal;
   sim?: string;
+  // The nodes said they are the simulated lab (sim serve over real SSH: nodeDmi).
+  simulatedNodes?: boolean;
   onStatus?: RunDeps['onStatus'];
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
@@ -131,7 +133,7 @@ export function cliRunDeps(o: {
       return log;
     },
     signal: o.signal,
-    simulated: Boolean(o.sim),
+    simulated: Boolean(o.sim) || Boolean(o.simulatedNodes),
     ...(o.sim ? { scenario: o.sim } : {}),
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
     ...(o.onStatus ? { onStatus: o.onStatus } : {}),
@@ -146,19 +148,35 @@ export function newRunId(clock: Clock): string {
   return `${t}-${randomBytes(3).toString('hex')}`;
 }
 
+// What each node says it is in its DMI strings, read before a run starts: a node of the simulated lab served over real
+// SSH (`cablequal sim serve`) says so there, and the run is marked simulated from its journal's first line, its run.log,
+// live state and metrics on, not only once the record is built. A node that did not answer them gives why (the run's
+// preflight then finds out about it, as before).
+export async function nodeDmi(runners: Map<string, CommandRunner>): Promise<Map<string, DmiFacts | { unanswered: string }>> {
+  const facts = await Promise.all(
+    [...runners].map(async ([name, runner]): Promise<[string, DmiFacts | { unanswered: string }]> => {
+      try {
+        return [name, parseDmi((await runner.run(cmd.dmi(), { timeoutMs: 20_000 })).stdout)];
+      } catch (e) {
+        return [name, { unanswered: e instanceof Error ? e.message : String(e) }];
+      }
+    }),
+  );
+  return new Map(facts);
+}
+
+// Whether any node says it is the simulated lab.
+export const saysSimulated = (facts: Map<string, DmiFacts | { unanswered: string }>): boolean =>
+  [...facts.values()].some((f) => 'simulated' in f && f.simulated);
+
 // `--speed N` only makes sense against simulated nodes running at that same speed (`cablequal sim serve --speed N`):
 // real time cannot be sped up. Each node says what it is in its DMI strings; checked before anything is loaded.
-async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number): Promise<void> {
-  for (const [name, runner] of runners) {
-    const r = await runner.run(cmd.dmi(), { timeoutMs: 20_000 });
-    let facts;
-    try {
-      facts = parseDmi(r.stdout);
-    } catch {
-      facts = null;
-    }
-    if (!facts?.simulated) {
-      const what = facts?.sysVendor ? `DMI sys_vendor "${facts.sysVendor}"` : 'no simulated-lab DMI strings';
+function checkSpeedUp(dmi: Map<string, DmiFacts | { unanswered: string }>, speed: number): void {
+  for (const [name, answer] of dmi) {
+    if ('unanswered' in answer) throw new UsageError(`--speed ${speed}: ${name} did not say what it is (its DMI strings: ${printable(answer.unanswered)})`);
+    const facts = answer;
+    if (!facts.simulated) {
+      const what = facts.sysVendor ? `DMI sys_vendor "${facts.sysVendor}"` : 'no simulated-lab DMI strings';
       throw new UsageError(`--speed ${speed}: ${name} is not a simulated node (${what}); a real node runs in real time: drop --speed`);
     }
     const theirs = simulatedSpeed(facts);
@@ -209,11 +227,12 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
     });
   }
   try {
-    if (speed !== 1 && !args.sim) await checkSpeedUp(runners, speed);
+    const dmi = args.sim ? null : await nodeDmi(runners);
+    if (speed !== 1 && dmi) checkSpeedUp(dmi, speed);
     // A bad --out (a file, /proc/x, read-only) is refused before anything runs on a node; nothing is created
     // before the arguments are known good.
     const outDir = ensureDir(resolve(io.cwd, args.out), '--out');
-    return { clock, runners, nodes, protocol, protocolText, outDir };
+    return { clock, runners, nodes, protocol, protocolText, outDir, simulatedNodes: dmi !== null && saysSimulated(dmi) };
   } catch (e) {
     await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
     throw e;
@@ -223,7 +242,7 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
 // Run the protocol (or its preflight only) with the CLI's status output; an exit code when no journal could be started.
 // `observers` (run only): the results store and --metrics-port, told when the run starts, how it goes and how it ended.
 async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run' | 'preflight', observers: RunObservers | null): Promise<RunResult | number> {
-  const { clock, runners, nodes, protocol, protocolText, outDir } = await prepare(args, io, what, observers);
+  const { clock, runners, nodes, protocol, protocolText, outDir, simulatedNodes } = await prepare(args, io, what, observers);
   let lastProgress = Date.now();
   let lastPhase = '';
   // A terminal gets one live line; a log (not a TTY) gets a line at each phase change and every 30 s.
@@ -257,6 +276,7 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
       label: what === 'preflight' ? 'preflight' : (args.label ?? null),
       signal,
       ...(args.sim ? { sim: args.sim } : {}),
+      simulatedNodes,
       onStatus: (s) => {
         onStatus(s);
         observers?.status(d.runId, s);
@@ -328,7 +348,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     await observers.finished(record, runDir);
     return broke;
   }
-  const written = await writeReports(record, runDir, io);
+  const written = await writeReports(record, runDir, io, undefined, result.journalContents);
   // The HTML document written: a certificate only for a qualification that judged the cable.
   const document = written.find((p) => p.endsWith('.html')) ?? null;
   const certificate = document?.endsWith('certificate.html') ? document : null;

@@ -173,6 +173,36 @@ export interface Headline {
   receivers: HeadlineReceiver[];
 }
 
+// The load one direction of the cable carried over a soak: each rail's median of its ib_write_bw rows, summed, against
+// the same direction's ib_write_bw benchmark figure (rules version 3 on).
+export interface DirectionLoadRecord {
+  phase: string;
+  from: string;
+  to: string;
+  rails: number;
+  rows: number;
+  medianGbps: number | null;
+  benchmarkGbps: number | null;
+  pctOfBenchmark: number | null;
+  longestGapS: number; // the longest a read of the rows found none new on one of its rails
+}
+
+// The GPU utilisation judged on one node over a GPU-loaded soak: from fromS (its load's start plus the ramp-up) to
+// the soak's end (rules version 3 on).
+export interface GpuLoadRecord {
+  node: string;
+  phase: string;
+  fromS: number;
+  samples: number;
+  meanPct: number | null;
+}
+
+// The loads the soaks measured, as the record and the certificate state them.
+export interface SoakLoadRecord {
+  link: DirectionLoadRecord[];
+  gpu: GpuLoadRecord[];
+}
+
 export interface PhaseRecord {
   name: string;
   kind: string;
@@ -277,6 +307,11 @@ export interface RunRecord {
     // The hash chain (each line's `prev`): lastHash is the SHA-256 of the last line; breaks name the lines at fault.
     chain?: { status: 'intact' | 'broken' | 'unchained'; lastHash: string | null; breaks?: { line: number; reason: string }[]; note?: string };
   };
+  // The load each soak measured (rules version 3 on: absent when no check of the version measured one).
+  soakLoad?: SoakLoadRecord;
+  // Counters that went backwards during the run, as the run journaled them (rules version 3 on): a clearing on a running
+  // node (counted from zero) or a reboot (ERROR).
+  counterResets?: { tS: number; node: string; phase: string; rebooted: boolean }[];
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];

@@ -4,10 +4,14 @@
 // must cover each phase as the protocol's sampling promised. A `setup-error` line deleted, a soak's samples cut out or
 // a killed run given a `run-end` line therefore grade ERROR, never PASS. Pure: the record builder hands the facts in.
 import type { Reason } from '../domain/outcome.js';
-import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord } from '../domain/record.js';
+import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, SoakLoadRecord } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
+import type { RuleDeclaration } from '../rules/registry.js';
 import { formatNumber } from '../rules/in-range.js';
 import { limitOf } from '../protocol/limits.js';
+import { checkGpuLoad } from './gpu-load-check.js';
+import { checkLinkLoad, exitGraceS } from './link-load-check.js';
+import { emptyEvidence, type SoakLoadEvidence } from './soak-evidence.js';
 
 // One node's samples as the journal holds them: the controller time (line tS), tick, and mean GPU utilisation; the
 // ticks the run journaled as skipped (unreadable output) and when it journaled the node's gaps (no sample).
@@ -30,6 +34,12 @@ export interface EvidenceInput {
   ends: readonly CableEndRecord[];
   hasIdentityLine: boolean;
   timelines: ReadonlyMap<string, NodeTimeline>;
+  // The rules version graded with (its setup rules and their variants), the limits it reads, the version the journal
+  // was written under, and what the journal's load lines say of each soak (soak-evidence.ts).
+  rules: readonly RuleDeclaration[];
+  limits: Protocol['limits'];
+  journalVersion: number;
+  soakLoads: ReadonlyMap<string, SoakLoadEvidence>;
 }
 
 // A missing tick range of one node (both ends inclusive); explained when the run journaled why (a gap of the node
@@ -48,17 +58,23 @@ export interface EvidenceResult {
   // the samples prove a FAIL.
   incomplete: Reason[];
   tickGaps: TickGap[];
+  // The load each soak measured (rules versions with soak checks), and which checks a journal too old to carry their
+  // data did not get.
+  soakLoad: SoakLoadRecord | null;
+  notes: string[];
 }
-
-// GPUs get a minute to ramp up (half the phase when shorter), then the utilisation of the following samples counts:
-// the live run's check (src/run/steps/soak.ts) made over the whole rest of the phase.
-const GPU_CHECK_AFTER_S = 60;
-const GPU_WINDOW_S = 30;
 
 // Every check the journal's evidence allows, made again.
 export function checkEvidence(input: EvidenceInput): EvidenceResult {
   const tickGaps = tickGapsOf(input.timelines);
-  return { setup: setupChecks(input), incomplete: [...phaseChecks(input), ...coverageChecks(input), ...unexplainedTicks(tickGaps)], tickGaps };
+  const soaks = soakChecks(input);
+  return {
+    setup: [...setupChecks(input), ...soaks.reasons],
+    incomplete: [...phaseChecks(input), ...coverageChecks(input), ...unexplainedTicks(tickGaps)],
+    tickGaps,
+    soakLoad: soaks.load,
+    notes: soaks.notes,
+  };
 }
 
 const done = (input: EvidenceInput, name: string) => input.phases.find((p) => p.name === name && p.status === 'done');
@@ -127,8 +143,76 @@ function setupChecks(input: EvidenceInput): Reason[] {
       out.push(missing('ib-write-bw-missing', `${phase.name}: the journal has no ib_write_bw result`, { phase: phase.name }));
     }
     if (phase.kind === 'nccl' && (isDone || benchmarks.nccl)) out.push(...ncclChecks(input, phase.name));
-    if (phase.kind === 'soak' && phase.gpuLoad) out.push(...gpuChecks(input, phase.name, phase.durationS, limitOf(protocol, 'gpu-util-min').fail));
   }
+  return out;
+}
+
+// The loads of each soak (link and GPU), by the checks the live run makes as the soak goes: over the whole soak for a
+// soak that ended done, up to where it ended for one the run stopped (a setup error, a FAIL decided). A check whose
+// data a journal written before it existed lacks is not applied (noted); a journal written under rules version 3 or
+// later must carry it.
+function soakChecks(input: EvidenceInput): { reasons: Reason[]; load: SoakLoadRecord | null; notes: string[] } {
+  const reasons: Reason[] = [];
+  const notes = new Set<string>();
+  const gpuRule = input.rules.find((r) => r.id === 'gpu-util-min');
+  const linkRule = input.rules.find((r) => r.id === 'soak-link-load');
+  const load: SoakLoadRecord = { link: [], gpu: [] };
+  const old = input.journalVersion < 3;
+  for (const phase of input.protocol.phases) {
+    if (phase.kind !== 'soak') continue;
+    const p = input.phases.find((x) => x.name === phase.name);
+    if (!p || p.endS === null) continue;
+    const ev = input.soakLoads.get(phase.name) ?? emptyEvidence();
+    const soak = { name: phase.name, startS: p.startS, durationS: phase.durationS, endS: ev.stoppedS !== null && ev.stoppedS <= p.endS ? ev.stoppedS : p.endS };
+    const final = p.status === 'done';
+    if (phase.gpuLoad && gpuRule) {
+      const fresh = gpuRule.variant === 'after-load-start' && (ev.gpuStartS.size > 0 || !old);
+      if (gpuRule.variant === 'after-load-start' && !fresh)
+        notes.add(
+          `gpu-util-min: the journal (rules version ${input.journalVersion}) does not say when the GPU load started: judged as version ${input.journalVersion} did, from a fixed point into each GPU-loaded soak`,
+        );
+      const gpu = checkGpuLoad({
+        soak,
+        final,
+        nodes: input.nodeNames,
+        utilisation: utilisationOf(input.timelines),
+        starts: fresh ? ev.gpuStartS : null,
+        exits: ev.exits,
+        limit: limitOf({ limits: input.limits }, 'gpu-util-min'),
+      });
+      reasons.push(...gpu.reasons);
+      if (fresh) load.gpu.push(...gpu.figures);
+    }
+    if (phase.linkLoad && linkRule) {
+      if (old && ev.linkStartS === null && ev.reads.length === 0) {
+        notes.add(
+          `soak-link-load: not applied: the journal (rules version ${input.journalVersion}) was written before the soaks journaled their throughput rows`,
+        );
+        continue;
+      }
+      const link = checkLinkLoad({
+        soak,
+        final,
+        evidence: ev,
+        benchmark: input.benchmarks.ibWriteBw,
+        limit: limitOf({ limits: input.limits }, 'soak-link-load'),
+        exitGraceS: exitGraceS(input.protocol.samplingIntervalS),
+      });
+      reasons.push(...link.reasons);
+      load.link.push(...link.loads);
+    }
+  }
+  return { reasons, load: load.link.length || load.gpu.length ? load : null, notes: [...notes] };
+}
+
+// Each node's GPU utilisation per sample, from its timeline.
+function utilisationOf(timelines: ReadonlyMap<string, NodeTimeline>): Map<string, { tS: number; pct: number | null }[]> {
+  const out = new Map<string, { tS: number; pct: number | null }[]>();
+  for (const [node, t] of timelines)
+    out.set(
+      node,
+      t.tS.map((tS, i) => ({ tS, pct: t.gpuUtilPct[i] ?? null })),
+    );
   return out;
 }
 
@@ -210,41 +294,6 @@ function ncclChecks(input: EvidenceInput, phase: string): Reason[] {
       message: `${rank.node ? `${rank.node}: ` : ''}NCCL used ${devices.length ? devices.join(', ') : 'no RDMA device'}; ${absent.join(', ')} unused (from the journal's NCCL result): only part of the link was tested`,
       advice: `set NCCL_IB_HCA=${hcas.join(',')} (both devices of the cabled port)`,
     });
-  }
-  return out;
-}
-
-function gpuChecks(input: EvidenceInput, phase: string, durationS: number, minPct: number): Reason[] {
-  const p = input.phases.find((x) => x.name === phase);
-  if (!p || p.endS === null) return [];
-  const checkAfterS = Math.min(GPU_CHECK_AFTER_S, durationS / 2);
-  // A phase stopped (a FAIL decided) before the live run checked the GPUs was never checked: nothing to recompute.
-  if (p.status !== 'done' && p.endS < p.startS + checkAfterS) return [];
-  const fromS = p.startS + checkAfterS - Math.min(GPU_WINDOW_S, checkAfterS / 2);
-  const out: Reason[] = [];
-  for (const node of input.nodeNames) {
-    const t = input.timelines.get(node);
-    const utils: number[] = [];
-    if (t) for (let i = 0; i < t.tS.length; i++) if (t.tS[i]! >= fromS && t.tS[i]! <= p.endS && t.gpuUtilPct[i] !== null) utils.push(t.gpuUtilPct[i]!);
-    const mean = utils.length ? utils.reduce((a, b) => a + b, 0) / utils.length : null;
-    if (mean !== null && mean >= minPct) continue;
-    const base = {
-      rule: 'gpu-util-min',
-      node,
-      phase,
-      unit: '%',
-      limit: `>= ${minPct} %`,
-      advice: 'check the GPU load command of the protocol on the node (gpu_burn, or a PyTorch matmul loop)',
-    };
-    out.push(
-      mean === null
-        ? { ...base, message: `${node} ${phase}: no GPU utilisation samples after the ramp-up in the journal: the GPUs were not shown loaded` }
-        : {
-            ...base,
-            value: Number(mean.toFixed(1)),
-            message: `${node} ${phase}: mean GPU utilisation ${mean.toFixed(0)} % after the ramp-up (${utils.length} samples) < ${minPct} %: the GPUs were not loaded`,
-          },
-    );
   }
   return out;
 }

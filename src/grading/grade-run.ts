@@ -7,6 +7,7 @@ import { worstGrade } from '../domain/outcome.js';
 import type { AnalysisRecord, BenchmarkRecord, Headline, HeadlineReceiver, NodePhaseStats } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
+import { resetRuleOf } from '../analysis/analyze.js';
 import { defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
 import { RULES_VERSION, rulesOf, rulesVersionOf, type RulesVersion } from '../rules/versions.js';
 import { checkLimit, formatLimit, formatNumber, sayLimit } from '../rules/in-range.js';
@@ -80,6 +81,11 @@ export function gradeRun(
   // Version 1 listed the measurements receiver and phase first, then rule by rule; later versions rule by rule.
   if (version.reasons === 'every-check') sortByPlace(measurements, analysis, (m) => m);
 
+  // A counter reset is an event, never a grade: how its interval was read is the version's analysis.
+  const counted =
+    resetRuleOf(version.analysis) === 'from-zero'
+      ? 'counted from zero after each (only what the counters held between the reading before a clearing and the clearing itself could not be read)'
+      : 'those intervals were left out';
   for (const s of analysis.perNodePhase) {
     if (s.counterResets > 0) {
       reasons.push({
@@ -87,7 +93,7 @@ export function gradeRun(
         node: s.node,
         phase: s.phase,
         value: s.counterResets,
-        message: `${s.node} ${s.phase}: counters went backwards ${s.counterResets} time(s) (mlxlink --pc or a driver reset); those intervals were left out`,
+        message: `${s.node} ${s.phase}: counters went backwards ${s.counterResets} time(s) (mlxlink --pc or a driver reset); ${counted}`,
       });
     }
   }

@@ -3,6 +3,7 @@
 // elapsed and remaining time, and the outcome once decided. Fed by the run's once-a-second LiveStatus.
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { canonicalRail, nextReading, type RailReading } from '../analysis/counters.js';
+import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
 import type { NodeSample } from '../domain/sample.js';
 
 // The LiveStatus fields read here (src/run/context.ts), structurally: a missing one is left unset.
@@ -108,7 +109,7 @@ export class RunMetrics {
     if (!read || Object.keys(read.counters).length === 0) return; // a tick whose ethtool -S failed: wait for the next
     const key = `${run}\u0000${node}`;
     const prev = this.prev.get(key);
-    const { reading, interval } = nextReading(prev ?? null, read, sample.tMs, null);
+    const { reading, interval } = nextReading(prev ?? null, read, sample.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
     this.prev.set(key, reading);
     const labels = { run, node };
     if (!prev) {
@@ -117,7 +118,7 @@ export class RunMetrics {
       for (const c of [this.correctedBits, this.crc, this.postFec, this.linkDown]) c.inc(labels, 0);
       return;
     }
-    // The analysis's intervals: a counter that went down (driver reload) resets the baseline, the same sample twice adds nothing.
+    // The analysis's intervals: a counter that went down (driver reload) counts from zero, the same sample twice adds nothing.
     if (!interval || interval === 'reset') return;
     const d = interval.d;
     d.laneErrors.forEach((n, lane) => this.laneErrors.inc({ ...labels, lane: String(lane) }, n));

@@ -28,14 +28,20 @@ export interface EthtoolStats {
   rxBits: U64 | null; // rx_bits_phy (only on 2026+ kernels)
 }
 
-// Pure parser for the exact stdout of `ethtool -S <iface>`.
+// Pure parser for the exact stdout of `ethtool -S <iface>`. Runs on every sampling tick for each rail (twice a second
+// per node at 1 Hz), so it makes one pass over the lines and no intermediate entries.
 export function parseEthtoolStats(text: string): EthtoolStats {
-  const lines = text.split(/\r?\n/);
+  // Lines as split(/\r?\n/) gives them: one CR before each LF belongs to the line end.
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length - 1; i++) if (lines[i]!.endsWith('\r')) lines[i] = lines[i]!.slice(0, -1);
   let end = lines.length;
   while (end > 0 && lines[end - 1]!.trim() === '') end--;
   if (end === 0) throw new ParseError(KIND, 1, 'empty output, expected "NIC statistics:" and counters');
 
-  const seen = new Map<string, { value: U64; line: number }>();
+  // Object.defineProperty keeps even a counter named __proto__ as data (an assignment would set the prototype).
+  const counters: Record<string, U64> = {};
+  let count = 0;
+  const laneAt: { lane: number; value: U64; line: number }[] = [];
   let start = 0;
   if (lines[0]!.trim() === HEADER) start = 1;
   for (let i = start; i < end; i++) {
@@ -50,18 +56,19 @@ export function parseEthtoolStats(text: string): EthtoolStats {
     const raw = m[2]!;
     const value = parseU64(raw);
     if (value === null) throw new ParseError(KIND, lineNo, `counter ${name}: ${clip(raw)} is not an unsigned 64-bit integer`);
-    const prev = seen.get(name);
-    if (prev) throw new ParseError(KIND, lineNo, `counter ${name} repeated (first on line ${prev.line})`);
-    seen.set(name, { value, line: lineNo });
+    if (Object.hasOwn(counters, name)) throw new ParseError(KIND, lineNo, `counter ${name} repeated (first on line ${firstLine(lines, name, start) + 1})`);
+    count++;
+    if (name === '__proto__') Object.defineProperty(counters, name, { value, enumerable: true, writable: true, configurable: true });
+    else counters[name] = value;
+    const lane = name.startsWith('rx_err_lane_') ? LANE.exec(name) : null;
+    if (lane) laneAt.push({ lane: Number(lane[1]), value, line: lineNo });
   }
-  if (seen.size === 0) throw new ParseError(KIND, Math.min(end + 1, lines.length), 'no counters after "NIC statistics:"');
+  if (count === 0) throw new ParseError(KIND, Math.min(end + 1, lines.length), 'no counters after "NIC statistics:"');
 
-  // Object.fromEntries defines own properties, so even a counter named __proto__ is kept as data.
-  const counters: Record<string, U64> = Object.fromEntries([...seen].map(([k, v]) => [k, v.value]));
-  const get = (name: string): U64 | null => seen.get(name)?.value ?? null;
+  const get = (name: string): U64 | null => (Object.hasOwn(counters, name) ? counters[name]! : null);
   return {
     counters,
-    lanes: laneCounters(seen),
+    lanes: laneCounters(laneAt),
     correctedBits: get('rx_corrected_bits_phy'),
     pcsSymbolErrors: get('rx_pcs_symbol_err_phy'),
     symbolErrors: get('rx_symbol_err_phy'),
@@ -71,19 +78,21 @@ export function parseEthtoolStats(text: string): EthtoolStats {
   };
 }
 
+// Index of the first counter line of that name (for the message about a repeated one).
+function firstLine(lines: string[], name: string, from: number): number {
+  for (let i = from; i < lines.length; i++) if (COUNTER_LINE.exec(lines[i]!)?.[1] === name) return i;
+  return from;
+}
+
 // Lane N must sit at index N: a gap would shift every later lane, so it is refused rather than packed.
-function laneCounters(seen: Map<string, { value: U64; line: number }>): U64[] {
-  const byLane = new Map<number, { value: U64; line: number }>();
-  for (const [name, v] of seen) {
-    const m = LANE.exec(name);
-    if (m) byLane.set(Number(m[1]), v);
-  }
+function laneCounters(found: { lane: number; value: U64; line: number }[]): U64[] {
+  const byLane = new Map(found.map((f) => [f.lane, f]));
   const lanes: U64[] = [];
   for (let n = 0; n < byLane.size; n++) {
     const v = byLane.get(n);
     if (!v) {
-      const [first] = [...byLane.entries()].filter(([k]) => k > n).sort((a, b) => a[0] - b[0]);
-      throw new ParseError(KIND, first?.[1].line ?? 1, `rx_err_lane_${first?.[0] ?? n}_phy present without rx_err_lane_${n}_phy`);
+      const [first] = [...byLane.values()].filter((f) => f.lane > n).sort((a, b) => a.lane - b.lane);
+      throw new ParseError(KIND, first?.line ?? 1, `rx_err_lane_${first?.lane ?? n}_phy present without rx_err_lane_${n}_phy`);
     }
     lanes.push(v.value);
   }

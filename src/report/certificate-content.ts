@@ -11,6 +11,7 @@ import type {
   ReadingStats,
   RunRecord,
   SamplingStats,
+  SoakLoadRecord,
   WindowStats,
 } from '../domain/record.js';
 
@@ -125,6 +126,10 @@ export interface CertificateContent {
   };
   measurements: Measurement[];
   sampling: SamplingStats;
+  // The conditions the soaks measured (rules version 3 on): each direction's link load against its own ib_write_bw
+  // figure, the GPU utilisation judged on each node, and counters cleared during the run.
+  soakLoad?: SoakLoadRecord;
+  counterResets?: NonNullable<RunRecord['counterResets']>;
 }
 
 // Worst (max) of the finite values, or null when none.
@@ -266,5 +271,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     summary: summarise(record),
     measurements: record.measurements,
     sampling: record.sampling,
+    ...(record.soakLoad ? { soakLoad: record.soakLoad } : {}),
+    ...(record.counterResets?.length ? { counterResets: record.counterResets } : {}),
   };
 }

@@ -131,8 +131,38 @@ function conditions(c: CertificateContent): string {
       : ''
   }
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
+${soakLoadRows(c)}
 <tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
 </tbody></table>`;
+}
+
+// The load each soak measured (each direction against its own ib_write_bw figure, the GPUs from their load's start)
+// and counters cleared during the run: the conditions the verdict stands on.
+function soakLoadRows(c: CertificateContent): string {
+  const out: string[] = [];
+  const soaks = [...new Set([...(c.soakLoad?.link ?? []), ...(c.soakLoad?.gpu ?? [])].map((x) => x.phase))];
+  for (const phase of soaks) {
+    const link = (c.soakLoad?.link ?? [])
+      .filter((d) => d.phase === phase)
+      .map(
+        (d) =>
+          `${e(d.from)} → ${e(d.to)} ${d.medianGbps === null ? 'no rows' : `${fmtFixed(d.medianGbps, 1)} Gb/s median`}${d.pctOfBenchmark !== null ? ` (${fmtFixed(d.pctOfBenchmark, 1)} % of its ib_write_bw ${fmtFixed(d.benchmarkGbps, 1)})` : ''}, ${e(d.rows)} rows, longest wait ${fmtFixed(d.longestGapS, 0)} s`,
+      );
+    const gpu = (c.soakLoad?.gpu ?? [])
+      .filter((g) => g.phase === phase)
+      .map(
+        (g) =>
+          `${e(g.node)} GPUs ${g.meanPct === null ? 'not read' : `${fmtFixed(g.meanPct, 1)} % mean`} from ${fmtFixed(g.fromS, 0)} s (${e(g.samples)} readings)`,
+      );
+    out.push(`<tr><th>load in ${e(phase)}</th><td>${[...link, ...gpu].join('; ')}</td></tr>`);
+  }
+  if (c.counterResets?.length) {
+    const resets = c.counterResets.map(
+      (r) => `${e(r.node)} at ${fmtFixed(r.tS, 0)} s (${e(r.phase)}): ${r.rebooted ? 'rebooted' : 'cleared on the running node, counted from zero'}`,
+    );
+    out.push(`<tr><th>counter resets</th><td>${resets.join('; ')}</td></tr>`);
+  }
+  return out.join('\n');
 }
 
 function throughput(c: CertificateContent): string {

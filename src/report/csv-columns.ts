@@ -6,12 +6,15 @@ export interface CsvColumn {
 
 const col = (name: string, description: string): CsvColumn => ({ name, description });
 
+// Every file of a run says on every row whether real hardware was measured.
+const SIMULATED = col('simulated', 'true when no real hardware was measured (the simulated lab, or nodes that said they are it)');
+
 // One row per run: summary.csv (one run) and compare.csv (many runs) share these columns.
 const RUN_ROW: CsvColumn[] = [
   col('run_id', 'run identifier (directory name under reports/<label>/)'),
   col('started_at', 'ISO 8601 UTC start time'),
   col('label', 'operator label of the cable (empty if none)'),
-  col('simulated', 'true when no real hardware was measured'),
+  SIMULATED,
   col('vendor', 'EEPROM vendor name'),
   col('part_number', 'EEPROM vendor part number'),
   col('serial', 'EEPROM vendor serial number'),
@@ -54,6 +57,7 @@ export const CSV_COLUMNS = {
   'compare.csv': RUN_ROW,
   'lanes.csv': [
     col('run_id', 'run identifier'),
+    SIMULATED,
     col('node', 'receiving node'),
     col('phase', 'protocol phase (soak-idle, soak-loaded, ...)'),
     col('lane', 'lane index 0..lanes-1'),
@@ -65,6 +69,7 @@ export const CSV_COLUMNS = {
   ],
   'timeseries.csv': [
     col('t_s', 'seconds since the run started'),
+    SIMULATED,
     col('node', 'receiving node'),
     col('phase', 'protocol phase at that moment'),
     col('lane_N_errors_per_s', 'one column per lane N: pre-FEC errors per second over the last interval'),
@@ -73,6 +78,7 @@ export const CSV_COLUMNS = {
   ],
   'throughput.csv': [
     col('t_s', 'seconds since the run started'),
+    SIMULATED,
     col('rail', 'PCIe rail (0 or 1)'),
     col('gbps', 'throughput of that rail, Gb/s'),
     col('direction', 'sender->receiver of that stream (empty for runs before one stream per direction: their -b rows halved)'),

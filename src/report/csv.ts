@@ -92,7 +92,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
   written.push(await writeFileAtomic(join(dir, 'summary.csv'), toCsv(names('summary.csv'), [runRow(record)])));
 
   const laneRows = (record.analysis?.perNodePhase ?? []).flatMap((p) =>
-    p.laneStats.map((l) => [record.runId, l.node, l.phase, l.lane, l.seconds, l.errors, l.ratePerS, l.ber, l.berUb95] as CsvCell[]),
+    p.laneStats.map((l) => [record.runId, record.simulated, l.node, l.phase, l.lane, l.seconds, l.errors, l.ratePerS, l.ber, l.berUb95] as CsvCell[]),
   );
   written.push(await writeFileAtomic(join(dir, 'lanes.csv'), toCsv(names('lanes.csv'), laneRows)));
 
@@ -103,6 +103,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const extra = [...new Set(ts.points.flatMap((p) => Object.keys(p.readings ?? {})))].sort();
     const header = [
       't_s',
+      'simulated',
       'node',
       'phase',
       ...[...Array(lanes).keys()].map((l) => `lane_${l}_errors_per_s`),
@@ -112,7 +113,15 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
     const cell = (v: unknown): CsvCell => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     const rows = ts.points.map(
       (p) =>
-        [p.tS, p.node, p.phase, ...[...Array(lanes).keys()].map((l) => p.laneRates[l]), p.nicTempC, ...extra.map((id) => cell(p.readings?.[id]))] as CsvCell[],
+        [
+          p.tS,
+          record.simulated,
+          p.node,
+          p.phase,
+          ...[...Array(lanes).keys()].map((l) => p.laneRates[l]),
+          p.nicTempC,
+          ...extra.map((id) => cell(p.readings?.[id])),
+        ] as CsvCell[],
     );
     written.push(await writeFileAtomic(join(dir, 'timeseries.csv'), toCsv(header, rows)));
     written.push(
@@ -120,7 +129,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
         join(dir, 'throughput.csv'),
         toCsv(
           names('throughput.csv'),
-          ts.throughput.map((t) => [t.tS, t.rail, t.gbps, t.direction ?? null]),
+          ts.throughput.map((t) => [t.tS, record.simulated, t.rail, t.gbps, t.direction ?? null]),
         ),
       ),
     );

@@ -541,6 +541,62 @@ export const RULE_DEFINITIONS: readonly RuleDefinition[] = [
         measured: 'mean GPU utilisation of each node during a GPU-loaded soak: below it the GPUs were not loaded and the run is ERROR',
         params: {},
       },
+      'after-load-start': {
+        measured:
+          "mean GPU utilisation of each node over a GPU-loaded soak, from its GPU load's start plus settleS to the soak's end; the load must run to the end and the utilisation may not stay below the limit longer than maxLowS: otherwise the GPUs were not loaded and the run is ERROR",
+        params: {
+          settleS: {
+            default: 60,
+            unit: 's',
+            doc: 'time the GPUs get to ramp up after their load process started (half the rest of the soak when that is shorter); samples before it do not count',
+            min: 0,
+            max: 3600,
+            why: 'seconds: 0 judges from the load start on; gpu_burn and a PyTorch loop are at full load within a minute, an hour is longer than any load takes to start',
+          },
+          maxLowS: {
+            default: 60,
+            unit: 's',
+            doc: 'the longest stretch after the ramp-up that utilisation may stay below the limit (a load that stalled or stopped)',
+            min: 10,
+            max: 86_400,
+            why: 'seconds: utilisation is read every 5 s, so below 10 s one reading would stop a run; a day outlasts any soak',
+          },
+        },
+        limitNote: (p) => `from ${num(p['settleS']!)} s after the load started; below it at most ${num(p['maxLowS']!)} s`,
+      },
+    },
+  },
+  {
+    id: 'soak-link-load',
+    kind: 'setup',
+    unit: '%',
+    direction: 'min',
+    label: 'soak link load',
+    fail: 90,
+    range: {
+      min: 0,
+      minExclusive: true,
+      max: 100,
+      why: "a percentage of the same direction's ib_write_bw benchmark figure: 0 would accept an idle link, above 100 a soak would have to beat its own benchmark",
+    },
+    advice:
+      'look at the ib_write_bw output files under /tmp/cablequal/<run id>/ on the node named: a client that died, stalled or slowed leaves the cable idle',
+    variants: {
+      'median-per-direction': {
+        measured:
+          "median load of each direction over each soak (each rail's median of its ib_write_bw rows, summed), as a percentage of that direction's ib_write_bw benchmark figure; the rows must keep coming and no load process may end by itself: below it, or rows stopped, and the run is ERROR",
+        params: {
+          maxRowGapS: {
+            default: 30,
+            unit: 's',
+            doc: 'the longest a soak may go without a new throughput row from a link-load client',
+            min: 10,
+            max: 3600,
+            why: 'seconds: ib_write_bw --run_infinitely prints a row every 5 s (its -D default) and cablequal reads them every 10 s at most, so below 10 s a healthy load would stop a run; beyond an hour a stopped load outlasts a soak',
+          },
+        },
+        limitNote: (p) => `rows at most ${num(p['maxRowGapS']!)} s apart`,
+      },
     },
   },
 ];

@@ -72,8 +72,20 @@ const V2: RulesVersion = {
   protocolNotes: true,
 };
 
+// Version 3: a verdict stands on the conditions the run measured. The link load of every soak is checked from the
+// throughput rows the run journals as it goes (soak-link-load); GPU load is judged only on samples after the load
+// started, over the whole loaded soak, and a load that stops is noticed; counters cleared without a reboot (mlxlink
+// --pc, a driver reset) count from zero, so the errors counted after a clearing are never lost (versions 1 and 2 left
+// the interval of a clearing out).
+const V3: RulesVersion = {
+  ...V2,
+  version: 3,
+  rules: { ...V2.rules, 'gpu-util-min': 'after-load-start', 'soak-link-load': 'median-per-direction' },
+  analysis: { ...V2.analysis, counterResets: 'from-zero' },
+};
+
 // Every released version, oldest first; the last is today's.
-export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2];
+export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2, V3];
 
 // Today's rules version: what a new run is graded with.
 export const RULES_VERSION = RULES_VERSIONS.at(-1)!.version;

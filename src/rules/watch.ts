@@ -13,7 +13,11 @@ function limitIn(limits: readonly Limit[], rule: string): Limit & { params: Read
 }
 
 // The watch of a rules version over its limits (the protocol's earlyStop for version 1's tick count).
-export function watchConfigOf(version: Pick<RulesVersion, 'watch'>, limits: readonly Limit[], earlyStop?: { laneRatioConsecutiveTicks?: number }): WatchConfig {
+export function watchConfigOf(
+  version: Pick<RulesVersion, 'watch'> & { analysis?: Pick<RulesVersion['analysis'], 'counterResets'> },
+  limits: readonly Limit[],
+  earlyStop?: { laneRatioConsecutiveTicks?: number },
+): WatchConfig {
   const countFail = {
     'link-down-events': limitIn(limits, 'link-down-events').fail,
     'crc-errors': limitIn(limits, 'crc-errors').fail,
@@ -25,8 +29,11 @@ export function watchConfigOf(version: Pick<RulesVersion, 'watch'>, limits: read
   }
   const fw = limitIn(limits, 'fec-window');
   const p = lr.params;
+  // The watch reads an interval whose counters went down as the version's analysis does.
+  const resets = version.analysis?.counterResets;
   return {
     countFail,
+    ...(resets ? { resets } : {}),
     fecWindow: { fail: fw.fail, ...(fw.marginal !== undefined ? { marginal: fw.marginal } : {}), windowS: fw.params['windowS']!, holdS: fw.params['holdS']! },
     laneRatio: {
       fail: lr.fail,

@@ -20,6 +20,9 @@ export interface NodeState {
   // Each rail's IPv4 network in CIDR notation (192.168.100.0/24), from the same `ip addr` read.
   railSubnets: [string | null, string | null];
   record: NodeRecord;
+  // Its boot id when sampling started (null: unreadable): a counter reset under the same boot id is a clearing, not a
+  // reboot (src/run/sampling-loop.ts).
+  bootId?: string | null;
 }
 
 // Live figures for the status line and progress output.

@@ -12,10 +12,10 @@ import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
-import { JournalWriteError, JournalWriter, readJournal, type JournalIo, type JournalLine } from './journal.js';
+import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
-import { SamplingLoop, type TickSource } from './sampling-loop.js';
+import { SamplingLoop, bootIdOf, type TickSource } from './sampling-loop.js';
 import { preflight } from './steps/preflight.js';
 import { identity } from './steps/identity.js';
 import { loopback } from './steps/loopback.js';
@@ -65,6 +65,8 @@ export interface RunDeps {
 export interface RunResult {
   record: RunRecord;
   runDir: string;
+  // The journal as read back for the record (the report writers read the same lines; absent when it broke).
+  journalContents?: JournalContents;
 }
 
 function safeDirName(s: string): string {
@@ -249,7 +251,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
     writeJsonAtomic(join(runDir, 'record.json'), record);
     log.info({ outcome: record.outcome, runDir }, 'run finished');
-    return { record, runDir };
+    return { record, runDir, journalContents: contents };
   } finally {
     live.end();
   }
@@ -338,6 +340,8 @@ async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null
       return 'done';
     case 'identity':
       await identity(ctx);
+      // Sampling starts after identity: what a counter reset will be told from a reboot by.
+      for (const n of ctx.nodes) n.bootId = await bootIdOf(ctx, n);
       return 'done';
     case 'loopback':
       await loopback(ctx, phase);

@@ -13,6 +13,8 @@ import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 import { integrityReasons } from './journal-integrity.js';
+import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
+import { soakLoadsOf } from '../grading/soak-evidence.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -161,7 +163,12 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ends,
     hasIdentityLine: lines.some((l) => l.type === 'identity'),
     timelines: samples.timelines,
+    rules,
+    limits: protocol.limits,
+    journalVersion,
+    soakLoads: soakLoadsOf(lines),
   });
+  notes.push(...evidence.notes);
 
   let outcome: Outcome;
   let reasons: Reason[];
@@ -292,6 +299,8 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
       ...(evidence.tickGaps.length ? { tickGaps: tickGapsOf(evidence.tickGaps) } : {}),
       chain: chainRecordOf(chain),
     },
+    ...(evidence.soakLoad ? { soakLoad: evidence.soakLoad } : {}),
+    ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
 }
@@ -300,6 +309,15 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
 function claimOf(ran: Protocol): Pick<RunRecord, 'kind' | 'shortOfQualification'> {
   const short = qualificationShortfalls(ran.phases);
   return short.length ? { kind: 'setup-check', shortOfQualification: short } : { kind: 'qualification' };
+}
+
+// The counter resets the run journaled with what it found (rules version 3 on: a clearing on a running node, or a
+// reboot); older counter-reset lines do not say and are left to the analysis' count.
+function counterResetsOf(lines: JournalLine[]): Pick<RunRecord, 'counterResets'> {
+  const out = linesOf(lines, 'counter-reset')
+    .filter((l) => typeof l['node'] === 'string' && typeof l['phase'] === 'string' && Number.isFinite(l.tS) && typeof l['rebooted'] === 'boolean')
+    .map((l) => ({ tS: l.tS!, node: l['node'] as string, phase: l['phase'] as string, rebooted: l['rebooted'] as boolean }));
+  return out.length ? { counterResets: out } : {};
 }
 
 // The journal's own protocol (what ran), read leniently; the grading protocol when the recorded text cannot be read.
@@ -364,18 +382,6 @@ function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTim
   return t;
 }
 
-// The mean utilisation of a sample's GPUs (null: none read).
-function meanGpuUtil(gpus: { utilizationPct: number | null }[]): number | null {
-  let sum = 0;
-  let n = 0;
-  for (const g of gpus) {
-    if (g.utilizationPct === null) continue;
-    sum += g.utilizationPct;
-    n++;
-  }
-  return n ? sum / n : null;
-}
-
 // What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
 // its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time
 // order; then the samples on demand, in journal order, revived one at a time (only the canonical rail when asked).
@@ -398,7 +404,7 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     const t = timelineOf(timelines, s.node);
     t.tS.push(Number(l.tS ?? 0));
     t.ticks.push(s.tick);
-    t.gpuUtilPct.push(meanGpuUtil((l as RawSampleLine).sample.gpus));
+    t.gpuUtilPct.push(meanGpuUtilPct((l as RawSampleLine).sample.gpus));
     let n = nodes.get(s.node);
     if (!n) nodes.set(s.node, (n = { netdev: undefined, lanes: null, lastTMs: -Infinity, ordered: true }));
     if (n.netdev === undefined && s.rails.length > 0) n.netdev = s.rails[0]!.netdev;

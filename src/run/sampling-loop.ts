@@ -2,13 +2,17 @@ import type { NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
 import { clip } from '../domain/text.js';
-import type { RunContext } from './context.js';
+import type { NodeState, RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
 import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
+import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
 import { tickNode, type NodeTick } from '../sampling/sampler.js';
 import { runOnSchedule } from '../sampling/schedule.js';
 import { TickFigures } from '../sampling/stats.js';
+import { meanGpuUtilPct, type GpuUtilSample } from '../grading/gpu-load-check.js';
+import { cmd } from '../transport/commands.js';
+import { TransportError } from '../transport/types.js';
 
 // Whatever gives the run one sample set per node per tick (the persistent sampler, or a test double).
 export interface TickSource {
@@ -42,13 +46,23 @@ function keepCounter(name: string): boolean {
   return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
 }
 
+// The kept counters of one rail, in their order (a name kept is never __proto__, so plain assignment is safe).
+function keptCounters(counters: Record<string, bigint>): Record<string, bigint> {
+  const out: Record<string, bigint> = {};
+  for (const k in counters) if (Object.hasOwn(counters, k) && keepCounter(k)) out[k] = counters[k]!;
+  return out;
+}
+
+// Every tick of every node: rails of one cage that share one parse of the same *_phy text share its slimmed counters.
 function slimSample(s: NodeSample): NodeSample {
+  const slim = new Map<Record<string, bigint>, Record<string, bigint>>();
   return {
     ...s,
-    rails: s.rails.map((r) => ({
-      ...r,
-      counters: Object.fromEntries(Object.entries(r.counters).filter(([k]) => keepCounter(k))),
-    })),
+    rails: s.rails.map((r) => {
+      let counters = slim.get(r.counters);
+      if (!counters) slim.set(r.counters, (counters = keptCounters(r.counters)));
+      return { ...r, counters };
+    }),
   };
 }
 
@@ -56,6 +70,19 @@ function jsonCounters(c: Record<string, bigint>): Record<string, number | string
   const out: Record<string, number | string> = {};
   for (const k in c) if (Object.hasOwn(c, k)) out[k] = u64ToJson(c[k]!);
   return out;
+}
+
+// A node's boot id now (journaled raw), or null when it cannot be read (the node does not answer, or the answer is not
+// one).
+export async function bootIdOf(ctx: RunContext, node: NodeState): Promise<string | null> {
+  try {
+    const r = await ctx.runLogged(node, cmd.bootId(), 'boot-id', 10_000);
+    const id = r.stdout.trim();
+    return r.exitCode === 0 && /^[0-9a-f-]{8,64}$/i.test(id) ? id : null;
+  } catch (e) {
+    if (e instanceof TransportError) return null;
+    throw e;
+  }
 }
 
 // A sample as its journal line holds it: JSON-safe (u64 as number or decimal string) and compact. The netdevs of
@@ -92,7 +119,9 @@ function withoutNetdev<T extends { netdev: string }>(r: T): Omit<T, 'netdev'> {
 // The run's background sampler: every interval, one tick on every node; journals it, watches for gaps,
 // resets and certain FAILs, and keeps the figures the live status shows.
 export class SamplingLoop {
-  readonly samples: { phase: string; sample: NodeSample }[] = [];
+  // Each node's GPU utilisation as read (ticks that read it), at the tS of its journal line: what the GPU-load check
+  // judges live, as a re-grade judges the journal's sample lines.
+  readonly gpuUtil = new Map<string, GpuUtilSample[]>();
   decision: Reason | null = null;
   decidedAtS: number | null = null;
   setupFault: Reason | null = null;
@@ -133,12 +162,6 @@ export class SamplingLoop {
   // Nodes without a sample right now (a gap is open): the load processes there cannot be judged either.
   get nodesInGap(): string[] {
     return [...this.gapStart.keys()];
-  }
-
-  // Samples of one node in one phase (for the GPU-load check).
-  recent(node: string, phase: string, sinceS: number): NodeSample[] {
-    const since = this.ctx.startedMs + sinceS * 1000;
-    return this.samples.filter((s) => s.phase === phase && s.sample.node === node && s.sample.controllerMs >= since).map((s) => s.sample);
   }
 
   // The record's figures: intervals between tick starts, and the skew with the calibrated clock offsets removed (the
@@ -193,16 +216,22 @@ export class SamplingLoop {
         ctx.log.warn({ node: r.node, errors: sample.errors }, 'unreadable tick skipped');
         continue;
       }
-      this.samples.push({ phase, sample });
       this.last.set(r.node, sample);
       const g = this.gauges.get(r.node) ?? { nicTempC: null, gpu: null };
       this.gauges.set(r.node, { nicTempC: sample.nicTempC ?? g.nicTempC, gpu: sample.gpus[0] ?? g.gpu });
-      ctx.journal.append({ type: 'sample', tS: ctx.tS, tick, phase, node: r.node, sample: journalSample(sample) }, { plain: true });
+      const tS = ctx.tS;
+      ctx.journal.append({ type: 'sample', tS, tick, phase, node: r.node, sample: journalSample(sample) }, { plain: true });
+      const pct = meanGpuUtilPct(sample.gpus);
+      if (pct !== null) {
+        const list = this.gpuUtil.get(r.node) ?? [];
+        list.push({ tS, pct });
+        this.gpuUtil.set(r.node, list);
+      }
       if (sample.errors.length && r.raw) {
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });
       }
       this.updateLaneRates(sample);
-      this.checkReset(sample, phase);
+      await this.checkReset(sample, phase);
       if (this.detector && !this.decision) {
         const reason = this.detector.push(phase, sample);
         if (reason && !this.pending) this.pending = { reason, tS: ctx.tS, phase, node: r.node, ...(r.raw ? { raw: r.raw } : {}) };
@@ -271,26 +300,47 @@ export class SamplingLoop {
   private updateLaneRates(s: NodeSample): void {
     const read = canonicalRail(s);
     if (!read) return;
-    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null);
+    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
     this.readings.set(s.node, reading);
     if (interval && interval !== 'reset') this.laneRates.set(s.node, laneRatesOf(interval));
   }
 
-  // Falling traffic counters mean the node rebooted or its counters were cleared: the run cannot judge the cable.
-  private checkReset(s: NodeSample, phase: string): void {
+  // Falling traffic counters: the node rebooted (its boot id changed, or cannot be read), and the run cannot judge the
+  // cable; or its counters were cleared on the running node (mlxlink --pc, a driver reset), an event the journal keeps
+  // while the analysis counts on from zero.
+  private async checkReset(s: NodeSample, phase: string): Promise<void> {
     const bytes = s.rails[0]?.counters['rx_bytes_phy'];
     if (bytes === undefined) return;
     const prev = this.lastBytes.get(s.node);
     this.lastBytes.set(s.node, bytes);
-    if (prev !== undefined && bytes < prev && !this.setupFault) {
-      this.ctx.journal.append({ type: 'counter-reset', tS: this.ctx.tS, phase, node: s.node });
-      this.setupFault = {
-        rule: 'node-reset',
-        node: s.node,
-        phase,
-        message: `${s.node}: counters went backwards (rx_bytes_phy ${prev} -> ${bytes}): the node rebooted or its counters were cleared`,
-        advice: 'do not run mlxlink --pc during a burn-in; check uptime on the node and run again',
-      };
+    if (prev === undefined || bytes >= prev || this.setupFault) return;
+    const tS = this.ctx.tS;
+    const node = this.ctx.node(s.node);
+    const before = node.bootId ?? null;
+    const now = before === null ? null : await bootIdOf(this.ctx, node);
+    const rebooted = now === null || now !== before;
+    this.ctx.journal.append({
+      type: 'counter-reset',
+      tS,
+      phase,
+      node: s.node,
+      counter: 'rx_bytes_phy',
+      from: u64ToJson(prev),
+      to: u64ToJson(bytes),
+      bootId: now,
+      rebooted,
+    });
+    const went = `${s.node}: counters went backwards (rx_bytes_phy ${prev} -> ${bytes})`;
+    if (!rebooted) {
+      this.ctx.log.warn({ node: s.node, phase }, 'counters cleared on a running node (same boot id): counted from zero');
+      return;
     }
+    this.setupFault = {
+      rule: 'node-reset',
+      node: s.node,
+      phase,
+      message: `${went}: ${now === null ? 'its boot id could not be read, so the node may have rebooted' : 'its boot id changed: the node rebooted'}`,
+      advice: 'check uptime on the node (a reboot or a power loss) and run again; the cable was not judged',
+    };
   }
 }

@@ -1,7 +1,9 @@
 import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
+import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { reviveSample } from './revive.js';
 import { screenJournal } from './journal-shape.js';
+import { LOAD_LINES, applyLoadLine, type SoakLoadEvidence } from '../grading/soak-evidence.js';
 
 // Series for the charts and timeseries.csv (the report writers' RunTimeseries shape), derived from the journal.
 export interface LanePoint {
@@ -21,15 +23,18 @@ export interface RailThroughputPoint {
   direction?: string; // "<sender>-><receiver>" for runs with one stream per direction; absent for -b sums halved
 }
 
-// Per-lane error rates between consecutive samples of each node, by the analysis's intervals (nextReading: a counter
-// going backwards is a reset and gives no point), and the ib_write_bw rows of the benchmark and the soaks, spread over
-// the time they cover. Fed one screened journal line at a time, so that a journal still being written (the dashboard's
-// live run page) is read once, line by line, as it grows.
+// Per-lane error rates between consecutive samples of each node, by today's analysis's intervals (nextReading: a counter
+// going backwards was cleared and counts from zero), and the ib_write_bw rows of the benchmark and the soaks, spread over
+// the time they cover (a soak's rows as each read found them, where the journal has them: a soak cut short keeps its
+// rows too). Fed one screened journal line at a time, so that a journal still being written (the dashboard's live run
+// page) is read once, line by line, as it grows.
 export class TimeseriesBuilder {
   readonly points: LanePoint[] = [];
   readonly throughput: RailThroughputPoint[] = [];
   private readonly readings = new Map<string, RailReading>();
   private phaseStart = 0;
+  private readonly soaks = new Map<string, SoakLoadEvidence>();
+  private readonly lastReadS = new Map<string, number>(); // soak phase -> when its rows were last read
 
   // One line that screenJournal (or journalLineProblem) let through.
   add(l: JournalLine): void {
@@ -37,15 +42,28 @@ export class TimeseriesBuilder {
     else if (l.type === 'phase-start') this.phaseStart = Number(l.tS);
     else if (l.type === 'benchmark' && l.kind === 'ib_write_bw' && Array.isArray(l.rows))
       this.spread(this.phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
-    else if (l.type === 'throughput' && Array.isArray(l.rails))
+    else if (l.type === 'throughput' && Array.isArray(l.rails) && !this.lastReadS.has(String(l['phase'])))
       this.spread(Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+    else if (Object.values(LOAD_LINES).includes(l.type as never)) this.loadLine(l);
+  }
+
+  // A soak's load line: each read of the clients' rows is spread from the read before it (or the load's start).
+  private loadLine(l: JournalLine): void {
+    applyLoadLine(this.soaks, l);
+    const phase = String(l['phase']);
+    const e = this.soaks.get(phase);
+    if (l.type !== LOAD_LINES.rows || !e || !e.reads.length) return;
+    const read = e.reads.at(-1)!;
+    const fromS = this.lastReadS.get(phase) ?? e.linkStartS;
+    if (fromS !== null) this.spread(fromS, read.tS, read.streams, 1);
+    this.lastReadS.set(phase, read.tS);
   }
 
   private sample(l: JournalLine): void {
     const s = reviveSample(l.sample);
     const read = canonicalRail(s);
     if (!read) return;
-    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null);
+    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
     this.readings.set(s.node, reading);
     if (!interval || interval === 'reset') return;
     const point: LanePoint = {

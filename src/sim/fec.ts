@@ -128,11 +128,6 @@ export interface CodewordStats {
   pUncorrectable: number;
   correctedPerS: number; // codewords with 1..15 symbol errors
   uncorrectablePerS: number;
-  symbolErrorsPerS: number; // all symbol errors (corrected or not)
-  // Mean symbol errors of an uncorrectable codeword (>= 16).
-  symbolsPerUncorrectable: number;
-  // Share of the raw bit errors that sit in uncorrectable codewords (not corrected).
-  uncorrectedShare: number;
 }
 
 // Reused by codewordStats (called every simulated second for each receiver).
@@ -157,9 +152,6 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
       pUncorrectable: 0,
       correctedPerS: 0,
       uncorrectablePerS: 0,
-      symbolErrorsPerS: 0,
-      symbolsPerUncorrectable: RS_T + 1,
-      uncorrectedShare: 0,
     };
   }
   for (let x = 0; x < f.length; x++) f[x]! /= lambda;
@@ -174,26 +166,16 @@ export function codewordStats(lanes: 4 | 2, laneErrors: LaneErrors[]): CodewordS
   let below = 0;
   for (let k = 0; k <= RS_T; k++) below += g[k]!;
   let tail = 0;
-  let tailSymbols = 0;
-  for (let k = RS_T + 1; k <= X_MAX; k++) {
-    tail += g[k]!;
-    tailSymbols += k * g[k]!;
-  }
+  for (let k = RS_T + 1; k <= X_MAX; k++) tail += g[k]!;
   // Beyond X_MAX: 1 - below - tail where that is above rounding noise, else the first-order mass of events that alone
   // hit more than X_MAX symbols.
   const rest = 1 - below - tail;
   const beyond = rest > 1e-9 ? rest : lambda * f[X_MAX + 1]!;
   const pUnc = Math.min(1, tail + beyond);
-  const meanX = f.reduce((a, p, x) => a + p * (x === X_MAX + 1 ? X_MAX + 8 : x), 0);
-  const symbolErrors = lambda * meanX; // per codeword A (B is the same)
-  const symbolsUnc = pUnc > 0 ? (tailSymbols + beyond * (X_MAX + 8)) / pUnc : RS_T + 1;
   return {
     pCorrectable: Array.from(g.subarray(0, RS_T + 1)),
     pUncorrectable: pUnc,
     correctedPerS: CODEWORDS_PER_S * Math.max(0, below - g[0]!),
     uncorrectablePerS: CODEWORDS_PER_S * pUnc,
-    symbolErrorsPerS: CODEWORDS_PER_S * symbolErrors,
-    symbolsPerUncorrectable: Math.max(RS_T + 1, symbolsUnc),
-    uncorrectedShare: symbolErrors > 0 ? Math.min(1, (pUnc * Math.max(RS_T + 1, symbolsUnc)) / symbolErrors) : 0,
   };
 }

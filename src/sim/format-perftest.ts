@@ -101,3 +101,14 @@ export function visibleStdout(printed: string, flushedTo: number, buffering: Std
   if (buffering === 'line') upTo = Math.max(upTo, printed.lastIndexOf('\n') + 1);
   return printed.slice(0, Math.min(upTo, printed.length));
 }
+
+// visibleStdout of a program that printed `head` and then result rows, each fflush()ed before its newline (`rows`
+// ends in the last row's newline, `open` is the same text without it): the flushed part ends just before the last
+// newline. Made from the parts without cutting the whole text again: ib_write_bw's text grows all soak long.
+export function visibleRows(head: string, rows: string, open: string, buffering: StdoutBuffering, exited: boolean): string {
+  if (rows === '') return visibleStdout(head, 0, buffering, exited);
+  const length = head.length + rows.length;
+  // The flushed part reaches at least length - 1; only a full buffer that ends on a block boundary shows the newline.
+  if (exited || buffering !== 'full' || length % STDIO_BLOCK === 0) return head + rows;
+  return head + open;
+}

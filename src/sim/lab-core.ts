@@ -93,15 +93,24 @@ export class LabCore {
 
   // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
   // removes the CX-7 PCI functions (udev mtk-hotplug handler, docs/formats.md §0): none while the cable is out.
-  functions(node: string): SimRail[] {
+  functions(node: string): readonly SimRail[] {
     if (!this.model.plugged) return [];
-    const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);
-    // Interface indices: lo and the management port first, then the CX-7 functions, domain 0002 before 0000.
-    return names.flatMap((rails, cage) => rails.map((r, rail) => ({ ...r, cage, rail, pci: pciAddress(cage, rail), ifindex: (rail === 1 ? 3 : 5) + cage })));
+    // Asked on every ethtool, ip and sysfs read: built once per node (the names are the scenario node's, fixed for the lab).
+    let fns = this.functionsOf.get(node);
+    if (!fns) {
+      const names = this.nodeSpec(node).interfaces ?? SPARK_CAGES.map((c) => c.rails);
+      // Interface indices: lo and the management port first, then the CX-7 functions, domain 0002 before 0000.
+      fns = names.flatMap((rails, cage) =>
+        rails.map((r, rail) => Object.freeze({ ...r, cage, rail, pci: pciAddress(cage, rail), ifindex: (rail === 1 ? 3 : 5) + cage })),
+      );
+      this.functionsOf.set(node, fns);
+    }
+    return fns;
   }
+  private readonly functionsOf = new Map<string, readonly SimRail[]>();
 
   // Where a netdev or RDMA device of a node sits, or null when the node has no such device (now).
-  locate(node: string, name: string): SimRail | null {
+  locate(node: string, name: string): Readonly<SimRail> | null {
     return this.functions(node).find((f) => f.netdev === name || f.rdmaDevice === name) ?? null;
   }
 
@@ -122,18 +131,25 @@ export class LabCore {
     return null;
   }
 
-  // Advance the model and notice processes that ended by themselves.
+  // Advance the model and notice processes that ended by themselves. A process ends by itself only as lab time passes or
+  // as the model's timeline moves (a stop, a link drop, a reboot, a fault: each an event), so asking again at the same
+  // instant with the same timeline finds nothing new (both nodes' sampling ticks come at one instant).
   reap(): void {
     if (this.reaping) return;
     this.reaping = true;
     try {
-      this.model.advance(this.now());
+      const t = this.now();
+      this.model.advance(t);
+      const seen = this.reaped;
+      if (seen && seen.t === t && seen.model === this.model && seen.events === this.model.events.length && seen.procs === this.procs.length) return;
       for (const p of this.procs) p.check();
+      this.reaped = { t, model: this.model, events: this.model.events.length, procs: this.procs.length };
     } finally {
       this.reaping = false;
     }
   }
   private reaping = false;
+  private reaped: { t: number; model: LabModel; events: number; procs: number } | null = null;
 
   running(node: string): SimProcess[] {
     this.reap();

@@ -2,8 +2,9 @@
 // from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
 // nothing runs in the background, and the same scenario and seed always give the same counters.
 import type { Fault } from './faults.js';
-import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats } from './fec.js';
-import { poisson, normal, streamId, uniform } from './prng.js';
+import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats, type LaneErrors } from './fec.js';
+import { drawSecond } from './fec-draws.js';
+import { binomial, poisson, normal, streamId, uniform } from './prng.js';
 import { burstBitsAt, curveAt, laneBitRate, receiverLanes, type ScenarioSpec } from './scenario.js';
 
 // One ib_write_bw client/server pair (or a loopback pair on one node).
@@ -19,6 +20,7 @@ export interface Session {
   plannedEndS: number | null; // -D runs end on their own
   stoppedS: number | null;
   diedS: number | null; // killed by a link drop or a reboot
+  quitS: number | null; // the client exited by itself (a link-load-stop fault)
   gbpsPerDir: number;
 }
 
@@ -29,6 +31,7 @@ export interface GpuLoad {
   startS: number;
   plannedEndS: number | null;
   stoppedS: number | null;
+  exitedS: number | null; // the process exited by itself (a gpu-load-stop fault)
 }
 
 // One entry of the lab's timeline, for tests and for `sim serve` logs.
@@ -45,11 +48,11 @@ export interface PortCounters {
   txBytes: number;
   rxPackets: number;
   txPackets: number;
-  lanes: [number, number, number, number];
-  correctedBits: number;
+  lanes: [number, number, number, number]; // errored bits per lane (rx_err_lane_N_phy)
+  correctedBits: number; // their sum (rx_corrected_bits_phy)
   correctedBlocks: number; // RS codewords with 1..15 symbol errors
   uncorrectable: number; // RS codewords with 16 or more
-  pcsSymbolErrors: number; // symbol errors left in uncorrectable codewords (rx_pcs_symbol_err_phy)
+  pcsSymbolErrors: number; // rx_pcs_symbol_err_phy: on mlx5 the frames lost as crcFrames (see step())
   crcFrames: number; // frames that overlapped an uncorrectable codeword (rx_crc_errors_phy)
   linkDown: number;
 }
@@ -238,9 +241,9 @@ export class LabModel {
 
   // ---- timeline input (called by the runner at the current time)
 
-  addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS'>): Session {
+  addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS' | 'quitS'>): Session {
     this.advance(s.startS);
-    const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null };
+    const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null, quitS: null };
     if (!session.loopback && !this.linkUp) session.diedS = s.startS;
     this.sessions.push(session);
     this.events.push({
@@ -262,7 +265,7 @@ export class LabModel {
 
   addGpuLoad(node: string, startS: number, durationS: number | null): GpuLoad {
     this.advance(startS);
-    const g: GpuLoad = { id: this.nextId++, node, startS, plannedEndS: durationS === null ? null : startS + durationS, stoppedS: null };
+    const g: GpuLoad = { id: this.nextId++, node, startS, plannedEndS: durationS === null ? null : startS + durationS, stoppedS: null, exitedS: null };
     this.gpuLoads.push(g);
     this.events.push({ tS: startS, kind: 'gpu-load-start', node });
     return g;
@@ -279,11 +282,11 @@ export class LabModel {
   // ---- derived quantities
 
   sessionEnd(s: Session): number {
-    return Math.min(s.plannedEndS ?? Infinity, s.stoppedS ?? Infinity, s.diedS ?? Infinity);
+    return Math.min(s.plannedEndS ?? Infinity, s.stoppedS ?? Infinity, s.diedS ?? Infinity, s.quitS ?? Infinity);
   }
 
   gpuLoadEnd(g: GpuLoad): number {
-    return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity);
+    return Math.min(g.plannedEndS ?? Infinity, g.stoppedS ?? Infinity, g.exitedS ?? Infinity);
   }
 
   // True while a reboot (a fault, or one the node was told to do) keeps the node down.
@@ -345,11 +348,13 @@ export class LabModel {
 
   // RS(544,514) codeword statistics of one receiver whose lanes run at these raw error rates.
   fecStats(rates: number[]): CodewordStats {
+    return codewordStats(this.laneCount, this.laneErrors(rates));
+  }
+
+  // Each lane's error process: its raw error rate and the scenario's mean burst length at that rate.
+  private laneErrors(rates: number[]): LaneErrors[] {
     const rate = laneBitRate(this.spec.cable.family);
-    return codewordStats(
-      this.laneCount,
-      rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) })),
-    );
+    return rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) }));
   }
 
   // ---- the integrator
@@ -362,7 +367,11 @@ export class LabModel {
   private step(k: number): void {
     const mid = k + 0.5;
     for (const f of this.faults) {
-      if (f.kind === 'node-reboot' && f.atS >= k && f.atS < k + 1) this.reboot(this.faultNode(f), f.atS);
+      if (f.atS < k || f.atS >= k + 1) continue;
+      if (f.kind === 'node-reboot') this.reboot(this.faultNode(f), f.atS);
+      else if (f.kind === 'link-load-stop') this.loadClientsQuit(this.faultNode(f), f.atS);
+      else if (f.kind === 'gpu-load-stop') this.gpuLoadExits(this.faultNode(f), f.atS);
+      else if (f.kind === 'counter-reset') this.resetCounters(this.faultNode(f), f.atS);
     }
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
@@ -382,26 +391,29 @@ export class LabModel {
       let hiBer: string | null = null;
       for (const n of this.nodes) {
         const temp = midTemps[n.index]!;
-        const rates = this.laneRates(n.name, temp);
         const key = streamId(n.name);
-        let sum = 0;
+        const lanes = this.laneErrors(this.laneRates(n.name, temp));
+        const drawn = drawSecond(lanes, codewordStats(this.laneCount, lanes), this.seed, key, k);
+        let bits = 0;
         for (let l = 0; l < this.laneCount; l++) {
-          const e = poisson(rates[l]!, this.seed, key, l, k);
-          n.port.lanes[l as 0 | 1 | 2 | 3] += e;
-          sum += e;
+          n.port.lanes[l as 0 | 1 | 2 | 3] += drawn.laneBits[l]!;
+          bits += drawn.laneBits[l]!;
         }
-        const fec = this.fecStats(rates);
-        const extra = this.spec.uncorrectablePerS ? curveAt(this.spec.uncorrectablePerS, temp) : 0;
-        const unc = poisson(fec.uncorrectablePerS + extra, this.seed, key, 12, k);
-        n.port.correctedBits += Math.round(sum * (1 - fec.uncorrectedShare));
-        n.port.correctedBlocks += poisson(fec.correctedPerS, this.seed, key, 11, k);
+        // The scenario's scripted uncorrectable codewords (not physics: no errored bits come with them).
+        const extra = this.spec.uncorrectablePerS ? poisson(curveAt(this.spec.uncorrectablePerS, temp), this.seed, key, 19, k) : 0;
+        const unc = drawn.uncorrectable + extra;
+        n.port.correctedBits += bits;
+        n.port.correctedBlocks += drawn.corrected;
         n.port.uncorrectable += unc;
-        n.port.pcsSymbolErrors += Math.round(unc * fec.symbolsPerUncorrectable);
         const { rx, tx } = this.traffic(n.name, k, k + 1);
-        // Frames an uncorrectable codeword overlaps: its 640 bytes plus a frame slot, over a frame slot, times the share
-        // of the receiver's line time that carries frames (idle codewords hit none).
+        // Frames an uncorrectable codeword overlaps: with frames on the line (the share of the receiver's line time that
+        // carries them; idle codewords hit none) its 640 bytes lie in one frame slot, or across two for 640 of every
+        // 1102 places. A frame it overlaps fails its FCS; mlx5 counts it in rx_crc_errors_phy, rx_symbol_err_phy and
+        // rx_pcs_symbol_err_phy alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...: 386 each).
         const busy = Math.min(1, (rx[0] + rx[1]) / 200);
-        n.port.crcFrames += poisson((unc * busy * (CODEWORD_BYTES + FRAME_SLOT_BYTES)) / FRAME_SLOT_BYTES, this.seed, key, 13, k);
+        const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
+        n.port.crcFrames += lost;
+        n.port.pcsSymbolErrors += lost;
         if (!hiBer && this.uncorrectableBurst(n, unc, k)) hiBer = n.name;
         for (const r of [0, 1] as const) {
           const rb = (rx[r] * 1e9) / 8;
@@ -472,6 +484,31 @@ export class LabModel {
     }
   }
 
+  // The node's ib_write_bw clients over the cable exit by themselves (their servers see the session end).
+  private loadClientsQuit(node: string, tS: number): void {
+    for (const s of this.sessions) {
+      if (s.clientNode !== node || s.loopback || s.startS > tS || tS >= this.sessionEnd(s)) continue;
+      s.quitS = tS;
+      this.events.push({ tS, kind: 'ib_write_bw-exit', node, detail: `rail ${s.clientRail} -> ${s.serverNode} (simulated fault)` });
+    }
+  }
+
+  // The node's GPU load process exits by itself: the GPU falls idle.
+  private gpuLoadExits(node: string, tS: number): void {
+    for (const g of this.gpuLoads) {
+      if (g.node !== node || g.startS > tS || tS >= this.gpuLoadEnd(g)) continue;
+      g.exitedS = tS;
+      this.events.push({ tS, kind: 'gpu-load-exit', node, detail: 'simulated fault' });
+    }
+  }
+
+  // Every physical-port (*_phy) and FEC counter of the node back to 0, as `mlxlink --pc` clears them (docs/formats.md
+  // §1); the link, the per-function (vport) counters and the node's boot stay as they were.
+  private resetCounters(node: string, tS: number): void {
+    this.node(node).port = ZERO_PORT();
+    this.events.push({ tS, kind: 'counter-reset', node });
+  }
+
   private reboot(node: string, tS: number): void {
     const n = this.node(node);
     n.port = ZERO_PORT();
@@ -523,14 +560,25 @@ export class LabModel {
   boot(node: string, tS: number): { bootId: string; uptimeS: number } {
     this.advance(tS);
     const n = this.node(node);
-    const hex = (i: number) =>
-      Math.floor(uniform(this.seed, streamId(node), 31, n.bootCount, i) * 2 ** 32)
-        .toString(16)
-        .padStart(8, '0');
-    const h = hex(0) + hex(1) + hex(2) + hex(3);
-    const bootId = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-    return { bootId, uptimeS: tS - n.bootS };
+    return { bootId: this.bootIdOf(node, n.bootCount), uptimeS: tS - n.bootS };
   }
+
+  // A node's boot id for its n-th boot (generated; read with every `ethtool -S`, so kept once made).
+  private bootIdOf(node: string, bootCount: number): string {
+    const key = `${node}\n${bootCount}`;
+    let id = this.bootIds.get(key);
+    if (id === undefined) {
+      const hex = (i: number) =>
+        Math.floor(uniform(this.seed, streamId(node), 31, bootCount, i) * 2 ** 32)
+          .toString(16)
+          .padStart(8, '0');
+      const h = hex(0) + hex(1) + hex(2) + hex(3);
+      id = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+      this.bootIds.set(key, id);
+    }
+    return id;
+  }
+  private readonly bootIds = new Map<string, string>();
 
   state(node: string, tS: number): SimNodeState {
     const temp = this.nicTemp(node, tS);

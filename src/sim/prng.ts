@@ -47,3 +47,38 @@ export function poisson(mean: number, seed: number, ...keys: number[]): number {
   }
   return k;
 }
+
+// Binomial(n, p) count keyed by integers: exact inverse CDF while the smaller tail's mean is at most 30 (counted from
+// the rarer outcome), a rounded normal clamped to [0, n] above that.
+export function binomial(n: number, p: number, seed: number, ...keys: number[]): number {
+  if (!(n > 0) || !(p > 0)) return 0;
+  if (p >= 1) return n;
+  if (p > 0.5) return n - binomial(n, 1 - p, seed, ...keys);
+  const mean = n * p;
+  if (mean > 30) return Math.min(n, Math.max(0, Math.round(mean + Math.sqrt(mean * (1 - p)) * normal(seed, ...keys))));
+  const u = uniform(seed, ...keys);
+  const odds = p / (1 - p);
+  let k = 0;
+  let pk = Math.exp(n * Math.log1p(-p));
+  let cdf = pk;
+  while (u > cdf && k < n && k < 400) {
+    pk *= ((n - k) / (k + 1)) * odds;
+    k++;
+    cdf += pk;
+  }
+  return k;
+}
+
+// Failures before the r-th success at success probability p (negative binomial; a sum of r geometric counts), keyed by
+// integers: the geometric counts one by one up to r = 30, a rounded normal above.
+export function negativeBinomial(r: number, p: number, seed: number, ...keys: number[]): number {
+  if (!(r > 0) || p >= 1) return 0;
+  if (r > 30) {
+    const mean = (r * (1 - p)) / p;
+    return Math.max(0, Math.round(mean + (Math.sqrt(r * (1 - p)) / p) * normal(seed, ...keys)));
+  }
+  const logQ = Math.log1p(-p);
+  let sum = 0;
+  for (let i = 0; i < r; i++) sum += Math.floor(Math.log(1 - uniform(seed, ...keys, i)) / logQ);
+  return sum;
+}

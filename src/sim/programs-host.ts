@@ -1,6 +1,6 @@
 // The read-only commands of a simulated node (ethtool, ibdev2netdev, ip, nvidia-smi, sysfs/procfs reads, date...),
 // answered from the model at the current lab time in the real tools' output layout.
-import type { LabCore } from './lab-core.js';
+import type { LabCore, SimRail } from './lab-core.js';
 import { encodeCmis, encodeSff8636 } from '../eeprom/encode.js';
 import { formatEthtoolFec, formatEthtoolLink, formatEthtoolStats, garbleStats, type FrameCounts, type HostTraffic } from './format-ethtool.js';
 import { answerModuleEeprom, isLegacyRead } from './format-ethtool-module.js';
@@ -148,7 +148,7 @@ export function ibdev2netdev(core: LabCore, node: string): Answer {
 export function rdmaLink(core: LabCore, node: string): Answer {
   const up = core.model.isLinkUp(core.now());
   const cage = core.cageOf(node);
-  const order = core.functions(node).sort((x, y) => x.rail - y.rail || x.cage - y.cage);
+  const order = [...core.functions(node)].sort((x, y) => x.rail - y.rail || x.cage - y.cage);
   if (order.length === 0) return ok('');
   return ok(
     order
@@ -201,57 +201,59 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
   return ok(`${fmt.includes('noheader') ? '' : `${head}\n`}${row}\n`);
 }
 
-// The node's virtual files: hwmon (4 mlx5 functions + 2 others), boot id, uptime, carrier, RDMA port rate.
-function virtualFiles(core: LabCore, node: string): Map<string, string> {
+// The node's virtual files: hwmon (4 mlx5 functions + 2 others), boot id, uptime, carrier, RDMA port rate. Each body
+// is made when read (the sampler reads the hwmon files every few ticks; most of the others once a run).
+function virtualFiles(core: LabCore, node: string): Map<string, () => string> {
   const t = core.now();
-  const files = new Map<string, string>();
-  const nic = Math.round(core.model.nicTemp(node, t) * 8) * 125; // MTMP units of 0.125 C, printed in millidegrees
-  const hw = (i: number, name: string, label: string | null, milli: number) => {
-    files.set(`/sys/class/hwmon/hwmon${i}/name`, `${name}\n`);
-    if (label !== null) files.set(`/sys/class/hwmon/hwmon${i}/temp1_label`, `${label}\n`);
-    files.set(`/sys/class/hwmon/hwmon${i}/temp1_input`, `${milli}\n`);
+  const files = new Map<string, () => string>();
+  const set = (path: string, body: string) => files.set(path, () => body);
+  const nic = () => `${Math.round(core.model.nicTemp(node, t) * 8) * 125}\n`; // MTMP units of 0.125 C, printed in millidegrees
+  const hw = (i: number, name: string, label: string | null, milli: () => string) => {
+    set(`/sys/class/hwmon/hwmon${i}/name`, `${name}\n`);
+    if (label !== null) set(`/sys/class/hwmon/hwmon${i}/temp1_label`, `${label}\n`);
+    files.set(`/sys/class/hwmon/hwmon${i}/temp1_input`, milli);
   };
-  hw(0, 'acpitz', null, 44800);
-  hw(1, 'nvme', 'Composite', 41850);
+  hw(0, 'acpitz', null, () => '44800\n');
+  hw(1, 'nvme', 'Composite', () => '41850\n');
   // One mlx5 hwmon device per PCI function: gone with the functions while no cable is in.
-  for (let i = 0; i < core.functions(node).length; i++) hw(i + 2, 'mlx5', 'asic', nic);
+  const fns = core.functions(node);
+  for (let i = 0; i < fns.length; i++) hw(i + 2, 'mlx5', 'asic', nic);
   // DMI strings say what the node is: the simulated lab says so here, as a real node says its vendor and product.
   const n = core.nodeSpec(node);
-  files.set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
-  files.set(`${DMI_DIR}/product_name`, 'DGX Spark (simulated: generated outputs, not a machine)\n');
-  files.set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
-  files.set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
-  files.set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
-  files.set(`${DMI_DIR}/bios_version`, `${simulatedBiosVersion(core.clock instanceof ScaledClock ? core.clock.speed : null)}\n`);
-  const b = core.model.boot(node, t);
-  files.set('/proc/sys/kernel/random/boot_id', `${b.bootId}\n`);
-  files.set('/proc/uptime', `${b.uptimeS.toFixed(2)} ${(b.uptimeS * 19.3).toFixed(2)}\n`);
-  const up = core.model.isLinkUp(t);
-  const cage = core.cageOf(node);
-  const guid = sysImageGuid(core, node);
-  for (const r of core.functions(node)) {
-    const a = r.cage === cage && up;
-    files.set(`/sys/class/net/${r.netdev}/carrier`, `${a ? 1 : 0}\n`);
-    files.set(`/sys/class/net/${r.netdev}/speed`, `${a ? (n.speedMbps ?? 200000) : -1}\n`);
+  set(`${DMI_DIR}/sys_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  set(`${DMI_DIR}/product_name`, 'DGX Spark (simulated: generated outputs, not a machine)\n');
+  set(`${DMI_DIR}/product_version`, `scenario ${core.spec.name}\n`);
+  set(`${DMI_DIR}/board_name`, `${n.hostname ?? node}\n`);
+  set(`${DMI_DIR}/bios_vendor`, `${SIMULATED_SYS_VENDOR}\n`);
+  files.set(`${DMI_DIR}/bios_version`, () => `${simulatedBiosVersion(core.clock instanceof ScaledClock ? core.clock.speed : null)}\n`);
+  files.set('/proc/sys/kernel/random/boot_id', () => `${core.model.boot(node, t).bootId}\n`);
+  files.set('/proc/uptime', () => {
+    const up = core.model.boot(node, t).uptimeS;
+    return `${up.toFixed(2)} ${(up * 19.3).toFixed(2)}\n`;
+  });
+  const active = (r: SimRail) => r.cage === core.cageOf(node) && core.model.isLinkUp(t);
+  for (const r of fns) {
+    files.set(`/sys/class/net/${r.netdev}/carrier`, () => `${active(r) ? 1 : 0}\n`);
+    files.set(`/sys/class/net/${r.netdev}/speed`, () => `${active(r) ? (n.speedMbps ?? 200000) : -1}\n`);
     // The physical port (the cage) as mlx5 names it, and the PCI function behind the netdev.
-    files.set(`/sys/class/net/${r.netdev}/phys_port_name`, `p${r.cage}\n`);
-    files.set(`/sys/class/net/${r.netdev}/dev_port`, '0\n');
-    files.set(
+    set(`/sys/class/net/${r.netdev}/phys_port_name`, `p${r.cage}\n`);
+    set(`/sys/class/net/${r.netdev}/dev_port`, '0\n');
+    set(
       `/sys/class/net/${r.netdev}/device/uevent`,
       `DRIVER=mlx5_core\nPCI_CLASS=20000\nPCI_ID=15B3:1021\nPCI_SUBSYS_ID=15B3:0021\nPCI_SLOT_NAME=${r.pci}\nMODALIAS=pci:v000015B3d00001021sv000015B3sd00000021bc02sc00i00\n`,
     );
-    files.set(`/sys/class/infiniband/${r.rdmaDevice}/sys_image_guid`, `${guid}\n`);
-    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, a ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n');
-    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, a ? '4: ACTIVE\n' : '1: DOWN\n');
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/sys_image_guid`, () => `${sysImageGuid(core, node)}\n`);
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/rate`, () => (active(r) ? '200 Gb/sec (4X HDR)\n' : '40 Gb/sec (4X QDR)\n'));
+    files.set(`/sys/class/infiniband/${r.rdmaDevice}/ports/1/state`, () => (active(r) ? '4: ACTIVE\n' : '1: DOWN\n'));
   }
   // The management port (not RDMA): a netdev whose device is not the CX-7.
-  files.set(
+  set(
     '/sys/class/net/enP7s7/device/uevent',
     'DRIVER=r8127\nPCI_CLASS=20000\nPCI_ID=10EC:8127\nPCI_SUBSYS_ID=10EC:0123\nPCI_SLOT_NAME=0007:01:00.0\nMODALIAS=pci:v000010ECd00008127sv000010ECsd00000123bc02sc00i00\n',
   );
-  files.set('/sys/class/net/enP7s7/carrier', '1\n');
-  files.set('/etc/dgx-release', SIM_DGX_RELEASE);
-  files.set('/etc/os-release', SIM_OS_RELEASE);
+  set('/sys/class/net/enP7s7/carrier', '1\n');
+  set('/etc/dgx-release', SIM_DGX_RELEASE);
+  set('/etc/os-release', SIM_OS_RELEASE);
   return files;
 }
 
@@ -293,7 +295,7 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
   let stderr = '';
   let matched = false;
   for (const p of paths) {
-    const body = files.get(p);
+    const body = files.get(p)?.();
     if (body === undefined) {
       stderr += `${prog}: ${p}: No such file or directory\n`;
       continue;

@@ -11,7 +11,7 @@ import {
   formatPerftestRow,
   PEAK_WARNING,
   RESULT_LINE,
-  visibleStdout,
+  visibleRows,
   WAITING_BANNER,
   type PerftestHeader,
   type StdoutBuffering,
@@ -106,48 +106,68 @@ function header(core: LabCore, s: Session, side: 'client' | 'server', device: st
   };
 }
 
-const rowCache = new WeakMap<Session, { count: number; out: string }>();
+// Result rows printed so far: `text` ends in the last row's newline; `open` is the same text without that newline
+// (perftest fflush()es each row before its newline, so a reader of a running ib_write_bw sees `open`).
+interface Rows {
+  text: string;
+  open: string;
+}
+const NO_ROWS: Rows = { text: '', open: '' };
+const rowCache = new WeakMap<Session, { count: number; rows: Rows }>();
 
 const ROW_S = 5; // perftest --run_infinitely reports every 5 s (the playbook rows: 882805 iterations at 0.1766 Mpps)
 // Seconds from an ib_write_bw server's start to its banner (parse, open the device, create the socket).
 export const SERVER_STARTUP_S = 0.4;
 
-// Rows printed by lab time tS (each ending in \n): one per 5 s interval for --run_infinitely, one final row and
-// the closing line for -D or -n runs.
-function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): string {
+// Rows printed by lab time tS: one per 5 s interval for --run_infinitely, one final row and the closing line for -D
+// or -n runs.
+function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): Rows {
   const end = Math.min(tS, core.model.sessionEnd(s));
   const gbps = s.gbpsPerDir * (s.bidir ? 2 : 1);
   const noise = (i: number) => gbps * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
   const row = (i: number) => {
     const bw = noise(i);
-    return `${formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw)}\n`;
+    return formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
   };
   if (a.infinite) {
-    // Row i depends only on the session and i: keep the rows printed so far instead of re-rendering them on
-    // every poll (a 60-minute soak prints 720 rows per client and is polled every tick).
+    // Row i depends only on the session and i: keep the rows printed so far and add each new one to both texts
+    // (no copy of what came before: a 60-minute soak prints 720 rows per client).
     let c = rowCache.get(s);
-    if (!c) rowCache.set(s, (c = { count: 0, out: '' }));
+    if (!c) rowCache.set(s, (c = { count: 0, rows: NO_ROWS }));
     for (let i = c.count + 1; s.startS + i * ROW_S <= end; i++) {
-      c.out += row(i);
+      const r = row(i);
+      c.rows = { text: `${c.rows.text}${r}\n`, open: c.rows.text + r };
       c.count = i;
     }
-    if (s.startS + c.count * ROW_S <= end) return c.out;
+    if (s.startS + c.count * ROW_S <= end) return c.rows;
     // Asked about an earlier time than already rendered (never in a forward-running lab): render afresh.
     let out = '';
-    for (let i = 1; s.startS + i * ROW_S <= end; i++) out += row(i);
-    return out;
+    for (let i = 1; s.startS + i * ROW_S <= end; i++) out += `${row(i)}\n`;
+    return { text: out, open: out.slice(0, -1) };
   }
-  if (!endedNormally) return '';
+  if (!endedNormally) return NO_ROWS;
   const bw = noise(0);
   const secs = s.plannedEndS! - s.startS;
   const peak = a.durationS === null ? bw * 1.004 : 0;
-  return `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  return { text, open: text.slice(0, -1) };
 }
 
-// What a reader of ib_write_bw's stdout sees: `printed` is the whole text so far; each row was fflush()ed before its
-// newline, so with rows the flushed part ends just before the last character (docs/formats.md §5, format-perftest.ts).
-function shown(printed: string, rowsText: string, buffering: StdoutBuffering, exited: boolean): string {
-  return visibleStdout(printed, rowsText === '' ? 0 : printed.length - 1, buffering, exited);
+// What a reader of ib_write_bw's stdout sees: `head` and then the rows printed so far (docs/formats.md §5,
+// format-perftest.ts visibleRows).
+const shown = (head: string, r: Rows, buffering: StdoutBuffering, exited: boolean) => visibleRows(head, r.text, r.open, buffering, exited);
+
+// A status whose stdout is made only when someone reads it: every runner call asks each running load whether it ended
+// (SimProcess.check), and none of those asks needs the text.
+function lazyStdout(stdout: () => string, stderr: string, ended: boolean, exitCode: number | null): ProcStatus {
+  return {
+    get stdout() {
+      return stdout();
+    },
+    stderr,
+    ended,
+    exitCode,
+  };
 }
 
 // Seconds a plain `-n <iterations>` run takes at the session's rate.
@@ -219,16 +239,25 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
       const normal = s.diedS === null && s.stoppedS === null && plannedEndS !== null && tS >= plannedEndS;
       const r = rows(core, s, a, tS, normal);
       const died = s.diedS !== null && tS >= s.diedS;
+      const quit = s.quitS !== null && tS >= s.quitS;
       // A completion error makes perftest return (exit flushes stdout); a stop() is a SIGTERM (the buffer is lost).
-      const out = shown(head + r, r, buffering, normal || died);
-      if (died) return { stdout: out, stderr: completionFailure('client'), ended: true, exitCode: 1 };
-      return { stdout: out, stderr: '', ended: normal || (tS >= end && s.stoppedS === null && s.diedS !== null), exitCode: 0 };
+      const out = () => shown(head, r, buffering, normal || died || quit);
+      if (died) return lazyStdout(out, completionFailure('client'), true, 1);
+      // Exited by itself (a link-load-stop fault): no more rows, what it printed flushed, nothing said on stderr.
+      if (quit) return lazyStdout(out, '', true, 1);
+      return lazyStdout(out, '', normal || (tS >= end && s.stoppedS === null && s.diedS !== null), 0);
     },
   };
 }
 
 function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: boolean, buffering: StdoutBuffering, startS: number): ProcBehaviour {
   let stopped = false;
+  // The server's half of the test banner, once its client has connected (the session is then fixed).
+  let sessionHead: { session: Session; text: string } | null = null;
+  const headOf = (s: Session) => {
+    if (sessionHead?.session !== s) sessionHead = { session: s, text: formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) };
+    return sessionHead.text;
+  };
   return {
     plannedEndS: () => null,
     onStop: (tS) => {
@@ -239,27 +268,27 @@ function serverBehaviour(core: LabCore, l: Listener, a: PerftestArgs, noPeak: bo
     status: (tS): ProcStatus => {
       core.model.advance(tS);
       // Before it has opened its device and reached accept() it has printed at most the peak warning.
-      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', '', buffering, false), stderr: '', ended: false, exitCode: null };
+      if (tS < l.readyS) return { stdout: shown(noPeak ? PEAK_WARNING : '', NO_ROWS, buffering, false), stderr: '', ended: false, exitCode: null };
       const banner = (noPeak ? PEAK_WARNING : '') + WAITING_BANNER;
       const s = l.session;
       // A reboot of its node ends a server still waiting for its client (killed: its buffered output is lost).
       if (!s && core.model.rebootedSince(l.node, startS, tS)) {
         l.closed = true;
-        return { stdout: shown(banner, '', buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
+        return { stdout: shown(banner, NO_ROWS, buffering, false), stderr: '', ended: true, exitCode: null, signal: 'SIGKILL' };
       }
-      if (!s) return { stdout: shown(banner, '', buffering, false), stderr: '', ended: false, exitCode: null };
+      if (!s) return { stdout: shown(banner, NO_ROWS, buffering, false), stderr: '', ended: false, exitCode: null };
       const end = core.model.sessionEnd(s);
       const normal = s.diedS === null && s.stoppedS === null && s.plannedEndS !== null && tS >= s.plannedEndS;
       // A unidirectional server only waits for its client (write_bw.c): with --run_infinitely it never prints a row;
       // with -D or -n it prints the client's report at the end. A -b server measures its own sends like the client.
-      const r = a.infinite && !s.bidir ? '' : rows(core, s, a, tS, normal);
-      const printed = banner + formatPerftestHeader(header(core, s, 'server', l.device, s.bidir)) + r;
+      const r = a.infinite && !s.bidir ? NO_ROWS : rows(core, s, a, tS, normal);
       if (s.diedS !== null && tS >= s.diedS) {
         l.closed = true;
-        return { stdout: shown(printed, r, buffering, true), stderr: completionFailure('server'), ended: true, exitCode: 1 };
+        return lazyStdout(() => shown(banner + headOf(s), r, buffering, true), completionFailure('server'), true, 1);
       }
       if (tS >= end) l.closed = true;
-      return { stdout: shown(printed, r, buffering, tS >= end && !stopped), stderr: '', ended: tS >= end, exitCode: 0 };
+      const exited = tS >= end && !stopped;
+      return lazyStdout(() => shown(banner + headOf(s), r, buffering, exited), '', tS >= end, 0);
     },
   };
 }
@@ -365,6 +394,10 @@ const GB10_TOTAL_MB = 122502;
 const GB10_AVAILABLE_MB = 118950;
 const RESULT_BYTES = 268435456; // one 8192 x 8192 float matrix
 const ENOMEDIUM = 123; // gpu_burn's exit when no GPU test is alive (errno value on Linux)
+// What gpu_burn's parent prints when its GPU test process is gone: the progress line marks it DIED, then it reads EOF
+// from the child's pipe and gives up.
+const DIED_PROGRESS = '   errors: 0  (DIED!)  temps: --   power: -- ';
+const NO_CLIENTS = 'read[0] error 0\n\nNo clients are alive!  Aborting\n';
 const EINVAL = 22;
 
 // gpu_burn [options] <seconds>, started in `cwd`: finds its compare kernel (-c, else compare.ptx in cwd) or fails to
@@ -393,8 +426,8 @@ export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: s
   if (kind !== 'f' && kind !== 'x') {
     // initCompareKernel() throws in the child, which exits; the parent reads EOF from its pipe and gives up.
     return exitedAtOnce(
-      `${head}\r0.0%  proc'd: -1 (0 Gflop/s)   errors: 0  (DIED!)  temps: --   power: -- `,
-      `Couldn't init a GPU test: Error in couldn't find compare kernel: ${a.kernel} (gpu_burn-drv.cpp:240): named symbol not found\nread[0] error 0\n\nNo clients are alive!  Aborting\n`,
+      `${head}\r0.0%  proc'd: -1 (0 Gflop/s)${DIED_PROGRESS}`,
+      `Couldn't init a GPU test: Error in couldn't find compare kernel: ${a.kernel} (gpu_burn-drv.cpp:240): named symbol not found\n${NO_CLIENTS}`,
       ENOMEDIUM,
     );
   }
@@ -405,17 +438,25 @@ export function startGpuBurn(core: LabCore, node: string, argv: string[], cwd: s
     onStop: (tS) => core.model.stopGpuLoad(g, tS),
     status: (tS): ProcStatus => {
       const end = Math.min(tS, core.model.gpuLoadEnd(g));
-      let out = head;
-      const step = Math.max(1, secs / 10);
-      const util = core.model.gpuShare(node, g.startS + 0.5);
-      for (let i = 1; g.startS + i * step <= end + 1e-9 && i <= 10; i++) {
+      const finished = g.stoppedS === null && g.exitedS === null && tS >= t + secs;
+      // Its GPU test exited by itself (a gpu-load-stop fault): the parent says so and gives up.
+      const exited = g.exitedS !== null && tS >= g.exitedS && g.stoppedS === null;
+      const stdout = () => {
+        let out = head;
+        const step = Math.max(1, secs / 10);
+        const util = core.model.gpuShare(node, g.startS + 0.5);
         const gflops = Math.round(util * 11800 + 40);
-        const done = Math.round(i * step * gflops * 0.0039);
-        out += `${(i * 10).toFixed(1)}%  proc'd: ${done} (${gflops} Gflop/s)   errors: 0   temps: ${core.model.gpu(node, g.startS + i * step).temp} C \n`;
-      }
-      const finished = g.stoppedS === null && tS >= t + secs;
-      if (finished) out += '\nKilling processes.. Freed memory for dev 0\nUninitted cublas\ndone\n\nTested 1 GPUs:\n\tGPU 0: OK\n';
-      return { stdout: out, stderr: '', ended: finished || (g.stoppedS !== null && tS >= g.stoppedS), exitCode: 0 };
+        for (let i = 1; g.startS + i * step <= end + 1e-9 && i <= 10; i++) {
+          const done = Math.round(i * step * gflops * 0.0039);
+          out += `${(i * 10).toFixed(1)}%  proc'd: ${done} (${gflops} Gflop/s)   errors: 0   temps: ${core.model.gpu(node, g.startS + i * step).temp} C \n`;
+        }
+        if (finished) out += '\nKilling processes.. Freed memory for dev 0\nUninitted cublas\ndone\n\nTested 1 GPUs:\n\tGPU 0: OK\n';
+        // The test's pipe at EOF: processed -1 (DIED!), the last Gflop/s figure kept, at the share of the run elapsed.
+        if (exited) out += `\r${Math.min(100, ((g.exitedS! - g.startS) / secs) * 100).toFixed(1)}%  proc'd: -1 (${gflops} Gflop/s)${DIED_PROGRESS}`;
+        return out;
+      };
+      if (exited) return lazyStdout(stdout, NO_CLIENTS, true, ENOMEDIUM);
+      return lazyStdout(stdout, '', finished || (g.stoppedS !== null && tS >= g.stoppedS), 0);
     },
   };
 }

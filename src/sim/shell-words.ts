@@ -118,8 +118,18 @@ export function parseCommand(line: string): ParsedCommand | null {
   return out;
 }
 
-// A glob (`*`, `?`) as a regular expression over whole paths.
+// A glob (`*`, `?`) as a regular expression over whole paths (kept per glob: the sampler's hwmon read repeats its globs).
 function globToRegExp(glob: string): RegExp {
+  let re = globs.get(glob);
+  if (!re) {
+    if (globs.size >= 256) globs.clear();
+    globs.set(glob, (re = globRegExpOf(glob)));
+  }
+  return re;
+}
+const globs = new Map<string, RegExp>();
+
+function globRegExpOf(glob: string): RegExp {
   const re = glob
     .replace(/[.+^${}()|[\]\\]/g, '\\$&')
     .replace(/\*/g, '[^/]*')

@@ -1,6 +1,6 @@
 // CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
 // in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
-import { formatTickScriptOutput, parseTickScript } from '../transport/tick-script.js';
+import { formatTickScriptOutput, parseTickScript, type ScriptItem } from '../transport/tick-script.js';
 import { readingOfCommand } from '../probes/readings.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
@@ -22,6 +22,45 @@ function mergedThroughPipe(a: { stdout: string; stderr: string }): string {
   return a.stderr + a.stdout;
 }
 
+// How a command line is taken apart: a pure function of its text, kept per line (the sampler sends the same few lines
+// every tick, each once per node).
+type Plan =
+  | { kind: 'cd'; dir: string; rest: string }
+  | { kind: 'time' }
+  | { kind: 'phy'; grep: string }
+  | { kind: 'pipe'; left: string; filter: RegExp | null; filterProgram: string }
+  | { kind: 'long-pipe' }
+  | { kind: 'simple'; parsed: ParsedCommand | null };
+const plans = new Map<string, Plan>();
+const planOf = (command: string): Plan => remembered(plans, command, makePlan);
+
+// The items of a tick script (null: not one), kept per script like a plan.
+const tickScripts = new Map<string, readonly ScriptItem[] | null>();
+const tickScriptOf = (command: string) => remembered(tickScripts, command, parseTickScript);
+
+// What a pure function of a command line gave for it, remembered (at most 1024 lines; a batch's commands vary).
+function remembered<T>(memo: Map<string, T>, command: string, make: (command: string) => T): T {
+  if (memo.has(command)) return memo.get(command)!;
+  if (memo.size >= 1024) memo.clear();
+  const v = make(command);
+  memo.set(command, v);
+  return v;
+}
+
+function makePlan(command: string): Plan {
+  const cd = splitCd(command);
+  if (cd) return { kind: 'cd', ...cd };
+  if (command === cmd.nodeTime()) return { kind: 'time' };
+  const phyNetdev = matchEthtoolStatsPhy(command);
+  if (phyNetdev !== null) return { kind: 'phy', grep: cmd.ethtoolStatsPhyGrep(phyNetdev) };
+  const stages = splitPipeline(command);
+  if (stages && stages.length === 2) {
+    return { kind: 'pipe', left: stages[0]!, filter: grepFilter(parseCommand(stages[1]!)?.argv ?? []), filterProgram: stages[1]!.split(/\s+/)[0]! };
+  }
+  if (stages && stages.length > 2) return { kind: 'long-pipe' };
+  return { kind: 'simple', parsed: parseCommand(command) };
+}
+
 export class SimRunner implements CommandRunner {
   readonly simulated = true;
 
@@ -39,7 +78,7 @@ export class SimRunner implements CommandRunner {
   async run(command: string, opts: RunOptions = {}): Promise<CommandResult> {
     this.reachable();
     const startMs = this.core.clock.now();
-    const items = parseTickScript(command);
+    const items = tickScriptOf(command);
     if (items) {
       const outputs = [];
       for (const it of items) {
@@ -60,30 +99,28 @@ export class SimRunner implements CommandRunner {
     keep?: RegExp,
     cwd = homeOf(this.core, this.node),
   ): Promise<Omit<CommandResult, 'command' | 'durationMs'>> {
-    const cd = splitCd(command);
-    if (cd) {
-      if (pathKind(this.core, this.node, cd.dir) !== 'd') return { stdout: '', stderr: `sh: 1: cd: can't cd to ${cd.dir}\n`, exitCode: 2, signal: null };
-      return this.exec(cd.rest, opts, keep, cd.dir);
+    const plan = planOf(command);
+    if (plan.kind === 'cd') {
+      if (pathKind(this.core, this.node, plan.dir) !== 'd') return { stdout: '', stderr: `sh: 1: cd: can't cd to ${plan.dir}\n`, exitCode: 2, signal: null };
+      return this.exec(plan.rest, opts, keep, plan.dir);
     }
     // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
     // (the same lines as its grep form, which the simulator renders without the full dump).
     // A registered extra reading (src/probes/readings.ts) brings its own generated answer.
     const reading = readingOfCommand(command);
     if (reading) return { stdout: reading.simulate({ node: this.node, nowMs: this.core.clock.now() }), stderr: '', exitCode: 0, signal: null };
-    if (command === cmd.nodeTime()) return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
-    const phyNetdev = matchEthtoolStatsPhy(command);
-    if (phyNetdev !== null) return this.exec(cmd.ethtoolStatsPhyGrep(phyNetdev), opts);
-    const stages = splitPipeline(command);
-    if (stages && stages.length === 2) {
-      const filter = grepFilter(parseCommand(stages[1]!)?.argv ?? []);
-      if (!filter) return { stdout: '', stderr: `sh: 1: ${stages[1]!.split(/\s+/)[0]}: not found\n`, exitCode: 127, signal: null };
-      const left = await this.exec(stages[0]!, opts, filter);
+    if (plan.kind === 'time') return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
+    if (plan.kind === 'phy') return this.exec(plan.grep, opts);
+    if (plan.kind === 'pipe') {
+      const filter = plan.filter;
+      if (!filter) return { stdout: '', stderr: `sh: 1: ${plan.filterProgram}: not found\n`, exitCode: 127, signal: null };
+      const left = await this.exec(plan.left, opts, filter);
       const lines = left.stdout.split('\n').filter((l) => l !== '' && filter.test(l));
       // A pipeline's status is its last stage's: grep exits 1 when nothing matched.
       return { stdout: lines.length ? `${lines.join('\n')}\n` : '', stderr: left.stderr, exitCode: lines.length ? 0 : 1, signal: null };
     }
-    if (stages && stages.length > 2) return { stdout: '', stderr: 'sh: 1: pipelines of more than two stages are not simulated\n', exitCode: 127, signal: null };
-    const p = parseCommand(command);
+    if (plan.kind === 'long-pipe') return { stdout: '', stderr: 'sh: 1: pipelines of more than two stages are not simulated\n', exitCode: 127, signal: null };
+    const p = plan.parsed;
     if (!p || p.argv.length === 0) return { stdout: '', stderr: `sh: 1: Syntax error: Unterminated quoted string\n`, exitCode: 2, signal: null };
     const prog = p.argv[0]!.split('/').pop()!;
     const shape = (a: Answer) => ({

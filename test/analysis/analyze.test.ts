@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeRun, fecMarginOf, type LabelledSample } from '../../src/analysis/analyze.js';
+import { CURRENT_ANALYSIS, analyzeRun, fecMarginOf, type LabelledSample } from '../../src/analysis/analyze.js';
 import { counterDelta, intervalDelta } from '../../src/analysis/counters.js';
 import { certainLaneRatio } from '../../src/analysis/lane-ratio.js';
 import { poissonLowerBound, poissonUpperBound } from '../../src/analysis/poisson.js';
@@ -20,6 +20,8 @@ describe('counter deltas', () => {
   it('a decrease is a reset, never a negative delta', () => {
     expect(counterDelta(10n, 15n)).toEqual({ delta: 5, reset: false });
     expect(counterDelta(15n, 3n)).toEqual({ delta: 0, reset: true });
+    expect(counterDelta(15n, 3n, 'from-zero')).toEqual({ delta: 3, reset: true });
+    expect(counterDelta(10n, 15n, 'from-zero')).toEqual({ delta: 5, reset: false });
     expect(counterDelta(undefined, 3n)).toBeNull();
     expect(counterDelta(2n ** 63n, 2n ** 63n + 7n)).toEqual({ delta: 7, reset: false });
   });
@@ -28,6 +30,8 @@ describe('counter deltas', () => {
     const a = nodeSample('a', 0, { t: 0, lanes: [5, 5, 5, 5], crc: 2 }).rails[0]!;
     const b = nodeSample('a', 1, { t: 1, lanes: [6, 5, 0, 5], crc: 2 }).rails[0]!;
     expect(intervalDelta(a, b, 4)).toBe('reset');
+    // From zero: lane 2 was cleared and counted nothing since; the lanes that did not go down count as usual.
+    expect(intervalDelta(a, b, 4, 'from-zero')).toMatchObject({ laneErrors: [1, 0, 0, 0], crcErrors: 0, reset: true });
     const down = nodeSample('a', 1, { t: 1, lanes: [7, 5, 5, 9], crc: 3, linkUp: false, pcs: 1, uncorrectable: 2 }).rails[0]!;
     const a2 = nodeSample('a', 0, { t: 0, lanes: [5, 5, 5, 5], crc: 2, uncorrectable: 0 }).rails[0]!;
     expect(intervalDelta(a2, down, 4)).toEqual({
@@ -113,20 +117,29 @@ describe('analyzeRun', () => {
     expect(r.perNodePhase[0]!.laneStats.map((l) => l.errors)).toEqual([0, 0, 0, 0]);
   });
 
-  it('counts a counter reset, drops that interval, and restarts from the new value', () => {
-    const lanes = [
-      [0, 0, 0, 0],
-      [10, 0, 0, 0],
-      [20, 0, 0, 0],
-      [3, 0, 0, 0],
-      [13, 0, 0, 0],
-    ];
-    const xs = lanes.map((l, t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: l }) }));
-    const s = analyzeRun({ samples: xs }).perNodePhase[0]!;
+  const resetLanes = [
+    [0, 0, 0, 0],
+    [10, 0, 0, 0],
+    [20, 0, 0, 0],
+    [3, 0, 0, 0],
+    [13, 0, 0, 0],
+  ];
+  const resetSamples = resetLanes.map((l, t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: l }) }));
+
+  it("rules versions 1-2 ('drop'): counts a counter reset, drops that interval, and restarts from the new value", () => {
+    const s = analyzeRun({ samples: resetSamples, variant: { ...CURRENT_ANALYSIS, counterResets: 'drop' } }).perNodePhase[0]!;
     expect(s.counterResets).toBe(1);
     expect(s.laneStats[0]!.errors).toBe(30);
     expect(s.seconds).toBe(3);
     expect(s.laneStats[0]!.ratePerS).toBe(10);
+  });
+
+  it("today ('from-zero'): counts the reset and the 3 errors counted since the clearing; no interval is lost", () => {
+    const s = analyzeRun({ samples: resetSamples }).perNodePhase[0]!;
+    expect(s.counterResets).toBe(1);
+    expect(s.laneStats[0]!.errors).toBe(33);
+    expect(s.seconds).toBe(4);
+    expect(s.laneStats[0]!.ratePerS).toBe(8.25);
   });
 
   it('post-FEC, CRC, symbol and link-down totals; corrected bits BER bound; temperature and GPU stats', () => {

@@ -251,3 +251,19 @@ describe('lane ratio in windows: floors, the steady cap and growth with temperat
     expect(grade(above)).toMatchObject({ grade: 'PASS' });
   });
 });
+
+describe('counters cleared without a reboot (mlxlink --pc): the watch reads them as its rules version does', () => {
+  // GENERATED: the CRC counter reads 7 (from before the run); between t=4 and t=5 every counter is cleared and one CRC
+  // error is counted, so it reads 1 from t=5 on.
+  const xs = [0, 1, 2, 3, 4, 5, 6].map((t) => nodeSample('spark-b', t, { t, lanes: [0, 0, 0, 0], crc: t < 5 ? 7 : 1 }));
+  it("'from-zero' (version 3 on): the error counted since the clearing decides at once", () => {
+    expect(run(watch({ resets: 'from-zero' }), soak, xs)).toMatchObject({ rule: 'crc-errors', node: 'spark-b', tick: 5, value: 1 });
+  });
+  it("'drop' (versions 1-2): the interval of the clearing is left out, and the error in it with it", () => {
+    expect(run(watch(), soak, xs)).toBeNull();
+  });
+  it("'from-zero' never counts a counter that did not go down: the 7 CRC errors from before the run stay out", () => {
+    const lane = [0, 1, 2].map((t) => nodeSample('spark-b', t, { t, lanes: t === 2 ? [0, 0, 0, 0] : [3, 0, 0, 0], crc: 7 }));
+    expect(run(watch({ resets: 'from-zero' }), soak, lane)).toBeNull();
+  });
+});

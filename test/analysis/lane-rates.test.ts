@@ -32,39 +32,49 @@ const sample = (t: number): NodeSample => {
 };
 const samples = LANES.map((_, t) => sample(t));
 
+// Each reading's interval as lane rates under a reset rule ('reset' where the interval is dropped).
+function ratesUnder(resets: 'drop' | 'from-zero'): (number[] | 'reset' | null)[] {
+  let prev: RailReading | null = null;
+  const out: (number[] | 'reset' | null)[] = [];
+  for (const s of samples) {
+    const { reading, interval } = nextReading(prev, s.rails[0]!, s.tMs, null, resets);
+    prev = reading;
+    out.push(interval === null || interval === 'reset' ? interval : laneRatesOf(interval));
+  }
+  return out;
+}
+
 describe('one lane-rate computation, one reset rule (nextReading)', () => {
-  it('a counter going backwards drops that interval and becomes the baseline; the next interval counts from it', () => {
-    let prev: RailReading | null = null;
-    const out: (number[] | 'reset' | null)[] = [];
-    for (const s of samples) {
-      const { reading, interval } = nextReading(prev, s.rails[0]!, s.tMs, null);
-      prev = reading;
-      out.push(interval === null || interval === 'reset' ? interval : laneRatesOf(interval));
-    }
-    expect(out).toEqual([null, [1, 0, 10, 0], [1, 0, 20, 0], 'reset', [1, 0, 4, 0]]);
+  it("'drop' (rules versions 1-2): a counter going backwards drops that interval and becomes the baseline", () => {
+    expect(ratesUnder('drop')).toEqual([null, [1, 0, 10, 0], [1, 0, 20, 0], 'reset', [1, 0, 4, 0]]);
   });
 
-  it('the analysis, timeseries.csv and live metrics count the same intervals', () => {
+  it("'from-zero' (version 3 on): the cleared counters counted up from zero, so the reset interval keeps what they read", () => {
+    expect(ratesUnder('from-zero')).toEqual([null, [1, 0, 10, 0], [1, 0, 20, 0], [0, 0, 5, 0], [1, 0, 4, 0]]);
+  });
+
+  it("the analysis, timeseries.csv and live metrics count the same intervals (today's rule: from zero)", () => {
     const a = new RunAnalyzer([]);
     a.node('b', 'enp1s0f1np1', 4);
     samples.forEach((s, t) => a.push('soak', s, t));
     const stats = a.finish().perNodePhase[0]!;
-    expect(stats.laneStats.map((l) => l.errors)).toEqual([3, 0, 34, 0]);
+    expect(stats.laneStats.map((l) => l.errors)).toEqual([3, 0, 39, 0]);
     expect(stats.counterResets).toBe(1);
-    expect(stats.seconds).toBe(3);
+    expect(stats.seconds).toBe(4);
 
     const lines = samples.map((s, t) => ({ type: 'sample', tS: t, tick: t, phase: 'soak', node: 'b', sample: journalSample(s) }));
     const ts = buildTimeseries({ lines, truncatedTail: false, badLines: [] });
     expect(ts.points.map((p) => [p.tS, p.laneRates])).toEqual([
       [1, [1, 0, 10, 0]],
       [2, [1, 0, 20, 0]],
+      [3, [0, 0, 5, 0]],
       [4, [1, 0, 4, 0]],
     ]);
 
     const m = new RunMetrics();
     for (const s of samples) m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, samples: { b: s } });
     return m.prometheus.getSingleMetricAsString('cablequal_lane_pre_fec_errors_total').then((text) => {
-      expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 34');
+      expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 39');
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="0"} 3');
     });
   });

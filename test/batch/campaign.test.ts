@@ -32,7 +32,7 @@ const csvRows = (path: string): Record<string, string>[] => csvObjects(readFileS
 describe('cablequal batch on the simulated lab', () => {
   it('5 cables, an interruption on the third, --resume: 5 rows with the expected outcomes, reports linked', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-batch-'));
-    writeFileSync(join(cwd, 'box.csv'), 'label,pn\nc1,NJAAKK0006\nc2,\nc3,\nc4,\nc5,WRONG-PN\n');
+    writeFileSync(join(cwd, 'box.csv'), 'label,pn\nc1,MCP1650-V00AE30\nc2,\nc3,\nc4,\nc5,WRONG-PN\n');
     const ac = new AbortController();
     const said: string[] = [];
     const op: Operator = {

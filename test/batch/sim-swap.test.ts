@@ -19,7 +19,7 @@ describe('simulated cable swap', () => {
     const lab = createLab({ scenario: 'good-qsfp56', clock });
     await clock.sleep(5000);
     expect(await cabledRails(lab, 'spark-a')).toEqual(['enP2p1s0f1np1', 'enp1s0f1np1']);
-    expect((await readModuleEeprom(lab.runner('spark-b'), 'enp1s0f1np1')).vendorSn).toBe('APF24150032K7N');
+    expect((await readModuleEeprom(lab.runner('spark-b'), 'enp1s0f1np1')).vendorSn).toBe('MT2412VS01157');
 
     lab.unplug();
     await clock.sleep(1000);

@@ -4,6 +4,7 @@ import { poissonUpperBound } from '../../src/analysis/poisson.js';
 import type { AnalysisRecord, BenchmarkRecord, LaneTempStats, NodePhaseStats, WindowStats } from '../../src/domain/record.js';
 import { gradeRun } from '../../src/grading/grade-run.js';
 import { checkLoopback } from '../../src/grading/setup-checks.js';
+import { rulesVersionOf } from '../../src/rules/versions.js';
 import { limitOf } from '../../src/protocol/limits.js';
 import { series } from '../analysis/build.js';
 import { DEFAULT_PROTOCOL as protocol, DEFAULT_RULES } from '../rules/defaults.js';
@@ -286,12 +287,18 @@ describe('gradeRun: throughput and counter resets', () => {
     expect(gradeRun(analysisOf(clean), bench([], 40), protocol).measurements.some((m) => m.rule === 'ib-write-bw-sum')).toBe(false);
   });
 
-  it('a counter reset is reported without a grade and does not change the verdict', () => {
+  it('a counter reset is reported without a grade and does not change the verdict; it says how its rules version read it', () => {
     const v = gradeRun(analysisOf([stats({ counterResets: 2 })]), GOOD, protocol);
     expect(v.outcome).toBe('PASS');
     const r = v.reasons.find((x) => x.rule === 'counter-reset')!;
     expect(r.grade).toBeUndefined();
-    expect(r.message).toBe('spark-b soak-loaded: counters went backwards 2 time(s) (mlxlink --pc or a driver reset); those intervals were left out');
+    expect(r.message).toBe(
+      'spark-b soak-loaded: counters went backwards 2 time(s) (mlxlink --pc or a driver reset); counted from zero after each (only what the counters held between the reading before a clearing and the clearing itself could not be read)',
+    );
+    const v2 = gradeRun(analysisOf([stats({ counterResets: 2 })]), GOOD, protocol, rulesVersionOf(2)!);
+    expect(v2.reasons.find((x) => x.rule === 'counter-reset')!.message).toBe(
+      'spark-b soak-loaded: counters went backwards 2 time(s) (mlxlink --pc or a driver reset); those intervals were left out',
+    );
   });
 });
 

@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { escapeXml } from '../../src/report/escape.js';
 import { renderCertificateHtml, writeCertificateHtml } from '../../src/report/certificate-html.js';
+import { certificateContent } from '../../src/report/certificate-content.js';
 import { headlineOf } from '../../src/grading/grade-run.js';
+import { RULES_VERSION } from '../../src/rules/versions.js';
 import { crowdedFailRecord, errorRecord, failingCloneRecord, failingCloneTimeseries, passRecord, passTimeseries } from '../fixtures/records/build.js';
 import { makeRunDir, tempRoot } from '../fixtures/records/run-dir.js';
 
@@ -122,10 +124,55 @@ describe('certificate.html: what a PASS states first, and the rules that graded 
     expect(html).toContain('zero errors over 60 min at 212.5 Gb/s bound the BER below 3.9e-15.');
     expect(html).toContain('<h1>Cable qualification certificate</h1>');
     expect(html.indexOf('What the loaded soak proved')).toBeLessThan(html.indexOf('Verdict and reasons'));
-    expect(html).toContain('(grading rules version 2)');
+    expect(html).toContain(`(grading rules version ${RULES_VERSION})`);
     expect(html).toContain('<td>no errors</td>');
     expect(html).not.toMatch(/>0x</);
     // a FAIL leads with its reasons, without the PASS statement
     expect(renderCertificateHtml(failingCloneRecord(), failingCloneTimeseries(), sig)).not.toContain('What the loaded soak proved');
+  });
+});
+
+describe('certificate: the conditions the soaks measured (rules version 3)', () => {
+  // GENERATED figures in the shape the record builder states them.
+  const soakLoad = {
+    link: [
+      {
+        phase: 'soak-loaded',
+        from: 'spark-a',
+        to: 'spark-b',
+        rails: 2,
+        rows: 1440,
+        medianGbps: 185.12,
+        benchmarkGbps: 185.1,
+        pctOfBenchmark: 100.01,
+        longestGapS: 10,
+      },
+      {
+        phase: 'soak-loaded',
+        from: 'spark-b',
+        to: 'spark-a',
+        rails: 2,
+        rows: 1440,
+        medianGbps: 184.9,
+        benchmarkGbps: 185.2,
+        pctOfBenchmark: 99.84,
+        longestGapS: 10,
+      },
+    ],
+    gpu: [{ node: 'spark-a', phase: 'soak-loaded', fromS: 760.5, samples: 708, meanPct: 97.04 }],
+  };
+  it("states each direction's load against its own ib_write_bw figure, the GPUs judged, and counters cleared", () => {
+    const rec = { ...passRecord(), soakLoad, counterResets: [{ tS: 1500, node: 'spark-b', phase: 'soak-loaded', rebooted: false }] };
+    expect(certificateContent(rec).soakLoad).toEqual(soakLoad);
+    const html = renderCertificateHtml(rec, passTimeseries());
+    expect(html).toContain(
+      '<tr><th>load in soak-loaded</th><td>spark-a → spark-b 185.1 Gb/s median (100.0 % of its ib_write_bw 185.1), 1440 rows, longest wait 10 s; spark-b → spark-a 184.9 Gb/s median (99.8 % of its ib_write_bw 185.2), 1440 rows, longest wait 10 s; spark-a GPUs 97.0 % mean from 761 s (708 readings)</td></tr>',
+    );
+    expect(html).toContain('<tr><th>counter resets</th><td>spark-b at 1500 s (soak-loaded): cleared on the running node, counted from zero</td></tr>');
+  });
+  it('a record from before (no soak figures) renders as it did: no such rows, no such fields', () => {
+    const rec = passRecord();
+    expect('soakLoad' in certificateContent(rec)).toBe(false);
+    expect(renderCertificateHtml(rec, passTimeseries())).not.toContain('load in ');
   });
 });

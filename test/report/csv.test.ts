@@ -55,19 +55,38 @@ describe('run CSVs', () => {
 
     const lanes = asObjects(readFileSync(join(dir, 'lanes.csv'), 'utf8'));
     expect(lanes).toHaveLength(2 * 2 * 4); // node x phase x lane
+    // Every row of every file says whether real hardware was measured, as summary.csv does.
+    expect(new Set(lanes.map((l) => l['simulated']))).toEqual(new Set([String(rec.simulated)]));
     const worst = lanes.find((l) => l['node'] === 'spark-a' && l['phase'] === 'soak-loaded' && l['lane'] === '2')!;
     expect(worst['errors']).toBe('402000000');
     expect(Number(worst['rate_per_s'])).toBeCloseTo(402_000_000 / 186, 6);
 
     const ts = parseCsv(readFileSync(join(dir, 'timeseries.csv'), 'utf8'));
-    expect(ts[0]).toEqual(['t_s', 'node', 'phase', 'lane_0_errors_per_s', 'lane_1_errors_per_s', 'lane_2_errors_per_s', 'lane_3_errors_per_s', 'nic_temp_c']);
+    expect(ts[0]).toEqual([
+      't_s',
+      'simulated',
+      'node',
+      'phase',
+      'lane_0_errors_per_s',
+      'lane_1_errors_per_s',
+      'lane_2_errors_per_s',
+      'lane_3_errors_per_s',
+      'nic_temp_c',
+    ]);
     expect(ts).toHaveLength(1 + 181 * 2);
-    expect(ts[1]!.slice(0, 3)).toEqual(['0', 'spark-a', 'benchmark']);
+    expect(ts[1]!.slice(0, 4)).toEqual(['0', String(rec.simulated), 'spark-a', 'benchmark']);
+    expect(new Set(ts.slice(1).map((r) => r[1]))).toEqual(new Set([String(rec.simulated)]));
     const thr = parseCsv(readFileSync(join(dir, 'throughput.csv'), 'utf8'));
-    expect(thr[0]).toEqual(['t_s', 'rail', 'gbps', 'direction']);
+    expect(thr[0]).toEqual(['t_s', 'simulated', 'rail', 'gbps', 'direction']);
     // generated fixture: rail 0 at t=300 s is 92.4 + (50 % 3) x 0.1
-    expect(thr[1]!.slice(0, 2)).toEqual(['300', '0']);
-    expect(Number(thr[1]![2])).toBeCloseTo(92.6, 9);
+    expect(thr[1]!.slice(0, 3)).toEqual(['300', String(rec.simulated), '0']);
+    expect(Number(thr[1]![3])).toBeCloseTo(92.6, 9);
+    // The same run measured on real hardware says so too.
+    const real = { ...rec, simulated: false };
+    const realDir = makeRunDir(tempRoot(), real);
+    await writeRunCsvs(real, realDir, { timeseries: failingCloneTimeseries() });
+    for (const f of ['summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv'])
+      expect(new Set(asObjects(readFileSync(join(realDir, f), 'utf8')).map((r) => r['simulated'])), f).toEqual(new Set(['false']));
   });
 
   it('an ERROR run without analysis leaves the error columns empty rather than 0', async () => {

@@ -47,12 +47,12 @@ describe('the same serial on both functions of the cage', () => {
     const clock = new VirtualClock();
     const lab = createLab({ scenario: 'good-qsfp56', clock });
     const runners = new Map(lab.nodes.map((n) => [n, n === 'spark-b' ? otherSerialOnRail1(lab.runner(n)) : lab.runner(n)]));
-    expect(await probeEnd(runners.get('spark-a')!, 1)).toEqual({ up: true, serial: 'APF24150032K7N', partNumber: 'NJAAKK0006', note: null });
+    expect(await probeEnd(runners.get('spark-a')!, 1)).toEqual({ up: true, serial: 'MT2412VS01157', partNumber: 'MCP1650-V00AE30', note: null });
     expect(await probeEnd(runners.get('spark-b')!, 1)).toEqual({
       up: true,
       serial: null,
       partNumber: null,
-      note: 'cage 1: enp1s0f1np1 reads serial APF24150032K7N, enP2p1s0f1np1 reads OTHERSERIAL',
+      note: 'cage 1: enp1s0f1np1 reads serial MT2412VS01157, enP2p1s0f1np1 reads OTHERSERIAL',
     });
 
     const { record } = await runQualification({
@@ -74,7 +74,7 @@ describe('the same serial on both functions of the cage', () => {
       expect.objectContaining({
         rule: 'preflight-rails',
         node: 'spark-b',
-        message: 'spark-b: cage 1: enp1s0f1np1 reads cable serial APF24150032K7N but enP2p1s0f1np1 reads OTHERSERIAL: these two functions are not one cage',
+        message: 'spark-b: cage 1: enp1s0f1np1 reads cable serial MT2412VS01157 but enP2p1s0f1np1 reads OTHERSERIAL: these two functions are not one cage',
       }),
     ]);
   });

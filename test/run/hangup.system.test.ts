@@ -92,7 +92,10 @@ describe('SIGHUP and closed output pipes on a live run (real CLI, sim serve over
     expect(live[0]).toMatchObject({ verdict: 'running', pid: run.child.pid, nodes: ['spark-a', 'spark-b'], runDir: run.dir });
     expect(live[0]!.phase).toMatch(/^soak-/);
     const text = await runCli(['status', '--out', out]);
-    expect(text.out).toMatch(new RegExp(`^RUNNING  ${live[0]!.runId} "hup"\\n  phase soak-\\S+, elapsed \\d+:\\d\\d, remaining \\d+:\\d\\d `));
+    // The nodes are the simulated lab over SSH: they said so before the run started, so its live state says so too.
+    expect(text.out).toMatch(
+      new RegExp(`^RUNNING  ${live[0]!.runId} "hup" \\(simulated lab\\)\\n  phase soak-\\S+, elapsed \\d+:\\d\\d, remaining \\d+:\\d\\d `),
+    );
 
     const ended = await run.exit;
     expect(ended).toEqual({ code: 0, signal: null }); // PASS: the hang-up did not stop it, the closed pipes did not kill it

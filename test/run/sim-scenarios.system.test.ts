@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { RULES_VERSION } from '../../src/rules/versions.js';
 import { runCli } from '../helpers/cli.js';
 
 // The full 75-minute default procedure on the simulated lab, in virtual time, for every scenario.
@@ -58,9 +59,9 @@ describe('run --sim (default 75-minute protocol, virtual time)', { timeout: 120_
     expect(result.decidedAtS! - loadedStart).toBeLessThan(DROP_INTO_LOADED_S);
     expect(result.cable.pn).toContain('ONT-DAC-QS56-0.5');
     expect(existsSync(join(result.runDir, 'record.json'))).toBe(true);
-    // rules version 2: the FEC window of lane 2 at the receiver of the bad direction (spark-b), the runaway named,
+    // rules version 2 on: the FEC window of lane 2 at the receiver of the bad direction (spark-b), the runaway named,
     // the decision before the drop; spark-a, the clean direction, has no FAIL
-    expect(result.rulesVersion).toBe(2);
+    expect(result.rulesVersion).toBe(RULES_VERSION);
     const fw = result.reasons.find((r) => r.rule === 'fec-window' && r.grade === 'FAIL');
     expect(fw, JSON.stringify(result.reasons)).toMatchObject({ node: 'spark-b', lane: 2 });
     expect(fw!.message).toMatch(

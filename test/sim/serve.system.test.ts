@@ -92,6 +92,9 @@ describe('serveSimLab', { timeout: 60_000 }, () => {
       [true, SIMULATED_SYS_VENDOR],
       [true, SIMULATED_SYS_VENDOR],
     ]);
+    // From the first byte: the CLI asked the nodes before the run started, so the journal's first line and run.log say so.
+    expect(JSON.parse(readFileSync(join(res.runDir, 'journal.jsonl'), 'utf8').split('\n')[0]!)).toMatchObject({ type: 'run-start', simulated: true });
+    expect(readFileSync(join(res.runDir, 'run.log'), 'utf8').split('\n')[0]).toMatch(/"simulated":true.*"msg":"run started"/);
   });
 
   it.skipIf(noSshClient)('the real OpenSSH client works against it', async () => {

@@ -64,8 +64,11 @@ describe('failing-clone', () => {
     const after = await stats(lab, 'spark-b');
     const fec = parseEthtoolFec((await lab.runner('spark-b').run(cmd.ethtoolFec('enp1s0f1np1'))).stdout).stats!;
     expect(fec.uncorrectableBlocks! >= 2n).toBe(true);
-    expect(after.pcsSymbolErrors! >= 16n * fec.uncorrectableBlocks!).toBe(true);
+    // Each uncorrectable codeword under load fails one or two frames; mlx5 counts them as CRC, symbol and PCS symbol
+    // errors alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...).
     expect(after.crcErrors! > 0n).toBe(true);
+    expect(after.crcErrors! <= 2n * fec.uncorrectableBlocks!).toBe(true);
+    expect(after.pcsSymbolErrors).toBe(after.crcErrors);
     expect((await stats(lab, 'spark-a')).crcErrors).toBe(0n);
     for (const n of lab.nodes) expect((await stats(lab, n)).linkDownEvents).toBe(1n);
     const client = await load[1]!.done;
@@ -99,7 +102,8 @@ describe('failing-clone', () => {
       const t0 = lab.timeS();
       while (lab.state('spark-a').linkUp) await clock.sleep(1000);
       times.push((lab.timeS() - t0) / 60);
-      expect((await stats(lab, 'spark-b')).pcsSymbolErrors! >= 32n).toBe(true); // two uncorrectable codewords at least
+      const fec = parseEthtoolFec((await lab.runner('spark-b').run(cmd.ethtoolFec('enp1s0f1np1'))).stdout).stats!;
+      expect(fec.uncorrectableBlocks! >= 2n).toBe(true); // two uncorrectable codewords at least
     }
     for (const m of times) {
       expect(m).toBeGreaterThan(2.9);
@@ -191,10 +195,11 @@ describe('faulty cables and setups', () => {
     await clock.sleep(1200_000);
     const s = await stats(lab, 'spark-a');
     expect(s.crcErrors! > 100n).toBe(true);
-    // rx_pcs_symbol_err_phy counts the symbols left in uncorrectable codewords: 16 or more each.
+    // rx_pcs_symbol_err_phy and rx_symbol_err_phy read as rx_crc_errors_phy, as on the real degraded port.
     const fec = parseEthtoolFec((await lab.runner('spark-a').run(cmd.ethtoolFec('enp1s0f1np1'))).stdout);
     expect(fec.stats!.uncorrectableBlocks! > 50n).toBe(true);
-    expect(s.pcsSymbolErrors! >= 16n * fec.stats!.uncorrectableBlocks!).toBe(true);
+    expect(s.pcsSymbolErrors).toBe(s.crcErrors);
+    expect(s.symbolErrors).toBe(s.crcErrors);
     // Each uncorrectable codeword under full load hits one or two frames.
     expect(s.crcErrors! >= fec.stats!.uncorrectableBlocks!).toBe(true);
     expect(s.crcErrors! <= 2n * fec.stats!.uncorrectableBlocks!).toBe(true);
@@ -262,6 +267,6 @@ describe('faulty cables and setups', () => {
   it('eeprom-mismatch: the two ends report different serials', async () => {
     const { lab } = newLab('eeprom-mismatch');
     const sn = await Promise.all(lab.nodes.map(async (n) => parseEthtoolModule((await lab.runner(n).run(cmd.ethtoolModule('enp1s0f1np1'))).stdout).vendorSn));
-    expect(sn).toEqual(['APF24150032K7N', 'APF24150099Q2M']);
+    expect(sn).toEqual(['MT2412VS01515', 'MT2412VS01599']);
   });
 });

@@ -40,7 +40,8 @@ export interface StreamRows {
 
 // perftest's server writes its banner with printf and then blocks in accept(): redirected to a file, stdout is block
 // buffered and the banner would stay in the buffer. Servers therefore run line-buffered (`stdbuf -oL`, as NVIDIA's
-// perftest pair script does); a template that does not say so gets it here.
+// perftest pair script does); a template that does not say so gets it here. Clients need not: perftest fflush()es each
+// result row as it prints it (src/sim/format-perftest.ts), so a soak reads the rows as they come.
 export function lineBuffered(command: string): string {
   return /^\s*stdbuf\s/.test(command) ? command : `stdbuf -oL ${command}`;
 }
@@ -157,6 +158,19 @@ export async function startOneWayLoad(ctx: RunContext, opts: { msgSize: number; 
   return startDirections(ctx, [cableDirections(ctx)[opts.direction]], opts);
 }
 
+// The rows of a running ib_write_bw's output: perftest fflush()es a row before its newline, so the last row is read
+// whole without one; a last line caught half written is left for the next read.
+function runningRows(stdout: string): number[] {
+  const rows = (text: string) => parseIbWriteBw(text).rows.map((x) => x.bwAverageGbps);
+  try {
+    return rows(stdout);
+  } catch (e) {
+    const whole = stdout.slice(0, stdout.lastIndexOf('\n') + 1);
+    if (!(e instanceof ParseError) || whole.length === stdout.length) throw e;
+    return rows(whole);
+  }
+}
+
 // Per stream, the throughput rows printed so far by its client (the sending end measures its own sends).
 export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
   return Promise.all(
@@ -164,7 +178,7 @@ export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
       const out = await s.client.output();
       const base = { rail: s.rail, from: s.from, to: s.to, device: s.device };
       try {
-        return { ...base, gbps: parseIbWriteBw(out.stdout).rows.map((x) => x.bwAverageGbps) };
+        return { ...base, gbps: runningRows(out.stdout) };
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         return { ...base, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
@@ -185,15 +199,11 @@ export function latestPerDirection(rows: StreamRows[]): Map<string, number> {
   return out;
 }
 
-// Whether any load process has ended by itself (link dropped, peer died).
-export async function deadLoadProcesses(load: LinkLoad): Promise<string[]> {
-  const dead: string[] = [];
-  for (const s of load.streams) {
-    for (const p of [s.server, s.client]) {
-      if ((await endedWith(p)) !== PENDING) dead.push(p.name);
-    }
-  }
-  return dead;
+// How a load process stands: running, ended with its result, or unknown (its status could not be read: the node did
+// not answer, and whether it still runs is for its rows, its utilisation and the sampler to tell).
+export async function processState(p: RemoteProcess): Promise<'running' | 'unknown' | CommandResult> {
+  const r = await endedWith(p);
+  return r === PENDING ? 'running' : r === null ? 'unknown' : r;
 }
 
 export async function stopLinkLoad(ctx: RunContext, load: LinkLoad): Promise<void> {
