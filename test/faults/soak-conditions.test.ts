@@ -116,8 +116,10 @@ describe('the soak checks from the journal alone (unchained copies: the evidence
       .split('\n')
       .filter((l) => l !== '')
       .map((l) => {
+        // As a journal before the hash chain: no prev, and no chain mark in run-start.
         const o = JSON.parse(l) as Record<string, unknown>;
         delete o['prev'];
+        if (o['type'] === 'run-start') delete o['chain'];
         return o;
       });
   };
@@ -170,14 +172,15 @@ describe('throughput.csv from the rows the soaks journaled as they went', { time
     const r = await labRun({ scenario: 'good-qsfp56', abortAtS: 200 });
     const contents = readJournal(join(r.runDir, 'journal.jsonl'));
     // The loaded soak never ended (ABORTED): the stop the abort made wrote its summary line, which these points replace.
-    const loaded = buildTimeseries(contents).throughput.filter((p) => p.tS > 104);
+    const loadedFromS = Number(r.journal.find((l) => l.type === 'phase-start' && l.phase === 'soak-loaded')!.tS);
+    const loaded = buildTimeseries(contents).throughput.filter((p) => p.tS > loadedFromS);
     const reads = r.journal.filter((l) => l.type === 'load-rows' && l.phase === 'soak-loaded');
     const rows = reads.flatMap((l) => (l.streams as { gbps: number[] }[]).flatMap((s) => s.gbps));
     expect(loaded).toHaveLength(rows.length);
     expect(loaded.map((p) => p.gbps).sort()).toEqual(rows.sort());
     // Without the summary line (a controller killed before writing it), the same points.
     const cut = { ...contents, lines: contents.lines.filter((l) => l.type !== 'throughput') };
-    expect(buildTimeseries(cut).throughput.filter((p) => p.tS > 104)).toEqual(loaded);
+    expect(buildTimeseries(cut).throughput.filter((p) => p.tS > loadedFromS)).toEqual(loaded);
     for (const p of loaded) expect(p.direction).toMatch(/^spark-[ab]->spark-[ab]$/);
   });
 });

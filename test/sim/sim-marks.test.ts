@@ -80,13 +80,15 @@ describe('the nodes say they are the simulated lab before the run starts', () =>
     metrics.started(observed.runId, { label: observed.label, protocol: observed.protocol.name, simulated: observed.simulated });
     expect(await metrics.prometheus.metrics()).toMatch(/^cablequal_run_info\{run="[^"]+",label="served",protocol="quick",simulated="true"\} 1$/m);
 
-    // live.json (cablequal status) as first written, read on the run's first status tick.
+    // live.json (cablequal status) as written at the start, read when the first benchmark phase asks its gate (a point of
+    // the run itself: a status tick is a wall-clock timer, and a virtual-time run may end before the first one).
     const live = join(deps.outDir, 'served', deps.runId, 'live.json');
     let liveAtStart: { simulated?: boolean } | null = null;
     const { record, runDir } = await runQualification({
       ...deps,
-      onStatus: () => {
+      benchmarkGate: async () => {
         if (liveAtStart === null && existsSync(live)) liveAtStart = JSON.parse(readFileSync(live, 'utf8')) as { simulated?: boolean };
+        return () => undefined;
       },
     });
     expect(record.outcome).toBe('PASS');
