@@ -1,6 +1,8 @@
 // Section 7: the CLI's cold start. `node bin/cablequal.js <command>` (the built dist/) for `--help`, `status` and
 // `verify`, each started fresh, interleaved with a bare `node -e 0`, against which each is a ratio; and how many
-// modules each loads (test/fixtures/module-log.mjs), npm packages named.
+// modules each loads (test/fixtures/module-log.mjs), npm packages named. With CQ_BENCH_BEFORE=<dir> (a built checkout
+// of an earlier commit, e.g. `git archive <commit> | tar -x -C dir`, node_modules linked, `npx tsc -p
+// tsconfig.build.json`), its binary is measured in the same rounds as `before`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +27,8 @@ export interface ColdStartResult {
   reps: number;
   nodeMs: Summary | null;
   commands: ColdStartCommand[];
+  // The same commands of an earlier build, measured in the same rounds (CQ_BENCH_BEFORE), and which commit it was.
+  before?: { label: string; commands: ColdStartCommand[] };
 }
 
 // Milliseconds one `node <args>` takes from spawn to exit.
@@ -43,8 +47,9 @@ function modulesOf(args: string[], cwd: string, work: string): string[] {
   return readFileSync(log, 'utf8').split('\n').filter(Boolean);
 }
 
-// `reps` rounds, each: bare node, then every command once; `npm run build` first so dist/ is the current source.
-export function benchColdStart(reps: number, work: string, log: (s: string) => void): ColdStartResult {
+// `reps` rounds, each: bare node, then every command once (and the earlier build's, when given); `npm run build`
+// first so dist/ is the current source.
+export function benchColdStart(reps: number, work: string, log: (s: string) => void, before?: { root: string; label: string }): ColdStartResult {
   execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'ignore' });
   mkdirSync(work, { recursive: true });
   // A finished run of the previous version to verify (test/fixtures/journals-v1: a real simulated run), and an empty reports dir.
@@ -57,24 +62,29 @@ export function benchColdStart(reps: number, work: string, log: (s: string) => v
     { name: 'status', argv: ['status', '--out', 'reports'] },
     { name: 'verify', argv: ['verify', join(run, 'certificate.json')] },
   ];
+  const bins = [BIN, ...(before ? [join(before.root, 'bin', 'cablequal.js')] : [])];
   const node: number[] = [];
-  const wall = commands.map(() => [] as number[]);
-  const ratio = commands.map(() => [] as number[]);
+  const wall = bins.map(() => commands.map(() => [] as number[]));
+  const ratio = bins.map(() => commands.map(() => [] as number[]));
   for (let i = 0; i < reps; i++) {
     const base = timed(['-e', '0'], work);
     node.push(base);
-    commands.forEach((c, k) => {
-      const ms = timed([BIN, ...c.argv], work);
-      wall[k]!.push(ms);
-      ratio[k]!.push(ms / base);
-    });
+    bins.forEach((bin, b) =>
+      commands.forEach((c, k) => {
+        const ms = timed([bin, ...c.argv], work);
+        wall[b]![k]!.push(ms);
+        ratio[b]![k]!.push(ms / base);
+      }),
+    );
   }
-  const out = commands.map((c, k) => {
-    const modules = modulesOf([BIN, ...c.argv], work, work);
-    const packages = [...new Set(modules.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => Boolean(p)))].sort();
-    const r = { ...c, wallMs: summarize(wall[k]!), ratio: summarize(ratio[k]!), modules: modules.length, packages };
-    log(`  ${c.name}: ${r.wallMs?.median.toFixed(0)} ms, ${r.ratio?.median.toFixed(2)}x node, ${r.modules} modules`);
-    return r;
-  });
-  return { reps, nodeMs: summarize(node), commands: out };
+  const [now, was] = bins.map((bin, b) =>
+    commands.map((c, k) => {
+      const modules = modulesOf([bin, ...c.argv], work, work);
+      const packages = [...new Set(modules.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => Boolean(p)))].sort();
+      const r = { ...c, wallMs: summarize(wall[b]![k]!), ratio: summarize(ratio[b]![k]!), modules: modules.length, packages };
+      log(`  ${b ? 'before ' : ''}${c.name}: ${r.wallMs?.median.toFixed(0)} ms, ${r.ratio?.median.toFixed(2)}x node, ${r.modules} modules`);
+      return r;
+    }),
+  );
+  return { reps, nodeMs: summarize(node), commands: now!, ...(before && was ? { before: { label: before.label, commands: was } } : {}) };
 }

@@ -4,10 +4,12 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchColdStart } from './cold-start.js';
 import { benchParse } from './parse-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import { benchSsh } from './ssh-sampler.js';
+import { benchSshSpeed } from './ssh-speed.js';
 import { benchStore } from './store.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -35,7 +37,11 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store) into the existing results; the old figures of
+// The earlier build the cold-start section compares with (bench/cold-start.ts), if any.
+const coldBefore = process.env.CQ_BENCH_BEFORE
+  ? { root: process.env.CQ_BENCH_BEFORE, label: process.env.CQ_BENCH_BEFORE_LABEL ?? process.env.CQ_BENCH_BEFORE }
+  : undefined;
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, coldstart, sshspeed) into the existing results; the old figures of
 // grade and full are kept as `before` so BENCHMARKS.md shows both.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
@@ -55,6 +61,14 @@ if (only) {
     if (only.includes('store')) {
       log('results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
       next.store = await benchStore(join(work, 'store'), log);
+    }
+    if (only.includes('sshspeed')) {
+      log('full default protocol over SSH at x20 (sim serve)');
+      next.sshSpeed = await benchSshSpeed(work, log);
+    }
+    if (only.includes('coldstart')) {
+      log('CLI cold start (--help, status, verify)');
+      next.coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -105,6 +119,10 @@ try {
   const grade = benchGrade(journal.runDir, 5, log);
   log('6/6 results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
   const store = await benchStore(join(work, 'store'), log);
+  log('7/8 CLI cold start (--help, status, verify)');
+  const coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
+  log('8/8 full default protocol over SSH at x20 (sim serve)');
+  const sshSpeed = await benchSshSpeed(work, log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -114,6 +132,8 @@ try {
     full,
     clone,
     store,
+    coldStart,
+    sshSpeed,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));
