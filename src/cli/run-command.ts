@@ -225,11 +225,12 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
   let lastPhase = '';
   // A terminal gets one live line; a log (not a TTY) gets a line at each phase change and every 30 s.
   const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
-    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${printable(formatStatus(s))}`);
+    // Fitted to the terminal's width: a wrapped line would leave its first row behind at each redraw.
+    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${formatStatus(s, io.columns?.() ?? 80)}`);
     else if (s.phase !== lastPhase || Date.now() - lastProgress >= 30_000) {
       lastProgress = Date.now();
       lastPhase = s.phase;
-      io.stderr(`${printable(formatStatus(s))}\n`);
+      io.stderr(`${formatStatus(s)}\n`);
     }
   };
   // SIGHUP (the terminal or the SSH session to the controller closed): noted in run.log; the run goes on unless

@@ -368,6 +368,7 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
     phase: ctx.currentPhase,
     elapsedS: ctx.tS,
     remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
+    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
     laneRates,
     nicTempC,
     gpuTempC,
