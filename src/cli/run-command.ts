@@ -120,7 +120,7 @@ export function cliRunDeps(o: {
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
 }): RunDeps {
-  const runId = newRunId(o.clock);
+  const runId = newRunId(Date.now());
   return {
     clock: o.clock,
     runners: o.runners,
@@ -143,8 +143,9 @@ export function cliRunDeps(o: {
   };
 }
 
-export function newRunId(clock: Clock): string {
-  const t = new Date(clock.now())
+// A run id: the wall-clock time it started (never a simulated clock's) and six random hex digits.
+export function newRunId(nowMs: number): string {
+  const t = new Date(nowMs)
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');

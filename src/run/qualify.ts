@@ -96,7 +96,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     return { spec, runner, cage: null, railIps: [null, null], railSubnets: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
-  const startedAt = new Date(clock.now()).toISOString();
+  // The wall clock when the run started, whatever the run's own clock (virtual or sped up on the simulated lab, which
+  // would stamp a batch's later runs hours ahead); its end is that plus the run's duration on its own clock.
+  const startedAt = new Date((deps.wallNow ?? Date.now)()).toISOString();
   const live = new LiveStateFile(
     runDir,
     { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
@@ -109,6 +111,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     tS: 0,
     runId: deps.runId,
     startedAt,
+    // The simulated lab's own time at the start (virtual, or sped up): what the lab's events and a batch's bench.jsonl
+    // are stamped in, so this run's tS can be placed among them.
+    ...(deps.simulated ? { clockStartedAt: new Date(clock.now()).toISOString() } : {}),
     label: deps.label,
     simulated: deps.simulated,
     scenario: deps.scenario ?? null,
@@ -236,7 +241,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   try {
     if (journal.failure) return journalFailed(journal, runDir, log);
     if (!ctx.signal.aborted || journal.stats.lines > 0) {
-      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString() });
       if (journal.failure) return journalFailed(journal, runDir, log);
     }
     journal.close();

@@ -100,7 +100,7 @@ export class RunObservers {
 export function observedRunOf(d: {
   runId: string;
   label: string | null;
-  clock: { now(): number };
+  wallNow?: () => number;
   simulated: boolean;
   scenario?: string;
   protocol: ObservedRun['protocol'];
@@ -109,7 +109,7 @@ export function observedRunOf(d: {
   return {
     runId: d.runId,
     label: d.label,
-    startedAt: new Date(d.clock.now()).toISOString(),
+    startedAt: new Date((d.wallNow ?? Date.now)()).toISOString(), // the wall clock, as the journal's run-start says
     simulated: d.simulated,
     scenario: d.scenario ?? null,
     protocol: { name: d.protocol.name, sha256: d.protocol.sha256, file: d.protocol.file, regression: d.protocol.regression },
