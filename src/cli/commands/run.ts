@@ -34,7 +34,8 @@ export const runSpec = defineCommand({
       }),
       speed: {
         type: 'string',
-        describe: 'time speed-up against simulated nodes served by `cablequal sim serve --speed N` (the same N; refused against real nodes)',
+        describe:
+          'time speed-up: with --sim, run the simulated lab at N times real time, at most 100 (to watch it; without --speed, --sim runs in virtual time); with --nodes, against `cablequal sim serve --speed N` nodes (the same N; refused against real nodes)',
         coerce: positiveArg('speed', 1000),
       },
     }),
