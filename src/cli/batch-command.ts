@@ -50,6 +50,7 @@ export interface BatchArgs {
   db?: string; // results store (default cablequal.db in the directory holding the batch directory)
   metricsPort?: number;
   metricsHost?: string;
+  metricsLingerS?: number; // --metrics-linger (default: none)
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -76,7 +77,11 @@ export function checkPairCages(pairs: NodeSpec[][]): void {
 export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // The results store (beside the batch directory, in the reports directory) and --metrics-port watch every run.
   const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
-  const observers = new RunObservers({ storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  const observers = new RunObservers(
+    { storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost, metricsLingerS: args.metricsLingerS },
+    io,
+    { signal },
+  );
   try {
     return await batchWith(args, io, signal, observers, dir);
   } finally {

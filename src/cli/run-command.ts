@@ -50,6 +50,7 @@ export interface RunArgs {
   db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
   metricsPort?: number;
   metricsHost?: string;
+  metricsLingerS?: number; // --metrics-linger (default: none)
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
 }
@@ -314,7 +315,11 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     return dryRunCommand(args, protocol, protocolText, io);
   }
   // The results store and --metrics-port watch the run; closed on every way out.
-  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  const observers = new RunObservers(
+    { storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost, metricsLingerS: args.metricsLingerS },
+    io,
+    { signal },
+  );
   try {
     return await runObserved(args, io, signal, observers);
   } finally {

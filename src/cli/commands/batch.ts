@@ -45,6 +45,7 @@ export const batchSpec = defineCommand({
       {
         ...(args.db !== undefined ? { db: args.db } : {}),
         ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+        ...(args.metricsLinger !== undefined ? { metricsLingerS: args.metricsLinger } : {}),
         metricsHost: args.metricsHost,
         manifest: args.manifest,
         ...(args.nodes !== undefined ? { nodes: args.nodes } : {}),

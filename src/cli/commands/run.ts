@@ -45,6 +45,7 @@ export const runSpec = defineCommand({
       {
         ...(args.db !== undefined ? { db: args.db } : {}),
         ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+        ...(args.metricsLinger !== undefined ? { metricsLingerS: args.metricsLinger } : {}),
         metricsHost: args.metricsHost,
         ...(args.speed !== undefined ? { speed: args.speed } : {}),
         ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),

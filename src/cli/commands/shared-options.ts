@@ -43,5 +43,11 @@ export function liveOptions(what: { db: string; hangup: string }) {
     db: { type: 'string', describe: what.db },
     'metrics-port': { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) },
     'metrics-host': { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' },
+    'metrics-linger': {
+      type: 'string',
+      describe: 'seconds --metrics-port stays up after the end, so a scrape sees the outcome (0: none; Ctrl-C ends it)',
+      default: '60',
+      coerce: intArg('metrics-linger', 0, 86_400),
+    },
   } as const satisfies Record<string, Options>;
 }
