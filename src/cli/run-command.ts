@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -65,6 +65,14 @@ export function resolveProtocolPath(p: string | undefined, cwd: string): string 
   return resolve(cwd, name);
 }
 
+// The built-in protocols' names (protocols/*.json, the schema aside).
+function builtinProtocols(): string[] {
+  return readdirSync(join(PACKAGE_ROOT, 'protocols'))
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
+}
+
 // `--nodes a,b` or `a:0,b:1`; `--port` applies to nodes without their own cage.
 export function parseNodes(spec: string, port: string | undefined): NodeSpec[] {
   const nodes = parseNodeList(spec, port);
@@ -100,7 +108,10 @@ export function loadProtocolArg(p: string | undefined, cwd: string): { protocol:
   try {
     protocolText = readFileSync(protocolPath, 'utf8');
   } catch (e) {
-    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && p !== undefined && /^[a-z0-9-]+$/.test(p))
+      throw new UsageError(`--protocol ${p}: no built-in protocol of that name (built in: ${builtinProtocols().join(', ')}); or give a protocol file's path`);
+    throw new UsageError(`${protocolPath}: cannot read protocol file (${code ?? 'error'})`);
   }
   const protocol = parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`);
   return { protocol, protocolText };
