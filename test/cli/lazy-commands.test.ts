@@ -2,12 +2,11 @@
 // by the handler): `--help`, `status` and `verify` start without ssh2, pg, better-sqlite3, prom-client, pino, execa
 // or the report writers. The CLI runs from source (tsx) in a fresh node that logs every module it loads
 // (test/fixtures/module-log.mjs); the start-up time itself is measured by `npm run bench` (BENCHMARKS.md §7).
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execNode } from '../helpers/exec-node.js';
 import { unpackV1 } from '../helpers/journals-v1.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -24,10 +23,7 @@ async function packagesOf(argv: string[]): Promise<{ code: number; packages: str
   const log = join(dir, `modules-${argv[0]!.replace(/\W/g, '')}.log`);
   const script = "const { main } = await import('./src/cli/main.ts'); process.exitCode = await main(process.argv.slice(1));";
   const args = ['--import', 'tsx', '--import', './test/fixtures/module-log.mjs', '--input-type=module', '-e', script, '--', ...argv];
-  const code = await promisify(execFile)(process.execPath, args, { cwd: root, env: { ...process.env, CQ_MODULE_LOG: log } }).then(
-    () => 0,
-    (e: { code: number }) => e.code,
-  );
+  const { code } = await execNode(args, { cwd: root, env: { ...process.env, CQ_MODULE_LOG: log } });
   const modules = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const packages = [...new Set(modules.map((u) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(u)?.[1]).filter((p): p is string => Boolean(p)))];
   return { code, packages: packages.sort(), modules };
