@@ -41,7 +41,9 @@ const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
 ];
 
 // Every command's first word, at every level (`run`, `db`, `import`, `sim`, `serve`, ...).
-const COMMAND_WORDS = new Set(COMMANDS.flatMap((c) => [c.command, ...('subcommands' in c ? c.subcommands.map((s) => s.command) : [])].map((w) => w.split(' ')[0]!)));
+const COMMAND_WORDS = new Set(
+  COMMANDS.flatMap((c) => [c.command, ...('subcommands' in c ? c.subcommands.map((s) => s.command) : [])].map((w) => w.split(' ')[0]!)),
+);
 
 // yargs' recommendation ("Did you mean run?") as a sentence naming what was typed.
 function unknownCommand(msg: string | undefined, argv: string[]): string | null {
