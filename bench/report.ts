@@ -4,6 +4,8 @@ import type { benchFailingClone, benchGrade, makeTenHzJournal } from './sim-runs
 import type { benchSimCli, CliFigures } from './sim-cli.js';
 import type { benchSsh } from './ssh-sampler.js';
 import type { RunPageBenchResult } from './run-page.js';
+import type { ColdStartResult } from './cold-start.js';
+import type { SshSpeedResult } from './ssh-speed.js';
 import type { StoreBenchResult } from './store.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
@@ -20,6 +22,8 @@ export interface BenchResults {
   clone: Awaited<ReturnType<typeof benchFailingClone>>;
   store?: StoreBenchResult;
   runPage?: RunPageBenchResult;
+  coldStart?: ColdStartResult;
+  sshSpeed?: SshSpeedResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
@@ -249,6 +253,8 @@ export function renderMarkdown(r: BenchResults): string {
   }
   if (r.store) out.push(...storeSection(r.store));
   if (r.runPage) out.push(...runPageSection(r.runPage));
+  if (r.coldStart) out.push(...coldStartSection(r.coldStart));
+  if (r.sshSpeed) out.push(...sshSpeedSection(r.sshSpeed));
   return `${out.join('\n')}\n`;
 }
 
@@ -279,6 +285,69 @@ function runPageSection(p: RunPageBenchResult): string[] {
       cold === null
         ? 'it was not measured.'
         : `the slowest cold load in an open tab took ${p.pageColdMs!.max.toFixed(0)} ms (median ${cold.toFixed(0)} ms), warm ${p.pageWarmMs!.median.toFixed(0)} ms; the very first load, with the browser starting the tab's renderer and fetching uPlot, took ${p.firstTabMs?.toFixed(0) ?? 'n/a'} ms at the load average above.`,
+    ),
+    '',
+  ];
+}
+
+// Section 8: how long the CLI takes to start and how much it loads, against a bare `node -e 0` (target: within 3x).
+function coldStartSection(c: ColdStartResult): string[] {
+  const out: string[] = [];
+  out.push('## 8. CLI cold start', '');
+  out.push(`\`node bin/cablequal.js <command>\` (dist/ built from this source) started fresh ${c.reps} times per command, each round`);
+  out.push('interleaved with a bare `node -e 0` of the same round (the ratio); modules = every module one start loads (ES modules');
+  out.push('logged by a loader hook, test/fixtures/module-log.mjs). `verify` checks a certificate of test/fixtures/journals-v1');
+  out.push("(good-qsfp56-quick): signature, journal hash, and the journal re-graded under its rules version and today's.", '');
+  const rows = (label: string, cs: ColdStartResult['commands']) =>
+    cs.map(
+      (x) =>
+        `| ${label}\`${x.name}\` | ${fmtSummary(x.wallMs, 0)} | ${fmt(x.ratio?.median ?? null, 2)}x | ${x.modules} | ${x.packages.filter((p) => !YARGS_DEPS.has(p)).join(', ') || '(yargs only)'} |`,
+    );
+  out.push(`bare \`node -e 0\`: ${fmtSummary(c.nodeMs, 0)} ms.`, '');
+  out.push('| command | wall ms | × node | modules | npm packages besides yargs |', '|---|---|---|---|---|');
+  out.push(...rows('', c.commands));
+  if (c.before) out.push(...rows(`before (${c.before.label}): `, c.before.commands));
+  out.push('');
+  for (const x of c.commands) {
+    const r = x.ratio?.median ?? null;
+    const was = c.before?.commands.find((b) => b.name === x.name);
+    const then = was ? ` (before: ${fmt(was.wallMs?.median ?? null, 0)} ms, ${fmt(was.ratio?.median ?? null, 2)}x, ${was.modules} modules)` : '';
+    const why =
+      x.name === 'verify' && r !== null && r > 3
+        ? '; what remains is the work itself: ajv compiling the protocol schema for the recorded protocol (about a third of the time in a CPU profile) and the re-grade, twice'
+        : '';
+    out.push(
+      verdict(
+        r === null ? null : r <= 3,
+        `\`${x.name}\` within 3x of \`node -e 0\``,
+        `it took ${fmt(x.wallMs?.median ?? null, 0)} ms, ${fmt(r, 2)}x, loading ${x.modules} modules${then}${why}.`,
+      ),
+    );
+  }
+  out.push('');
+  return out;
+}
+
+// Section 9: the full protocol over real SSH at a speed-up, in real time.
+function sshSpeedSection(x: SshSpeedResult): string[] {
+  const budget = (2 * x.labS) / x.speed;
+  return [
+    `## 9. The full default protocol over SSH at x${x.speed}`,
+    '',
+    `\`cablequal sim serve --speed ${x.speed}\` (${x.scenario}, seed 7: two simulated nodes behind real SSH servers on loopback, in process) and`,
+    `\`cablequal run --nodes ... --ssh-config ... --speed ${x.speed}\` against them, once (bench/ssh-speed.ts). The system test`,
+    "(test/run/ssh-full-protocol.system.test.ts) checks the verdict, the sampling and that the run never outran the lab's clock; this is how fast it went.",
+    '',
+    '| figure | value |',
+    '|---|---|',
+    `| outcome | ${x.outcome} |`,
+    `| simulated s / real s | ${x.labS.toFixed(0)} / ${x.realS.toFixed(0)} (x${(x.labS / x.realS).toFixed(1)}) |`,
+    `| sampling ticks | ${x.ticks} |`,
+    '',
+    verdict(
+      x.realS < budget,
+      `under twice the scaled time (${budget.toFixed(0)} s)`,
+      `the run took ${x.realS.toFixed(0)} s of real time for ${x.labS.toFixed(0)} simulated s.`,
     ),
     '',
   ];
@@ -332,6 +401,22 @@ function fullSection(f: BenchResults['full']): string[] {
   out.push('');
   return out;
 }
+// yargs and the packages it brings (every command loads them).
+const YARGS_DEPS = new Set([
+  'yargs',
+  'yargs-parser',
+  'cliui',
+  'y18n',
+  'escalade',
+  'get-caller-file',
+  'string-width',
+  'strip-ansi',
+  'wrap-ansi',
+  'ansi-regex',
+  'ansi-styles',
+  'emoji-regex',
+  'get-east-asian-width',
+]);
 
 // Section 6: the results store and the dashboard at 10,000 runs, SQLite and PostgreSQL side by side.
 function storeSection(s: StoreBenchResult): string[] {

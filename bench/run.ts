@@ -4,12 +4,14 @@ import { execSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { benchColdStart } from './cold-start.js';
 import { benchParse } from './parse-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { benchFailingClone, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import { benchSimCli } from './sim-cli.js';
 import { benchSsh } from './ssh-sampler.js';
 import { benchRunPage } from './run-page.js';
+import { benchSshSpeed } from './ssh-speed.js';
 import { benchStore } from './store.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,9 +39,13 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage) into the existing results; the old
-// figures of grade are kept as `before` so BENCHMARKS.md shows both (full measures its own before: CQ_BENCH_BEFORE,
-// bench/sim-cli.ts).
+// The earlier build the cold-start section compares with (bench/cold-start.ts), if any.
+const coldBefore = process.env.CQ_BENCH_BEFORE
+  ? { root: process.env.CQ_BENCH_BEFORE, label: process.env.CQ_BENCH_BEFORE_LABEL ?? process.env.CQ_BENCH_BEFORE }
+  : undefined;
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed) into the
+// existing results; the old figures of grade are kept as `before` so BENCHMARKS.md shows both (full measures its own
+// before: CQ_BENCH_BEFORE, bench/sim-cli.ts).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
 if (only) {
@@ -62,6 +68,14 @@ if (only) {
       log('the run page of a 75-minute run (Chromium)');
       const rp = await benchRunPage(join(work, 'run-page'), log);
       if (rp) next.runPage = rp;
+    }
+    if (only.includes('sshspeed')) {
+      log('full default protocol over SSH at x20 (sim serve)');
+      next.sshSpeed = await benchSshSpeed(work, log);
+    }
+    if (only.includes('coldstart')) {
+      log('CLI cold start (--help, status, verify)');
+      next.coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -112,8 +126,12 @@ try {
   const grade = benchGrade(journal.runDir, 5, log);
   log('6/6 results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
   const store = await benchStore(join(work, 'store'), log);
-  log('7/7 the run page of a 75-minute run (Chromium)');
+  log('7/9 the run page of a 75-minute run (Chromium)');
   const runPage = (await benchRunPage(join(work, 'run-page'), log)) ?? undefined;
+  log('8/9 CLI cold start (--help, status, verify)');
+  const coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
+  log('9/9 full default protocol over SSH at x20 (sim serve)');
+  const sshSpeed = await benchSshSpeed(work, log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -124,6 +142,8 @@ try {
     clone,
     store,
     runPage,
+    coldStart,
+    sshSpeed,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

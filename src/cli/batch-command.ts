@@ -51,6 +51,7 @@ export interface BatchArgs {
   db?: string; // results store (default cablequal.db in the directory holding the batch directory)
   metricsPort?: number;
   metricsHost?: string;
+  metricsLingerS?: number; // --metrics-linger (default: none)
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
 }
 
@@ -77,7 +78,11 @@ export function checkPairCages(pairs: NodeSpec[][]): void {
 export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // The results store (beside the batch directory, in the reports directory) and --metrics-port watch every run.
   const dir = resolve(io.cwd, args.out ?? `reports/batch-${basename(args.manifest).replace(/\.csv$/i, '')}`);
-  const observers = new RunObservers({ storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  const observers = new RunObservers(
+    { storeDir: dirname(dir), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost, metricsLingerS: args.metricsLingerS },
+    io,
+    { signal },
+  );
   try {
     return await batchWith(args, io, signal, observers, dir);
   } finally {
@@ -127,18 +132,21 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
 
   // The simulated box: cable i is the i-th entry of --sim (a comma list or a file of lines), or the manifest's scenario column.
   let box: string[] | null = null;
+  // What the lab plugs for a cable of the batch: its box entry, or for the golden runs a good cable carrying the
+  // --golden serial (a lab's reference cable is a good one), so the golden control chart can be shown on the simulated lab.
+  const simCableAt = (c: { label: string; golden?: unknown }): { scenario: string; serial?: string } =>
+    c.golden && args.golden ? { scenario: SIM_GOLDEN_SCENARIO, serial: args.golden } : simCableOf(box![manifest.findIndex((m) => m.label === c.label)] ?? '');
   let clock: Clock = systemClock;
   const labs: SimLab[] = [];
   const benches: Bench[] = [];
   const simulatedBench: boolean[] = []; // per bench (pair): its nodes said they are the simulated lab (sim serve)
   if (args.sim !== undefined) {
     box = simBox(args.sim, manifest, io.cwd);
-    if (args.golden) throw new UsageError('batch --sim: the golden cable is not simulated; use it on real nodes');
     const vclock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
     clock = vclock;
     pairNodes.forEach((nodes, p) => {
       const first = state!.cables.find((c) => c.pair === p && (c.status === 'pending' || c.status === 'running'));
-      const entry = simCableOf(box![first ? manifest.findIndex((m) => m.label === first.label) : 0] ?? box![0]!);
+      const entry = first ? simCableAt(first) : simCableOf(box![0]!);
       // The simulated cable sits in the cages the pair names (a:0,b:1 is the triangle wiring); auto keeps the scenario's.
       const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
       const lab = createLab({
@@ -200,7 +208,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       runCable: async (req) => {
         const bench = benches[req.pair]!;
         const proto = req.golden ? goldenProto : { protocol, protocolText };
-        const simEntry = box ? simCableOf(box[manifest.findIndex((m) => m.label === req.label)] ?? '') : null;
+        const simEntry = box ? simCableAt(req) : null;
         const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
         const deps = cliRunDeps({
           clock,
@@ -236,7 +244,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         ? {
             onPlugRequest: (pair, cable) => {
               const lab = labs[pair]!;
-              const entry = simCableOf(box![manifest.findIndex((m) => m.label === cable.label)] ?? '');
+              const entry = simCableAt(cable);
               const serial = entry.serial ?? undefined;
               // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
               const inPlace =
@@ -286,6 +294,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;
 }
+
+// The scenario of the golden cable in a simulated batch.
+const SIM_GOLDEN_SCENARIO = 'good-qsfp56';
 
 // Automatic reboots need `sudo -n systemctl reboot --no-block` on every node: refuse to start a batch that would stop at
 // the first swap, with the sudoers line (sudo -l asks without rebooting).

@@ -11,6 +11,8 @@ export interface CliIo {
   stderr: (s: string) => void;
   readStdin: () => Promise<string>;
   isTTY: boolean;
+  // The terminal's width now (it can change while a run goes on); undefined when not known.
+  columns?: () => number | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
   // Aborted on Ctrl-C / SIGTERM (and SIGHUP with --on-hangup abort): a run stops its loads and leaves an ABORTED record.
@@ -62,6 +64,8 @@ export function processIo(): CliIo {
     stderr,
     readStdin: () => readAll(process.stdin),
     isTTY: Boolean(process.stdout.isTTY),
+    // The live status line is drawn on stderr.
+    columns: () => process.stderr.columns ?? process.stdout.columns,
     cwd: process.cwd(),
     env: process.env,
     ...signals,

@@ -2,21 +2,22 @@ import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
-import { compareRuns, keygen, regress, requireConfiguredLabKey, trustedLabPublicKey, verifyCertificate, DEFAULT_LAB_KEY_PATH } from '../report/index.js';
-import { readTrustedPublicKey } from '../report/sign.js';
+import { verifyCertificate } from '../report/certificate-json.js';
+import { DEFAULT_LAB_KEY_PATH, keygen, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
-import { isStoreFile } from '../store/open-store.js';
-import { loadProtocol } from '../protocol/index.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
 import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
 import type { CliIo } from './io.js';
-import { writeReports } from './reports.js';
 import { RULES_VERSION } from '../rules/versions.js';
 
-// Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over.
-export const expandRunDirs = (paths: string[], cwd: string) => findRuns(paths, cwd, { skip: isStoreFile });
+// Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over. The
+// commands of this file load what only one of them needs when it runs (`verify` never loads the store or the writers).
+async function expandRunDirs(paths: string[], cwd: string): Promise<ReturnType<typeof findRuns>> {
+  const { isStoreFile } = await import('../store/open-store.js');
+  return findRuns(paths, cwd, { skip: isStoreFile });
+}
 
 // A directory is there (not: missing, a file, or under a file).
 function isDirectory(p: string): boolean {
@@ -93,6 +94,7 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
   const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
   for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
   writeRecord(runDir, record);
+  const { writeReports } = await import('./reports.js');
   const paths = await writeReports(record, runDir, io, key ?? undefined);
   for (const p of paths) io.stdout(`${p}\n`);
   return paths.length ? EXIT.ok : EXIT.error;
@@ -114,12 +116,13 @@ function signedDocumentIn(runDir: string): string | null {
 // `cablequal compare <run dirs...> --out compare.csv`: one row per run, plus a per part-number summary. Takes run
 // directories, reports directories (searched below) and quoted globs ('reports/*/*').
 export async function compareCommand(args: { runs: string[]; out: string }, io: CliIo): Promise<number> {
-  const { dirs, warnings } = expandRunDirs(args.runs, io.cwd);
+  const { dirs, warnings } = await expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   if (dirs.length === 0) throw new UsageError("compare: no run directories found (give reports, reports/<cable>/<run id> or 'reports/*/*')");
   const out = resolve(io.cwd, args.out);
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
+  const { compareRuns } = await import('../report/compare.js');
   const res = await compareRuns(dirs, out);
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);
   io.stdout(`${res.records.length} run(s) compared: ${res.paths.join(', ')}\n`);
@@ -128,8 +131,10 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
 
 // `cablequal regress --baseline <run> <runs...>`: a reference cable's runs against its baseline, for lab CI.
 export async function regressCommand(args: { baseline: string; runs: string[]; junit?: string; protocol?: string }, io: CliIo): Promise<number> {
+  const { loadProtocol } = await import('../protocol/index.js');
+  const { regress } = await import('../report/regress.js');
   const tolerances = args.protocol ? loadProtocol(resolve(io.cwd, args.protocol)).regression : undefined;
-  const { dirs, warnings } = expandRunDirs(args.runs, io.cwd);
+  const { dirs, warnings } = await expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   const baseline = resolve(io.cwd, args.baseline);
   if (args.junit) ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -50,6 +51,7 @@ export interface RunArgs {
   db?: string; // results store: postgres://... or a SQLite file (default <out>/cablequal.db; "off": none)
   metricsPort?: number;
   metricsHost?: string;
+  metricsLingerS?: number; // --metrics-linger (default: none)
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
 }
@@ -62,6 +64,14 @@ export function resolveProtocolPath(p: string | undefined, cwd: string): string 
   const name = p ?? 'spark-burnin';
   if (/^[a-z0-9-]+$/.test(name)) return join(PACKAGE_ROOT, 'protocols', `${name}.json`);
   return resolve(cwd, name);
+}
+
+// The built-in protocols' names (protocols/*.json, the schema aside).
+function builtinProtocols(): string[] {
+  return readdirSync(join(PACKAGE_ROOT, 'protocols'))
+    .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
+    .map((f) => f.slice(0, -'.json'.length))
+    .sort();
 }
 
 // `--nodes a,b` or `a:0,b:1`; `--port` applies to nodes without their own cage.
@@ -95,7 +105,14 @@ function parseCage(v: string, where: string): number | 'auto' {
 // `--protocol` read and validated (shared by run and batch).
 export function loadProtocolArg(p: string | undefined, cwd: string): { protocol: Protocol; protocolText: string } {
   const protocolPath = resolveProtocolPath(p, cwd);
-  const protocolText = readInputText(protocolPath, 'protocol');
+  let protocolText: string;
+  try {
+    protocolText = readInputText(protocolPath, 'protocol');
+  } catch (e) {
+    if (!existsSync(protocolPath) && p !== undefined && /^[a-z0-9-]+$/.test(p))
+      throw new UsageError(`--protocol ${p}: no built-in protocol of that name (built in: ${builtinProtocols().join(', ')}); or give a protocol file's path`);
+    throw e;
+  }
   const protocol = ownOrBuiltin(parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`));
   return { protocol, protocolText };
 }
@@ -117,7 +134,7 @@ export function cliRunDeps(o: {
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
 }): RunDeps {
-  const runId = newRunId(o.clock);
+  const runId = newRunId(Date.now());
   return {
     clock: o.clock,
     runners: o.runners,
@@ -140,8 +157,9 @@ export function cliRunDeps(o: {
   };
 }
 
-export function newRunId(clock: Clock): string {
-  const t = new Date(clock.now())
+// A run id: the wall-clock time it started (never a simulated clock's) and six random hex digits.
+export function newRunId(nowMs: number): string {
+  const t = new Date(nowMs)
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z');
@@ -168,6 +186,9 @@ export async function nodeDmi(runners: Map<string, CommandRunner>): Promise<Map<
 // Whether any node says it is the simulated lab.
 export const saysSimulated = (facts: Map<string, DmiFacts | { unanswered: string }>): boolean =>
   [...facts.values()].some((f) => 'simulated' in f && f.simulated);
+
+// The highest --speed of an in-process simulated run (`run --sim X --speed N`).
+const SIM_SPEED_MAX = 100;
 
 // `--speed N` only makes sense against simulated nodes running at that same speed (`cablequal sim serve --speed N`):
 // real time cannot be sped up. Each node says what it is in its DMI strings; checked before anything is loaded.
@@ -197,9 +218,10 @@ function checkRunOptions(args: RunArgs, what: string): void {
     throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const speed = args.speed ?? 1;
   if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
-  if (speed !== 1 && args.sim)
+  // In process the controller's own work runs at the lab's pace too: beyond this it falls behind its sampling ticks.
+  if (args.sim && speed > SIM_SPEED_MAX)
     throw new UsageError(
-      '--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`',
+      `--speed ${speed}: with --sim at most ${SIM_SPEED_MAX} (the controller's own work would take simulated minutes and miss samples); leave --speed out to run in virtual time`,
     );
   if (!args.sim && (args.simFault?.length || args.seed !== undefined))
     throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
@@ -214,7 +236,9 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
   let runners: Map<string, CommandRunner>;
   let nodes: NodeSpec[];
   if (args.sim) {
-    clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
+    // Virtual time (the whole protocol in seconds), or with --speed N the lab's time at N times real time, so a
+    // person can watch the run on the terminal, the dashboard's live page and --metrics-port as it goes.
+    clock = args.speed === undefined ? new VirtualClock(Math.floor(Date.now() / 1000) * 1000) : new ScaledClock(speed);
     ({ nodes, runners } = simNodes(args, clock));
   } else {
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
@@ -247,11 +271,12 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
   let lastPhase = '';
   // A terminal gets one live line; a log (not a TTY) gets a line at each phase change and every 30 s.
   const onStatus = (s: Parameters<typeof formatStatus>[0]) => {
-    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${printable(formatStatus(s))}`);
+    // Fitted to the terminal's width: a wrapped line would leave its first row behind at each redraw.
+    if (io.isTTY && !args.json) io.stderr(`\r\x1b[2K${formatStatus(s, io.columns?.() ?? 80)}`);
     else if (s.phase !== lastPhase || Date.now() - lastProgress >= 30_000) {
       lastProgress = Date.now();
       lastPhase = s.phase;
-      io.stderr(`${printable(formatStatus(s))}\n`);
+      io.stderr(`${formatStatus(s)}\n`);
     }
   };
   // SIGHUP (the terminal or the SSH session to the controller closed): noted in run.log; the run goes on unless
@@ -331,7 +356,11 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
     return dryRunCommand(args, protocol, protocolText, io, signal);
   }
   // The results store and --metrics-port watch the run; closed on every way out.
-  const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
+  const observers = new RunObservers(
+    { storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost, metricsLingerS: args.metricsLingerS },
+    io,
+    { signal },
+  );
   try {
     return await runObserved(args, io, signal, observers);
   } finally {

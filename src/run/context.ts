@@ -29,7 +29,8 @@ export interface NodeState {
 export interface LiveStatus {
   phase: string;
   elapsedS: number;
-  remainingS: number | null;
+  remainingS: number | null; // of the current phase
+  runRemainingS: number | null; // of the whole protocol (at least: an early stop ends it sooner)
   laneRates: Record<string, number[]>; // node -> errors/s per lane, last tick
   nicTempC: Record<string, number | null>;
   gpuTempC: Record<string, number | null>;

@@ -101,7 +101,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
-  const startedAt = new Date(clock.now()).toISOString();
+  // The wall clock when the run started, whatever the run's own clock (virtual or sped up on the simulated lab, which
+  // would stamp a batch's later runs hours ahead); its end is that plus the run's duration on its own clock.
+  const startedAt = new Date((deps.wallNow ?? Date.now)()).toISOString();
   const live = new LiveStateFile(
     runDir,
     { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
@@ -114,6 +116,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     tS: 0,
     runId: deps.runId,
     startedAt,
+    // The simulated lab's own time at the start (virtual, or sped up): what the lab's events and a batch's bench.jsonl
+    // are stamped in, so this run's tS can be placed among them.
+    ...(deps.simulated ? { clockStartedAt: new Date(clock.now()).toISOString() } : {}),
     label: deps.label,
     simulated: deps.simulated,
     scenario: deps.scenario ?? null,
@@ -243,7 +248,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   try {
     if (journal.failure) return journalFailed(journal, runDir, log);
     if (!ctx.signal.aborted || journal.stats.lines > 0) {
-      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(clock.now()).toISOString() });
+      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString() });
       if (journal.failure) return journalFailed(journal, runDir, log);
     }
     journal.close();
@@ -377,6 +382,7 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
     phase: ctx.currentPhase,
     elapsedS: ctx.tS,
     remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
+    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
     laneRates,
     nicTempC,
     gpuTempC,

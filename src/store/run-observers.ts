@@ -2,6 +2,7 @@
 // --metrics-port, the Prometheus endpoint. `run` and `batch` create one and call it from their existing hooks.
 // Neither can lose or fail a run: a store problem is one warning; only a metrics port that cannot be bound stops
 // the command before anything runs (bad usage, exit 2).
+import { systemClock, type Clock } from '../domain/clock.js';
 import { RunMetrics } from '../metrics/run-metrics.js';
 import { serveMetrics, type MetricsServer } from '../metrics/serve.js';
 import { chooseStore, openStore } from './open-store.js';
@@ -13,6 +14,8 @@ export interface ObserverOptions {
   db?: string | undefined; // --db URL (else $CABLEQUAL_DB); "off" writes no store
   metricsPort?: number | undefined;
   metricsHost?: string | undefined;
+  // Seconds --metrics-port stays up after the last run (a scrape every 15 s must still see the outcome); 0: none.
+  metricsLingerS?: number | undefined;
 }
 
 // The run as observers see it at its start.
@@ -30,10 +33,13 @@ export class RunObservers {
   private recorder: StoreRecorder = new StoreRecorder(null, () => undefined);
   private metrics: RunMetrics | null = null;
   private server: MetricsServer | null = null;
+  private ran = false;
 
   constructor(
     private readonly opts: ObserverOptions,
     private readonly io: { env: NodeJS.ProcessEnv; cwd: string; stderr: (s: string) => void },
+    // The linger's clock, and the signal that cuts it short (Ctrl-C: the operator wants to quit).
+    private readonly wait: { clock?: Pick<Clock, 'sleep'>; signal?: AbortSignal } = {},
   ) {}
 
   // Bind the metrics port, if asked (a failure is a usage error, before anything connects or runs).
@@ -60,6 +66,7 @@ export class RunObservers {
   }
 
   started(run: ObservedRun, place: Pick<RunPlace, 'batchId' | 'batchRole'> = {}): void {
+    this.ran = true;
     this.metrics?.started(run.runId, { label: run.label, protocol: run.protocol.name, simulated: run.simulated });
     this.recorder.started({ ...run, runDir: null, ...place });
   }
@@ -90,9 +97,19 @@ export class RunObservers {
     return this.recorder;
   }
 
+  // After the last run: the store is flushed, the metrics endpoint lingers (if a run started and nobody pressed
+  // Ctrl-C), then closes.
   async close(): Promise<void> {
     await this.recorder.close();
+    await this.linger();
     await this.server?.close();
+  }
+
+  private async linger(): Promise<void> {
+    const s = this.opts.metricsLingerS ?? 0;
+    if (!this.server || !this.ran || s <= 0 || this.wait.signal?.aborted) return;
+    this.io.stderr(`cablequal: metrics stay at ${this.server.url} for ${s} s, so a scrape sees the outcome (--metrics-linger; Ctrl-C to quit now)\n`);
+    await (this.wait.clock ?? systemClock).sleep(s * 1000, this.wait.signal).catch(() => undefined);
   }
 }
 
@@ -100,7 +117,7 @@ export class RunObservers {
 export function observedRunOf(d: {
   runId: string;
   label: string | null;
-  clock: { now(): number };
+  wallNow?: () => number;
   simulated: boolean;
   scenario?: string;
   protocol: ObservedRun['protocol'];
@@ -109,7 +126,7 @@ export function observedRunOf(d: {
   return {
     runId: d.runId,
     label: d.label,
-    startedAt: new Date(d.clock.now()).toISOString(),
+    startedAt: new Date((d.wallNow ?? Date.now)()).toISOString(), // the wall clock, as the journal's run-start says
     simulated: d.simulated,
     scenario: d.scenario ?? null,
     protocol: { name: d.protocol.name, sha256: d.protocol.sha256, file: d.protocol.file, regression: d.protocol.regression },

@@ -105,6 +105,7 @@ describe('cablequal batch on the simulated lab', () => {
   it('two pairs run concurrently from one controller, one summary', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-batch2-'));
     writeFileSync(join(cwd, 'box.csv'), 'label,scenario\nx1,good-qsfp56=SIMX1\nx2,good-qsfp112=SIMX2\nx3,failing-clone\nx4,good-qsfp56=SIMX4\n');
+    const wallStart = Math.floor(Date.now() / 1000) * 1000;
     const r = await runCli(
       [
         'batch',
@@ -134,8 +135,22 @@ describe('cablequal batch on the simulated lab', () => {
     const rec = (i: number) => JSON.parse(readFileSync(join(cwd, 'b', state.cables[i]!.runDir!, 'record.json'), 'utf8'));
     expect(rec(1).nodes.map((n: { name: string }) => n.name)).toEqual(['spark-c', 'spark-d']);
     expect(rec(1).sharedNodes).toBeUndefined();
-    // Concurrent: the first cables of both pairs started at the same (virtual) moment.
-    expect(rec(0).startedAt).toBe(rec(1).startedAt);
+    // Concurrent: the first cables of both pairs started at the same moment of the lab's (virtual) clock; their
+    // startedAt is the wall clock, when each started.
+    const runStart = (i: number) =>
+      JSON.parse(readFileSync(join(cwd, 'b', state.cables[i]!.runDir!, 'journal.jsonl'), 'utf8').split('\n')[0]!) as {
+        clockStartedAt: string;
+        startedAt: string;
+      };
+    expect(runStart(0).clockStartedAt).toBe(runStart(1).clockStartedAt);
+    // Never in the future: each run is stamped with the wall clock while the batch ran, though the lab's virtual
+    // clock ran ahead of it (the third cable started, on that clock, later than the wall clock is now).
+    for (const i of [0, 1, 2, 3]) {
+      expect(rec(i).startedAt).toBe(runStart(i).startedAt);
+      expect(Date.parse(rec(i).startedAt)).toBeGreaterThanOrEqual(wallStart);
+      expect(Date.parse(rec(i).startedAt)).toBeLessThanOrEqual(Date.now());
+    }
+    expect(Date.parse(runStart(2).clockStartedAt)).toBeGreaterThan(Date.now());
     expect(
       readFileSync(join(cwd, 'b', 'batch.csv'), 'utf8')
         .trim()

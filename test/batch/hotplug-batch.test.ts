@@ -235,9 +235,16 @@ describe('a node in two pairs', () => {
       ['s3', 'PASS'],
       ['s4', 'PASS'],
     ]);
-    const runs = state.cables.map(
-      (c) => JSON.parse(readFileSync(join(cwd, 'b', c.runDir, 'record.json'), 'utf8')) as { startedAt: string; endedAt: string; nodes: { name: string }[] },
-    );
+    // Each run's span on the lab's clock (bench.jsonl's): its journal's clockStartedAt, plus its first and last tS.
+    const runs = state.cables.map((c) => {
+      const lines = readFileSync(join(cwd, 'b', c.runDir, 'journal.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { tS: number; clockStartedAt?: string; nodes?: { name: string }[] });
+      const t0 = Date.parse(lines[0]!.clockStartedAt!);
+      const at = (tS: number) => new Date(t0 + tS * 1000).toISOString();
+      return { startedAt: at(0), endedAt: at(lines.at(-1)!.tS), nodes: lines[0]!.nodes! };
+    });
     const reboots = readFileSync(join(cwd, 'b', 'bench.jsonl'), 'utf8')
       .trim()
       .split('\n')

@@ -122,8 +122,9 @@ describe('batch --sim with a node in two pairs', () => {
       void i;
     }
     // Each benchmark phase (loopback, ib_write_bw, nccl) of one cable never overlaps one of the other's.
-    const spans = (j: { type: string; phase?: string; tS: number; startedAt?: string }[]) => {
-      const t0 = Date.parse(j[0]!.startedAt!);
+    // On the lab's clock the two runs share (their startedAt is the wall clock, nearly the same for both).
+    const spans = (j: { type: string; phase?: string; tS: number; clockStartedAt?: string }[]) => {
+      const t0 = Date.parse(j[0]!.clockStartedAt!);
       return ['loopback', 'ib-write-bw', 'nccl'].map((ph) => [
         t0 + j.find((l) => l.type === 'phase-start' && l.phase === ph)!.tS * 1000,
         t0 + j.find((l) => l.type === 'phase-end' && l.phase === ph)!.tS * 1000,

@@ -4,7 +4,8 @@ import type { CliIo } from '../../src/cli/io.js';
 // Run the CLI in-process: captures stdout, stderr and the exit code.
 export async function runCli(
   argv: string[],
-  opts: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+  // tty: run as on a terminal of that width (the live status line is drawn).
+  opts: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; tty?: { columns: number } } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -12,7 +13,8 @@ export async function runCli(
     stdout: (s) => void (out += s),
     stderr: (s) => void (err += s),
     readStdin: async () => opts.stdin ?? '',
-    isTTY: false,
+    isTTY: opts.tty !== undefined,
+    ...(opts.tty ? { columns: () => opts.tty!.columns } : {}),
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? {},
   };

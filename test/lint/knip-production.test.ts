@@ -1,12 +1,11 @@
 // knip.jsonc marks what ships with `!`, and `npm run lint` runs `knip --production`, which reads only those files: an
 // export only a test calls is then reported (readEthtool*, writeCertificateJson were kept alive by their tests). The
 // convention is checked on a scratch project generated here, and the repository's configuration is held to it.
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { execNode } from '../helpers/exec-node.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const KNIP = join(root, 'node_modules', 'knip', 'bin', 'knip.js');
@@ -33,13 +32,8 @@ for (const [rel, text] of Object.entries(files)) {
 
 // knip over the scratch project: exit code and report.
 async function knip(...args: string[]): Promise<{ code: number; out: string }> {
-  try {
-    const r = await promisify(execFile)(process.execPath, [KNIP, '--directory', scratch, '--no-progress', ...args], { env: { ...process.env, NO_COLOR: '1' } });
-    return { code: 0, out: r.stdout };
-  } catch (e) {
-    const err = e as { code: number; stdout: string };
-    return { code: err.code, out: err.stdout };
-  }
+  const r = await execNode([KNIP, '--directory', scratch, '--no-progress', ...args], { cwd: scratch, env: { ...process.env, NO_COLOR: '1' } });
+  return { code: r.code, out: r.stdout };
 }
 
 describe('knip --production: tests do not keep production exports alive', { timeout: 60_000 }, () => {

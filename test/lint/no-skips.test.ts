@@ -1,9 +1,8 @@
 // In CI a skipped test fails the run, in either tier: vitest with the project's tiers and CI reporter over a suite
 // where one test of each tier skips.
-import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { execNode } from '../helpers/exec-node.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const config = 'test/fixtures/no-skips/vitest.config.ts';
@@ -15,13 +14,8 @@ async function runFixture(ci: boolean, projects: string[] = []): Promise<{ code:
   delete env['VITEST'];
   if (ci) env['CI'] = '1';
   const args = ['node_modules/vitest/vitest.mjs', 'run', '--config', config, ...projects.flatMap((p) => ['--project', p])];
-  try {
-    const r = await promisify(execFile)(process.execPath, args, { cwd: root, env });
-    return { code: 0, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code: number; stderr: string };
-    return { code: err.code, stderr: err.stderr };
-  }
+  const r = await execNode(args, { cwd: root, env });
+  return { code: r.code, stderr: r.stderr };
 }
 
 describe('no test skips silently in CI', { timeout: 60_000 }, () => {

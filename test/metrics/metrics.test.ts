@@ -73,14 +73,34 @@ describe('--metrics-port', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'cq-metrics-'));
     dirs.push(cwd);
     const r = await scrapeWhileRunning(
-      ['run', '--sim', 'failing-clone', '--protocol', 'quick', '--seed', '5', '--out', 'reports', '--db', 'off', '--metrics-port', '0', '--json'],
+      [
+        'run',
+        '--sim',
+        'failing-clone',
+        '--protocol',
+        'quick',
+        '--seed',
+        '5',
+        '--out',
+        'reports',
+        '--db',
+        'off',
+        '--metrics-port',
+        '0',
+        '--metrics-linger',
+        '1',
+        '--json',
+      ],
       cwd,
     );
     expect(r.code).toBe(1);
     expect(r.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
     const runDir = (JSON.parse(r.out) as { runDir: string }).runDir;
     const run = runDir.split('/').at(-1)!;
-    const withLanes = r.scrapes.filter((s) => value(s, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '0' }) !== undefined);
+    // Scrapes while it ran (once decided, the endpoint lingers with the outcome and no phase).
+    const withLanes = r.scrapes.filter(
+      (s) => value(s, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-a', lane: '0' }) !== undefined && !s.includes('cablequal_run_outcome{'),
+    );
     expect(withLanes.length).toBeGreaterThan(0);
     const last = withLanes.at(-1)!;
     // Every series the issue names, for both nodes.
@@ -120,6 +140,9 @@ describe('--metrics-port', () => {
     const text = await replay.prometheus.metrics();
     expect(value(text, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-b', lane: '2' })).toBe(journalSpan);
     expect(journalSpan).toBeGreaterThan(1000);
+    // --metrics-linger 1: after the record was written the endpoint stayed up, and the last scrapes carry the outcome.
+    expect(r.err).toContain('(--metrics-linger; Ctrl-C to quit now)');
+    expect(r.scrapes.at(-1)).toMatch(new RegExp(`^cablequal_run_outcome\\{run="${run}",outcome="FAIL"\\} 1$`, 'm'));
   }, 60_000);
 
   it("batch --sim: the first cable's outcome is served while the second runs; both runs land in the store", async () => {
@@ -138,6 +161,8 @@ describe('--metrics-port', () => {
         '--out',
         'reports/b',
         '--metrics-port',
+        '0',
+        '--metrics-linger',
         '0',
       ],
       cwd,

@@ -58,12 +58,6 @@ describe(`run --nodes --speed ${SPEED} against sim serve --speed ${SPEED}`, () =
     expect(readdirSync(dir)).not.toContain('reports');
     expect(s.lab.events.filter((e) => e.kind.endsWith('-start'))).toEqual([]);
   });
-
-  it('--speed with --sim is a usage error: virtual time is already as fast as it gets', async () => {
-    const r = await runCli(['run', '--sim', 'good-qsfp56', '--speed', '20']);
-    expect(r.code).toBe(2);
-    expect(r.err).toMatch(/--speed: --sim runs in virtual time already/);
-  });
 });
 
 describe.skipIf(!sshdAvailable)('run --speed against a real node', () => {

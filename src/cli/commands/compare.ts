@@ -1,0 +1,15 @@
+import { defineCommand } from './define.js';
+
+// `cablequal compare <runs..>`: one CSV row per run.
+export const compareSpec = defineCommand({
+  command: 'compare <runs..>',
+  describe: 'one CSV row per run (and a per part-number summary) for run directories or reports/*/*',
+  builder: (y) =>
+    y
+      .positional('runs', { type: 'string', array: true, default: undefined, describe: 'run directories, or quoted globs such as "reports/*/*"' })
+      .option('out', { type: 'string', default: 'compare.csv', describe: 'the CSV to write' }),
+  run: async (args, { io }) => {
+    const { compareCommand } = await import('../report-commands.js');
+    return compareCommand({ runs: (args.runs ?? []).map(String), out: args.out }, io);
+  },
+});

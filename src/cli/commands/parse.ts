@@ -1,0 +1,17 @@
+import { PARSERS } from '../../probes/registry.js';
+import { defineCommand } from './define.js';
+
+// `cablequal parse <kind> <file>`: one recorded output through its parser.
+export const parseSpec = defineCommand({
+  command: 'parse <kind> <file>',
+  describe: 'parse one recorded command output and print what cablequal reads from it (JSON)',
+  builder: (y) =>
+    y
+      .positional('kind', { type: 'string', choices: Object.keys(PARSERS), describe: 'which output it is' })
+      .positional('file', { type: 'string', describe: 'file, or - for stdin' }),
+  run: async (args, { io }) => {
+    const { parseCommand } = await import('../parse-command.js');
+    // yargs hands a lone `-` positional over as '' : both mean standard input.
+    return parseCommand(args.kind!, args.file === '' || args.file === undefined ? '-' : args.file, io);
+  },
+});

@@ -1,0 +1,15 @@
+import { defineCommand } from './define.js';
+
+// `cablequal report <runDir>`: the certificate (or run report) and CSVs written again from the journal.
+export const reportSpec = defineCommand({
+  command: 'report <runDir>',
+  describe: 're-render the certificate (or run report) and CSVs of a run from its journal',
+  builder: (y) =>
+    y
+      .positional('runDir', { type: 'string', describe: 'the run directory' })
+      .option('protocol', { type: 'string', describe: 'grade with the limits of this protocol file' }),
+  run: async (args, { io }) => {
+    const { reportCommand } = await import('../report-commands.js');
+    return reportCommand({ runDir: args.runDir!, ...(args.protocol ? { protocol: args.protocol } : {}) }, io);
+  },
+});

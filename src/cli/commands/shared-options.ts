@@ -1,0 +1,53 @@
+import type { Options } from 'yargs';
+import { HANGUP_MODES } from '../io.js';
+import { intArg } from '../options.js';
+
+// The built-in protocols and what `--protocol` takes.
+export const PROTOCOL_HELP = 'built-in protocol name (spark-burnin, quick) or a protocol file';
+
+// --accept-new-host-keys, as every command that reaches nodes over SSH takes it.
+export const ACCEPT_NEW_HOST_KEYS = {
+  type: 'boolean',
+  describe: 'trust unknown SSH host keys on first use (StrictHostKeyChecking=accept-new)',
+  default: false,
+} as const satisfies Options;
+
+// --ssh-config, as every command that reaches nodes over SSH takes it.
+export const SSH_CONFIG = {
+  type: 'string',
+  describe: 'ssh config file to read instead of ~/.ssh/config (e.g. the one `sim serve` writes)',
+} as const satisfies Options;
+
+// --seed of the simulated lab.
+export function seedOption(describe: string) {
+  return { type: 'string', describe, coerce: intArg('seed', 0, 2 ** 32 - 1) } as const satisfies Options;
+}
+
+// The options `run` and `preflight` share: the nodes, the protocol, the output.
+export function nodeOptions(nodes: string) {
+  return {
+    nodes: { type: 'string', describe: nodes },
+    port: { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)' },
+    protocol: { type: 'string', describe: PROTOCOL_HELP, default: 'spark-burnin' },
+    out: { type: 'string', describe: 'reports directory', default: 'reports' },
+    json: { type: 'boolean', describe: 'print one JSON object on stdout', default: false },
+    'accept-new-host-keys': ACCEPT_NEW_HOST_KEYS,
+    'ssh-config': SSH_CONFIG,
+  } as const satisfies Record<string, Options>;
+}
+
+// The options of a long-running qualification (`run`, `batch`): a closed terminal, the results store, live metrics.
+export function liveOptions(what: { db: string; hangup: string }) {
+  return {
+    'on-hangup': { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: what.hangup },
+    db: { type: 'string', describe: what.db },
+    'metrics-port': { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) },
+    'metrics-host': { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' },
+    'metrics-linger': {
+      type: 'string',
+      describe: 'seconds --metrics-port stays up after the end, so a scrape sees the outcome (0: none; Ctrl-C ends it)',
+      default: '60',
+      coerce: intArg('metrics-linger', 0, 86_400),
+    },
+  } as const satisfies Record<string, Options>;
+}

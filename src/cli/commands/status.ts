@@ -1,0 +1,15 @@
+import { defineCommand } from './define.js';
+
+// `cablequal status`: runs going on, or that died without ending.
+export const statusSpec = defineCommand({
+  command: 'status',
+  describe: 'list the runs under a reports directory that are going on, or that died without ending (phase, time, nodes, pid)',
+  builder: (y) =>
+    y
+      .option('out', { type: 'string', default: 'reports', describe: 'reports directory to look in' })
+      .option('json', { type: 'boolean', default: false, describe: 'one JSON object per run, one per line' }),
+  run: async (args, { io }) => {
+    const { statusCommand } = await import('../status-command.js');
+    return statusCommand({ out: args.out, json: args.json }, io);
+  },
+});
