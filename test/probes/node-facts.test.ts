@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseEthtoolDriver } from '../../src/probes/ethtool-driver.js';
 import { osReleaseText, parseOsRelease } from '../../src/probes/os-release.js';
 import { parsePerftestVersion } from '../../src/probes/perftest-version.js';
+import { parseGpuVersions } from '../../src/probes/gpu-versions.js';
+import { parseMpirunVersion } from '../../src/probes/mpirun-version.js';
 import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { runCli } from '../helpers/cli.js';
 import { csvObjects } from '../helpers/csv.js';
@@ -70,6 +72,30 @@ describe('node facts parsers', () => {
     expect(parsePerftestVersion('Version: 6.22\n')).toBe('6.22');
     expect(parseErrorOf(() => parsePerftestVersion(" Couldn't find device\n")).reason).toMatch(/no "Version: <x>" line/);
     fuzzParser(parsePerftestVersion, ['Version: 6.22\n']);
+  });
+
+  it("GPU driver and the CUDA version it supports, from the header of nvidia-smi's default table on two GB10s", () => {
+    const spark = sample('nvidia-smi/dgx-spark-7d19-default-table-580.95.05-partial.txt');
+    const idle = sample('nvidia-smi/gb10-default-table-580.173.02-idle-P8.txt');
+    expect(parseGpuVersions(spark)).toEqual({ driver: '580.95.05', cuda: '13.0' });
+    expect(parseGpuVersions(idle)).toEqual({ driver: '580.173.02', cuda: '13.0' });
+    // The query form has no header line: not this parser's text.
+    expect(parseErrorOf(() => parseGpuVersions(sample('nvidia-smi/gb10-query-name-memtotal-driver-noheader.txt'))).reason).toMatch(
+      /^no "NVIDIA-SMI \.\.\. Driver Version: \.\.\." header line/,
+    );
+    fuzzParser(parseGpuVersions, [spark, idle]);
+  });
+
+  it('Open MPI prints "mpirun (Open MPI) <version>" for --version, 4.1.6 and 5.0.9 alike; MPICH is named', () => {
+    const v4 = sample('mpirun-version/openmpi-4.1.6-orca-macos-blog.txt').split('\n').slice(1).join('\n');
+    const v5 = sample('mpirun-version/openmpi-5.0.9-nccl-notes-partial.txt');
+    expect(parseMpirunVersion(v4)).toBe('4.1.6');
+    expect(parseMpirunVersion(v5)).toBe('5.0.9');
+    expect(parseErrorOf(() => parseMpirunVersion('HYDRA build details:\n    Version:                                 4.2.0\n')).reason).toBe(
+      'this mpirun is MPICH (HYDRA), not Open MPI',
+    );
+    expect(parseErrorOf(() => parseMpirunVersion('sh: 1: mpirun: not found\n')).reason).toMatch(/^no "mpirun \(Open MPI\) <version>" line/);
+    fuzzParser(parseMpirunVersion, [v4, v5]);
   });
 });
 
