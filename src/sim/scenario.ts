@@ -30,7 +30,8 @@ export interface ScenarioNode {
   sudoCommands?: string[];
   // Added to this node's NIC temperature (two boxes are never identical).
   nicTempOffsetC?: number;
-  // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel.
+  // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel;
+  // a shared library name (e.g. "libnccl.so.2") is one the loader cannot find in a non-interactive session.
   missing?: string[];
   // How this node answers SSH from the other node (mpirun's way in): "ok" (default), or the two ways a non-interactive
   // session fails: no key accepted ("needs-password") or the other node does not know this node's host key.
@@ -43,6 +44,10 @@ export interface ScenarioNode {
   speedMbps?: 100000 | 200000;
   // NIC firmware version `ethtool -i` reports (default a generated 28.45.4028).
   nicFirmware?: string;
+  // Contents of this node's /etc/nccl.conf (none when absent), e.g. "NCCL_IB_DISABLE=1\n".
+  ncclConf?: string;
+  // The NCCL this node's rank loads and prints (`NCCL version X`); default 2.28.9+cuda13.0.
+  ncclVersion?: string;
 }
 
 export interface ScenarioEeprom {
@@ -143,6 +148,10 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     if (n.nicFirmware !== undefined && (typeof n.nicFirmware !== 'string' || !/^[\x20-\x7e]{1,64}$/.test(n.nicFirmware)))
       fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
     if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
+    if (n.ncclConf !== undefined && (typeof n.ncclConf !== 'string' || n.ncclConf.length > 4096))
+      fail(where, `nodes[${n.name}].ncclConf must be the file's text`);
+    if (n.ncclVersion !== undefined && (typeof n.ncclVersion !== 'string' || !/^[0-9][0-9A-Za-z.+_-]{0,31}$/.test(n.ncclVersion)))
+      fail(where, `nodes[${n.name}].ncclVersion must be a version such as 2.28.9+cuda13.0`);
   }
   if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
