@@ -186,8 +186,13 @@ export interface NodeRecord {
   firmware?: string; // NIC firmware (ethtool -i firmware-version)
   ethtoolVersion?: string;
   perftestVersion?: string;
-  ncclVersion?: string; // from the NCCL run's output (rank 0, on the first node)
-  ncclTestsVersion?: string;
+  gpuDriverVersion?: string; // NVIDIA GPU driver (nvidia-smi's table header), e.g. 580.95.05
+  cudaVersion?: string; // the highest CUDA version that driver supports (nvidia-smi's "CUDA Version"), e.g. 13.0
+  openMpiVersion?: string; // Open MPI (mpirun --version), read when the protocol runs NCCL
+  // The NCCL this node's rank loaded (its `NCCL version` line in the NCCL run); runs before per-rank versions: rank 0's,
+  // on the first node only.
+  ncclVersion?: string;
+  ncclTestsVersion?: string; // nccl-tests prints its version from rank 0: the first node
   lanes?: number | null;
   speedMbps?: number | null;
   fecActive?: string | null;

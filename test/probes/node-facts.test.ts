@@ -100,10 +100,11 @@ describe('node facts parsers', () => {
 });
 
 describe('node facts in the record, the certificate and the comparison CSV (simulated lab)', () => {
-  it('every fact per node; NCCL versions with the first node (rank 0); two batches on different NIC firmware differ in the CSV', async () => {
+  it("every fact per node, each node's NCCL from its own rank (nccl-tests' from rank 0); two batches on different NIC firmware differ in the CSV", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-facts-'));
     const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };
     const runs: string[] = [];
+    s.nodes[1]!['ncclVersion'] = '2.30.7+cuda13.0'; // spark-b built another NCCL than spark-a
     for (const fw of [undefined, '28.46.1006 (MT_0000001221)']) {
       s.name = fw ? 'firmware-updated' : 'firmware-as-shipped';
       if (fw) s.nodes[1]!['nicFirmware'] = fw;
@@ -118,16 +119,25 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
       driver: 'mlx5_core 6.17.0-1032-nvidia',
       firmware: '28.45.4028 (MT_0000001221)',
       perftestVersion: '6.22',
+      gpuDriverVersion: '580.95.05',
+      cudaVersion: '13.0',
       ncclVersion: '2.28.9+cuda13.0',
       ncclTestsVersion: '2.18.3',
       dmi: expect.objectContaining({ biosVersion: 'simulated, virtual time' }),
     });
-    expect(rec.nodes[1]).not.toHaveProperty('ncclVersion');
-    expect(rec.nodes[1]).toMatchObject({ firmware: '28.45.4028 (MT_0000001221)', perftestVersion: '6.22' });
+    expect(rec.nodes[1]).not.toHaveProperty('ncclTestsVersion');
+    expect(rec.nodes[1]).toMatchObject({
+      firmware: '28.45.4028 (MT_0000001221)',
+      perftestVersion: '6.22',
+      gpuDriverVersion: '580.95.05',
+      ncclVersion: '2.30.7+cuda13.0',
+    });
     const html = readFileSync(join(runs[0]!, 'certificate.html'), 'utf8');
     expect(html).toContain('28.45.4028 (MT_0000001221)');
     expect(html).toContain('mlx5_core 6.17.0-1032-nvidia');
     expect(html).toContain('nccl-tests 2.18.3');
+    expect(html).toContain('driver 580.95.05 · CUDA 13.0');
+    expect(html).toContain('2.30.7+cuda13.0');
 
     const out = join(dir, 'compare.csv');
     const cmp = await runCli(['compare', ...runs, '--out', out]);
@@ -141,7 +151,9 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
     );
     for (const r of rows) {
       expect(r.perftest_version).toBe('6.22 / 6.22');
-      expect(r.nccl_version).toBe('2.28.9+cuda13.0 / ');
+      expect(r.nccl_version).toBe('2.28.9+cuda13.0 / 2.30.7+cuda13.0');
+      expect(r.gpu_driver_version).toBe('580.95.05 / 580.95.05');
+      expect(r.cuda_version).toBe('13.0 / 13.0');
       expect(r.bios_version).toBe('simulated, virtual time / simulated, virtual time');
     }
   });

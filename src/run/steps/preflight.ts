@@ -9,6 +9,7 @@ import { parseDmi } from '../../probes/dmi.js';
 import { parseEthtoolDriver } from '../../probes/ethtool-driver.js';
 import { osReleaseText, parseOsRelease } from '../../probes/os-release.js';
 import { parsePerftestVersion } from '../../probes/perftest-version.js';
+import { parseGpuVersions } from '../../probes/gpu-versions.js';
 import { ParseError } from '../../domain/errors.js';
 import { parseIpv4, subnetOf } from '../ip-addr.js';
 import type { Protocol } from '../../protocol/index.js';
@@ -338,6 +339,10 @@ async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
     },
   );
   await fact(cmd.perftestVersion(), 'perftest-version', parsePerftestVersion, (v) => (node.record.perftestVersion = v));
+  await fact(cmd.gpuVersions(), 'gpu-versions', parseGpuVersions, (v) => {
+    node.record.gpuDriverVersion = v.driver;
+    if (v.cuda) node.record.cudaVersion = v.cuda;
+  });
 }
 
 // Preflight on every node: each failure is an ERROR that says what to do, never a cable verdict.
