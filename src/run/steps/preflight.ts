@@ -15,7 +15,8 @@ import { parseIpv4, subnetOf } from '../ip-addr.js';
 import type { Protocol } from '../../protocol/index.js';
 import { gpuLoadNeeds } from '../../protocol/gpu-load.js';
 import type { NodeState, RunContext } from '../context.js';
-import { SetupError, setupReason } from '../run-errors.js';
+import { SetupError, failOnNode, setupReason } from '../run-errors.js';
+import { checkNcclEnvironment, ncclTestOf } from './nccl-preflight.js';
 
 // The sudoers line an operator adds so that cablequal can read the module EEPROM (the only root command it needs).
 export function sudoersLine(user: string): string {
@@ -23,7 +24,7 @@ export function sudoersLine(user: string): string {
 }
 
 function fail(rule: string, node: NodeState, message: string, advice: string): never {
-  throw new SetupError(setupReason(rule, `${node.spec.name}: ${message}`, { node: node.spec.name, advice }));
+  return failOnNode(rule, node.spec.name, message, advice);
 }
 
 // What to install for each program a run starts (docs/operator-guide.md section 1 says it at length).
@@ -46,12 +47,6 @@ function programOf(template: string): string | null {
   let i = 0;
   if (words[i] === 'stdbuf') for (i++; words[i]?.startsWith('-'); i++);
   return words[i] ?? null;
-}
-
-// The nccl-tests program of the NCCL command (a word ending in _perf), or null when the template names none.
-function ncclTestOf(protocol: Protocol): string | null {
-  const words = `${protocol.commands.nccl} ${protocol.commands.ncclRank ?? ''}`.split(/\s+/).filter((w) => /^[A-Za-z0-9_./+@-]*_perf$/.test(w));
-  return words[0] ?? null;
 }
 
 // Every program the protocol's phases start on a node: they must be on the PATH of a non-interactive SSH session
@@ -82,11 +77,14 @@ function installAdvice(tools: string[]): string {
 type LinkTool = 'ibdev2netdev' | 'rdma';
 
 // Every required program is there; a node without ibdev2netdev (no MLNX/DOCA tools) lists its links with `rdma link`.
-async function checkTools(ctx: RunContext, node: NodeState): Promise<LinkTool> {
+// `found`: where each program is, as `command -v` printed it (untrusted), or its absolute path.
+async function checkTools(ctx: RunContext, node: NodeState): Promise<{ linkTool: LinkTool; found: Map<string, string> }> {
   const missing: string[] = [];
+  const found = new Map<string, string>();
   for (const t of requiredTools(ctx.protocol)) {
     const r = await ctx.runLogged(node, cmd.programThere(t), `tool:${t}`, 20_000);
     if (r.exitCode !== 0) missing.push(t);
+    else found.set(t, t.startsWith('/') ? t : r.stdout.trim().split('\n')[0]!);
   }
   let linkTool: LinkTool = 'ibdev2netdev';
   if (missing.includes('ibdev2netdev') && (await ctx.runLogged(node, cmd.programThere('rdma'), 'tool:rdma', 20_000)).exitCode === 0) {
@@ -101,7 +99,7 @@ async function checkTools(ctx: RunContext, node: NodeState): Promise<LinkTool> {
       `${installAdvice(missing)} (see docs/operator-guide.md section 1)`,
     );
   }
-  return linkTool;
+  return { linkTool, found };
 }
 
 // The GPU load of a loaded soak must be able to start on the node: its working directory, the files it needs (gpu_burn
@@ -363,7 +361,8 @@ export async function preflight(ctx: RunContext): Promise<void> {
   }
   await Promise.all(
     ctx.nodes.map(async (n, i) => {
-      const linkTool = await checkTools(ctx, n);
+      const { linkTool, found } = await checkTools(ctx, n);
+      await checkNcclEnvironment(ctx, n, found);
       await checkGpuLoad(ctx, n);
       await discoverCage(ctx, n, linkTool);
       await checkRails(ctx, n);
