@@ -116,11 +116,20 @@ function conditions(c: CertificateContent): string {
   const rows = c.nodes
     .map(
       (n) =>
-        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${cell(n.dmi?.productName, n.dmi?.biosVersion ? `BIOS ${n.dmi.biosVersion}` : null)}</td><td>${cell(n.osRelease, n.kernel)}</td><td>${cell(n.driver)}</td><td>${cell(n.firmware)}</td><td>${cell(n.gpuDriverVersion ? `driver ${n.gpuDriverVersion}` : null, n.cudaVersion ? `CUDA ${n.cudaVersion}` : null)}</td><td>${cell(n.ethtoolVersion ? `ethtool ${n.ethtoolVersion}` : null, n.perftestVersion ? `perftest ${n.perftestVersion}` : null, n.openMpiVersion ? `Open MPI ${n.openMpiVersion}` : null)}</td><td>${cell(n.ncclVersion, n.ncclTestsVersion ? `nccl-tests ${n.ncclTestsVersion}` : null)}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
+        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${cell(n.dmi?.productName, n.dmi?.biosVersion ? `BIOS ${n.dmi.biosVersion}` : null)}</td><td>${cell(n.osRelease, n.kernel)}</td><td>${cell(n.driver)}</td><td>${cell(n.firmware)}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
     )
     .join('');
   const s = c.sampling;
-  return `<table class="nodes"><colgroup><col style="width:6%"><col style="width:6%"><col style="width:11%"><col style="width:11%"><col style="width:12%"><col style="width:10%"><col style="width:9%"><col style="width:9%"><col style="width:9%"><col style="width:8%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>GPU driver</th><th>tools</th><th>NCCL</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+  // The software each node ran, one short value per cell (what a lab compares between two batches).
+  const v = (x: string | undefined) => e(x ?? '—');
+  const software = c.nodes
+    .map(
+      (n) =>
+        `<tr><td>${e(n.name)}</td><td>${v(n.gpuDriverVersion)}</td><td>${v(n.cudaVersion)}</td><td>${v(n.ncclVersion)}</td><td>${v(n.ncclTestsVersion)}</td><td>${v(n.openMpiVersion)}</td><td>${v(n.perftestVersion)}</td><td>${v(n.ethtoolVersion)}</td></tr>`,
+    )
+    .join('');
+  return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:9%"><col style="width:17%"><col style="width:15%"><col style="width:17%"><col style="width:12%"><col style="width:11%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+<table class="nodes software"><colgroup><col style="width:8%"></colgroup><thead><tr><th>node</th><th>GPU driver</th><th>CUDA (driver)</th><th>NCCL</th><th>nccl-tests</th><th>Open MPI</th><th>perftest</th><th>ethtool</th></tr></thead><tbody>${software}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
 <tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span></td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>

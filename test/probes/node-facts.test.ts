@@ -135,9 +135,11 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
     const html = readFileSync(join(runs[0]!, 'certificate.html'), 'utf8');
     expect(html).toContain('28.45.4028 (MT_0000001221)');
     expect(html).toContain('mlx5_core 6.17.0-1032-nvidia');
-    expect(html).toContain('nccl-tests 2.18.3');
-    expect(html).toContain('driver 580.95.05 · CUDA 13.0');
-    expect(html).toContain('2.30.7+cuda13.0');
+    // The software table: GPU driver, CUDA (driver), NCCL, nccl-tests, Open MPI, perftest, ethtool per node.
+    expect(html).toContain(
+      '<tr><td>spark-a</td><td>580.95.05</td><td>13.0</td><td>2.28.9+cuda13.0</td><td>2.18.3</td><td>4.1.6</td><td>6.22</td><td>6.7</td></tr>',
+    );
+    expect(html).toContain('<tr><td>spark-b</td><td>580.95.05</td><td>13.0</td><td>2.30.7+cuda13.0</td><td>—</td><td>4.1.6</td><td>6.22</td><td>6.7</td></tr>');
 
     const out = join(dir, 'compare.csv');
     const cmp = await runCli(['compare', ...runs, '--out', out]);
@@ -154,6 +156,7 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
       expect(r.nccl_version).toBe('2.28.9+cuda13.0 / 2.30.7+cuda13.0');
       expect(r.gpu_driver_version).toBe('580.95.05 / 580.95.05');
       expect(r.cuda_version).toBe('13.0 / 13.0');
+      expect(r.openmpi_version).toBe('4.1.6 / 4.1.6');
       expect(r.bios_version).toBe('simulated, virtual time / simulated, virtual time');
     }
   });
