@@ -181,6 +181,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, toOperator) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
   let lastPhase = new Map<number, string>();
+  const warned = new Set<string>();
   // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
   io.onHangup?.(args.onHangup ?? 'continue', () =>
     operator.say(
@@ -220,6 +221,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
               lastPhase.set(req.pair, st.phase);
               operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
             }
+          },
+          // Said once per pair (every cable of the pair would repeat it), kept in each run's run.log.
+          onWarning: (line) => {
+            if (warned.has(`${req.pair}:${line}`)) return;
+            warned.add(`${req.pair}:${line}`);
+            operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
           },
         });
         observers.started(observedRunOf(deps), place);

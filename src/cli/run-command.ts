@@ -117,6 +117,7 @@ export function cliRunDeps(o: {
   signal: AbortSignal;
   sim?: string;
   onStatus?: RunDeps['onStatus'];
+  onWarning?: RunDeps['onWarning'];
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
 }): RunDeps {
@@ -140,6 +141,7 @@ export function cliRunDeps(o: {
     ...(o.sim ? { scenario: o.sim } : {}),
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
     ...(o.onStatus ? { onStatus: o.onStatus } : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   };
 }
 
@@ -258,6 +260,8 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
         onStatus(s);
         observers?.status(d.runId, s);
       },
+      // A warning takes the status line's place on a terminal, then the status line comes back.
+      onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: ${printable(l)}\n`),
       onLogger: (l) => (logger = l),
     });
     deps = d;

@@ -1,5 +1,5 @@
 import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
-import type { Cage } from './node.js';
+import type { Cage, CableEnd } from './node.js';
 import type { Measurement } from './limit.js';
 import type { Grade, Outcome, Reason } from './outcome.js';
 
@@ -236,6 +236,8 @@ export interface RunRecord {
     serial: string | null;
     vendor: string | null;
     partNumber: string | null;
+    // The two ends in different cages (e.g. a:0,b:1), each node with its cage; absent when both use the same cage.
+    differentCages?: CableEnd[];
   };
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;

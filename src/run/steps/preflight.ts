@@ -11,6 +11,7 @@ import { osReleaseText, parseOsRelease } from '../../probes/os-release.js';
 import { parsePerftestVersion } from '../../probes/perftest-version.js';
 import { parseGpuVersions } from '../../probes/gpu-versions.js';
 import { ParseError } from '../../domain/errors.js';
+import { differentCages, differentCagesWarning } from '../../domain/node.js';
 import { parseIpv4, subnetOf } from '../ip-addr.js';
 import type { Protocol } from '../../protocol/index.js';
 import { gpuLoadNeeds } from '../../protocol/gpu-load.js';
@@ -372,7 +373,14 @@ export async function preflight(ctx: RunContext): Promise<void> {
     }),
   );
   checkSubnets(ctx);
+  warnDifferentCages(ctx);
   await checkPeerSsh(ctx);
+}
+
+// A cable whose two ends sit in different cages (a:0,b:1, or found so with auto) is allowed: said and recorded.
+function warnDifferentCages(ctx: RunContext): void {
+  const ends = ctx.nodes.flatMap((n) => (n.cage ? [{ node: n.spec.name, cage: n.cage.index }] : []));
+  if (differentCages(ends)) ctx.warn(differentCagesWarning(ends));
 }
 
 // The two ends of each rail must share a subnet: traffic and mpirun's out-of-band channel go rail to rail.
