@@ -411,6 +411,8 @@ function describeNode(n: RunRecord['nodes'][number]): string {
     n.fecActive ? `FEC ${n.fecActive}` : null,
     n.kernel ? `kernel ${n.kernel}` : null,
     n.firmware ? `firmware ${n.firmware}` : null,
+    n.gpuDriverVersion ? `GPU driver ${n.gpuDriverVersion}${n.cudaVersion ? ` (CUDA ${n.cudaVersion})` : ''}` : null,
+    n.openMpiVersion ? `Open MPI ${n.openMpiVersion}` : null,
   ].filter(Boolean);
   return `${n.name}: ${parts.join(', ')}`;
 }
