@@ -2,6 +2,7 @@
 import type { benchParse } from './parse-cost.js';
 import type { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import type { benchSsh } from './ssh-sampler.js';
+import type { RunPageBenchResult } from './run-page.js';
 import type { StoreBenchResult } from './store.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
@@ -15,6 +16,7 @@ export interface BenchResults {
   full: Awaited<ReturnType<typeof benchFullProcedure>>;
   clone: Awaited<ReturnType<typeof benchFailingClone>>;
   store?: StoreBenchResult;
+  runPage?: RunPageBenchResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
@@ -220,7 +222,40 @@ export function renderMarkdown(r: BenchResults): string {
     out.push('');
   }
   if (r.store) out.push(...storeSection(r.store));
+  if (r.runPage) out.push(...runPageSection(r.runPage));
   return `${out.join('\n')}\n`;
+}
+
+// Section 7: the run page of a 75-minute run, loaded in Chromium until its charts are drawn.
+function runPageSection(p: RunPageBenchResult): string[] {
+  const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+  const j = p.journal;
+  const cold = p.pageColdMs?.median ?? null;
+  return [
+    "## 7. The dashboard's run page of a 75-minute run",
+    '',
+    `One run of the default protocol (${p.plan.protocol}: ${(j.runS / 60).toFixed(0)} minutes, sampled at 1 Hz) on the simulated ${p.plan.scenario} lab, in virtual time (bench/run-page.ts): its journal has ${j.lines.toLocaleString('en')} lines, ${(j.bytes / 1e6).toFixed(1)} MB.`,
+    `Its series come from the journal through TimeseriesBuilder (nextReading), ${j.rawPointsPerReceiver.join(' and ')} points per receiver, served downsampled to ${j.servedPointsPerReceiver.join(' and ')} (at most ${2000}, each a bucket's maximum): ${(j.seriesJsonBytes / 1e3).toFixed(0)} kB of JSON; the page's HTML is ${(p.htmlBytes / 1e3).toFixed(0)} kB.`,
+    "Page load: one headless Chromium tab navigated to the page, from `goto` until the charts are drawn (`body[data-ready]`), one load at a time. Cold: a dashboard just started, the journal read for the first time; warm: the same dashboard again (the journal already read; only its size is checked). The browser keeps uPlot and the script cached between loads, as a person's does; the very first load (a new tab, nothing cached) is shown apart.",
+    `Load average ${la(p.loadAvg.start)} at the start, ${la(p.loadAvg.end)} at the end.`,
+    '',
+    '| | median (min–max), ms |',
+    '|---|---|',
+    `| run page, the first load in a new tab (cold) | ${p.firstTabMs === null || p.firstTabMs === undefined ? 'n/a' : p.firstTabMs.toFixed(0)} |`,
+    `| run page, cold (${p.pageColdMs?.n ?? 0} loads) | ${fmtSummary(p.pageColdMs, 0)} |`,
+    `| run page, warm (${p.pageWarmMs?.n ?? 0} loads) | ${fmtSummary(p.pageWarmMs, 0)} |`,
+    `| /api/runs/<id>/series, cold (${p.seriesColdMs?.n ?? 0}) | ${fmtSummary(p.seriesColdMs, 0)} |`,
+    `| /api/runs/<id>/series, warm (${p.seriesWarmMs?.n ?? 0}) | ${fmtSummary(p.seriesWarmMs, 0)} |`,
+    '',
+    verdict(
+      cold === null ? null : (p.pageColdMs?.max ?? Infinity) < p.plan.targetMs,
+      `Target: the run page of a 75-minute 1 Hz run loads in under ${p.plan.targetMs / 1000} s`,
+      cold === null
+        ? 'it was not measured.'
+        : `the slowest cold load in an open tab took ${p.pageColdMs!.max.toFixed(0)} ms (median ${cold.toFixed(0)} ms), warm ${p.pageWarmMs!.median.toFixed(0)} ms; the very first load, with the browser starting the tab's renderer and fetching uPlot, took ${p.firstTabMs?.toFixed(0) ?? 'n/a'} ms at the load average above.`,
+    ),
+    '',
+  ];
 }
 
 // Section 6: the results store and the dashboard at 10,000 runs, SQLite and PostgreSQL side by side.
@@ -254,7 +289,7 @@ function storeSection(s: StoreBenchResult): string[] {
   out.push('');
   const target = (page: string) => s.engines.every((e) => (e.pages[page]?.p95Ms ?? Infinity) < 200);
   const list = 'run list page (/, newest 100)';
-  const part = "a part's yield page (/parts/<pn>)";
+  const part = "a part's yield page (/parts/<pn>?simulated=1)";
   out.push(
     verdict(
       target(list) && target(part),

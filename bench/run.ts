@@ -8,6 +8,7 @@ import { benchParse } from './parse-cost.js';
 import { renderMarkdown, type BenchResults } from './report.js';
 import { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } from './sim-runs.js';
 import { benchSsh } from './ssh-sampler.js';
+import { benchRunPage } from './run-page.js';
 import { benchStore } from './store.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -35,7 +36,7 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store) into the existing results; the old figures of
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage) into the existing results; the old figures of
 // grade and full are kept as `before` so BENCHMARKS.md shows both.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
@@ -55,6 +56,11 @@ if (only) {
     if (only.includes('store')) {
       log('results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
       next.store = await benchStore(join(work, 'store'), log);
+    }
+    if (only.includes('runpage')) {
+      log('the run page of a 75-minute run (Chromium)');
+      const rp = await benchRunPage(join(work, 'run-page'), log);
+      if (rp) next.runPage = rp;
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -105,6 +111,8 @@ try {
   const grade = benchGrade(journal.runDir, 5, log);
   log('6/6 results store and dashboard at 10,000 runs (SQLite and PostgreSQL)');
   const store = await benchStore(join(work, 'store'), log);
+  log('7/7 the run page of a 75-minute run (Chromium)');
+  const runPage = (await benchRunPage(join(work, 'run-page'), log)) ?? undefined;
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -114,6 +122,7 @@ try {
     full,
     clone,
     store,
+    runPage,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

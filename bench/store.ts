@@ -121,7 +121,10 @@ async function measurePages(store: ResultsStore, reports: string, part: string, 
     'run list page (/, newest 100)': '',
     'run list API (/api/runs, newest 100)': 'api/runs',
     'run list filtered (/?part=&outcome=FAIL)': `?part=${encodeURIComponent(part)}&outcome=FAIL`,
-    "a part's yield page (/parts/<pn>)": `parts/${encodeURIComponent(part)}`,
+    'serial search, a substring in any case (/?serial=ench0-01)': '?serial=ench0-01',
+    // The generated runs are clones of simulated runs: yield counts them only when asked (?simulated=1).
+    "a part's yield page (/parts/<pn>?simulated=1)": `parts/${encodeURIComponent(part)}?simulated=1`,
+    'parts and vendors (/parts?simulated=1)': 'parts?simulated=1',
     "a cable's history (/cables/<serial>)": 'cables/BENCH0-0100',
   };
   const out: Record<string, Latency> = {};

@@ -1,10 +1,13 @@
 // Writes what the rule registry and the protocol schema say about themselves into the files people and editors read:
-// README's verdict table (between its markers), the `limits` part of protocols/protocol.schema.json, and the table of
-// protocol bounds in docs/protocol.md. `--check` only says whether they are current.
+// README's verdict table (between its markers), the `limits` part of protocols/protocol.schema.json, the table of
+// protocol bounds in docs/protocol.md, and the hash of each built-in protocol in protocols/released.txt (appended when a
+// built-in protocol changed). `--check` only says whether they are current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { limitsSchema, verdictTable, withVerdictTable } from '../src/rules/docs.js';
 import { boundsTable, withBoundsTable } from '../src/protocol/schema.js';
+import { RELEASED_PATH, parseReleased } from '../src/protocol/released.js';
+import { createHash } from 'node:crypto';
 
 const root = join(import.meta.dirname, '..');
 const readmePath = join(root, 'README.md');
@@ -18,7 +21,19 @@ schema.properties['limits'] = limitsSchema();
 const nextSchema = `${JSON.stringify(schema, null, 2)}\n`;
 const protocolDoc = readFileSync(protocolDocPath, 'utf8');
 const nextProtocolDoc = withBoundsTable(protocolDoc, boundsTable(schema));
+const released = readFileSync(RELEASED_PATH, 'utf8');
+const shipped = parseReleased(released);
+const added = [...shipped.keys()]
+  .map(
+    (name) =>
+      `${name} ${createHash('sha256')
+        .update(readFileSync(join(root, 'protocols', `${name}.json`)))
+        .digest('hex')}`,
+  )
+  .filter((line) => !released.split('\n').includes(line));
+const nextReleased = added.length ? `${released}${added.join('\n')}\n` : released;
 const stale = [
+  nextReleased !== released ? 'protocols/released.txt' : null,
   nextReadme !== readme ? 'README.md' : null,
   nextSchema !== readFileSync(schemaPath, 'utf8') ? 'protocols/protocol.schema.json' : null,
   nextProtocolDoc !== protocolDoc ? 'docs/protocol.md' : null,
@@ -32,5 +47,6 @@ if (process.argv.includes('--check')) {
   writeFileSync(readmePath, nextReadme);
   writeFileSync(schemaPath, nextSchema);
   writeFileSync(protocolDocPath, nextProtocolDoc);
+  writeFileSync(RELEASED_PATH, nextReleased);
   process.stdout.write(stale.length ? `updated ${stale.join(', ')}\n` : 'already current\n');
 }

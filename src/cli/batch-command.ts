@@ -20,6 +20,7 @@ import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch
 import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
 import { ensureDir } from '../io/ensure-dir.js';
+import { readInputText } from '../io/read-input.js';
 import { printable } from '../domain/text.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { cliRunDeps, DiscoveryError, dryRunPlan, loadProtocolArg, parseNodes } from './run-command.js';
@@ -98,13 +99,7 @@ export async function batchCommand(args: BatchArgs, io: CliIo, signal: AbortSign
 
 async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observers: RunObservers, dir: string): Promise<number> {
   const manifestPath = resolve(io.cwd, args.manifest);
-  let text: string;
-  try {
-    text = readFileSync(manifestPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${args.manifest}: cannot read manifest (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const manifest = parseManifest(text, args.manifest);
+  const manifest = parseManifest(readInputText(manifestPath, 'manifest', args.manifest), args.manifest);
   const pairSpecs = args.pair?.length ? args.pair : args.nodes ? [args.nodes] : args.sim ? ['spark-a,spark-b'] : [];
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
@@ -123,7 +118,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
   // polls for the swap and reboots the nodes, which the header line says).
-  if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io);
+  if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io, signal);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
   // A bad --out (a file, /proc/x) is refused in one line before anything runs.
   ensureDir(dir, '--out');
@@ -361,7 +356,7 @@ function simBox(sim: string, manifest: ManifestCable[], cwd: string): string[] {
   } else if (sim.includes(',') || !/[/.]/.test(sim)) {
     entries = sim.split(',').map((x) => x.trim());
   } else {
-    entries = readFileSync(resolve(cwd, sim), 'utf8')
+    entries = readInputText(resolve(cwd, sim), 'scenarioList', `--sim ${sim}`)
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
@@ -377,37 +372,45 @@ async function batchDryRun(
   protocol: Protocol,
   protocolText: string,
   io: CliIo,
+  signal: AbortSignal,
 ): Promise<number> {
   const box = args.sim !== undefined ? simBox(args.sim, manifest, io.cwd) : null;
+  const interrupted = () => {
+    const by = io.interruptedBy?.();
+    return by ? signalExitCode(by) : EXIT.interrupted;
+  };
   for (const [p, spec] of pairSpecs.entries()) {
     const reboot =
       args.reboot === 'manual'
         ? `tells you to reboot both nodes, reads ${cmd.bootId()} until it changes`
         : `(--reboot auto) reads ${cmd.bootId()}, runs [sudo] ${cmd.reboot()} on both`;
-    io.stdout(
-      `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
-    );
+    let plan: string;
     try {
-      io.stdout(
-        await dryRunPlan(
-          {
-            ...(box ? { sim: simCableOf(box[0]!).scenario } : {}),
-            nodes: spec,
-            ...(args.port ? { port: args.port } : {}),
-            ...(args.seed !== undefined ? { seed: args.seed } : {}),
-            acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
-            ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
-          },
-          protocol,
-          protocolText,
-          io,
-        ),
+      plan = await dryRunPlan(
+        {
+          ...(box ? { sim: simCableOf(box[0]!).scenario } : {}),
+          nodes: spec,
+          ...(args.port ? { port: args.port } : {}),
+          ...(args.seed !== undefined ? { seed: args.seed } : {}),
+          acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
+          ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
+        },
+        protocol,
+        protocolText,
+        io,
+        signal,
       );
     } catch (e) {
       if (!(e instanceof DiscoveryError)) throw e;
       io.stderr(`cablequal: ERROR: dry run [pair ${p + 1}]: ${printable(e.message)}\n`);
       return EXIT.error;
     }
+    // Ctrl-C stops the plans as it stops a batch (exit 130): the interrupted plan is not printed.
+    if (signal.aborted) return interrupted();
+    io.stdout(
+      `[pair ${p + 1}] ${spec}: every cable's run executes these commands. Between cables the batch polls ibdev2netdev and sudo -n ethtool -m on both nodes for the swap, then ${reboot}, waits for SSH, the links and RS-FEC, and checks the loopback of both rails before the next run\n`,
+    );
+    io.stdout(plan);
   }
   return EXIT.ok;
 }

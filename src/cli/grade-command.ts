@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
@@ -7,6 +7,7 @@ import { readJournal } from '../run/journal.js';
 import { screenJournal } from '../run/journal-shape.js';
 import { buildRecord } from '../run/record-builder.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import { readInputText } from '../io/read-input.js';
 import { exitCodeFor } from './exit-codes.js';
 import { asOneLine } from './failure.js';
 import type { CliIo } from './io.js';
@@ -35,14 +36,7 @@ export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?
       `${journalPath}: no readable run-start line${why ? ` (line ${why.line}: ${why.reason})` : ''}; not a cablequal journal, or its first line is damaged: nothing to grade`,
     );
   }
-  let protocol: { text: string; file: string } | undefined;
-  if (protocolPath) {
-    try {
-      protocol = { text: readFileSync(protocolPath, 'utf8'), file: protocolPath };
-    } catch (e) {
-      throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
+  const protocol = protocolPath ? { text: readInputText(protocolPath, 'protocol'), file: protocolPath } : undefined;
   return buildRecord(contents, {
     journalFile: 'journal.jsonl',
     journalBytes: statSync(journalPath).size,

@@ -19,6 +19,8 @@ export interface CliIo {
   interruptedBy?: () => NodeJS.Signals | null;
   // A run says what SIGHUP should do while it runs, and hears of it (to note it in its log).
   onHangup?: (mode: HangupMode, note?: () => void) => void;
+  // What Ctrl-C / SIGTERM say they stop (default: the loads on every node; the dashboard: itself).
+  onStop?: (say: string) => void;
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {
@@ -68,14 +70,15 @@ export function processIo(): CliIo {
 
 // First SIGINT/SIGTERM asks the run to stop cleanly; a second one exits at once. SIGHUP never kills: by default the
 // command goes on (output to a terminal that is gone is dropped), or it is a clean stop when the run asked for that.
-function interruptSignal(say: (s: string) => void): Pick<CliIo, 'signal' | 'interruptedBy' | 'onHangup'> {
+function interruptSignal(say: (s: string) => void): Pick<CliIo, 'signal' | 'interruptedBy' | 'onHangup' | 'onStop'> {
   const ac = new AbortController();
   let by: NodeJS.Signals | null = null;
+  let stopping = 'stopping the loads on every node';
   let hangup: { mode: HangupMode; note?: () => void } = { mode: 'continue' };
   const stop = (sig: NodeJS.Signals, why = `interrupted by ${sig}`) => {
     if (ac.signal.aborted) process.exit(signalExitCode(sig));
     by = sig;
-    say(`\ncablequal: ${sig}: stopping the loads on every node (again to quit at once)\n`);
+    say(`\ncablequal: ${sig}: ${stopping} (again to quit at once)\n`);
     ac.abort(why);
   };
   process.on('SIGINT', (sig) => stop(sig));
@@ -89,6 +92,9 @@ function interruptSignal(say: (s: string) => void): Pick<CliIo, 'signal' | 'inte
     interruptedBy: () => by,
     onHangup: (mode, note) => {
       hangup = { mode, ...(note ? { note } : {}) };
+    },
+    onStop: (what) => {
+      stopping = what;
     },
   };
 }

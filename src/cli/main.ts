@@ -363,11 +363,16 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
             type: 'string',
             describe: 'address to bind (the dashboard has no login: keep it on loopback unless the network is trusted)',
             default: '127.0.0.1',
+          })
+          .option('serve-journals', {
+            type: 'boolean',
+            describe: "also serve each run's journal.jsonl (certificates, run reports and CSVs are always served; the store never)",
+            default: false,
           }),
       async (args) => {
         const { dashboardCommand } = await import('../dashboard/dashboard-command.js');
         code = await dashboardCommand(
-          { out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port ?? 8080, host: args.host },
+          { out: args.out, ...(args.db !== undefined ? { db: args.db } : {}), port: args.port ?? 8080, host: args.host, serveJournals: args.serveJournals },
           io,
           signal,
         );

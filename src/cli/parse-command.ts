@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ParseError } from '../domain/errors.js';
+import { ParseError, UsageError } from '../domain/errors.js';
 import { bigintReplacer } from '../domain/u64.js';
 import { clip, printable, quoteInput } from '../domain/text.js';
+import { readInputText } from '../io/read-input.js';
 import { PARSERS } from '../probes/registry.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
@@ -21,9 +21,11 @@ export async function parseCommand(kind: string, file: string, io: CliIo): Promi
   }
   let text: string;
   try {
-    text = file === '-' ? await io.readStdin() : await readFile(resolve(io.cwd, file), 'utf8');
+    // A file is read as every input file is: a regular file below a size limit (/dev/zero is refused, never read).
+    text = file === '-' ? await io.readStdin() : readInputText(resolve(io.cwd, file), 'output', file);
   } catch (e) {
-    io.stderr(`cablequal parse: cannot read ${printable(file)}: ${printable((e as NodeJS.ErrnoException).code ?? (e as Error).message)}\n`);
+    const why = e instanceof UsageError ? e.message : `${file}: cannot read it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+    io.stderr(`cablequal parse: ${printable(why)}\n`);
     return EXIT.usage;
   }
   try {

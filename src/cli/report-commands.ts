@@ -1,12 +1,14 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
 import { compareRuns, keygen, regress, requireConfiguredLabKey, trustedLabPublicKey, verifyCertificate, DEFAULT_LAB_KEY_PATH } from '../report/index.js';
+import { readTrustedPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
 import { isStoreFile } from '../store/open-store.js';
 import { loadProtocol } from '../protocol/index.js';
 import { ensureDir } from '../io/ensure-dir.js';
+import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
 import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
 import type { CliIo } from './io.js';
@@ -42,16 +44,9 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
   if (!st.isFile()) throw new UsageError(`${args.certificate}: not a file; give a certificate.json`);
-  let trusted: { pem: string; source: string } | null;
-  if (args.publicKey) {
-    try {
-      trusted = { pem: readFileSync(resolve(io.cwd, args.publicKey), 'utf8'), source: `--public-key ${args.publicKey}` };
-    } catch (e) {
-      throw new UsageError(`--public-key ${args.publicKey}: cannot read the lab's public key (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  } else {
-    trusted = await trustedLabPublicKey(io.env);
-  }
+  // A key file that is not an Ed25519 public key is bad usage (exit 2) naming it, never a fall-back to another key.
+  const trusted =
+    args.publicKey !== undefined ? readTrustedPublicKey(resolve(io.cwd, args.publicKey), `--public-key ${args.publicKey}`) : await trustedLabPublicKey(io.env);
   const res = await verifyCertificate(path, {
     regrade: async (runDir: string, rulesVersion: number) => {
       const r = gradeRunDir(runDir, undefined, rulesVersion);
@@ -104,7 +99,7 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
 function signedDocumentIn(runDir: string): string | null {
   for (const name of ['certificate.json', 'run-report.json']) {
     try {
-      const doc = JSON.parse(readFileSync(join(runDir, name), 'utf8')) as { signature?: unknown };
+      const doc = JSON.parse(readInputText(join(runDir, name), 'certificate')) as { signature?: unknown };
       if (typeof doc?.signature === 'string' && doc.signature) return join(runDir, name);
     } catch {
       // absent or unreadable: nothing signed to protect

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
@@ -7,7 +6,7 @@ import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
-import { parseProtocol, type Protocol } from '../protocol/index.js';
+import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
 import { JournalWriteError } from '../run/journal.js';
 import { persistentTickSource } from '../run/tick-source.js';
@@ -17,7 +16,8 @@ import { parseDmi, simulatedSpeed } from '../probes/dmi.js';
 import { createLab } from '../sim/lab.js';
 import type { CommandRunner } from '../transport/types.js';
 import { cmd, validate } from '../transport/commands.js';
-import { ensureDir } from '../io/ensure-dir.js';
+import { checkDir, ensureDir } from '../io/ensure-dir.js';
+import { readInputText } from '../io/read-input.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
@@ -95,13 +95,8 @@ function parseCage(v: string, where: string): number | 'auto' {
 // `--protocol` read and validated (shared by run and batch).
 export function loadProtocolArg(p: string | undefined, cwd: string): { protocol: Protocol; protocolText: string } {
   const protocolPath = resolveProtocolPath(p, cwd);
-  let protocolText: string;
-  try {
-    protocolText = readFileSync(protocolPath, 'utf8');
-  } catch (e) {
-    throw new UsageError(`${protocolPath}: cannot read protocol file (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const protocol = parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`);
+  const protocolText = readInputText(protocolPath, 'protocol');
+  const protocol = ownOrBuiltin(parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`));
   return { protocol, protocolText };
 }
 
@@ -178,7 +173,9 @@ async function checkSpeedUp(runners: Map<string, CommandRunner>, speed: number):
 }
 
 // What `run` and `preflight` set up before anything runs on a node: protocol, output directory, transports.
-async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
+// The options `run`, `preflight` and `run --dry-run` refuse before anything runs: no target, an empty label, a speed-up
+// out of range or with --sim, simulator options against real nodes.
+function checkRunOptions(args: RunArgs, what: string): void {
   if (!args.sim && !args.nodes) throw new UsageError(`${what}: give either --sim <scenario> or --nodes a,b`);
   if (args.label !== undefined && args.label.trim() === '')
     throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
@@ -188,6 +185,13 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
     throw new UsageError(
       '--speed: --sim runs in virtual time already (seconds for the whole protocol); --speed is for --nodes served by `cablequal sim serve --speed N`',
     );
+  if (!args.sim && (args.simFault?.length || args.seed !== undefined))
+    throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
+}
+
+async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
+  checkRunOptions(args, what);
+  const speed = args.speed ?? 1;
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   await observers?.listen();
   let clock: Clock;
@@ -197,7 +201,6 @@ async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObs
     clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
     ({ nodes, runners } = simNodes(args, clock));
   } else {
-    if (args.simFault?.length || args.seed !== undefined) throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
     nodes = parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, {
@@ -305,9 +308,11 @@ function journalBroke(result: RunResult, io: CliIo): number | null {
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // --dry-run runs nothing and writes nothing: no store, no metrics.
   if (args.dryRun) {
-    if (!args.sim && !args.nodes) throw new UsageError('run: give either --sim <scenario> or --nodes a,b');
+    // Every option a run would refuse is refused here too; --out is checked, never created.
+    checkRunOptions(args, 'run');
+    checkDir(resolve(io.cwd, args.out), '--out');
     const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
-    return dryRunCommand(args, protocol, protocolText, io);
+    return dryRunCommand(args, protocol, protocolText, io, signal);
   }
   // The results store and --metrics-port watch the run; closed on every way out.
   const observers = new RunObservers({ storeDir: resolve(io.cwd, args.out), db: args.db, metricsPort: args.metricsPort, metricsHost: args.metricsHost }, io);
@@ -439,15 +444,21 @@ function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Ma
 }
 
 // `--dry-run`: print every command the run would execute on each node, in order. With --sim the simulated nodes are
-// used; with --nodes only read-only discovery runs on the real nodes (which cage, which rail addresses).
-async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo): Promise<number> {
+// used; with --nodes only read-only discovery runs on the real nodes (which cage, which rail addresses). Ctrl-C stops
+// it as it stops a run (exit 130), with nothing printed but the interruption.
+async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo, signal: AbortSignal): Promise<number> {
   let text: string;
   try {
-    text = await dryRunPlan(args, protocol, protocolText, io);
+    text = await dryRunPlan(args, protocol, protocolText, io, signal);
   } catch (e) {
     if (!(e instanceof DiscoveryError)) throw e;
     io.stderr(`cablequal: ERROR: dry run: ${printable(e.message)}\n`);
     return EXIT.error;
+  }
+  if (signal.aborted) {
+    io.stderr('cablequal: dry run interrupted: no plan printed, nothing was run on any node\n');
+    const by = io.interruptedBy?.();
+    return by ? signalExitCode(by) : EXIT.interrupted;
   }
   io.stdout(text);
   return EXIT.ok;
@@ -460,15 +471,19 @@ export class DiscoveryError extends Error {
 
 // The dry-run text for one pair of nodes (shared by run and batch).
 export async function dryRunPlan(
-  args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig'>,
+  args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig' | 'simFault'>,
   protocol: Protocol,
   protocolText: string,
   io: CliIo,
+  signal?: AbortSignal,
 ): Promise<string> {
   const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
   if (args.sim) {
+    // --sim-fault is checked as a run checks it (a lab with the faults), then the plan is made without them: faults
+    // are what the simulated lab does, not commands the run sends.
+    if (args.simFault?.length) simNodes({ ...args, out: '', json: false }, clock);
     const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
-    const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim });
+    const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim, ...(signal ? { signal } : {}) });
     const shown = nodes.map((n) => ({ name: n.name, cage: n.cage }));
     return formatPlan(plan, shown, { protocol, real: false });
   }
@@ -488,6 +503,7 @@ export async function dryRunPlan(
   } finally {
     await Promise.all([...real.values()].map((r) => r.close().catch(() => undefined)));
   }
+  if (signal?.aborted) return '';
   const [a, b] = found as [DiscoveredNode, DiscoveredNode];
   const lab = createLab({
     scenario: 'good-qsfp56',
@@ -498,7 +514,14 @@ export async function dryRunPlan(
     interfaces: [a.interfaces, b.interfaces],
   });
   const nodes: NodeSpec[] = specs.map((s, i) => ({ ...s, cage: found[i]!.cage }));
-  const plan = await planRun({ protocol, protocolText, nodes, runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), clock });
+  const plan = await planRun({
+    protocol,
+    protocolText,
+    nodes,
+    runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])),
+    clock,
+    ...(signal ? { signal } : {}),
+  });
   plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
   return formatPlan(
     plan,

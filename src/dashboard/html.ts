@@ -33,6 +33,7 @@ export function jsonScript(id: string, value: unknown, attrs = ''): string {
 export const NAV = [
   ['/', 'Runs'],
   ['/parts', 'Parts & vendors'],
+  ['/batches', 'Batches'],
   ['/golden', 'Golden cable'],
   ['/live', 'Live'],
 ] as const;
@@ -44,20 +45,25 @@ header a{color:#fff;text-decoration:none}header a.on{text-decoration:underline}h
 main{padding:12px 16px}
 table{border-collapse:collapse;background:#fff;margin:8px 0}
 th,td{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}th{background:#eef2f6}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .PASS{background:#d8f0d8}.MARGINAL{background:#fff1c2}.FAIL{background:#f8d0d0}.ERROR,.ABORTED{background:#e4e4e4}.running{background:#d8e8f8}
 .sim{font-size:11px;background:#eee;border:1px solid #bbb;padding:0 3px;border-radius:3px}
 form.filters{display:flex;flex-wrap:wrap;gap:8px;align-items:end;background:#fff;padding:8px;border:1px solid #ddd}
 form.filters label{display:flex;flex-direction:column;font-size:12px}
 .chart{background:#fff;border:1px solid #ddd;margin:8px 0;padding:4px;display:inline-block}
-.out{color:#b00;font-weight:bold}td.reason{min-width:18em;max-width:36em;font-size:12px}.muted{color:#777}.pager a{margin-right:12px}
+.out{color:#b00;font-weight:bold}td.reason{min-width:18em;max-width:48em;font-size:12px}.muted{color:#777}.pager a{margin-right:12px}
+td.code,.code{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap}
+.summary{padding:8px 12px;border:1px solid #ccc;margin:8px 0}.summary .big{font-size:22px;font-weight:bold;margin-right:10px}.summary .reason{font-size:13px;margin:4px 0}
+.outlier{color:#b00;font-weight:bold}.chart-title{font-weight:bold;margin:2px 4px}table.kv th,table.kv td{border:0;padding:1px 4px}
+td.anomalies ul{margin:0;padding-left:16px}
 `;
 
 // The page frame: navigation, title, body; the charts' library and script only where there are charts or live data.
-export function layout(o: { title: string; path: string; body: string; scripts?: boolean }): string {
+// `preload`: a URL the page's script will fetch, asked for at once (in parallel with the scripts) rather than after them.
+export function layout(o: { title: string; path: string; body: string; scripts?: boolean; preload?: string | null }): string {
   const nav = NAV.map(([p, t]) => `<a href="${p}"${p === o.path ? ' class="on"' : ''}>${t}</a>`).join('');
   const scripts = o.scripts
-    ? '<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>'
+    ? `${o.preload ? `<link rel="preload" href="${esc(o.preload)}" as="fetch" crossorigin="anonymous">` : ''}<link rel="stylesheet" href="/static/uPlot.min.css"><script src="/static/uPlot.iife.min.js"></script><script src="/static/dashboard.js" defer></script>`
     : '';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <link rel="icon" href="data:,"><title>${esc(o.title)} — cablequal</title><style>${CSS}</style>${scripts}</head>
@@ -69,7 +75,12 @@ export function fmt(v: number | null | undefined, digits = 2): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
 }
 
-// A BER in scientific notation (0 stays 0).
-export function fmtBer(v: number | null | undefined): string {
-  return v === null || v === undefined ? '–' : v === 0 ? '0' : v.toExponential(2);
+// A FEC margin as the certificate prints it: the headline to one decimal ("10.2"), a deciding value to two ("0.84").
+export function fmtMargin(v: number | null | undefined, deciding = false): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(deciding ? 2 : 1);
+}
+
+// A BER bound as the certificate states it: "< 1.6e-14" (a 95% upper bound, never a bare 0).
+export function fmtBerBound(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) || v <= 0 ? '–' : `< ${v.toExponential(1)}`;
 }

@@ -13,7 +13,8 @@ export interface RunFilter {
   vendor?: string;
   lot?: string;
   station?: string;
-  serial?: string;
+  serial?: string; // a substring of the cable serial, any case
+  batch?: string; // a batch id
   from?: string; // YYYY-MM-DD, inclusive (UTC)
   to?: string; // YYYY-MM-DD, inclusive (UTC)
 }
@@ -37,6 +38,7 @@ export interface RunItem {
   protocol: string | null;
   fecMarginDecades: number | null;
   worstLaneBer: number | null;
+  worstLaneBerUb95: number | null; // over every lane and phase (95% upper bound)
   ibWriteBwGbps: number | null;
   ncclBusbwGBs: number | null;
   nicTempMaxC: number | null;
@@ -44,11 +46,23 @@ export interface RunItem {
   runDir: string | null;
   certificateFile: string | null;
   certificateSha256: string | null;
+  // Schema version 3 on (null for rows imported before: `db import` fills them):
+  headlineMarginDecades: number | null; // the certificate's FEC margin: loaded soak, worst receiver
+  headlineBerUb95: number | null; // the certificate's worst lane in the loaded soak: BER below this (95% upper bound)
+  decidingRule: string | null; // the reason that decided a FAIL/MARGINAL (or why an ERROR could not judge)
+  decidingValue: number | null;
+  decidingUnit: string | null;
+  mainCode: string | null; // "FAIL fec-window spark-b L2 0.84 dec"
+  decidedAtS: number | null;
+  batchName: string | null;
 }
 
-const LIST_COLUMNS = `run_id, state, outcome, label, cable_serial, part_number, vendor, lot, station_id, batch_id, batch_role, started_at, ended_at,
-  simulated, protocol_name, fec_margin_decades, worst_lane_ber, ib_write_bw_gbps, nccl_busbw_gbs, nic_temp_max_c, main_reason, run_dir,
-  certificate_file, certificate_sha256`;
+// The runs columns a list reads (runs aliased r, batches b).
+const LIST_COLUMNS = `r.run_id, r.state, r.outcome, r.label, r.cable_serial, r.part_number, r.vendor, r.lot, r.station_id, r.batch_id, r.batch_role,
+  r.started_at, r.ended_at, r.simulated, r.protocol_name, r.fec_margin_decades, r.worst_lane_ber, r.ib_write_bw_gbps, r.nccl_busbw_gbs,
+  r.nic_temp_max_c, r.main_reason, r.run_dir, r.certificate_file, r.certificate_sha256, r.headline_margin_decades, r.headline_ber_ub95,
+  r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, b.name AS batch_name`;
+const LIST_FROM = 'runs r LEFT JOIN batches b ON b.id = r.batch_id';
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 const s = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -72,6 +86,7 @@ function item(r: Record<string, unknown>): RunItem {
     protocol: s(r['protocol_name']),
     fecMarginDecades: n(r['fec_margin_decades']),
     worstLaneBer: n(r['worst_lane_ber']),
+    worstLaneBerUb95: n(r['worst_lane_ber_ub95']),
     ibWriteBwGbps: n(r['ib_write_bw_gbps']),
     ncclBusbwGBs: n(r['nccl_busbw_gbs']),
     nicTempMaxC: n(r['nic_temp_max_c']),
@@ -79,6 +94,14 @@ function item(r: Record<string, unknown>): RunItem {
     runDir: s(r['run_dir']),
     certificateFile: s(r['certificate_file']),
     certificateSha256: s(r['certificate_sha256']),
+    headlineMarginDecades: n(r['headline_margin_decades']),
+    headlineBerUb95: n(r['headline_ber_ub95']),
+    decidingRule: s(r['deciding_rule']),
+    decidingValue: n(r['deciding_value']),
+    decidingUnit: s(r['deciding_unit']),
+    mainCode: s(r['main_code']),
+    decidedAtS: n(r['decided_at_s']),
+    batchName: s(r['batch_name']),
   };
 }
 
@@ -88,7 +111,7 @@ export class BadQuery extends Error {}
 // Validate a filter from query parameters; unknown outcome or a malformed date is a BadQuery naming it.
 export function parseFilter(q: URLSearchParams): RunFilter {
   const f: RunFilter = {};
-  for (const key of ['outcome', 'part', 'vendor', 'lot', 'station', 'serial', 'from', 'to'] as const) {
+  for (const key of ['outcome', 'part', 'vendor', 'lot', 'station', 'serial', 'batch', 'from', 'to'] as const) {
     const v = q.get(key);
     if (v === null || v === '') continue;
     if (v.length > 200) throw new BadQuery(`${key}: at most 200 characters`);
@@ -116,16 +139,18 @@ function where(f: RunFilter): { sql: string; params: (string | number)[] } {
     c.push(sql);
     p.push(v);
   };
-  if (f.outcome === 'running') c.push("state = 'running'");
-  else if (f.outcome) add('outcome = ?', f.outcome);
-  if (f.part) add('part_number = ?', f.part);
-  if (f.vendor) add('vendor = ?', f.vendor);
-  if (f.lot) add('lot = ?', f.lot);
-  if (f.station) add('station_id = ?', f.station);
-  if (f.serial) add('cable_serial = ?', f.serial);
+  if (f.outcome === 'running') c.push("r.state = 'running'");
+  else if (f.outcome) add('r.outcome = ?', f.outcome);
+  if (f.part) add('r.part_number = ?', f.part);
+  if (f.vendor) add('r.vendor = ?', f.vendor);
+  if (f.lot) add('r.lot = ?', f.lot);
+  if (f.station) add('r.station_id = ?', f.station);
+  // A substring, any case; LIKE's own wildcards in what was typed are taken literally.
+  if (f.serial) add("LOWER(r.cable_serial) LIKE ? ESCAPE '\\'", `%${f.serial.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`);
+  if (f.batch) add('r.batch_id = ?', f.batch);
   // ISO-8601 UTC text compares in time order: from the day's start, up to (not including) the next day.
-  if (f.from) add('started_at >= ?', `${f.from}T00:00:00`);
-  if (f.to) add('started_at < ?', nextDay(f.to));
+  if (f.from) add('r.started_at >= ?', `${f.from}T00:00:00`);
+  if (f.to) add('r.started_at < ?', nextDay(f.to));
   return { sql: c.length ? `WHERE ${c.join(' AND ')}` : '', params: p };
 }
 
@@ -143,21 +168,49 @@ export async function listRuns(
 ): Promise<{ total: number; limit: number; offset: number; runs: RunItem[] }> {
   const w = where(f);
   const [rows, count] = await Promise.all([
-    db.all(`SELECT ${LIST_COLUMNS} FROM runs ${w.sql} ORDER BY started_at DESC, run_id DESC LIMIT ? OFFSET ?`, [...w.params, page.limit, page.offset]),
-    db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM runs ${w.sql}`, w.params),
+    db.all(`SELECT ${LIST_COLUMNS} FROM ${LIST_FROM} ${w.sql} ORDER BY r.started_at DESC, r.run_id DESC LIMIT ? OFFSET ?`, [
+      ...w.params,
+      page.limit,
+      page.offset,
+    ]),
+    db.all<{ n: number | string }>(`SELECT COUNT(*) AS n FROM runs r ${w.sql}`, w.params),
   ]);
   return { total: Number(count[0]?.n ?? 0), ...page, runs: rows.map(item) };
 }
 
-// One run with its reasons, measurements and nodes.
-export async function getRun(db: SqlDb, runId: string): Promise<(RunItem & { reasons: unknown; measurements: unknown; nodes: unknown }) | null> {
+// A run with everything its page shows: reasons, measurements, nodes, and (schema 3 on) the headline, both EEPROM
+// ends, phases, conditions per node and phase, benchmarks; null where the row predates them.
+export interface RunDetail extends RunItem {
+  reasons: unknown;
+  measurements: unknown;
+  nodes: unknown;
+  headline: unknown;
+  cableEnds: unknown;
+  phases: unknown;
+  conditions: unknown;
+  benchmarks: unknown;
+}
+
+// One run with everything its page shows, or null when the store has no such run.
+export async function getRun(db: SqlDb, runId: string): Promise<RunDetail | null> {
   const [r] = await db.all(
-    `SELECT ${LIST_COLUMNS.replace(/\b(\w+)\b/g, 'r.$1')}, d.reasons, d.measurements, d.nodes FROM runs r LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`,
+    `SELECT ${LIST_COLUMNS}, d.reasons, d.measurements, d.nodes, d.headline, d.cable_ends, d.phases, d.conditions, d.benchmarks
+     FROM ${LIST_FROM} LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`,
     [runId],
   );
   if (!r) return null;
   const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : null);
-  return { ...item(r), reasons: parse(r['reasons']), measurements: parse(r['measurements']), nodes: parse(r['nodes']) };
+  return {
+    ...item(r),
+    reasons: parse(r['reasons']),
+    measurements: parse(r['measurements']),
+    nodes: parse(r['nodes']),
+    headline: parse(r['headline']),
+    cableEnds: parse(r['cable_ends']),
+    phases: parse(r['phases']),
+    conditions: parse(r['conditions']),
+    benchmarks: parse(r['benchmarks']),
+  };
 }
 
 // A cable and every run of it, oldest first.
@@ -165,110 +218,210 @@ export async function cableHistory(db: SqlDb, serial: string): Promise<{ cable: 
   const [cable] = await db.all('SELECT serial, part_number, vendor, vendor_oui, vendor_rev, date_code, lot, length_m, family FROM cables WHERE serial = ?', [
     serial,
   ]);
-  const rows = await db.all(`SELECT ${LIST_COLUMNS} FROM runs WHERE cable_serial = ? ORDER BY started_at, run_id LIMIT ?`, [serial, 5000]);
+  const rows = await db.all(`SELECT ${LIST_COLUMNS} FROM ${LIST_FROM} WHERE r.cable_serial = ? ORDER BY r.started_at, r.run_id LIMIT ?`, [serial, 5000]);
   return { cable: cable ?? null, runs: rows.map(item) };
 }
 
 export type Counts = Record<(typeof OUTCOMES)[number] | 'running', number>;
 const zero = (): Counts => ({ PASS: 0, MARGINAL: 0, FAIL: 0, ERROR: 0, ABORTED: 0, running: 0 });
 
-// Yield: PASS / MARGINAL / FAIL among judged runs; ERROR and ABORTED counted apart (they did not judge the cable).
-export function yieldOf(c: Counts): { judged: number; passRate: number | null; unjudged: number } {
+// Cables by their latest complete verdict (the newest finished PASS, MARGINAL or FAIL run of the serial); `unjudged`:
+// cables whose runs all ended ERROR or ABORTED (or are still running).
+export type CableCounts = Record<'PASS' | 'MARGINAL' | 'FAIL' | 'unjudged', number>;
+const zeroCables = (): CableCounts => ({ PASS: 0, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+
+// Cable yield: the share of judged cables whose latest complete verdict is PASS.
+export function cableYieldOf(c: CableCounts): { judged: number; passRate: number | null } {
   const judged = c.PASS + c.MARGINAL + c.FAIL;
-  return { judged, passRate: judged ? c.PASS / judged : null, unjudged: c.ERROR + c.ABORTED };
+  return { judged, passRate: judged ? c.PASS / judged : null };
 }
 
-// Runs per part number and per vendor, by outcome.
+// The FEC margin a list shows for a run: the deciding value of a FAIL or MARGINAL decided in decades (0.84 for a clone
+// failed on a window), else the certificate's headline margin (the loaded soak), else (rows before schema 3) the
+// worst over every soak.
+export function marginFigure(r: Pick<RunItem, 'outcome' | 'decidingUnit' | 'decidingValue' | 'headlineMarginDecades' | 'fecMarginDecades'>): number | null {
+  if ((r.outcome === 'FAIL' || r.outcome === 'MARGINAL') && r.decidingUnit === 'decades' && r.decidingValue !== null) return r.decidingValue;
+  return r.headlineMarginDecades ?? r.fecMarginDecades;
+}
+
+// The worst-lane BER a list shows: always a 95% upper bound (the certificate's "below 1.6e-14"), the loaded soak's
+// where the row has it.
+export function berBoundFigure(r: Pick<RunItem, 'headlineBerUb95' | 'worstLaneBerUb95'>): number | null {
+  return r.headlineBerUb95 ?? r.worstLaneBerUb95;
+}
+
+// Which runs yield counts: real runs only, unless simulated runs are asked for (?simulated=1).
+export interface YieldScope {
+  simulated: boolean;
+}
+
+// The yield scope from ?simulated= (0 or 1); anything else is a BadQuery naming it.
+export function parseScope(q: URLSearchParams): YieldScope {
+  const v = q.get('simulated');
+  if (v !== null && v !== '' && v !== '0' && v !== '1') throw new BadQuery('simulated: 0 or 1');
+  return { simulated: v === '1' };
+}
+
+const LATEST_VERDICT = `ROW_NUMBER() OVER (PARTITION BY cable_serial ORDER BY started_at DESC, run_id DESC)`;
+
+// Cables (by latest complete verdict) and runs (by outcome) per part number and per vendor.
 export async function partsAndVendors(
   db: SqlDb,
-): Promise<{ parts: { partNumber: string; vendor: string | null; counts: Counts }[]; vendors: { vendor: string; counts: Counts }[] }> {
-  const rows = await db.all<{ part_number: string | null; vendor: string | null; outcome: string | null; state: string; n: number | string }>(
-    'SELECT part_number, vendor, outcome, state, COUNT(*) AS n FROM runs WHERE part_number IS NOT NULL GROUP BY part_number, vendor, outcome, state',
-  );
-  const parts = new Map<string, { partNumber: string; vendor: string | null; counts: Counts }>();
-  const vendors = new Map<string, { vendor: string; counts: Counts }>();
-  for (const r of rows) {
+  scope: YieldScope = { simulated: false },
+): Promise<{
+  simulated: boolean;
+  parts: { partNumber: string; vendor: string | null; counts: Counts; runs: Counts; cables: CableCounts }[];
+  vendors: { vendor: string; counts: Counts; runs: Counts; cables: CableCounts }[];
+}> {
+  const sim = scope.simulated ? '' : 'AND simulated = 0';
+  const [runRows, verdicts, serials] = await Promise.all([
+    db.all<{ part_number: string; vendor: string | null; outcome: string | null; state: string; n: number | string }>(
+      `SELECT part_number, vendor, outcome, state, COUNT(*) AS n FROM runs WHERE part_number IS NOT NULL ${sim} GROUP BY part_number, vendor, outcome, state`,
+    ),
+    db.all<{ part_number: string; vendor: string | null; outcome: string; n: number | string }>(
+      `SELECT part_number, vendor, outcome, COUNT(*) AS n FROM (
+         SELECT part_number, vendor, outcome, ${LATEST_VERDICT} AS k FROM runs
+         WHERE state = 'finished' AND outcome IN ('PASS', 'MARGINAL', 'FAIL') AND cable_serial IS NOT NULL AND part_number IS NOT NULL ${sim}
+       ) t WHERE k = 1 GROUP BY part_number, vendor, outcome`,
+    ),
+    db.all<{ part_number: string; vendor: string | null; n: number | string }>(
+      `SELECT part_number, vendor, COUNT(DISTINCT cable_serial) AS n FROM runs WHERE part_number IS NOT NULL AND cable_serial IS NOT NULL ${sim} GROUP BY part_number, vendor`,
+    ),
+  ]);
+  type Entry = { runs: Counts; cables: CableCounts; serials: number };
+  const parts = new Map<string, Entry & { partNumber: string; vendor: string | null }>();
+  const vendors = new Map<string, Entry & { vendor: string }>();
+  const at = (pn: string, vendor: string | null) => {
+    const p = parts.get(pn) ?? { partNumber: pn, vendor, runs: zero(), cables: zeroCables(), serials: 0 };
+    parts.set(pn, p);
+    const v = vendors.get(vendor ?? '') ?? { vendor: vendor ?? '', runs: zero(), cables: zeroCables(), serials: 0 };
+    vendors.set(vendor ?? '', v);
+    return [p, v] as const;
+  };
+  for (const r of runRows) {
     const key = r.state === 'running' ? 'running' : (r.outcome as keyof Counts | null);
     if (!key || !(key in zero())) continue;
-    const p = parts.get(r.part_number!) ?? { partNumber: r.part_number!, vendor: r.vendor, counts: zero() };
-    p.counts[key] += Number(r.n);
-    parts.set(r.part_number!, p);
-    const vname = r.vendor ?? '';
-    const v = vendors.get(vname) ?? { vendor: vname, counts: zero() };
-    v.counts[key] += Number(r.n);
-    vendors.set(vname, v);
+    for (const e of at(r.part_number, r.vendor)) e.runs[key] += Number(r.n);
   }
+  for (const r of verdicts) for (const e of at(r.part_number, r.vendor)) e.cables[r.outcome as 'PASS' | 'MARGINAL' | 'FAIL'] += Number(r.n);
+  for (const r of serials) for (const e of at(r.part_number, r.vendor)) e.serials += Number(r.n);
+  const done = <T extends Entry>({ serials, ...e }: T) => {
+    e.cables.unjudged = Math.max(0, serials - cableYieldOf(e.cables).judged);
+    return { ...e, counts: e.runs };
+  };
   const byName =
     <T>(k: (x: T) => string) =>
     (a: T, b: T) =>
       k(a).localeCompare(k(b));
-  return { parts: [...parts.values()].sort(byName((x) => x.partNumber)), vendors: [...vendors.values()].sort(byName((x) => x.vendor)) };
+  return {
+    simulated: scope.simulated,
+    parts: [...parts.values()].map(done).sort(byName((x) => x.partNumber)),
+    vendors: [...vendors.values()].map(done).sort(byName((x) => x.vendor)),
+  };
 }
 
-// Histogram bins: FEC margin in half decades; worst-lane BER per decade (log10), zero errors in a bin of its own.
+// Histogram bins: FEC margin in half decades; worst-lane BER bound per decade (log10).
 export const MARGIN_BIN = 0.5;
 
 export interface Distribution {
-  bins: number[]; // left edges (margin in decades; BER as log10)
-  counts: Record<string, number[]>; // per lot: count per bin
-  zeroBer: Record<string, number>; // per lot: runs whose worst lane counted no error
+  bins: number[]; // bin centres (margin in decades; BER as log10)
+  width: number;
+  counts: Record<string, number[]>; // per lot: cables per bin
+  zeroBer: Record<string, number>; // per lot: rows before schema 3 whose worst lane counted no error and have no bound
 }
 
-// Yield and distributions of one part number or one vendor, per lot (date code), over finished runs.
+// One lot of a yield page: its cables by latest complete verdict and its runs by outcome.
+export interface LotYield {
+  lot: string;
+  cables: CableCounts;
+  runs: Counts;
+  counts: Counts; // = runs (the field's name before cables were counted)
+  yield: ReturnType<typeof cableYieldOf>;
+}
+
+// Yield of one part number or one vendor per lot (date code): each cable counted once, by its latest complete verdict,
+// its runs beside it; the distributions of FEC margin and worst-lane BER over the cables' deciding runs.
 export async function yieldPage(
   db: SqlDb,
   by: 'part' | 'vendor',
   key: string,
+  scope: YieldScope = { simulated: false },
 ): Promise<{
   key: string;
   by: 'part' | 'vendor';
-  lots: { lot: string; counts: Counts; yield: ReturnType<typeof yieldOf> }[];
+  simulated: boolean;
+  lots: LotYield[];
   total: Counts;
+  runs: Counts;
+  cables: CableCounts;
   fecMargin: Distribution;
   worstLaneBer: Distribution;
   vendors: string[];
   parts: string[];
 }> {
   const col = by === 'part' ? 'part_number' : 'vendor';
-  const rows = await db.all<{
-    lot: string | null;
-    outcome: string | null;
-    state: string;
-    fec: number | null;
-    ber: number | null;
-    vendor: string | null;
-    part_number: string | null;
-  }>(`SELECT lot, outcome, state, fec_margin_decades AS fec, worst_lane_ber AS ber, vendor, part_number FROM runs WHERE ${col} = ?`, [key]);
-  const lots = new Map<string, Counts>();
+  const rows = await db.all(
+    `SELECT run_id, cable_serial, lot, outcome, state, started_at, vendor, part_number, fec_margin_decades, worst_lane_ber, worst_lane_ber_ub95,
+       headline_margin_decades, headline_ber_ub95, deciding_unit, deciding_value
+     FROM runs WHERE ${col} = ? ${scope.simulated ? '' : 'AND simulated = 0'} ORDER BY started_at, run_id`,
+    [key],
+  );
+  const lots = new Map<string, { runs: Counts; cables: CableCounts }>();
+  const lotOf = (lot: string) => {
+    const l = lots.get(lot) ?? { runs: zero(), cables: zeroCables() };
+    lots.set(lot, l);
+    return l;
+  };
   const total = zero();
+  const latest = new Map<string, Record<string, unknown>>(); // serial -> its newest judged run (rows come oldest first)
+  const seen = new Map<string, string>(); // serial -> lot of its newest run
+  for (const r of rows) {
+    const lot = s(r['lot']) ?? '(none)';
+    const k = r['state'] === 'running' ? 'running' : (s(r['outcome']) as keyof Counts | null);
+    if (!k || !(k in total)) continue;
+    lotOf(lot).runs[k]++;
+    total[k]++;
+    const serial = s(r['cable_serial']);
+    if (!serial) continue;
+    seen.set(serial, lot);
+    if (r['state'] === 'finished' && (k === 'PASS' || k === 'MARGINAL' || k === 'FAIL')) latest.set(serial, r);
+  }
+  const cables = zeroCables();
   const fecByLot = new Map<string, number[]>();
   const berByLot = new Map<string, number[]>();
   const zeroBer: Record<string, number> = {};
-  for (const r of rows) {
-    const lot = r.lot ?? '(none)';
-    const k = r.state === 'running' ? 'running' : (r.outcome as keyof Counts | null);
-    if (!k || !(k in total)) continue;
-    const c = lots.get(lot) ?? zero();
-    c[k]++;
-    total[k]++;
-    lots.set(lot, c);
-    if (r.state !== 'finished' || (k !== 'PASS' && k !== 'MARGINAL' && k !== 'FAIL')) continue; // distributions of judged runs
-    if (r.fec !== null) push(fecByLot, lot, Number(r.fec));
-    if (r.ber !== null) {
-      const b = Number(r.ber);
-      if (b > 0) push(berByLot, lot, Math.log10(b));
-      else zeroBer[lot] = (zeroBer[lot] ?? 0) + 1;
+  for (const [serial, lot] of seen) {
+    const r = latest.get(serial);
+    if (!r) {
+      lotOf(lot).cables.unjudged++;
+      cables.unjudged++;
+      continue;
     }
+    const it = item({ ...r, batch_name: null });
+    const l = s(r['lot']) ?? '(none)';
+    const o = it.outcome as 'PASS' | 'MARGINAL' | 'FAIL';
+    lotOf(l).cables[o]++;
+    cables[o]++;
+    const m = marginFigure(it);
+    if (m !== null && Number.isFinite(m)) push(fecByLot, l, m);
+    const b = berBoundFigure(it);
+    if (b !== null && b > 0) push(berByLot, l, Math.log10(b));
+    else if (it.worstLaneBer === 0) zeroBer[l] = (zeroBer[l] ?? 0) + 1;
   }
   return {
     key,
     by,
-    lots: [...lots.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([lot, counts]) => ({ lot, counts, yield: yieldOf(counts) })),
+    simulated: scope.simulated,
+    lots: [...lots.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([lot, c]) => ({ lot, cables: c.cables, runs: c.runs, counts: c.runs, yield: cableYieldOf(c.cables) })),
     total,
+    runs: total,
+    cables,
     fecMargin: histogram(fecByLot, MARGIN_BIN, {}),
     worstLaneBer: histogram(berByLot, 1, zeroBer),
-    vendors: [...new Set(rows.map((r) => r.vendor).filter((v): v is string => v !== null))].sort(),
-    parts: [...new Set(rows.map((r) => r.part_number).filter((v): v is string => v !== null))].sort(),
+    vendors: [...new Set(rows.map((r) => s(r['vendor'])).filter((v): v is string => v !== null))].sort(),
+    parts: [...new Set(rows.map((r) => s(r['part_number'])).filter((v): v is string => v !== null))].sort(),
   };
 }
 
@@ -278,32 +431,31 @@ function push(m: Map<string, number[]>, k: string, v: number): void {
   else m.set(k, [v]);
 }
 
+// Bins of `width` covering every value (the last bin holds the maximum), labelled by their centres.
 function histogram(byLot: Map<string, number[]>, width: number, zeroBer: Record<string, number>): Distribution {
   const all = [...byLot.values()].flat();
-  if (!all.length) return { bins: [], counts: {}, zeroBer };
+  if (!all.length) return { bins: [], width, counts: {}, zeroBer };
   const lo = Math.floor(all.reduce((a, b) => Math.min(a, b)) / width) * width;
   const hi = Math.floor(all.reduce((a, b) => Math.max(a, b)) / width) * width;
   const nBins = Math.min(200, Math.round((hi - lo) / width) + 1);
-  const bins = [...Array(nBins).keys()].map((i) => +(lo + i * width).toFixed(6));
+  const bins = [...Array(nBins).keys()].map((i) => +(lo + (i + 0.5) * width).toFixed(6));
   const counts: Record<string, number[]> = {};
   for (const [lot, xs] of byLot) {
     const c = new Array<number>(nBins).fill(0);
-    for (const x of xs) c[Math.min(nBins - 1, Math.floor((x - lo) / width + 1e-9))]!++;
+    for (const x of xs) c[Math.max(0, Math.min(nBins - 1, Math.floor((x - lo) / width + 1e-9)))]!++;
     counts[lot] = c;
   }
-  return { bins, counts, zeroBer };
+  return { bins, width, counts, zeroBer };
 }
 
 // The golden cables and their runs across batches, with their procedure's regression tolerances (the drift limits).
-export async function goldenRuns(
-  db: SqlDb,
-): Promise<{ serial: string; runs: (RunItem & { batchName: string | null })[]; tolerances: Record<string, number> | null }[]> {
+export async function goldenRuns(db: SqlDb): Promise<{ serial: string; runs: RunItem[]; tolerances: Record<string, number> | null }[]> {
   const serials = (await db.all<{ serial: string }>('SELECT DISTINCT serial FROM golden_cables ORDER BY serial LIMIT ?', [MAX_FACETS])).map((r) => r.serial);
   const out = [];
   for (const serial of serials) {
     const rows = await db.all(
-      `SELECT ${LIST_COLUMNS.replace(/\b(\w+)\b/g, 'r.$1')}, b.name AS batch_name, p.regression
-       FROM runs r LEFT JOIN batches b ON b.id = r.batch_id LEFT JOIN procedures p ON p.sha256 = r.procedure_sha256
+      `SELECT ${LIST_COLUMNS}, p.regression
+       FROM ${LIST_FROM} LEFT JOIN procedures p ON p.sha256 = r.procedure_sha256
        WHERE r.cable_serial = ? AND r.batch_role IN ('golden-first', 'golden-last') AND r.state = 'finished'
        ORDER BY r.started_at, r.run_id LIMIT ?`,
       [serial, 5000],
@@ -311,7 +463,7 @@ export async function goldenRuns(
     const reg = rows.map((r) => r['regression']).find((x) => typeof x === 'string');
     out.push({
       serial,
-      runs: rows.map((r) => ({ ...item(r), batchName: s(r['batch_name']) })),
+      runs: rows.map(item),
       tolerances: reg ? (JSON.parse(String(reg)) as Record<string, number>) : null,
     });
   }
@@ -362,4 +514,88 @@ export async function facets(db: SqlDb): Promise<Record<'parts' | 'vendors' | 'l
     );
   const [parts, vendors, lots, stations] = await Promise.all([distinct('part_number'), distinct('vendor'), distinct('lot'), distinct('station_id')]);
   return { parts, vendors, lots, stations };
+}
+
+// A batch (a box of cables run by `cablequal batch`) as the store has it, with its runs by outcome.
+export interface BatchItem {
+  id: string;
+  name: string;
+  controller: string | null;
+  manifest: string | null;
+  protocol: string | null;
+  goldenSerial: string | null;
+  cables: number | null;
+  tested: number | null;
+  driftOk: boolean | null;
+  driftDetail: string | null;
+  updatedAt: string | null;
+  runs: Counts;
+}
+
+function batchItem(r: Record<string, unknown>): BatchItem {
+  return {
+    id: String(r['id']),
+    name: String(r['name']),
+    controller: s(r['controller']),
+    manifest: s(r['manifest']),
+    protocol: s(r['protocol_name']),
+    goldenSerial: s(r['golden_serial']),
+    cables: n(r['cables']),
+    tested: n(r['tested']),
+    driftOk: r['drift_ok'] === null || r['drift_ok'] === undefined ? null : Number(r['drift_ok']) === 1,
+    driftDetail: s(r['drift_detail']),
+    updatedAt: s(r['updated_at']),
+    runs: zero(),
+  };
+}
+
+async function withRunCounts(db: SqlDb, items: BatchItem[]): Promise<BatchItem[]> {
+  if (!items.length) return items;
+  const rows = await db.all<{ batch_id: string; outcome: string | null; state: string; n: number | string }>(
+    `SELECT batch_id, outcome, state, COUNT(*) AS n FROM runs WHERE batch_id IN (${items.map(() => '?').join(', ')}) GROUP BY batch_id, outcome, state`,
+    items.map((b) => b.id),
+  );
+  const byId = new Map(items.map((b) => [b.id, b]));
+  for (const r of rows) {
+    const k = r.state === 'running' ? 'running' : (r.outcome as keyof Counts | null);
+    const b = byId.get(r.batch_id);
+    if (b && k && k in b.runs) b.runs[k] += Number(r.n);
+  }
+  return items;
+}
+
+// Every batch, newest first (at most MAX_FACETS).
+export async function batches(db: SqlDb): Promise<BatchItem[]> {
+  const rows = await db.all('SELECT * FROM batches ORDER BY updated_at DESC, id LIMIT ?', [MAX_FACETS]);
+  return withRunCounts(db, rows.map(batchItem));
+}
+
+// One batch and its runs (oldest first): the cables of the box with their outcomes.
+export async function batchOf(db: SqlDb, id: string): Promise<{ batch: BatchItem | null; runs: RunItem[] }> {
+  const [row] = await db.all('SELECT * FROM batches WHERE id = ?', [id]);
+  const runs = await db.all(`SELECT ${LIST_COLUMNS} FROM ${LIST_FROM} WHERE r.batch_id = ? ORDER BY r.started_at, r.run_id LIMIT ?`, [id, 5000]);
+  const [batch] = row ? await withRunCounts(db, [batchItem(row)]) : [];
+  return { batch: batch ?? null, runs: runs.map(item) };
+}
+
+// The live status of one running run (null when it has none yet, or is not running).
+export async function liveOf(
+  db: SqlDb,
+  runId: string,
+): Promise<{ phase: string | null; elapsedS: number | null; remainingS: number | null; updatedAt: string | null; status: unknown } | null> {
+  const [r] = await db.all('SELECT phase, elapsed_s, remaining_s, updated_at, status FROM live WHERE run_id = ?', [runId]);
+  if (!r) return null;
+  return {
+    phase: s(r['phase']),
+    elapsedS: n(r['elapsed_s']),
+    remainingS: n(r['remaining_s']),
+    updatedAt: s(r['updated_at']),
+    status: typeof r['status'] === 'string' ? JSON.parse(r['status']) : null,
+  };
+}
+
+// A run's state, cheaply (for a run page's stream: has it finished?).
+export async function runState(db: SqlDb, runId: string): Promise<string | null> {
+  const [r] = await db.all('SELECT state FROM runs WHERE run_id = ?', [runId]);
+  return r ? String(r['state']) : null;
 }

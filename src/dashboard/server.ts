@@ -1,19 +1,40 @@
 // `cablequal dashboard`: the lab's web page and JSON API over the results store, on node:http. Read-only (GET and
 // HEAD only, nothing writes), bounded (URL length, filter values, pages of at most 500 runs, 50 live streams), and
 // certificates served from the reports directory only (a path outside it, or a symlink leading outside, is refused).
-import { createReadStream, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ResultsStore } from '../store/store.js';
 import { CLIENT_JS } from './client-script.js';
-import { cablePage, errorPage, goldenPage, livePage, partsPage, runsPage, yieldPageHtml, type CertUrl } from './pages.js';
-import { BadQuery, cableHistory, facets, getRun, goldenRuns, listRuns, liveRuns, parseFilter, parsePage, partsAndVendors, yieldPage } from './queries.js';
+import { batchesPage, batchPage, cablePage, errorPage, goldenPage, livePage, partsPage, runsPage, yieldPageHtml, type CertUrl } from './pages.js';
+import {
+  BadQuery,
+  batches,
+  batchOf,
+  cableHistory,
+  facets,
+  getRun,
+  goldenRuns,
+  listRuns,
+  liveOf,
+  liveRuns,
+  parseFilter,
+  parsePage,
+  parseScope,
+  partsAndVendors,
+  runState,
+  yieldPage,
+  type RunItem,
+} from './queries.js';
+import { runPage } from './run-page.js';
+import { SeriesCache } from './run-series.js';
 
 const MAX_URL = 4096;
 const MAX_SEGMENT = 200;
 const MAX_STREAMS = 50;
+const SERIES_EVERY_MS = 3000; // a running run's page gets its series again at most this often
 
 export interface DashboardOptions {
   store: ResultsStore;
@@ -21,6 +42,7 @@ export interface DashboardOptions {
   port: number;
   host: string;
   pollMs?: number; // how often live streams look at the store (default 1 s)
+  serveJournals?: boolean; // also serve each run's journal.jsonl (--serve-journals); never the database or run.log
 }
 
 export interface Dashboard {
@@ -33,12 +55,27 @@ const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.json': 'application/json',
   '.csv': 'text/csv; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
   '.jsonl': 'text/plain; charset=utf-8',
-  '.log': 'text/plain; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
 };
+
+// The files of the reports directory a person opens: certificates, run reports, the CSVs, a batch's summary. Nothing
+// else is served: not the store (cablequal.db), not run.log or record.json, and journal.jsonl only with --serve-journals.
+export const SERVED_REPORTS: ReadonlySet<string> = new Set([
+  'certificate.html',
+  'certificate.json',
+  'run-report.html',
+  'run-report.json',
+  'summary.csv',
+  'lanes.csv',
+  'timeseries.csv',
+  'throughput.csv',
+  'batch.html',
+  'batch.csv',
+]);
+// A run's journal: served only with --serve-journals, read for the run page's series.
+export const JOURNAL_FILE = 'journal.jsonl';
+// The files a run page links, in this order, when they are there: the served ones but a batch's.
+const RUN_FILES = [...SERVED_REPORTS].filter((f) => !f.startsWith('batch.'));
 
 // The page's own script and uPlot's files from node_modules: the dashboard needs no network to draw.
 function staticFiles(): Map<string, { type: string; body: Buffer }> {
@@ -69,11 +106,52 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   let poller: NodeJS.Timeout | null = null;
   let polling = false;
 
-  const certUrl: CertUrl = (r) => {
-    if (!r.runDir || !r.certificateFile) return null;
-    const rel = relative(outDir, r.runDir);
+  const series = new SeriesCache();
+  // Where a file of a run directory under --out is served (null: the directory is elsewhere, on another controller).
+  const reportUrl = (runDir: string | null, file: string): string | null => {
+    if (!runDir) return null;
+    const rel = relative(outDir, runDir);
     if (rel.startsWith('..') || isAbsolute(rel)) return null;
-    return `/reports/${[...rel.split(sep).filter(Boolean), r.certificateFile].map(encodeURIComponent).join('/')}`;
+    return `/reports/${[...rel.split(sep).filter(Boolean), file].map(encodeURIComponent).join('/')}`;
+  };
+  const certUrl: CertUrl = (r) => (r.certificateFile ? reportUrl(r.runDir, r.certificateFile) : null);
+
+  // A run's journal when it is under --out on this controller: its run directory, or (a running run, whose row does
+  // not know its directory yet) <out>/<label or serial>/<run id> or <out>/<batch>/runs/<label>/<run id>.
+  const found = new Map<string, string>();
+  const journalOf = (r: Pick<RunItem, 'runId' | 'runDir' | 'state'>): string | null => {
+    const inside = (dir: string) => {
+      const j = join(dir, JOURNAL_FILE);
+      if (!SeriesCache.exists(j)) return null;
+      try {
+        return realpathSync(j).startsWith(realpathSync(outDir) + sep) ? j : null;
+      } catch {
+        return null;
+      }
+    };
+    if (r.runDir && reportUrl(r.runDir, JOURNAL_FILE)) return inside(r.runDir);
+    if (r.state !== 'running' || r.runId.includes('/') || r.runId.includes('\\') || r.runId.startsWith('.')) return null;
+    const known = found.get(r.runId);
+    if (known && inside(known)) return join(known, JOURNAL_FILE);
+    const dirsOf = (d: string) => {
+      try {
+        return readdirSync(d, { withFileTypes: true })
+          .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+          .map((e) => join(d, e.name));
+      } catch {
+        return [];
+      }
+    };
+    for (const top of dirsOf(outDir)) {
+      for (const dir of [join(top, r.runId), ...(existsSync(join(top, 'runs')) ? dirsOf(join(top, 'runs')).map((l) => join(l, r.runId)) : [])]) {
+        const j = inside(dir);
+        if (j) {
+          found.set(r.runId, dir);
+          return j;
+        }
+      }
+    }
+    return null;
   };
 
   const pollLive = async () => {
@@ -110,6 +188,14 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   const serveReport = (res: ServerResponse, parts: string[], head: boolean) => {
     const rel = parts.join('/');
     if (!rel || rel.includes('\0') || parts.some((p) => p === '..' || p === '.' || p.includes('/') || p.includes('\\'))) throw new HttpError(400, 'bad path');
+    const name = parts.at(-1)!;
+    if (!SERVED_REPORTS.has(name) && !(o.serveJournals && name === JOURNAL_FILE))
+      throw new HttpError(
+        403,
+        name === JOURNAL_FILE
+          ? 'journals are served only when the dashboard runs with --serve-journals'
+          : `not served: the dashboard serves certificates, run reports and CSVs only (${[...SERVED_REPORTS].join(', ')})`,
+      );
     const full = resolve(outDir, ...parts);
     let real: string;
     let realRoot: string;
@@ -120,6 +206,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       throw new HttpError(404, `not found: ${rel}`);
     }
     if (!real.startsWith(realRoot + sep)) throw new HttpError(403, 'outside the reports directory');
+    // A link named certificate.html that leads to the store or a log is refused too: the target's name must be served.
+    if (basename(real) !== name) throw new HttpError(403, `not served: ${rel} is a link to another file`);
     const st = statSync(real);
     if (!st.isFile()) throw new HttpError(404, `not a file: ${rel}`);
     res.writeHead(200, {
@@ -158,11 +246,22 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       if (b === 'runs' && c && parts.length === 3) {
         const run = await getRun(db, c);
         if (!run) throw new HttpError(404, `no run ${c}`);
-        return json(res, { ...run, certificateUrl: certUrl(run) }, head);
+        return json(res, { ...run, certificateUrl: certUrl(run), seriesUrl: journalOf(run) ? `/api/runs/${encodeURIComponent(c)}/series` : null }, head);
       }
+      if (b === 'runs' && c && parts[3] === 'series' && parts.length === 4) {
+        const run = await getRun(db, c);
+        if (!run) throw new HttpError(404, `no run ${c}`);
+        const j = journalOf(run);
+        if (!j) throw new HttpError(404, `run ${c}: its journal is not under this dashboard's reports directory`);
+        return json(res, await series.series(c, j), head);
+      }
+      if (b === 'runs' && c && parts[3] === 'stream' && parts.length === 4) return openRunStream(res, c);
       if (b === 'cables' && c && parts.length === 3) return json(res, await cableHistory(db, c), head);
-      if (b === 'parts' && parts.length === 2) return json(res, await partsAndVendors(db), head);
-      if ((b === 'parts' || b === 'vendors') && c && parts.length === 3) return json(res, await yieldPage(db, b === 'parts' ? 'part' : 'vendor', c), head);
+      if (b === 'parts' && parts.length === 2) return json(res, await partsAndVendors(db, parseScope(q)), head);
+      if ((b === 'parts' || b === 'vendors') && c && parts.length === 3)
+        return json(res, await yieldPage(db, b === 'parts' ? 'part' : 'vendor', c, parseScope(q)), head);
+      if (b === 'batches' && parts.length === 2) return json(res, await batches(db), head);
+      if (b === 'batches' && c && parts.length === 3) return json(res, await batchOf(db, c), head);
       if (b === 'golden' && parts.length === 2) return json(res, await goldenRuns(db), head);
       if (b === 'live' && parts.length === 2) return json(res, await liveRuns(db), head);
       if (b === 'live' && c === 'stream' && parts.length === 3) return openStream(res);
@@ -175,9 +274,29 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       return html(res, runsPage({ filter, page, total: list.total, runs: list.runs, facets: f, certUrl }), head);
     }
     if (a === 'cables' && b && parts.length === 2) return html(res, cablePage({ serial: b, ...(await cableHistory(db, b)), certUrl }), head);
-    if (a === 'parts' && parts.length === 1) return html(res, partsPage(await partsAndVendors(db)), head);
+    if (a === 'runs' && b && parts.length === 2) {
+      const run = await getRun(db, b);
+      if (!run) throw new HttpError(404, `no run ${b}`);
+      const j = journalOf(run);
+      const dir = run.runDir ?? (j ? dirname(j) : null);
+      const files = dir ? RUN_FILES.filter((f) => existsSync(join(dir, f))) : [];
+      if (o.serveJournals && j) files.push(JOURNAL_FILE);
+      const links = files.map((f) => ({ label: f, url: reportUrl(dir, f) })).filter((l): l is { label: string; url: string } => l.url !== null);
+      const live = run.state === 'running' ? await liveOf(db, b) : null;
+      const note = run.runDir
+        ? `its journal (${run.runDir}) is not under this dashboard's reports directory (--out ${outDir})`
+        : run.state === 'running'
+          ? `its journal was not found under --out ${outDir} (a run on another controller?)`
+          : 'the store does not know its run directory';
+      // A running run's page asks for its series even before its journal is found: its stream sends them once it is.
+      const seriesUrl = j || run.state === 'running' ? `/api/runs/${encodeURIComponent(b)}/series` : null;
+      return html(res, runPage({ run, live, links, seriesUrl, journalNote: j ? null : note }), head);
+    }
+    if (a === 'batches' && parts.length === 1) return html(res, batchesPage(await batches(db)), head);
+    if (a === 'batches' && b && parts.length === 2) return html(res, batchPage({ id: b, ...(await batchOf(db, b)), certUrl }), head);
+    if (a === 'parts' && parts.length === 1) return html(res, partsPage(await partsAndVendors(db, parseScope(q))), head);
     if ((a === 'parts' || a === 'vendors') && b && parts.length === 2)
-      return html(res, yieldPageHtml(await yieldPage(db, a === 'parts' ? 'part' : 'vendor', b)), head);
+      return html(res, yieldPageHtml(await yieldPage(db, a === 'parts' ? 'part' : 'vendor', b, parseScope(q))), head);
     if (a === 'golden' && parts.length === 1) return html(res, goldenPage(await goldenRuns(db), certUrl), head);
     if (a === 'live' && parts.length === 1) return html(res, livePage(await liveRuns(db)), head);
     throw new HttpError(404, `no page ${url.pathname}`);
@@ -191,6 +310,50 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
     res.on('close', () => streams.delete(res));
     const text = JSON.stringify(await liveRuns(db));
     res.write(`event: live\ndata: ${text}\n\n`);
+  };
+
+  // A run page's stream: the run's series whenever its journal grew, its live status whenever it changed, and
+  // `finished` once the store has its record (the page then reloads as a finished run's page).
+  const runStreams = new Map<ServerResponse, { runId: string; size: number; status: string; sentMs: number }>();
+  const pollRun = async (res: ServerResponse, st: { runId: string; size: number; status: string; sentMs: number }) => {
+    const state = await runState(db, st.runId);
+    if (state !== 'running') {
+      res.write(`event: finished\ndata: ${JSON.stringify({ state })}\n\n`);
+      return void res.end();
+    }
+    const status = JSON.stringify(await liveOf(db, st.runId));
+    if (status !== st.status) {
+      st.status = status;
+      res.write(`event: status\ndata: ${status}\n\n`);
+    }
+    const j = journalOf({ runId: st.runId, runDir: null, state: 'running' });
+    const size = j ? (statSync(j, { throwIfNoEntry: false })?.size ?? 0) : 0;
+    // The whole (downsampled) series again, at most every SERIES_EVERY_MS: a browser redraws it, nothing is appended.
+    if (j && size !== st.size && Date.now() - st.sentMs >= SERIES_EVERY_MS) {
+      st.size = size;
+      st.sentMs = Date.now();
+      res.write(`event: series\ndata: ${JSON.stringify(await series.series(st.runId, j))}\n\n`);
+    }
+  };
+  const openRunStream = async (res: ServerResponse, runId: string) => {
+    if (streams.size + runStreams.size >= MAX_STREAMS) throw new HttpError(503, `at most ${MAX_STREAMS} live streams at once`);
+    if ((await runState(db, runId)) === null) throw new HttpError(404, `no run ${runId}`);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
+    res.write('retry: 2000\n\n');
+    const st = { runId, size: -1, status: '', sentMs: 0 };
+    runStreams.set(res, st);
+    res.on('close', () => runStreams.delete(res));
+    await pollRun(res, st);
+  };
+  let runPolling = false;
+  const pollRuns = async () => {
+    if (runPolling) return;
+    runPolling = true;
+    try {
+      for (const [res, st] of runStreams) await pollRun(res, st).catch(() => undefined);
+    } finally {
+      runPolling = false;
+    }
   };
 
   const server = createServer((req, res) => {
@@ -212,6 +375,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
   });
   poller = setInterval(() => {
     if (streams.size) void pollLive();
+    if (runStreams.size) void pollRuns();
   }, o.pollMs ?? 1000);
   const port = (server.address() as AddressInfo).port;
   return {
@@ -221,6 +385,7 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       new Promise<void>((done) => {
         if (poller) clearInterval(poller);
         for (const s of streams) s.end();
+        for (const s of runStreams.keys()) s.end();
         server.closeAllConnections();
         server.close(() => done());
       }),

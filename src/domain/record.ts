@@ -225,7 +225,8 @@ export interface RunRecord {
   scenario?: string;
   startedAt: string;
   endedAt: string | null;
-  protocol: { name: string; sha256: string; file: string };
+  protocol: { name: string; sha256: string; file: string }; // the protocol whose limits graded the run
+  protocolRecorded?: { name: string; sha256: string; file: string }; // what ran, when graded with another (--protocol)
   nodes: NodeRecord[];
   cable: {
     family: CableFamily; // what the EEPROM advertises (records before rules version 2: from the trained lane count)

@@ -34,11 +34,8 @@ function statOrNull(p: string, what: string): Stats | null {
   }
 }
 
-// Make `dir` and its missing parents one level at a time, or say in one line why not (a usage error: exit 2).
-// fs.mkdirSync(recursive) never returns on some paths (/proc/x: it retries for ever, and a SIGTERM cannot be
-// handled while it spins); here every step either succeeds or fails at once. `what` names the option or file.
-export function ensureDir(dir: string, what = dir): string {
-  const abs = resolve(dir);
+// The directories `abs` needs made, parents first; a usage error when an existing part of it is not a directory.
+function missingDirs(abs: string, what: string): string[] {
   const missing: string[] = [];
   for (let p = abs; ; p = dirname(p)) {
     const st = statOrNull(p, what);
@@ -49,7 +46,22 @@ export function ensureDir(dir: string, what = dir): string {
     missing.unshift(p);
     if (dirname(p) === p) break;
   }
-  for (const p of missing) {
+  return missing;
+}
+
+// What ensureDir would refuse, without making anything (a dry run checks --out but writes nothing).
+export function checkDir(dir: string, what = dir): string {
+  const abs = resolve(dir);
+  missingDirs(abs, what);
+  return abs;
+}
+
+// Make `dir` and its missing parents one level at a time, or say in one line why not (a usage error: exit 2).
+// fs.mkdirSync(recursive) never returns on some paths (/proc/x: it retries for ever, and a SIGTERM cannot be
+// handled while it spins); here every step either succeeds or fails at once. `what` names the option or file.
+export function ensureDir(dir: string, what = dir): string {
+  const abs = resolve(dir);
+  for (const p of missingDirs(abs, what)) {
     try {
       mkdirSync(p);
     } catch (e) {

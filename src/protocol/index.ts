@@ -1,5 +1,5 @@
 // One import for the run orchestrator: load, render, types.
-export { loadProtocol, parseProtocol } from './load.js';
+export { loadProtocol, ownOrBuiltin, parseProtocol } from './load.js';
 export { limitOf } from './limits.js';
 export { renderCommand } from './template.js';
 export * from './types.js';

@@ -94,6 +94,55 @@ function gpuBurnProblems(g: ProgramLoad, path: string): SemanticProblem[] {
   return out;
 }
 
+// Programs that run program text given as an argument, and the options that take it: a shell's -c (alone or in a
+// cluster: -lc, -ec), python's -c, perl's and ruby's -e, node's -e/-p/--eval, php's -r, ... "Nothing in a protocol
+// file runs as shell syntax on a node": a GPU load or preflight check naming one of these with such an option (also
+// behind a launcher: docker run IMAGE sh -c ..., env bash -c ...) is refused. A script file on the node stays possible
+// (python3 /opt/load/matmul.py {durationS}): its text is the node's, not the protocol's.
+const CODE_OPTIONS: [RegExp, RegExp][] = [
+  [/^(?:sh|bash|rbash|dash|ash|zsh|ksh|mksh|pdksh|yash|csh|tcsh|fish|elvish|xonsh|nu|busybox|toybox)$/, /^(?:-[A-Za-z]*c[A-Za-z]*|--command(?:=.*)?)$/],
+  [/^(?:python|pypy)[0-9.]*$/, /^-[A-Za-z]*c[A-Za-z]*$/],
+  [/^(?:perl|ruby|jruby)[0-9.]*$/, /^-[A-Za-z]*[eE][A-Za-z]*$/],
+  [/^(?:node|nodejs|deno|bun|qjs)$/, /^(?:-[A-Za-z]*[ep][A-Za-z]*|--eval(?:=.*)?|--print(?:=.*)?|eval)$/],
+  [/^(?:php)[0-9.]*$/, /^(?:-[A-Za-z]*r[A-Za-z]*|--run)$/],
+  [/^(?:lua|luajit|julia|Rscript|osascript|tclsh|wish)[0-9.]*$/, /^(?:-[A-Za-z]*e[A-Za-z]*|--eval(?:=.*)?)$/],
+  [/^(?:pwsh|powershell)$/, /^-(?:c|command|encodedcommand|ec|e)$/i],
+];
+// Programs whose ordinary arguments are program text (awk's program, sed's e command) or a command for a remote shell.
+const CODE_ALWAYS = /^(?:[gmn]?awk|sed|gsed|ssh|rsh)$/;
+
+// The program words of a GPU load or check (argv, or the words of an older one-line form) that would run protocol
+// text as code: "sh" then "-c", "awk" anywhere.
+export function codeProblems(argv: readonly string[], path: string): SemanticProblem[] {
+  const base = (w: string) =>
+    w
+      .replace(/^['"]+|['"]+$/g, '')
+      .split('/')
+      .pop() ?? '';
+  for (let i = 0; i < argv.length; i++) {
+    const name = base(argv[i]!);
+    if (CODE_ALWAYS.test(name))
+      return [
+        {
+          path,
+          expected: `a program that does not run program text from its arguments ("${name}" does: nothing in a protocol runs as code on a node)`,
+          got: argv.join(' '),
+        },
+      ];
+    const opts = CODE_OPTIONS.find(([prog]) => prog.test(name))?.[1];
+    const flag = opts ? argv.slice(i + 1).find((a) => opts.test(base(a))) : undefined;
+    if (flag !== undefined)
+      return [
+        {
+          path,
+          expected: `no interpreter given program text ("${name} ${flag}": nothing in a protocol runs as shell syntax or code on a node; put the code in a script file on the node and give its path, e.g. python3 /opt/cablequal/gpu-load.py {durationS})`,
+          got: argv.join(' '),
+        },
+      ];
+  }
+  return [];
+}
+
 // The commands' parts that must agree: nccl's {ranks} with ncclRank, and a gpu_burn load that would load the GPUs.
 export function commandProblems(c: ProtocolCommands): SemanticProblem[] {
   const out: SemanticProblem[] = [];
@@ -109,5 +158,8 @@ export function commandProblems(c: ProtocolCommands): SemanticProblem[] {
       got: c.nccl,
     });
   if (c.gpuLoad.form === 'program' && c.gpuLoad.program.split('/').pop() === 'gpu_burn') out.push(...gpuBurnProblems(c.gpuLoad, 'commands.gpuLoad'));
+  const g = c.gpuLoad;
+  out.push(...codeProblems(g.form === 'line' ? g.line.trim().split(/\s+/) : [g.program, ...g.args], 'commands.gpuLoad'));
+  if (g.form === 'program' && g.check) out.push(...codeProblems(g.check, 'commands.gpuLoad.check'));
   return out;
 }

@@ -83,7 +83,8 @@ export interface CertificateContent {
   scenario: string | null;
   startedAt: string;
   endedAt: string | null;
-  protocol: { name: string; sha256: string };
+  protocol: { name: string; sha256: string }; // whose limits graded the run
+  protocolRecorded?: { name: string; sha256: string }; // what ran, when the run was graded with other limits
   nodes: NodeRecord[];
   // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
   sharedNodes: string[];
@@ -215,6 +216,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     startedAt: record.startedAt,
     endedAt: record.endedAt,
     protocol: { name: record.protocol.name, sha256: record.protocol.sha256 },
+    ...(record.protocolRecorded ? { protocolRecorded: { name: record.protocolRecorded.name, sha256: record.protocolRecorded.sha256 } } : {}),
     nodes: record.nodes,
     sharedNodes: record.sharedNodes ?? [],
     cable: {

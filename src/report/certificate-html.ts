@@ -132,7 +132,7 @@ function conditions(c: CertificateContent): string {
   return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:9%"><col style="width:17%"><col style="width:15%"><col style="width:17%"><col style="width:12%"><col style="width:11%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
 <table class="nodes software"><colgroup><col style="width:8%"></colgroup><thead><tr><th>node</th><th>GPU driver</th><th>CUDA (driver)</th><th>NCCL</th><th>nccl-tests</th><th>Open MPI</th><th>perftest</th><th>ethtool</th></tr></thead><tbody>${software}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
-<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span></td></tr>
+<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}</td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
 <tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>${
     c.sharedNodes.length

@@ -1,8 +1,13 @@
-import { readFile } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../domain/errors.js';
+import { nestingExceeds } from '../domain/json-depth.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
+import { problemOf } from '../io/json-schema.js';
+import { readInputText } from '../io/read-input.js';
 import { writeFileAtomic } from './atomic-write.js';
+import { certificateProblem } from './certificate-schema.js';
 import { canonicalJson } from './canonical-json.js';
 import { certificateContent, documentKind, type CertificateContent } from './certificate-content.js';
 import { hashFile, journalPath } from './journal-hash.js';
@@ -92,15 +97,26 @@ export interface VerifyResult {
 }
 
 const TOP_KEYS = ['body', 'signature', 'unsignedReason'];
+// A certificate nests 7 levels; far deeper is not one cablequal wrote.
+const MAX_DEPTH = 64;
+
+// A field beside body and signature is covered by no signature, even when the file is in canonical form; so is an
+// unsignedReason beside a signature (only an unsigned document says why it is unsigned).
+function extraFieldsProblem(doc: Record<string, unknown>): string | null {
+  const allowed = doc['signature'] === null ? TOP_KEYS : TOP_KEYS.filter((k) => k !== 'unsignedReason');
+  const extra = Object.keys(doc).filter((k) => !allowed.includes(k));
+  return extra.length
+    ? `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`
+    : null;
+}
 
 // The signature covers canonicalJson(body), and the file is written as canonicalJson(document) plus a newline: any
 // other bytes (a field outside the body, a duplicate key, keys reordered, whitespace) are not what was signed.
 export function canonicalFormProblem(text: string, doc: Record<string, unknown>): string | null {
+  const extra = extraFieldsProblem(doc);
+  if (extra) return extra;
   const want = `${canonicalJson(doc)}\n`;
   if (text === want) return null;
-  const extra = Object.keys(doc).filter((k) => !TOP_KEYS.includes(k));
-  if (extra.length)
-    return `fields outside the signed body (${extra.map((k) => JSON.stringify(k)).join(', ')}): not covered by the signature; only the canonical form that was signed is accepted`;
   let at = 0;
   while (at < text.length && text[at] === want[at]) at++;
   const near = JSON.stringify(text.slice(Math.max(0, at - 20), at + 20));
@@ -115,32 +131,26 @@ function reasonKey(r: Reason): string {
 export async function verifyCertificate(certPath: string, opts: VerifyOptions): Promise<VerifyResult> {
   const problems: string[] = [];
   const notes: string[] = [];
+  const refused = (problem: string): VerifyResult => ({ ok: false, problems: [problem], notes, outcome: null, fingerprint: null, pinned: false });
   let doc: CertificateDocument;
   let text: string;
   try {
-    text = await readFile(certPath, 'utf8');
+    text = readInputText(certPath, 'certificate');
     doc = JSON.parse(text) as CertificateDocument;
   } catch (err) {
-    return {
-      ok: false,
-      problems: [`${certPath}: cannot read certificate (${(err as Error).message})`],
-      notes,
-      outcome: null,
-      fingerprint: null,
-      pinned: false,
-    };
+    return refused(err instanceof UsageError ? err.message : `${certPath}: cannot read certificate (${(err as Error).message})`);
   }
+  // Before anything walks it: a body nested 200,000 deep parses, but every recursive reader overflows on it.
+  if (nestingExceeds(doc, MAX_DEPTH)) return refused(`${certPath}: nested deeper than ${MAX_DEPTH} levels: not a certificate cablequal wrote`);
   const body = doc?.body;
   if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
-    return {
-      ok: false,
-      problems: [`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`],
-      notes,
-      outcome: null,
-      fingerprint: null,
-      pinned: false,
-    };
+    return refused(`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`);
   }
+  const extra = extraFieldsProblem(doc as unknown as Record<string, unknown>);
+  if (extra) return refused(`${certPath}: ${extra}`);
+  // Every field read below has its type, the document only its documented keys, the signature its one spelling.
+  const shape = certificateProblem(doc);
+  if (shape) return refused(`${certPath}: ${problemOf('certificate', shape)}: only what cablequal signs is accepted`);
   const runDir = dirname(certPath);
 
   // 0. The exact bytes that were signed, nothing else.
@@ -183,11 +193,16 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   }
 
   // 2. Journal.
-  const jp = journalPath(runDir, body.journal?.file ?? 'journal.jsonl');
-  const h = await hashFile(jp).catch((err: Error) => {
-    problems.push(`${jp}: cannot read journal (${err.message})`);
-    return null;
-  });
+  const jp = journalPath(runDir, body.journal.file);
+  // A regular file only: a FIFO or a device named as the journal would be read for ever.
+  const st = statSync(jp, { throwIfNoEntry: false });
+  const h =
+    st && !st.isFile()
+      ? (problems.push(`${jp}: not a regular file, cannot be the journal`), null)
+      : await hashFile(jp).catch((err: Error) => {
+          problems.push(`${jp}: cannot read journal (${err.message})`);
+          return null;
+        });
   if (!body.journal?.sha256) problems.push('certificate records no journal hash');
   else if (!h) problems.push(`${jp}: journal missing`);
   else if (h.sha256 !== body.journal.sha256) problems.push(`journal ${basename(jp)} SHA-256 ${h.sha256} differs from the certified ${body.journal.sha256}`);

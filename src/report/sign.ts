@@ -1,8 +1,10 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { readInputText } from '../io/read-input.js';
 
 // The lab key lives outside any run directory so it is never copied with the reports; CABLEQUAL_LAB_KEY overrides it.
 export const DEFAULT_LAB_KEY_PATH = join(homedir(), '.config', 'cablequal', 'lab-key.pem');
@@ -62,13 +64,8 @@ export interface LabKey {
 
 // Null when the key file does not exist (the certificate is then written unsigned); UsageError when it is unreadable.
 export async function loadLabKey(path: string): Promise<LabKey | null> {
-  let pem: string;
-  try {
-    pem = await readFile(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new UsageError(`${path}: cannot read lab key (${(err as Error).message})`);
-  }
+  if (!existsSync(path)) return null;
+  const pem = readInputText(path, 'key', path, 'lab key');
   let privateKey: KeyObject;
   try {
     privateKey = createPrivateKey(pem);
@@ -80,13 +77,47 @@ export async function loadLabKey(path: string): Promise<LabKey | null> {
   return { privateKey, publicKey, publicKeyPem: publicKey.export({ format: 'pem', type: 'spki' }).toString(), fingerprint: fingerprint(publicKey) };
 }
 
+// What keygen writes and `openssl pkey -pubout` prints: one PEM block "PUBLIC KEY" (SPKI), nothing around it.
+const PUBLIC_PEM = /^-----BEGIN PUBLIC KEY-----\r?\n(?:[A-Za-z0-9+/=]{1,76}\r?\n){1,20}-----END PUBLIC KEY-----\r?\n?$/;
+
+// Why a text is not an Ed25519 public key in PEM (empty, RSA, a private key, garbage), or null when it is one.
+export function publicKeyProblem(pem: string): string | null {
+  if (pem.trim() === '') return 'empty';
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) return 'a private key: give the public key (lab-key.pub.pem; openssl pkey -pubout)';
+  if (!PUBLIC_PEM.test(pem)) return 'not one PEM "PUBLIC KEY" block';
+  let key: KeyObject;
+  try {
+    key = createPublicKey(pem);
+  } catch {
+    return 'not a readable PEM public key';
+  }
+  return key.asymmetricKeyType === 'ed25519' ? null : `key type ${key.asymmetricKeyType ?? 'unknown'}, not Ed25519`;
+}
+
+// A trusted lab public key read from a file, checked: anything but an Ed25519 public key is bad usage naming the file
+// (`source` says where it was named: "--public-key lab.pub.pem"), never a silent fall-back to another key.
+export function readTrustedPublicKey(path: string, source: string): { pem: string; source: string } {
+  const pem = readInputText(path, 'key', source, "the lab's public key");
+  const problem = publicKeyProblem(pem);
+  if (problem) throw new UsageError(`${source}: not an Ed25519 public key (${problem})`);
+  return { pem, source };
+}
+
+// Base64 (RFC 4648 §4, padded) of exactly 64 bytes in its one canonical spelling: 85 characters, then one whose low
+// 4 bits are zero (A, Q, g or w: the last byte's 2 remaining bits), then "==".
+export const SIGNATURE_PATTERN = '^[A-Za-z0-9+/]{85}[AQgw]==$';
+const CANONICAL_SIGNATURE = new RegExp(SIGNATURE_PATTERN);
+
 // Base64 Ed25519 signature of the exact bytes given (the caller passes canonical JSON).
 export function signBytes(key: LabKey, data: string): string {
   return sign(null, Buffer.from(data, 'utf8'), key.privateKey).toString('base64');
 }
 
-// True only for a valid signature by this public key; malformed input counts as invalid, never throws.
+// True only for a valid signature by this public key, given in the one spelling signBytes writes (base64 of 64 bytes,
+// padded: Buffer.from would also read it without "==", in base64url or with junk after it); malformed input counts as
+// invalid, never throws.
 export function verifyBytes(publicKey: KeyObject | string, data: string, signatureB64: string): boolean {
+  if (!CANONICAL_SIGNATURE.test(signatureB64)) return false;
   try {
     const key = typeof publicKey === 'string' ? createPublicKey(publicKey) : publicKey;
     return verify(null, Buffer.from(data, 'utf8'), key, Buffer.from(signatureB64, 'base64'));
@@ -113,20 +144,10 @@ export async function requireConfiguredLabKey(explicit: string | undefined, env:
 // the lab key itself. Null: no trusted key on this machine (the signature can then only be checked unpinned).
 export async function trustedLabPublicKey(env: NodeJS.ProcessEnv): Promise<{ pem: string; source: string } | null> {
   const configured = env['CABLEQUAL_LAB_PUBLIC_KEY'];
-  if (configured) {
-    try {
-      return { pem: await readFile(configured, 'utf8'), source: `$CABLEQUAL_LAB_PUBLIC_KEY ${configured}` };
-    } catch (e) {
-      throw new UsageError(`$CABLEQUAL_LAB_PUBLIC_KEY ${configured}: cannot read the lab's public key (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
+  if (configured) return readTrustedPublicKey(configured, `$CABLEQUAL_LAB_PUBLIC_KEY ${configured}`);
   const keyPath = labKeyPath(undefined, env);
   const beside = join(dirname(keyPath), PUBLIC_KEY_FILE);
-  try {
-    return { pem: await readFile(beside, 'utf8'), source: `the lab's public key ${beside}` };
-  } catch {
-    // not there: try the private key's public half
-  }
+  if (existsSync(beside)) return readTrustedPublicKey(beside, `the lab's public key ${beside}`);
   try {
     const key = await loadLabKey(keyPath);
     return key ? { pem: key.publicKeyPem, source: `the public half of the lab key ${keyPath}` } : null;

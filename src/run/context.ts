@@ -45,6 +45,8 @@ export class RunContext {
   benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
   currentPhase = 'setup';
   phaseEndsAtS: number | null = null;
+  // A dry run: each soak samples only this many seconds (its commands repeat after the first ticks); null: the whole soak.
+  soakCapS: number | null = null;
   lastThroughputGbps: number | null = null;
   // Told each warning the run has for its operator (the CLI prints it); null: run.log only.
   onWarning: ((line: string) => void) | null = null;

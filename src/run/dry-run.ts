@@ -1,7 +1,9 @@
 // `--dry-run`: every command a run would execute on each node, in order, without running anything on the nodes but
 // read-only discovery. The plan is not a second description of the procedure: the real run code executes the
 // protocol against simulated nodes shaped like the real ones (their cages and rail addresses), in virtual time, and
-// every command it sends is recorded. So the list cannot drift from what a run does.
+// every command it sends is recorded. So the list cannot drift from what a run does. Each soak is sampled for its
+// first PLAN_SOAK_S seconds only (its loads start as for the whole soak): after that its commands repeat, and the
+// whole 75-minute procedure would cost ~25 s of CPU for nothing new.
 import { mkdtempSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,7 +96,12 @@ export interface RunPlan {
   phases: string[];
 }
 
-// Execute the protocol against the given (simulated) runners in virtual time and record every command sent.
+// Seconds of each soak a dry run samples: several times the longest sampling period (`ethtool <if>` every 10 s,
+// run/tick-source.ts), so that every command of the soak's ticks is seen.
+export const PLAN_SOAK_S = 60;
+
+// Execute the protocol against the given (simulated) runners in virtual time and record every command sent. An
+// aborted `signal` (Ctrl-C) stops it as it stops a run: the plan is then incomplete (outcome ABORTED).
 export async function planRun(o: {
   protocol: Protocol;
   protocolText: string;
@@ -102,6 +109,7 @@ export async function planRun(o: {
   runners: Map<string, CommandRunner>;
   clock: Clock;
   scenario?: string;
+  signal?: AbortSignal;
 }): Promise<RunPlan> {
   const commands: PlannedCommand[] = [];
   let phase = 'setup';
@@ -123,8 +131,9 @@ export async function planRun(o: {
       label: 'dry-run',
       runId: 'dry-run',
       log: pino({ level: 'silent' }),
-      signal: new AbortController().signal,
+      signal: o.signal ?? new AbortController().signal,
       simulated: true,
+      soakCapS: PLAN_SOAK_S,
       ...(o.scenario ? { scenario: o.scenario } : {}),
       makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
       // The journal's phase-start lines say which phase the commands that follow belong to.

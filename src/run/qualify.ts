@@ -60,6 +60,8 @@ export interface RunDeps {
   journalIo?: JournalIo;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
   lockHeartbeatMs?: number;
+  // A dry run (run/dry-run.ts): each soak is sampled this many seconds only; its loads start as for the whole soak.
+  soakCapS?: number;
 }
 
 export interface RunResult {
@@ -99,6 +101,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   if (deps.onWarning) ctx.onWarning = deps.onWarning;
+  if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
   const startedAt = new Date(clock.now()).toISOString();
   const live = new LiveStateFile(
     runDir,
@@ -119,6 +122,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     protocolText: deps.protocolText,
     // The grading rules this run was watched and graded with (journals without it are rules version 1).
     rulesVersion: RULES_VERSION,
+    // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
+    chain: 'sha256-prev',
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),

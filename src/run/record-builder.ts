@@ -9,9 +9,10 @@ import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../gr
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { reviveSample } from './revive.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { screenJournal } from './journal-shape.js';
+import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
+import { integrityReasons } from './journal-integrity.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -83,11 +84,17 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const rules = rulesOf(version);
   const protocol = opts.protocol
     ? parseProtocol(opts.protocol.text, opts.protocol.file, { rules })
-    : parseProtocol(String(start.protocolText), String((start.protocol as { file?: string })?.file ?? 'journal'), { lenient: true, rules });
+    : parseProtocol(String(start.protocolText), recordedProtocolLabel(contents, start, opts.journalFile), { lenient: true, rules });
   const journalVersion = journalRulesVersion(contents);
   // What the loader had to decide for the protocol, for the versions that say so (version 1 did not).
   const notes = rulesVersion.protocolNotes ? [...protocol.notes] : [];
   if (journalVersion !== version) notes.unshift(`journal written under rules version ${journalVersion}; graded with rules version ${version}`);
+  if (opts.protocol) {
+    const ran = recordedNameOf(start);
+    notes.unshift(
+      `graded with the limits of ${opts.protocol.file} (${protocol.name}, ${protocol.sha256}), not those of the protocol the run recorded (${ran.name}, ${ran.sha256})`,
+    );
+  }
   const end = lines.find((l) => l.type === 'run-end');
   const setupErrors = linesOf<JournalLine & { reason: Reason }>(lines, 'setup-error').map((l) => l.reason);
   const abortedLine = lines.find((l) => l.type === 'aborted');
@@ -157,10 +164,15 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
 
   let outcome: Outcome;
   let reasons: Reason[];
+  const integrity = integrityReasons(contents, start, chain);
   if (chain.status === 'broken') {
     // A line deleted, inserted, reordered or edited: what the journal says can no longer be taken as measured.
     outcome = 'ERROR';
     reasons = chainReasons(chain);
+  } else if (integrity.length) {
+    // The protocol, the chain or the samples are not what the run wrote.
+    outcome = 'ERROR';
+    reasons = integrity;
   } else if (setupErrors.length) {
     // The run stopped on what it recorded (what came after the stop, a load it ended, is not a further reason).
     outcome = 'ERROR';
@@ -246,6 +258,8 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     startedAt,
     endedAt,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
+    // Graded with limits given by --protocol: the protocol the run recorded (what ran) as well.
+    ...(opts.protocol ? { protocolRecorded: recordedNameOf(start) } : {}),
     nodes,
     cable: {
       ...classOf(id),
@@ -288,6 +302,12 @@ function recordedProtocolOf(start: JournalLine, grading: Protocol): Protocol {
   } catch {
     return grading;
   }
+}
+
+// The protocol run-start recorded (what ran), as the record names a protocol.
+function recordedNameOf(start: JournalLine): { name: string; sha256: string; file: string } {
+  const p = (start.protocol ?? {}) as { name?: unknown; sha256?: unknown; file?: unknown };
+  return { name: String(p.name ?? ''), sha256: String(p.sha256 ?? ''), file: String(p.file ?? '') };
 }
 
 // The chain's breaks as the reasons of an ERROR, the first lines named.

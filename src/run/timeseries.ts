@@ -11,6 +11,7 @@ export interface LanePoint {
   laneRates: number[];
   nicTempC: number | null;
   readings?: Record<string, number | null>; // registered extra readings taken at that tick
+  dtS?: number; // node-time seconds the rates are over (laneRates x dtS: the errors counted in the interval)
 }
 
 export interface RailThroughputPoint {
@@ -21,52 +22,60 @@ export interface RailThroughputPoint {
 }
 
 // Per-lane error rates between consecutive samples of each node, by the analysis's intervals (nextReading: a counter
-// going backwards is a reset and gives no point),
-// and the ib_write_bw rows of the benchmark and the soaks, spread over the time they cover.
-export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
-  const contents = screenJournal(journal); // untrusted: lines without the fields read here are left out
-  const points: LanePoint[] = [];
-  const readings = new Map<string, RailReading>();
-  for (const l of contents.lines) {
-    if (l.type !== 'sample') continue;
+// going backwards is a reset and gives no point), and the ib_write_bw rows of the benchmark and the soaks, spread over
+// the time they cover. Fed one screened journal line at a time, so that a journal still being written (the dashboard's
+// live run page) is read once, line by line, as it grows.
+export class TimeseriesBuilder {
+  readonly points: LanePoint[] = [];
+  readonly throughput: RailThroughputPoint[] = [];
+  private readonly readings = new Map<string, RailReading>();
+  private phaseStart = 0;
+
+  // One line that screenJournal (or journalLineProblem) let through.
+  add(l: JournalLine): void {
+    if (l.type === 'sample') this.sample(l);
+    else if (l.type === 'phase-start') this.phaseStart = Number(l.tS);
+    else if (l.type === 'benchmark' && l.kind === 'ib_write_bw' && Array.isArray(l.rows))
+      this.spread(this.phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+    else if (l.type === 'throughput' && Array.isArray(l.rails))
+      this.spread(Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+  }
+
+  private sample(l: JournalLine): void {
     const s = reviveSample(l.sample);
     const read = canonicalRail(s);
-    if (!read) continue;
-    const { reading, interval } = nextReading(readings.get(s.node) ?? null, read, s.tMs, null);
-    readings.set(s.node, reading);
-    if (!interval || interval === 'reset') continue;
-    const point: LanePoint = { node: s.node, tS: Number(l.tS), phase: String(l.phase), laneRates: laneRatesOf(interval), nicTempC: s.nicTempC };
+    if (!read) return;
+    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null);
+    this.readings.set(s.node, reading);
+    if (!interval || interval === 'reset') return;
+    const point: LanePoint = {
+      node: s.node,
+      tS: Number(l.tS),
+      phase: String(l.phase),
+      laneRates: laneRatesOf(interval),
+      nicTempC: s.nicTempC,
+      dtS: interval.dtS,
+    };
     if (s.readings && typeof s.readings === 'object') point.readings = s.readings;
-    points.push(point);
+    this.points.push(point);
   }
-  const throughput: RailThroughputPoint[] = [];
+
   // Rows of one stream per direction (they name their sender) are per direction as they are; older runs' -b rows are
   // both directions added up and halved here.
-  const spread = (
-    line: JournalLine,
-    fromS: number,
-    toS: number,
-    rails: { rail: number; gbps: number[]; from?: string; to?: string }[],
-    bidirectionalSums: number,
-  ) => {
+  private spread(fromS: number, toS: number, rails: { rail: number; gbps: number[]; from?: string; to?: string }[], bidirectionalSums: number): void {
     for (const r of rails) {
       const n = r.gbps.length;
       const divide = r.from === undefined ? bidirectionalSums : 1;
       const direction = r.from !== undefined ? { direction: `${r.from}->${r.to}` } : {};
-      r.gbps.forEach((g, i) => throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / divide, ...direction }));
-    }
-    void line;
-  };
-  let phaseStart = 0;
-  for (const l of contents.lines) {
-    if (l.type === 'phase-start') phaseStart = Number(l.tS);
-    if (l.type === 'benchmark' && l.kind === 'ib_write_bw' && Array.isArray(l.rows)) {
-      spread(l, phaseStart, Number(l.tS), l.rows as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
-    }
-    if (l.type === 'throughput' && Array.isArray(l.rails)) {
-      spread(l, Number(l.startS), Number(l.tS), l.rails as { rail: number; gbps: number[] }[], l.bidirectional ? 2 : 1);
+      r.gbps.forEach((g, i) => this.throughput.push({ rail: r.rail, tS: fromS + ((i + 1) * (toS - fromS)) / n, gbps: g / divide, ...direction }));
     }
   }
-  throughput.sort((a, b) => a.tS - b.tS || a.rail - b.rail);
-  return { points, throughput };
+}
+
+// The series of a whole journal (the certificate's charts, timeseries.csv, throughput.csv).
+export function buildTimeseries(journal: JournalContents): { points: LanePoint[]; throughput: RailThroughputPoint[] } {
+  const b = new TimeseriesBuilder();
+  for (const l of screenJournal(journal).lines) b.add(l); // untrusted: lines without the fields read here are left out
+  const throughput = [...b.throughput].sort((a, c) => a.tS - c.tS || a.rail - c.rail);
+  return { points: b.points, throughput };
 }

@@ -1,7 +1,11 @@
 // Scenarios are data (samples/scenarios/<name>.json): what the simulated cable and nodes do, and what a run should conclude.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { nestingExceeds } from '../domain/json-depth.js';
+import { problemOf } from '../io/json-schema.js';
+import { readInputText } from '../io/read-input.js';
+import { scenarioProblem } from './scenario-schema.js';
 import type { Rail } from '../domain/node.js';
 import type { Outcome } from '../domain/outcome.js';
 
@@ -201,19 +205,25 @@ function checkInterfaces(v: unknown, where: string): void {
   if (new Set(names).size !== names.length) throw new UsageError(`${where}: every netdev and RDMA device name must be distinct`);
 }
 
-// Load a scenario by name (from samples/scenarios/) or by path to a JSON file.
+// Load a scenario by name (from samples/scenarios/) or by path to a JSON file: a regular file of at most 1 MiB
+// (io/read-input.ts), checked against its JSON Schema (scenario-schema.ts); a bad file is one line naming the field.
 export function loadScenario(nameOrPath: string): ScenarioSpec {
   const file = nameOrPath.endsWith('.json') ? nameOrPath : join(SCENARIOS_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {
     throw new UsageError(`unknown scenario "${nameOrPath}": known are ${scenarioNames().join(', ')}`);
   }
+  const label = nameOrPath.endsWith('.json') ? nameOrPath : basename(file);
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(readInputText(file, 'scenario', label));
   } catch (e) {
-    throw new UsageError(`${basename(file)}: not valid JSON (${(e as Error).message})`);
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`${label}: not valid JSON (${(e as Error).message})`);
   }
-  return validateScenario(raw, basename(file));
+  // The file's JSON Schema first (every field, type and range), then what a schema cannot say.
+  const problem = nestingExceeds(raw, 16) ? ': nested deeper than 16 levels: not a scenario' : scenarioProblem(raw);
+  if (problem) throw new UsageError(problemOf(label, problem));
+  return validateScenario(raw, label);
 }
 
 function scenarioNames(): string[] {

@@ -5,6 +5,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { UsageError } from '../domain/errors.js';
 import { readJournal } from '../run/journal.js';
 import { buildRecord } from '../run/record-builder.js';
+import { recordProblem } from '../report/record-io.js';
 import { componentRegExp } from '../transport/ssh-config-files.js';
 import { certificateOf, regressionOfJournal } from './run-files.js';
 import type { RunPlace } from './run-row.js';
@@ -81,14 +82,14 @@ export function findRunDirs(paths: string[]): string[] {
 export function recordOfRunDir(runDir: string): unknown {
   const recordPath = join(runDir, 'record.json');
   if (existsSync(recordPath)) {
-    let value: { schema?: unknown; runId?: unknown } | null;
+    let value: unknown;
     try {
-      value = JSON.parse(readFileSync(recordPath, 'utf8')) as typeof value;
+      value = JSON.parse(readFileSync(recordPath, 'utf8'));
     } catch (e) {
       throw new UsageError(`${recordPath}: not valid JSON (${(e as Error).message}); rebuild it with cablequal grade ${runDir}`);
     }
-    if (!value || value.schema !== 'cablequal.run/1' || typeof value.runId !== 'string')
-      throw new UsageError(`${recordPath}: not a cablequal run record (schema cablequal.run/1)`);
+    const problem = recordProblem(value);
+    if (problem) throw new UsageError(`${recordPath}: ${problem}`);
     return value;
   }
   const journal = join(runDir, 'journal.jsonl');

@@ -44,10 +44,16 @@ export const RUN_COLUMNS = [
   'certificate_sha256',
   'signer_fingerprint',
   'content_sha256',
+  'headline_margin_decades',
+  'headline_ber_ub95',
+  'deciding_rule',
+  'deciding_value',
+  'deciding_unit',
+  'main_code',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
-export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes'] as const;
+export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes', 'headline', 'cable_ends', 'phases', 'conditions', 'benchmarks'] as const;
 export type DetailRow = Record<(typeof DETAIL_COLUMNS)[number], string>;
 
 export interface CableRow {
@@ -194,8 +200,19 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     certificate_sha256: place.certificate?.sha256 ?? null,
     signer_fingerprint: place.certificate?.signer ?? null,
     content_sha256: null,
+    ...headlineColumns(obj(record['headline'])),
+    ...decidingColumns(str(record['outcome']), reasons),
   };
-  const details: DetailRow = { reasons: JSON.stringify(reasons), measurements: JSON.stringify(arr(record['measurements'])), nodes: JSON.stringify(nodes) };
+  const details: DetailRow = {
+    reasons: JSON.stringify(reasons),
+    measurements: JSON.stringify(arr(record['measurements'])),
+    nodes: JSON.stringify(nodes),
+    headline: JSON.stringify(obj(record['headline'])),
+    cable_ends: JSON.stringify(arr(cableObj?.['ends'])),
+    phases: JSON.stringify(arr(record['phases'])),
+    conditions: JSON.stringify(perPhase.map(conditionOf)),
+    benchmarks: JSON.stringify(benchmarks),
+  };
   run.content_sha256 = contentHash(run, details);
   return {
     run,
@@ -213,6 +230,49 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
         : null,
     station,
   };
+}
+
+// The figures a certificate leads with: the loaded soak per receiver (record.headline), worst receiver and worst lane.
+function headlineColumns(headline: Obj | null): Pick<RunRow, 'headline_margin_decades' | 'headline_ber_ub95'> {
+  const receivers = arr(headline?.['receivers'])
+    .map(obj)
+    .filter((r): r is Obj => r !== null);
+  const margins = receivers.map((r) => num(r['fecMarginDecades'])).filter((v): v is number => v !== null);
+  const bounds = receivers.flatMap((r) => arr(r['lanes']).map((l) => num(obj(l)?.['berUb95'])));
+  return { headline_margin_decades: margins.length ? Math.min(...margins) : null, headline_ber_ub95: maxOf(bounds) };
+}
+
+// The reason that decided the outcome: the first one graded as the outcome (FAIL, MARGINAL), or the first reason of a
+// run that could not judge (ERROR, ABORTED). None for a PASS.
+function decidingColumns(outcome: string | null, reasons: unknown[]): Pick<RunRow, 'deciding_rule' | 'deciding_value' | 'deciding_unit' | 'main_code'> {
+  const rs = reasons.map(obj).filter((r): r is Obj => r !== null);
+  const r = outcome === 'FAIL' || outcome === 'MARGINAL' ? rs.find((x) => x['grade'] === outcome) : outcome === 'PASS' ? undefined : rs[0];
+  if (!r) return { deciding_rule: null, deciding_value: null, deciding_unit: null, main_code: outcome };
+  const value = num(r['value']);
+  const unit = str(r['unit']);
+  return { deciding_rule: str(r['rule']), deciding_value: value, deciding_unit: unit, main_code: decisionCode(outcome ?? '?', r) };
+}
+
+const UNIT_SHORT: Record<string, string> = { decades: 'dec', errors: 'err', events: 'ev' };
+
+// The short code of a deciding reason: outcome, rule, node, lane, value ("FAIL fec-window spark-b L2 0.84 dec").
+export function decisionCode(outcome: string, r: Obj): string {
+  const value = num(r['value']);
+  const unit = str(r['unit']);
+  const shown =
+    value === null
+      ? null
+      : unit === 'x'
+        ? `${value >= 100 ? value.toFixed(0) : value.toPrecision(3)}x`
+        : `${Number.isInteger(value) ? String(value) : Math.abs(value) >= 100 ? value.toFixed(1) : value.toFixed(2)}${unit ? ` ${UNIT_SHORT[unit] ?? unit}` : ''}`;
+  const lane = num(r['lane']);
+  return [outcome, str(r['rule']), str(r['node']), lane === null ? null : `L${lane}`, shown].filter((x) => x !== null).join(' ');
+}
+
+// What a node-phase ran under (the run page's conditions table): seconds, NIC temperature, GPU load.
+function conditionOf(p: Obj): Obj {
+  const keys = ['node', 'phase', 'seconds', 'lanes', 'nicTempMeanC', 'nicTempMaxC', 'gpuUtilMeanPct', 'gpuTempMaxC'];
+  return Object.fromEntries(keys.map((k) => [k, p[k] ?? null]));
 }
 
 // What makes a row's content: everything but where it was imported from (controller, station: kept from the first

@@ -138,6 +138,31 @@ export const MIGRATIONS: Migration[] = [
       'CREATE INDEX live_updated ON live (updated_at)',
     ],
   },
+  {
+    version: 3,
+    name: 'the figures a certificate leads with (headline), the deciding reason as a short code, the run page details, yield per cable',
+    statements: [
+      // The loaded soak per receiver as the certificate states it (record.headline): the worst receiver's FEC margin and
+      // the worst lane's BER 95% upper bound. Rows written before version 3 have NULL here until `db import` again.
+      'ALTER TABLE runs ADD COLUMN headline_margin_decades DOUBLE PRECISION',
+      'ALTER TABLE runs ADD COLUMN headline_ber_ub95 DOUBLE PRECISION',
+      // The reason that decided a FAIL or MARGINAL (or why an ERROR could not judge): its rule, value and unit, and the
+      // short code lists show ("FAIL fec-window spark-b L2 0.84 dec").
+      'ALTER TABLE runs ADD COLUMN deciding_rule TEXT',
+      'ALTER TABLE runs ADD COLUMN deciding_value DOUBLE PRECISION',
+      'ALTER TABLE runs ADD COLUMN deciding_unit TEXT',
+      'ALTER TABLE runs ADD COLUMN main_code TEXT',
+      // What the run page shows besides reasons, measurements and nodes.
+      'ALTER TABLE run_details ADD COLUMN headline TEXT',
+      'ALTER TABLE run_details ADD COLUMN cable_ends TEXT',
+      'ALTER TABLE run_details ADD COLUMN phases TEXT',
+      'ALTER TABLE run_details ADD COLUMN conditions TEXT',
+      'ALTER TABLE run_details ADD COLUMN benchmarks TEXT',
+      // Yield per cable: a part's (or vendor's) cables, each by its latest run.
+      'CREATE INDEX runs_part_cable ON runs (part_number, cable_serial, started_at)',
+      'CREATE INDEX runs_vendor_cable ON runs (vendor, cable_serial, started_at)',
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -1,9 +1,10 @@
 // The disk side of the ssh config: the top file and the files its Include lines name, read for the pure parser in
 // ssh-config.ts. Include globs are expanded like glob(3) as OpenSSH calls it: * ? [...] [!...] per path component, a
 // leading dot only matched by a literal dot, backslash escapes, results in byte order, no match = nothing.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import type { IncludedFile, SshConfig } from './ssh-config.js';
 import { parseSshConfig } from './ssh-config.js';
+import { readInputText } from '../io/read-input.js';
 
 const MAGIC = /[*?[]/;
 
@@ -97,7 +98,7 @@ export function readIncludeFromDisk(pattern: string): IncludedFile[] {
   for (const path of globPaths(pattern)) {
     try {
       if (statSync(path).isDirectory()) continue;
-      out.push({ path, text: readFileSync(path, 'utf8') });
+      out.push({ path, text: readInputText(path, 'sshConfig') });
     } catch (e) {
       throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
     }
@@ -105,8 +106,9 @@ export function readIncludeFromDisk(pattern: string): IncludedFile[] {
   return out;
 }
 
-// The user's ssh config (or the --ssh-config file) with its Includes; relative Includes are under homeDir/.ssh,
+// The user's ssh config (or the --ssh-config file) with its Includes, each a regular file of at most 1 MiB
+// (io/read-input.ts: /dev/zero named there is refused, never read for ever); relative Includes are under homeDir/.ssh,
 // as OpenSSH does for a user config and for `ssh -F`.
 export function loadSshConfig(path: string, homeDir: string): SshConfig {
-  return parseSshConfig(readFileSync(path, 'utf8'), { file: path, include: { homeDir, read: readIncludeFromDisk } });
+  return parseSshConfig(readInputText(path, 'sshConfig'), { file: path, include: { homeDir, read: readIncludeFromDisk } });
 }

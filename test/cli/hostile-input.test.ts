@@ -71,7 +71,7 @@ const CASES: Case[] = [
   ],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested.json'], 2, /^cablequal: nested\.json: nested deeper than 32 levels: not a protocol$/],
   [['run', '--sim', 'good-qsfp56', '--protocol', 'nested-obj.json'], 2, /^cablequal: nested-obj\.json: nested deeper than 32 levels/],
-  [['run', '--sim', 'good-qsfp56', '--protocol', 'protocol-dir.json'], 2, /^cablequal: .*protocol-dir\.json: cannot read protocol file \(EISDIR\)$/],
+  [['run', '--sim', 'good-qsfp56', '--protocol', 'protocol-dir.json'], 2, /^cablequal: .*protocol-dir\.json: a directory, not a regular file$/],
   [['grade', 'good', '--protocol', 'nested.json'], 2, /nested deeper than 32 levels/],
   [['grade', 'jdir'], 2, /^cablequal: .*\/jdir\/journal\.jsonl: not a file \(a journal is a file of JSON lines\)$/],
   [['grade', 'afile'], 2, /^cablequal: .*\/afile: not a directory; give a run directory/],
@@ -83,7 +83,8 @@ const CASES: Case[] = [
   [['compare', 'no-such-dir'], 2, /^cablequal: no-such-dir: no such file or directory$/],
   [['regress', '--baseline', 'no-such', 'good'], 2, /^cablequal: --baseline: .*no record\.json/],
   [['status', '--out', 'no-such'], 2, /^cablequal: --out no-such: no such reports directory$/],
-  [['parse', 'ethtool-stats', '/nonexistent'], 2, /^cablequal parse: cannot read \/nonexistent: ENOENT$/],
+  [['parse', 'ethtool-stats', '/nonexistent'], 2, /^cablequal parse: \/nonexistent: cannot read command output file \(ENOENT\)$/],
+  [['parse', 'ethtool-stats', '/dev/zero'], 2, /^cablequal parse: \/dev\/zero: a device, not a regular file$/],
   // nodes, cages, faults
   [['run', '--nodes', `${longHost},b`], 2, /^cablequal: --nodes: "h{80}… \(5000 chars\)" is too long for a host name \(at most 253 characters\)$/],
   [['cleanup', '--nodes', 'a;rm -rf /'], 2, /^cablequal: /],

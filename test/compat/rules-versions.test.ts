@@ -1,5 +1,6 @@
 // Certificates signed by rules version 1 that today's rules grade differently: verify still accepts them (with the
 // rules that signed them) and says what today's rules conclude; grade uses today's rules unless told --rules 1.
+import { createHash } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -67,11 +68,14 @@ describe('a version 1 certificate that today`s rules grade differently', () => {
     const lines = gunzipSync(readFileSync(join(V2, 'journal.jsonl.gz')))
       .toString('utf8')
       .split('\n');
-    const start = JSON.parse(lines[0]!) as { type: string; protocolText: string };
+    const start = JSON.parse(lines[0]!) as { type: string; protocolText: string; protocol: { name: string; sha256: string } };
     expect(start.type).toBe('run-start');
-    const p = JSON.parse(start.protocolText) as { limits: { rule: string }[] };
+    // A lab's own protocol (a built-in's name on another text is refused), its text and its recorded hash agreeing.
+    const p = JSON.parse(start.protocolText) as { name: string; limits: { rule: string }[] };
+    p.name = 'lab-quick';
     p.limits = [...p.limits.filter((l) => l.rule !== 'fec-window'), { rule: 'eye-height', direction: 'min', fail: 10, unit: 'mV' } as { rule: string }];
     start.protocolText = JSON.stringify(p);
+    start.protocol = { ...start.protocol, name: 'lab-quick', sha256: createHash('sha256').update(start.protocolText).digest('hex') };
     writeFileSync(join(dir, 'journal.jsonl'), [JSON.stringify(start), ...lines.slice(1)].join('\n'));
     const r = await runCli(['grade', dir, '--json']);
     expect(r.err).toBe('');

@@ -21,9 +21,13 @@ afterAll(async () => {
 });
 
 // A raw request: the path exactly as given (fetch would normalise `..` away).
-function raw(path: string, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  path: string,
+  method = 'GET',
+  port = dash.port,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: dash.port, path, method }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path, method }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => void (body += d.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
@@ -54,7 +58,7 @@ describe('dashboard API', () => {
   it('binds to 127.0.0.1 and lists every run with id, outcome, serial, part number, vendor, start time, simulated flag', async () => {
     expect(dash.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const all = await api<Runs>('/api/runs');
-    expect(all.total).toBe(3 + 1 + 6);
+    expect(all.total).toBe(3 + 1 + 6 + 5);
     for (const s of lab.simRuns) {
       const r = all.runs.find((x) => x.runId === s.runId)!;
       expect(r).toMatchObject({
@@ -73,23 +77,36 @@ describe('dashboard API', () => {
 
   it('filters by outcome, part number, vendor, lot, station and date', async () => {
     const fail = await api<Runs>('/api/runs?outcome=FAIL');
-    expect(fail.runs.map((r) => r.runId).sort()).toEqual([lab.simRuns[0]!.runId, lab.hostileRunId].sort());
+    expect(fail.runs.map((r) => r.runId).sort()).toEqual([lab.simRuns[0]!.runId, lab.hostileRunId, 'gen-retest-0', 'gen-retest-1'].sort());
     const clone = lab.simRuns[0]!;
     expect((await api<Runs>(`/api/runs?part=${encodeURIComponent(clone.partNumber)}`)).runs.map((r) => r.runId)).toEqual([clone.runId]);
     expect((await api<Runs>(`/api/runs?vendor=${encodeURIComponent(HOSTILE_VENDOR)}`)).runs.map((r) => r.runId)).toEqual([lab.hostileRunId]);
     const golden = await api<Runs>('/api/runs?lot=250301');
-    expect(golden.total).toBe(6);
+    expect(golden.total).toBe(6 + 5);
     const sim = (await api<Runs>('/api/runs')).runs.find((r) => r.runId === clone.runId)!;
     expect((await api<Runs>(`/api/runs?station=${encodeURIComponent(sim.station!)}`)).total).toBe(3);
     expect((await api<Runs>('/api/runs?from=2026-03-04&to=2026-03-04')).runs.map((r) => r.runId).sort()).toEqual(['gen-golden-2', 'gen-golden-3']);
-    expect((await api<Runs>('/api/runs?outcome=PASS&lot=250301&from=2026-03-05')).total).toBe(2);
+    expect((await api<Runs>('/api/runs?outcome=PASS&lot=250301&from=2026-03-05')).total).toBe(2 + 1);
+    expect((await api<Runs>(`/api/runs?batch=${encodeURIComponent(lab.retest.batchId)}`)).runs.map((r) => r.runId).sort()).toEqual(
+      [...lab.retest.runIds, 'gen-golden-4', 'gen-golden-5'].sort(),
+    );
+  });
+
+  it('the serial search matches a substring in any case, its LIKE wildcards taken literally', async () => {
+    const clone = lab.simRuns[0]!;
+    const part = clone.serial.slice(3, 9).toLowerCase();
+    expect((await api<Runs>(`/api/runs?serial=${part}`)).runs.map((r) => r.runId)).toEqual([clone.runId]);
+    expect((await api<Runs>('/api/runs?serial=gen-')).total).toBe(6 + 5);
+    expect((await api<Runs>('/api/runs?serial=retest-0001')).runs.map((r) => r.runId).sort()).toEqual([...lab.retest.runIds].sort());
+    expect((await api<Runs>('/api/runs?serial=%25')).total).toBe(0);
+    expect((await api<Runs>('/api/runs?serial=GEN_GOLD')).total).toBe(0);
   });
 
   it('pages are bounded: limit 1..500, a bad filter is a 400 naming it', async () => {
     const p1 = await api<Runs & { limit: number; offset: number }>('/api/runs?limit=4');
     const p2 = await api<Runs>('/api/runs?limit=4&offset=4');
     expect(p1.runs).toHaveLength(4);
-    expect(p1.total).toBe(10);
+    expect(p1.total).toBe(15);
     expect(new Set([...p1.runs, ...p2.runs].map((r) => r.runId)).size).toBe(8);
     expect(p1.runs.map((r) => r.startedAt)).toEqual([...p1.runs.map((r) => r.startedAt)].sort().reverse());
     expect(await raw('/api/runs?limit=501')).toMatchObject({ status: 400, body: expect.stringContaining('limit') });
@@ -104,17 +121,36 @@ describe('dashboard API', () => {
     const hist = await api<{ cable: { serial: string; part_number: string }; runs: { runId: string }[] }>(`/api/cables/${encodeURIComponent(clone.serial)}`);
     expect(hist.cable).toMatchObject({ serial: clone.serial, part_number: clone.partNumber });
     expect(hist.runs.map((r) => r.runId)).toEqual([clone.runId]);
-    const parts = await api<{ parts: { partNumber: string; counts: Record<string, number> }[] }>('/api/parts');
-    expect(parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!.counts).toMatchObject({ PASS: 6 + 1, FAIL: 0, ERROR: 0 });
-    const y = await api<{ lots: { lot: string; counts: Record<string, number> }[]; fecMargin: { bins: number[]; counts: Record<string, number[]> } }>(
-      '/api/parts/NJAAKK0006',
-    );
-    expect(y.lots.map((l) => l.lot).sort()).toEqual(['240412', '250301']);
+    // Real runs only by default: the golden cable (6 PASS runs) and the retested cable (FAIL, FAIL, ERROR, MARGINAL, PASS)
+    // are two cables, both PASS by their latest complete verdict; their 11 runs beside them.
+    type Yield = { cables: Record<string, number>; runs: Record<string, number>; counts: Record<string, number> };
+    const parts = await api<{ parts: ({ partNumber: string; vendor: string | null } & Yield)[]; vendors: ({ vendor: string } & Yield)[] }>('/api/parts');
+    const nj = parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!;
+    expect(nj.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(nj.runs).toEqual({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1, ABORTED: 0, running: 0 });
+    expect(nj.counts).toEqual(nj.runs);
+    expect(parts.parts.map((p) => p.partNumber)).not.toContain(clone.partNumber); // the simulated clone: not in yield
+    const withSim = await api<{ parts: ({ partNumber: string } & Yield)[] }>('/api/parts?simulated=1');
+    expect(withSim.parts.find((p) => p.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 3, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(withSim.parts.find((p) => p.partNumber === clone.partNumber)!.cables).toEqual({ PASS: 0, MARGINAL: 0, FAIL: 1, unjudged: 0 });
+    expect(await raw('/api/parts?simulated=yes')).toMatchObject({ status: 400, body: expect.stringContaining('simulated') });
+    type YieldPage = Yield & { lots: ({ lot: string } & Yield)[]; fecMargin: { bins: number[]; width: number; counts: Record<string, number[]> } };
+    const y = await api<YieldPage>('/api/parts/NJAAKK0006');
+    expect(y.lots.map((l) => l.lot)).toEqual(['250301']);
+    expect(y.lots[0]!.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(y.cables).toEqual(y.lots[0]!.cables);
+    expect(y.runs).toMatchObject({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1 });
+    // One value per cable in the distributions: the two cables' latest verdicts.
     expect(
       Object.values(y.fecMargin.counts)
         .flat()
         .reduce((a, b) => a + b, 0),
-    ).toBe(7);
+    ).toBe(2);
+    const ys = await api<YieldPage>('/api/parts/NJAAKK0006?simulated=1');
+    expect(ys.lots.map((l) => l.lot).sort()).toEqual(['240412', '250301']);
+    const vendor = await api<YieldPage>(`/api/vendors/${encodeURIComponent(nj.vendor!)}`);
+    expect(vendor.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(vendor.runs.PASS).toBe(7);
     const golden = await api<{ serial: string; runs: { runId: string; ibWriteBwGbps: number }[]; tolerances: Record<string, number> }[]>('/api/golden');
     expect(golden).toHaveLength(1);
     expect(golden[0]!.runs.map((r) => r.ibWriteBwGbps)).toEqual(lab.golden.bw);
@@ -147,7 +183,91 @@ describe('dashboard API', () => {
       expect(r.body).not.toContain('root:');
     }
     expect((await raw('/api/runs', 'POST')).status).toBe(405);
+  });
+
+  it('serves only what a person opens: certificates, run reports, CSVs; never the store, the log, the record or (unasked) a journal', async () => {
+    const run = await api<{ certificateUrl: string }>(`/api/runs/${lab.simRuns[1]!.runId}`);
+    const dir = run.certificateUrl.slice(0, run.certificateUrl.lastIndexOf('/'));
+    for (const f of ['certificate.html', 'certificate.json', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv'])
+      expect((await raw(`${dir}/${f}`)).status, f).toBe(200);
+    // A link named like a report that leads to the store is refused as well.
+    symlinkSync(join(lab.out, 'cablequal.db'), join(lab.out, 'certificate.html'));
+    for (const p of [
+      '/reports/cablequal.db',
+      '/reports/cablequal.db-wal',
+      `${dir}/journal.jsonl`,
+      `${dir}/run.log`,
+      `${dir}/record.json`,
+      '/reports/certificate.html',
+    ]) {
+      const r = await raw(p);
+      expect(r.status, p).toBe(403);
+      expect(r.body, p).not.toContain('SQLite format');
+      expect(r.body, p).not.toContain('"type":"run-start"');
+    }
+    expect((await raw(`${dir}/journal.jsonl`)).body).toContain('--serve-journals');
+    const withJournals = await startDashboard({ store: lab.store, outDir: lab.out, port: 0, host: '127.0.0.1', serveJournals: true });
+    try {
+      const j = await raw(`${dir}/journal.jsonl`, 'GET', withJournals.port);
+      expect(j.status).toBe(200);
+      expect(j.body.split('\n')[0]).toContain('"type":"run-start"');
+      expect((await raw('/reports/cablequal.db', 'GET', withJournals.port)).status).toBe(403);
+    } finally {
+      await withJournals.close();
+    }
     expect((await raw('/api/runs', 'DELETE')).status).toBe(405);
+  });
+
+  it("lists a run with the certificate's figures: the headline margin and BER bound, or a FAIL's deciding value and short code", async () => {
+    const page = (await raw('/')).body;
+    for (const sim of lab.simRuns) {
+      const run = await api<{
+        headline: { receivers: { fecMarginDecades: number; lanes: { berUb95: number }[] }[] };
+        reasons: { grade?: string; value?: number; unit?: string; rule: string; node?: string; lane?: number }[];
+        mainCode: string;
+      }>(`/api/runs/${sim.runId}`);
+      const row = page.slice(page.indexOf(`<tr data-run="${sim.runId}">`), page.indexOf('</tr>', page.indexOf(`<tr data-run="${sim.runId}">`)));
+      const bound = Math.max(...run.headline.receivers.flatMap((r) => r.lanes.map((l) => l.berUb95)));
+      expect(row).toContain(`<td class="num ber">&lt; ${bound.toExponential(1)}</td>`);
+      const deciding = run.reasons.find((r) => r.grade === sim.outcome);
+      if (sim.outcome === 'PASS') {
+        expect(run.mainCode).toBe('PASS');
+        expect(row).toContain(`<td class="num margin">${Math.min(...run.headline.receivers.map((r) => r.fecMarginDecades)).toFixed(1)}</td>`);
+      } else {
+        expect(run.mainCode).toBe(`${sim.outcome} ${deciding!.rule} ${deciding!.node} L${deciding!.lane} ${deciding!.value!.toFixed(2)} dec`);
+        expect(row).toContain(`<td class="num margin" title="the deciding value">${deciding!.value!.toFixed(2)}</td>`);
+      }
+      expect(row).toContain(`href="/runs/${sim.runId}"`);
+    }
+  });
+
+  it("a run's page: outcome and decision first, code and sentence, headline, both EEPROM ends, its files; its series at most 2000 points", async () => {
+    const clone = lab.simRuns[0]!;
+    const run = await api<{ decidedAtS: number; mainCode: string; mainReason: string; seriesUrl: string }>(`/api/runs/${clone.runId}`);
+    const r = await raw(`/runs/${clone.runId}`);
+    expect(r.status).toBe(200);
+    expect(r.headers['content-security-policy']).toMatch(/script-src 'self'/);
+    const html = r.body;
+    expect(html.indexOf('id="outcome">FAIL')).toBeLessThan(html.indexOf('id="run-facts"'));
+    const m = Math.floor(run.decidedAtS / 60);
+    expect(html).toContain(`<b id="decided-at">${m}:${String(Math.floor(run.decidedAtS % 60)).padStart(2, '0')}</b>`);
+    expect(html).toContain(`<div class="code" id="main-code">${run.mainCode}</div>`);
+    expect(run.mainReason.length).toBeGreaterThan(100);
+    expect(html).toContain('attenuation-placeholder');
+    expect(html.match(/<tr data-node="spark-[ab]"><td>spark-[ab] enp1s0f1np1<\/td>/g)).toHaveLength(2);
+    for (const f of ['certificate.html', 'summary.csv', 'lanes.csv', 'timeseries.csv', 'throughput.csv']) expect(html).toContain(`>${f}</a>`);
+    expect(html).not.toContain('journal.jsonl</a>');
+    const series = await api<{ receivers: { t: number[]; laneBer: unknown[][] }[]; throughput: { t: number[] } }>(run.seriesUrl);
+    expect(series.receivers).toHaveLength(2);
+    for (const rx of series.receivers) {
+      expect(rx.t.length).toBeGreaterThan(100);
+      expect(rx.t.length).toBeLessThanOrEqual(2000);
+      expect(rx.laneBer).toHaveLength(4);
+    }
+    expect((await raw('/runs/no-such-run')).status).toBe(404);
+    // A run whose directory has no journal: the page says so; its series is a 404 naming why.
+    expect((await raw(`/runs/${lab.hostileRunId}`)).body).toContain('id="no-series"');
+    expect(await raw(`/api/runs/${lab.hostileRunId}/series`)).toMatchObject({ status: 404, body: expect.stringContaining('journal') });
   });
 
   it('escapes EEPROM strings in pages, attributes and the JSON inside script tags', async () => {

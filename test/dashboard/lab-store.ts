@@ -21,6 +21,7 @@ export interface LabStore {
   simRuns: { runId: string; outcome: string; serial: string; partNumber: string; vendor: string }[];
   hostileRunId: string;
   golden: { serial: string; runIds: string[]; bw: number[] };
+  retest: { serial: string; runIds: string[]; outcomes: string[]; batchId: string };
 }
 
 // Three simulated runs into <out> through the CLI (which writes them to <out>/cablequal.db as they run).
@@ -80,8 +81,10 @@ export async function makeLabStore(): Promise<LabStore> {
     for (const [i, role] of (['golden-first', 'golden-last'] as const).entries()) {
       const p = passRecord();
       const k = b * 2 + i;
+      // Not the simulated lab's: a lab's golden cable, as a real batch would have it (generated here).
       const rec: RunRecord = {
         ...p,
+        simulated: false,
         runId: `gen-golden-${k}`,
         startedAt: `2026-03-0${b + 3}T0${i * 6}:00:00.000Z`,
         cable: { ...p.cable, serial: golden.serial },
@@ -98,5 +101,59 @@ export async function makeLabStore(): Promise<LabStore> {
       golden.bw.push(bws[k]!);
     }
   }
-  return { out, store, simRuns, hostileRunId: hostile.runId, golden };
+  // GENERATED: a cable of batch-3 tested five times (FAIL, FAIL, ERROR, MARGINAL, PASS): yield counts it once, by its
+  // latest complete verdict (PASS), with its five runs beside it. Not the simulated lab's (simulated: false).
+  const retest = {
+    serial: 'GEN-RETEST-0001',
+    runIds: [] as string[],
+    outcomes: ['FAIL', 'FAIL', 'ERROR', 'MARGINAL', 'PASS'],
+    batchId: 'ctl-test:/lab/batch-3',
+  };
+  for (const [i, outcome] of retest.outcomes.entries()) {
+    const p = passRecord();
+    const rec: RunRecord = {
+      ...p,
+      simulated: false,
+      runId: `gen-retest-${i}`,
+      label: 'cable-07',
+      outcome: outcome as RunRecord['outcome'],
+      reasons:
+        outcome === 'PASS'
+          ? p.reasons
+          : [
+              {
+                rule: outcome === 'ERROR' ? 'transport' : 'fec-margin',
+                message: `generated ${outcome}`,
+                grade: outcome === 'ERROR' ? undefined : (outcome as 'FAIL'),
+                node: 'spark-b',
+                lane: 1,
+                value: outcome === 'FAIL' ? 0.5 : 1.5,
+                unit: 'decades',
+              },
+            ],
+      startedAt: `2026-03-05T1${i}:00:00.000Z`,
+      cable: { ...p.cable, serial: retest.serial },
+    };
+    await store.runFinished(rec, { runDir: null, controller: 'ctl-test', batchId: retest.batchId, batchRole: 'cable' });
+    retest.runIds.push(rec.runId);
+  }
+  return { out, store, simRuns, hostileRunId: hostile.runId, golden, retest };
+}
+
+// A run that has started on a GENERATED station and has no record yet: its running row, as `run` writes it at its start.
+export async function startRunning(store: ResultsStore, runId: string, label: string, scenario: string): Promise<void> {
+  await store.runStarted({
+    runId,
+    label,
+    startedAt: new Date().toISOString(),
+    simulated: true,
+    scenario,
+    protocol: { name: 'quick', sha256: 'c'.repeat(64), file: 'protocols/quick.json' },
+    nodes: [
+      { name: 'spark-a', host: 'spark-a' },
+      { name: 'spark-b', host: 'spark-b' },
+    ],
+    controller: 'ctl-test',
+    runDir: null,
+  });
 }

@@ -28,6 +28,8 @@ export async function labRun(opts: {
   let protocolText = readFileSync(path, 'utf8');
   if (opts.editProtocol) {
     const json = JSON.parse(protocolText) as Record<string, unknown>;
+    // A lab's edited copy carries a name of its own: a built-in's name is kept for the texts cablequal shipped.
+    json['name'] = `lab-${String(json['name'])}`;
     opts.editProtocol(json);
     protocolText = JSON.stringify(json, null, 2);
   }

@@ -48,16 +48,61 @@ describe('commands.gpuLoad as a program', () => {
     });
   });
 
-  it("expresses the operator guide's PyTorch alternative: docker with a Python one-liner, and a check for the image", () => {
-    const code = 'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<{durationS}: a@a")';
+  it('expresses the PyTorch alternative: docker running the shipped matmul script on the node, a check for the image', () => {
     const image = 'nvcr.io/nvidia/pytorch:25.10-py3';
-    const p = load((c) => {
-      c.gpuLoad = { program: 'docker', args: ['run', '--rm', '--gpus', 'all', image, 'python', '-c', code], check: ['docker', 'image', 'inspect', image] };
-    });
+    const p = load(
+      (c) =>
+        (c.gpuLoad = {
+          program: 'docker',
+          args: ['run', '--rm', '--gpus', 'all', '-v', '/opt/cablequal:/opt/cablequal:ro', image, 'python', '/opt/cablequal/torch-matmul.py', '{durationS}'],
+          requires: ['/opt/cablequal/torch-matmul.py'],
+          check: ['docker', 'image', 'inspect', image],
+        }),
+    );
     const line = gpuLoadCommand(p.commands.gpuLoad, 3660);
-    // Whatever the one-liner holds (quotes, ;, <, @), the node's shell passes it as one argument, unchanged.
-    expect(shellWords(line)).toEqual(['docker', 'run', '--rm', '--gpus', 'all', image, 'python', '-c', code.replace('{durationS}', '3660')]);
-    expect(gpuLoadNeeds(p.commands.gpuLoad)).toMatchObject({ program: 'docker', files: [], check: ['docker', 'image', 'inspect', image] });
+    expect(shellWords(line)).toEqual([
+      'docker',
+      'run',
+      '--rm',
+      '--gpus',
+      'all',
+      '-v',
+      '/opt/cablequal:/opt/cablequal:ro',
+      image,
+      'python',
+      '/opt/cablequal/torch-matmul.py',
+      '3660',
+    ]);
+    expect(gpuLoadNeeds(p.commands.gpuLoad)).toMatchObject({
+      program: 'docker',
+      files: [{ path: '/opt/cablequal/torch-matmul.py' }],
+      check: ['docker', 'image', 'inspect', image],
+    });
+    // The script the guide installs ships with cablequal and takes the seconds as its one argument.
+    expect(readFileSync(join(import.meta.dirname, '..', '..', 'protocols', 'loads', 'torch-matmul.py'), 'utf8')).toContain('seconds = float(sys.argv[1])');
+  });
+
+  // #22 item 10: "nothing in a protocol file runs as shell syntax on a node" holds for shells and interpreters too.
+  it.each([
+    [{ program: '/bin/sh', args: ['-c', 'reboot; gpu_burn {durationS}'] }, 'commands.gpuLoad', '"sh -c"'],
+    [{ program: 'bash', args: ['--norc', '-lc', 'reboot'] }, 'commands.gpuLoad', '"bash -lc"'],
+    [{ program: 'docker', args: ['run', '--rm', 'img', 'python3', '-c', 'import os; os.system("reboot")'] }, 'commands.gpuLoad', '"python3 -c"'],
+    [{ program: 'docker', args: ['run', '--entrypoint', 'sh', 'img', '-c', 'reboot'] }, 'commands.gpuLoad', '"sh -c"'],
+    [{ program: 'env', args: ['perl', '-e', 'system "reboot"'] }, 'commands.gpuLoad', '"perl -e"'],
+    [{ program: 'node', args: ['--eval', 'require("child_process")'] }, 'commands.gpuLoad', '"node --eval"'],
+    [{ program: 'busybox', args: ['sh', '-c', 'reboot'] }, 'commands.gpuLoad', '"busybox -c"'],
+    [{ program: 'gawk', args: ['system("reboot")'] }, 'commands.gpuLoad', '"gawk" does'],
+    [{ program: 'ssh', args: ['spark-b', 'reboot'] }, 'commands.gpuLoad', '"ssh" does'],
+    ['sh -c reboot', 'commands.gpuLoad', '"sh -c"'],
+    [
+      { program: 'gpu_burn', args: ['-m', '16384', '-c', '/usr/local/share/gpu-burn/compare.ptx', '{durationS}'], check: ['bash', '-c', 'reboot'] },
+      'commands.gpuLoad.check',
+      '"bash -c"',
+    ],
+  ])('refuses %j at %s', (gpuLoad, path, says) => {
+    const message = refused((c) => (c.gpuLoad = gpuLoad));
+    expect(message.startsWith(`protocols/x.json: ${path}: expected `)).toBe(true);
+    expect(message).toContain(says);
   });
 
   it('starts in its cwd when given one (gpu_burn then finds compare.ptx there without -c)', () => {
@@ -162,8 +207,6 @@ describe("the operator guide's gpuLoad examples", () => {
     const loaded = blocks.map((b) => load((c) => (c.gpuLoad = (JSON.parse(`{${b}}`) as { gpuLoad: unknown }).gpuLoad)).commands.gpuLoad);
     expect(loaded[0]).toEqual(parseProtocol(readFileSync(FULL, 'utf8'), 'x').commands.gpuLoad);
     expect(loaded[1]).toMatchObject({ form: 'program', program: 'docker', check: ['docker', 'image', 'inspect', 'nvcr.io/nvidia/pytorch:25.10-py3'] });
-    expect(shellWords(gpuLoadCommand(loaded[1]!, 60)).at(-1)).toBe(
-      'import torch,time;a=torch.randn(8192,8192,device="cuda");t=time.time();exec("while time.time()-t<60: a@a")',
-    );
+    expect(shellWords(gpuLoadCommand(loaded[1]!, 60)).slice(-3)).toEqual(['python', '/opt/cablequal/torch-matmul.py', '60']);
   });
 });

@@ -60,3 +60,61 @@ describe('run --dry-run', () => {
     expect(existsSync(join(dir, 'batch'))).toBe(false);
   });
 });
+
+// #22 item 11: a dry run refuses what the run would refuse, stops on the first Ctrl-C, and samples each soak only for
+// its first PLAN_SOAK_S seconds (the commands it lists are the same: the pinned plan above).
+describe('run --dry-run validates like a run and stops on Ctrl-C', { timeout: 60_000 }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cq-dry-opts-'));
+  writeFileSync(join(dir, 'afile'), 'x\n');
+
+  it.each([
+    [['--sim-fault', 'bogus'], /^cablequal: bad fault "bogus": expected ssh-drop@900s/],
+    [['--sim-fault', 'ssh-drop@10s:spark-z'], /^cablequal: fault "ssh-drop@10s:spark-z": no simulated node "spark-z"/],
+    [['--speed', '5'], /^cablequal: --speed: --sim runs in virtual time already/],
+    [['--label', ' '], /^cablequal: --label: empty/],
+    [['--out', 'afile/reports'], /^cablequal: --out: .*\/afile is a file, not a directory$/],
+    [['--protocol', '/dev/zero'], /^cablequal: \/dev\/zero: a device, not a regular file$/],
+  ])('--sim good-qsfp56 %j: exit 2, one line', async (extra, message) => {
+    const r = await runCli(['run', '--sim', 'good-qsfp56', '--dry-run', ...extra], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.err.trimEnd()).toMatch(message);
+  });
+
+  it('--nodes with --sim-fault or --seed: exit 2 before any node is reached', async () => {
+    const r = await runCli(['run', '--nodes', 'no-such-a,no-such-b', '--seed', '3', '--dry-run']);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe('cablequal: run: --sim-fault and --seed apply to the simulated lab only (--sim)\n');
+  });
+
+  it('a valid fault is accepted and the plan is the same as without it; --out is checked but not created', async () => {
+    const out = join(dir, 'not-made', 'reports');
+    const plain = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--dry-run']);
+    const faulted = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--sim-fault', 'ssh-drop@30s', '--out', out, '--dry-run']);
+    expect(faulted.code).toBe(0);
+    expect(faulted.out).toBe(plain.out);
+    expect(existsSync(join(dir, 'not-made'))).toBe(false);
+  });
+
+  it('Ctrl-C (an aborted signal): exit 130, no plan, nothing run', async () => {
+    const { main } = await import('../../src/cli/main.js');
+    const ac = new AbortController();
+    let out = '';
+    let err = '';
+    ac.abort('interrupted by SIGINT');
+    const code = await main(['run', '--sim', 'good-qsfp56', '--dry-run'], {
+      stdout: (t) => void (out += t),
+      stderr: (t) => void (err += t),
+      readStdin: async () => '',
+      isTTY: false,
+      cwd: dir,
+      env: {},
+      signal: ac.signal,
+      interruptedBy: () => 'SIGINT',
+    });
+    expect(code).toBe(130);
+    expect(out).toBe('');
+    expect(err).toBe('cablequal: dry run interrupted: no plan printed, nothing was run on any node\n');
+  });
+});

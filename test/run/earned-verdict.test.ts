@@ -12,6 +12,7 @@ import { CHAIN_START } from '../../src/run/journal-chain.js';
 import { JournalWriter, readJournal } from '../../src/run/journal.js';
 import { runCli } from '../helpers/cli.js';
 import { labRun } from '../faults/lab-run.js';
+import { asBeforeTheChain } from '../helpers/journal-lines.js';
 
 const SCENARIOS = ['good-qsfp56', 'throttled-nic', 'single-rail', 'gpu-not-loaded', 'failing-clone'] as const;
 const journals: Record<string, string[]> = {};
@@ -26,12 +27,7 @@ beforeAll(async () => {
 }, 120_000);
 
 const typeOf = (line: string) => (JSON.parse(line) as { type: string }).type;
-const unchain = (lines: string[]) =>
-  lines.map((l) => {
-    const o = JSON.parse(l) as Record<string, unknown>;
-    delete o['prev'];
-    return JSON.stringify(o);
-  });
+const unchain = asBeforeTheChain;
 
 // Grade a journal given as lines; the record written beside it is returned with the CLI's answer.
 async function grade(lines: string[]): Promise<{ code: number; outcome: string; rules: string[]; record: RunRecord; out: string }> {

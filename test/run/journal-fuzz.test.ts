@@ -3,14 +3,19 @@
 // run-start or protocol is the one-line usage error grade prints). Chained journals (as written today) broken inside
 // grade ERROR; the same journals unchained (as written before the chain) rest on the checks built from the evidence.
 // Deterministic: fast-check with a fixed seed; the journals come from the simulated lab (quick protocol, seed 7).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { gradeRunDir } from '../../src/cli/grade-command.js';
+import { canonicalJson } from '../../src/report/canonical-json.js';
+import { verifyCertificate } from '../../src/report/certificate-json.js';
+import { RULES_VERSION } from '../../src/rules/versions.js';
+import { gunzipSync } from 'node:zlib';
 import { labRun } from '../faults/lab-run.js';
+import { asBeforeTheChain } from '../helpers/journal-lines.js';
 
 interface Journal {
   name: string;
@@ -39,12 +44,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-const unchain = (lines: string[]) =>
-  lines.map((l) => {
-    const o = JSON.parse(l) as Record<string, unknown>;
-    delete o['prev'];
-    return JSON.stringify(o);
-  });
+const unchain = asBeforeTheChain;
 
 const ODD: unknown[] = [null, {}, [], '', 'x', -1, 0, 1e308, true, 'PASS', 'done', { rule: 'x', message: 'y' }];
 
@@ -178,5 +178,78 @@ describe('mutated journals of FAIL, ERROR and ABORTED runs never grade PASS', { 
         }
       }
     }
+  });
+});
+
+// #22 item 4: the certificate's top level mutated (keys added beside body and signature, removed, renamed, their values
+// replaced, the signature respelt) never verifies, whatever form the file is written in, and never throws.
+describe('mutated certificate top-level keys never verify', { timeout: 60_000 }, () => {
+  const src = join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'good-qsfp56-quick');
+  const runDir = mkdtempSync(join(tmpdir(), 'cq-cfuzz-'));
+  cpSync(src, runDir, { recursive: true });
+  writeFileSync(join(runDir, 'journal.jsonl'), gunzipSync(readFileSync(join(src, 'journal.jsonl.gz'))));
+  const original = JSON.parse(readFileSync(join(src, 'certificate.json'), 'utf8')) as Record<string, unknown>;
+  const publicKeyPem = readFileSync(join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'lab-key.pub.pem'), 'utf8');
+  const cert = join(runDir, 'certificate.json');
+  const verify = () =>
+    verifyCertificate(cert, {
+      regrade: async (dir, rulesVersion) => gradeRunDir(dir, undefined, rulesVersion),
+      currentRulesVersion: RULES_VERSION,
+      publicKeyPem,
+    });
+  const KEYS = ['body', 'signature', 'unsignedReason', 'outcome', 'approvedBy', 'verdict', '', '__proto__', 'Body', 'signature ', 'schema'];
+  const sig = original['signature'] as string;
+  const SIGS: unknown[] = [
+    sig.replace(/=+$/, ''),
+    `${sig}==`,
+    `${sig}junk`,
+    Buffer.from(sig, 'base64').toString('base64url'),
+    sig.toLowerCase(),
+    null,
+    5,
+    [sig],
+    { sig },
+    '',
+  ];
+  type TopEdit = { kind: 'add' | 'delete' | 'rename' | 'replace' | 'respell'; key: number; to: number; odd: number; sig: number };
+  const topEdit: fc.Arbitrary<TopEdit> = fc.record({
+    kind: fc.constantFrom('add', 'add', 'delete', 'rename', 'replace', 'respell'),
+    key: fc.nat(KEYS.length - 1),
+    to: fc.nat(KEYS.length - 1),
+    odd: fc.nat(ODD.length - 1),
+    sig: fc.nat(SIGS.length - 1),
+  });
+
+  it('the untouched certificate verifies (the property below is not vacuous)', async () => {
+    writeFileSync(cert, `${canonicalJson(original)}\n`);
+    expect((await verify()).ok).toBe(true);
+  });
+
+  it('any one to three edits of the top level: NOT VERIFIED with problems, canonical or re-saved, never a throw', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(topEdit, { minLength: 1, maxLength: 3 }), fc.boolean(), async (edits, pretty) => {
+        const doc: Record<string, unknown> = structuredClone(original);
+        for (const e of edits) {
+          const key = KEYS[e.key]!;
+          if (e.kind === 'add' && !['body', 'signature'].includes(key))
+            Object.defineProperty(doc, key, { value: structuredClone(ODD[e.odd]), enumerable: true, configurable: true, writable: true });
+          if (e.kind === 'delete') delete doc[['body', 'signature'][e.key % 2]!];
+          if (e.kind === 'rename' && KEYS[e.to] !== 'body' && KEYS[e.to] !== 'signature') {
+            const from = ['body', 'signature'][e.key % 2]!;
+            Object.defineProperty(doc, KEYS[e.to]!, { value: doc[from], enumerable: true, configurable: true, writable: true });
+            delete doc[from];
+          }
+          if (e.kind === 'replace') doc[['body', 'signature'][e.key % 2]!] = structuredClone(ODD[e.odd]);
+          if (e.kind === 'respell') doc['signature'] = structuredClone(SIGS[e.sig]);
+        }
+        if (canonicalJson(doc) === canonicalJson(original)) return; // the edits cancelled out
+        writeFileSync(cert, pretty ? JSON.stringify(doc, null, 2) : `${canonicalJson(doc)}\n`);
+        const r = await verify();
+        expect(r.ok, JSON.stringify(edits)).toBe(false);
+        expect(r.problems.length).toBeGreaterThan(0);
+        for (const p of r.problems) expect(p).not.toContain('\n');
+      }),
+      { numRuns: 80, seed: 22004 },
+    );
   });
 });

@@ -32,7 +32,7 @@ function gpuUtilMean(loop: SamplingLoop, node: string, phase: string, sinceS: nu
 // Ends early when the sampler has decided FAIL (loads stopped, sampling goes on for the record).
 export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop): Promise<'done' | 'decided'> {
   const startS = ctx.tS;
-  const endS = startS + phase.durationS;
+  const endS = startS + Math.min(phase.durationS, ctx.soakCapS ?? Infinity);
   ctx.phaseEndsAtS = endS;
   let load: LinkLoad | null = null;
   const gpu: RemoteProcess[] = [];

@@ -1,0 +1,73 @@
+// The journal keeps the full `ethtool -S` of every cabled function at each phase boundary (raw, as the node printed
+// it) beside the samples the verdict is computed from. A hardware counter only grows, so each raw dump must lie
+// between the samples of the same function read around it: a sample series edited to hide errors (counters
+// flattened) disagrees with the raw dumps, and the journal cannot support a verdict. Pure: the record builder hands in
+// the dumps, already parsed, and the samples nearest to each.
+import type { Reason } from '../domain/outcome.js';
+import type { U64 } from '../domain/u64.js';
+
+// One raw `ethtool -S` dump of the journal, parsed: its line, node, function and the *_phy counters it printed.
+export interface RawDump {
+  line: number;
+  node: string;
+  netdev: string;
+  counters: Readonly<Record<string, U64>>;
+}
+
+// The counters of one sample of the same node and function, with its journal line.
+export interface CounterReading {
+  line: number;
+  counters: Readonly<Record<string, U64>>;
+}
+
+// Counters that count faults: the samples must account for every one the node counted, even after the last sample.
+const ERROR_COUNTERS = new Set(['rx_crc_errors_phy', 'rx_pcs_symbol_err_phy', 'link_down_events_phy', 'rx_symbol_err_phy']);
+
+// How many samples either side of a dump bound it: the dump's command and a tick's reads overlap in time, so the
+// sample just before it in the journal may have been read just after it (and the other way round).
+export const DUMP_BRACKET = 2;
+
+// The first counter of a dump outside what the samples around it read, as an ERROR reason naming both lines; null
+// when the dump agrees (or no sample brackets it). A counter that went backwards among the samples (a reset) is not
+// compared: the dump may fall either side of the reset. A dump after the last sample (the run's end) bounds a fault
+// counter the samples never saw move: the node counted faults the samples do not show (`first`: the function's
+// first sample).
+export function rawDumpMismatch(
+  dump: RawDump,
+  before: readonly CounterReading[],
+  after: readonly CounterReading[],
+  first: CounterReading | null = null,
+): Reason | null {
+  for (const [name, raw] of Object.entries(dump.counters)) {
+    if (!name.endsWith('_phy')) continue;
+    const last = before.at(-1)?.counters[name];
+    if (!after.length && last !== undefined && ERROR_COUNTERS.has(name) && raw > last && first?.counters[name] === last) {
+      return {
+        rule: 'journal-raw-mismatch',
+        node: dump.node,
+        value: name,
+        message: `journal line ${dump.line} (the raw ethtool -S of ${dump.node} ${dump.netdev}) reads ${name} = ${raw}, but every sample of it, from journal line ${first.line} to line ${before.at(-1)!.line}, read ${last}: the samples do not show the faults the node counted`,
+        advice: 'the journal was edited, or faults came after the last sample: use the journal as the run wrote it, or qualify the cable again',
+      };
+    }
+    const lows = before.map((r) => ({ line: r.line, v: r.counters[name] })).filter((x): x is { line: number; v: U64 } => x.v !== undefined);
+    const highs = after.map((r) => ({ line: r.line, v: r.counters[name] })).filter((x): x is { line: number; v: U64 } => x.v !== undefined);
+    if (!lows.length && !highs.length) continue;
+    const lo = lows.reduce<{ line: number; v: U64 } | null>((m, x) => (m === null || x.v < m.v ? x : m), null);
+    const hi = highs.reduce<{ line: number; v: U64 } | null>((m, x) => (m === null || x.v > m.v ? x : m), null);
+    const all = [...lows, ...highs].map((x) => x.v);
+    if (all.some((v, i) => i > 0 && v < all[i - 1]!)) continue; // a reset among them
+    const below = lo !== null && raw < lo.v;
+    const above = hi !== null && raw > hi.v;
+    if (!below && !above) continue;
+    const against = below ? lo! : hi!;
+    return {
+      rule: 'journal-raw-mismatch',
+      node: dump.node,
+      value: name,
+      message: `journal line ${dump.line} (the raw ethtool -S of ${dump.node} ${dump.netdev}) reads ${name} = ${raw}, but the sample on journal line ${against.line} read ${against.v} ${below ? 'before' : 'after'} it: a counter only grows, so the samples do not show what the node printed`,
+      advice: 'the journal was edited: use the journal as the run wrote it (a backup or the lab archive), or qualify the cable again',
+    };
+  }
+  return null;
+}
