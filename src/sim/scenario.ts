@@ -152,10 +152,6 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     if (n.nicFirmware !== undefined && (typeof n.nicFirmware !== 'string' || !/^[\x20-\x7e]{1,64}$/.test(n.nicFirmware)))
       fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
     if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
-    if (n.ncclConf !== undefined && (typeof n.ncclConf !== 'string' || n.ncclConf.length > 4096))
-      fail(where, `nodes[${n.name}].ncclConf must be the file's text`);
-    if (n.ncclVersion !== undefined && (typeof n.ncclVersion !== 'string' || !/^[0-9][0-9A-Za-z.+_-]{0,31}$/.test(n.ncclVersion)))
-      fail(where, `nodes[${n.name}].ncclVersion must be a version such as 2.28.9+cuda13.0`);
   }
   if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
