@@ -28,10 +28,11 @@ function scenario(base: string, change: (s: Json) => void): string {
   return tmpFile(`${String(s['name'])}.json`, s);
 }
 
-// The quick protocol with some fields changed, under a name of its own (a built-in's name is kept to the texts shipped).
+// The quick protocol with some fields changed: a lab's own copy, under a name of its own (a built-in's name is kept
+// for the texts cablequal shipped).
 function quick(change: (p: Json) => void): string {
   const p = JSON.parse(readFileSync(join(ROOT, 'protocols', 'quick.json'), 'utf8')) as Json;
-  p.name = 'quick-edited';
+  p.name = 'lab-quick';
   change(p);
   return tmpFile('protocol.json', p);
 }
@@ -150,9 +151,9 @@ describe('preflight proves what the run needs on both nodes', () => {
 
   it('the PyTorch alternative is accepted by the loader; on the simulated nodes (no Docker) preflight names what to install', async () => {
     const pytorch = quick((p) => {
+      // The operator guide's form: the loop is a file on the node (protocols/loads/torch-matmul.py), never code in the protocol.
       p.commands.gpuLoad = {
         program: 'docker',
-        // The operator guide's form (section 1): the loop is a file on the node, never code in the protocol.
         args: [
           'run',
           '--rm',

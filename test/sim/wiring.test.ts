@@ -159,12 +159,16 @@ describe('scenario wiring', () => {
 
   it('refuses malformed fields with the field named', () => {
     const bad = (change: (s: Json) => void) => () => createLab({ scenario: variant('good-qsfp56', change), clock: new VirtualClock() });
-    expect(bad((s) => ((s['nodes'] as Json[])[0]!['cage'] = 2))).toThrow(/cage must be 0 or 1/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['cage'] = 2))).toThrow(/nodes\[0\].cage: expected one of 0, 1, got number 2/);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['throttledGbps'] = [13]))).toThrow(UsageError);
     expect(bad((s) => ((s['nodes'] as Json[])[0]!['throttledGbps'] = [null, -1]))).toThrow(/throttledGbps/);
-    expect(bad((s) => (s['lanesByReceiver'] = { 'spark-z': [] }))).toThrow(/lanesByReceiver.spark-z: no such node/);
-    expect(bad((s) => (s['lanesByReceiver'] = { 'spark-a': [[[40, 0]]] }))).toThrow(/must hold 4 rate curves/);
-    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'b' }]]))).toThrow(/interfaces must be/);
+    expect(bad((s) => (s['lanesByReceiver'] = { 'spark-z': s['lanes'] }))).toThrow(/lanesByReceiver.spark-z: no such node \(nodes: spark-a, spark-b\)/);
+    expect(bad((s) => (s['lanesByReceiver'] = { 'spark-a': [(s['lanes'] as unknown[])[0]] }))).toThrow(
+      /lanesByReceiver.spark-a: expected at least 2 items, got 1/,
+    );
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['interfaces'] = [[{ netdev: 'a', rdmaDevice: 'b' }]]))).toThrow(
+      /nodes\[0\].interfaces: expected at least 2 items, got 1/,
+    );
     expect(
       bad(
         (s) =>
@@ -194,8 +198,8 @@ describe('scenario wiring', () => {
             ],
           ]),
       ),
-    ).toThrow(/not an interface name/);
-    expect(bad((s) => ((s['nodes'] as Json[])[0]!['speedMbps'] = 50000))).toThrow(/speedMbps must be 100000 or 200000/);
+    ).toThrow(/nodes\[0\].interfaces\[0\]\[0\].netdev: expected an interface name \(at most 15 characters\), got "a;reboot"/);
+    expect(bad((s) => ((s['nodes'] as Json[])[0]!['speedMbps'] = 50000))).toThrow(/nodes\[0\].speedMbps: expected one of 100000, 200000, got number 50000/);
     expect(bad((s) => (s['burstBits'] = [[1e-4, 0.5]]))).toThrow(/burstBits must be a list of \[pre-FEC BER/);
     expect(
       bad(
