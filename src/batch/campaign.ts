@@ -5,7 +5,8 @@ import { CABLE_VERDICTS, type Outcome } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Phase, Protocol } from '../protocol/index.js';
 import { readRunRecord, regressRecords } from '../report/index.js';
-import type { CommandRunner } from '../transport/types.js';
+import { TransportError, type CommandRunner } from '../transport/types.js';
+import { cmd } from '../transport/commands.js';
 import type { ManifestCable } from './manifest.js';
 import { NodeMutexes, NodeUse } from './mutex.js';
 import type { Operator } from './operator.js';
@@ -53,6 +54,8 @@ export interface BatchDeps {
   benchLog: (e: BenchLogEntry) => void;
   // Manual mode on the simulated lab: its scripted operator reboots the nodes it is told to.
   onRebootRequest?: (pair: number, nodes: string[]) => void;
+  // The nodes that are the machine this batch runs on (src/batch/controller.ts): the batch never reboots them.
+  controllerNodes?: ReadonlySet<string>;
 }
 
 // Fresh state: golden first and last on the first pair, manifest cables spread over the pairs in order.
@@ -112,6 +115,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
   const queue = async (pair: number): Promise<void> => {
     const bench = deps.benches[pair]!;
     const shared = sharedNodesOf(deps.benches, pair);
+    const controller = bench.nodes.find((n) => deps.controllerNodes?.has(n.name))?.name;
     let previous: string | null = null;
     for (const c of s.cables.filter((x) => x.pair === pair)) {
       if (c.status !== 'pending') continue;
@@ -149,6 +153,21 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
         c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${got.partNumber ?? '(none)'}`);
       for (const w of c.warnings) deps.operator.say(`[pair ${pair + 1}] ${c.label}: warning: ${w}`);
       save();
+      // Resumed after the batch asked for the controller node's reboot: go on only once that node has rebooted.
+      if (c.controllerReboot) {
+        const asked = c.controllerReboot;
+        if (!(await rebootedSince(bench, asked))) {
+          deps.operator.say(
+            `[pair ${pair + 1}] ${asked.node} has not rebooted since the batch asked (same boot id): reboot it with ${c.label} in (sudo systemctl reboot), then run the same command with --resume`,
+          );
+          stop = true;
+          break;
+        }
+        c.controllerReboot = undefined;
+        c.reason = null;
+        deps.operator.say(`[pair ${pair + 1}] ${asked.node} has rebooted: checking the bench with ${c.label} in`);
+        save();
+      }
       // The hot-plug trap: measure nothing until the nodes are rebooted with this cable in and run at full speed.
       const releaseAlone = await use.take(
         bench.nodes.map((n) => n.name),
@@ -156,7 +175,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       );
       let settled: SettleResult;
       try {
-        settled = await settleBench({ pair, nodes: bench.nodes, runners: bench.runners }, got.swapped, {
+        settled = await settleBench({ pair, nodes: bench.nodes, runners: bench.runners, ...(controller ? { controller } : {}) }, got.swapped, {
           clock: deps.clock,
           signal: deps.signal,
           operator: deps.operator,
@@ -174,6 +193,19 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       }
       if (!settled.ok) {
         if ('aborted' in settled) break;
+        if ('controllerReboot' in settled) {
+          // The batch cannot reboot the machine it runs on: the operator does, after the batch has ended (the other
+          // pairs finish their running cable first), then --resume qualifies this cable.
+          const { node } = settled.controllerReboot;
+          c.controllerReboot = settled.controllerReboot;
+          c.reason = `waiting for ${node} (the machine this batch runs on) to be rebooted with the cable in, then --resume`;
+          deps.operator.say(
+            `[pair ${pair + 1}] ${c.label}: ${node} is the machine this batch runs on, so the batch does not reboot it: once this batch has ended, reboot ${node} with the cable in (sudo systemctl reboot), then run the same command with --resume`,
+          );
+          stop = true;
+          save();
+          break;
+        }
         // The bench, not the cable: the cable stays untested (--resume tries it again) and this pair stops.
         c.benchError = `${settled.reason.rule}: ${settled.reason.message}`;
         c.reason = `bench not measurable: ${c.benchError}${settled.reason.advice ? ` (${settled.reason.advice})` : ''}`;
@@ -300,4 +332,18 @@ async function goldenDrift(dir: string, s: BatchState, protocol: Protocol): Prom
         ok: false,
         detail: off.map((r) => `${r.metric} ${r.status} (delta ${r.delta?.toFixed(2) ?? '-'} ${r.deltaUnit}, tolerance ${r.tolerance})`).join('; '),
       };
+}
+
+// Whether the node the batch asked the operator to reboot answers with another boot id than when it asked.
+async function rebootedSince(bench: Bench, asked: { node: string; bootId: string }): Promise<boolean> {
+  const runner = bench.runners.get(asked.node);
+  if (!runner) return false;
+  try {
+    const r = await runner.run(cmd.bootId(), { timeoutMs: 30_000 });
+    const id = r.stdout.trim();
+    return r.exitCode === 0 && id !== '' && id !== asked.bootId;
+  } catch (e) {
+    if (e instanceof TransportError) return false;
+    throw e;
+  }
 }

@@ -56,12 +56,28 @@ export interface SettleBench {
   pair: number;
   nodes: NodeSpec[];
   runners: Map<string, CommandRunner>;
+  // The node that is the machine this batch runs on (src/batch/controller.ts): never rebooted by the batch.
+  controller?: string;
+}
+
+// The batch rebooted the other node; the operator must reboot the controller node (its boot id then) and --resume.
+export interface ControllerRebootNeeded {
+  node: string;
+  bootId: string;
 }
 
 export type SettleResult =
-  { ok: true; reboots: number; loopback: LoopbackResult[] } | { ok: false; reboots: number; reason: Reason } | { ok: false; aborted: true };
+  | { ok: true; reboots: number; loopback: LoopbackResult[] }
+  | { ok: false; reboots: number; reason: Reason }
+  | { ok: false; reboots: number; controllerReboot: ControllerRebootNeeded }
+  | { ok: false; aborted: true };
 
 class Aborted extends Error {}
+class ControllerReboot extends Error {
+  constructor(readonly need: ControllerRebootNeeded) {
+    super(`${need.node} must be rebooted by the operator`);
+  }
+}
 class NotMeasurable extends Error {
   constructor(readonly reason: Reason) {
     super(reason.message);
@@ -104,6 +120,7 @@ export async function settleBench(bench: SettleBench, swapped: boolean, deps: Se
   } catch (e) {
     if (e instanceof Aborted) return { ok: false, aborted: true };
     if (e instanceof NotMeasurable) return { ok: false, reboots, reason: e.reason };
+    if (e instanceof ControllerReboot) return { ok: false, reboots: reboots + 1, controllerReboot: e.need };
     throw e;
   }
 }
@@ -141,8 +158,11 @@ async function bootId(bench: SettleBench, deps: SettleDeps, node: string): Promi
   return BOOT_ID.test(id) ? id : null;
 }
 
-// Reboot both nodes (or tell the operator to) and wait until both answer with a new boot id.
+// Reboot both nodes (or tell the operator to) and wait until both answer with a new boot id. The machine the batch
+// runs on is never rebooted by it: the other node is, then the operator is asked to reboot that one (ControllerReboot).
 async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promise<void> {
+  const others = bench.nodes.filter((n) => n.name !== bench.controller);
+  const peers = { ...bench, nodes: others };
   const before = new Map<string, string>();
   for (const n of bench.nodes) {
     const id = await bootId(bench, deps, n.name);
@@ -154,9 +174,10 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
     before.set(n.name, id!);
   }
   const waitMin = Math.round(deps.rebootWaitMs / 60_000);
+  const notThis = bench.controller ? `; ${bench.controller} is the machine this batch runs on: the batch does not reboot it` : '';
   if (deps.mode === 'auto') {
-    deps.operator.say(`[pair ${bench.pair + 1}] rebooting ${names(bench)}: ${why}`);
-    for (const n of bench.nodes) {
+    deps.operator.say(`[pair ${bench.pair + 1}] rebooting ${names(peers)}: ${why}${notThis}`);
+    for (const n of others) {
       const r = await runLogged(bench, deps, n.name, 'reboot', cmd.reboot());
       // A null result: the connection dropped as the node went down; the boot id tells.
       if (r && r.exitCode !== 0) {
@@ -168,29 +189,31 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
       }
     }
   } else {
+    const each = others.length > 1 ? ' on each' : '';
     deps.operator.say(
-      `[pair ${bench.pair + 1}] reboot ${names(bench)} now, with the cable in (e.g. \`sudo systemctl reboot --no-block\` on each): ${why}. Waiting up to ${waitMin} min for both to come back`,
+      `[pair ${bench.pair + 1}] reboot ${names(peers)} now, with the cable in (e.g. \`sudo systemctl reboot --no-block\`${each}): ${why}. Waiting up to ${waitMin} min for ${others.length > 1 ? 'both' : 'it'} to come back${notThis}`,
     );
-    deps.onRebootRequest?.(bench.nodes.map((n) => n.name));
+    deps.onRebootRequest?.(others.map((n) => n.name));
   }
   const deadline = deps.clock.now() + deps.rebootWaitMs;
   const back = new Set<string>();
   const last = new Map<string, string | null>();
   for (;;) {
-    for (const n of bench.nodes) {
+    for (const n of others) {
       if (back.has(n.name)) continue;
       const id = await bootId(bench, deps, n.name);
       last.set(n.name, id);
       if (id !== null && id !== before.get(n.name)) back.add(n.name);
     }
-    if (back.size === bench.nodes.length) {
-      deps.log({ pair: bench.pair, step: 'rebooted', message: `${names(bench)} back with new boot ids` });
+    if (back.size === others.length) {
+      deps.log({ pair: bench.pair, step: 'rebooted', message: `${names(peers)} back with new boot ids` });
+      if (bench.controller) throw new ControllerReboot({ node: bench.controller, bootId: before.get(bench.controller)! });
       return;
     }
     if (deps.clock.now() >= deadline) break;
     await sleep(deps, deps.pollMs);
   }
-  const late = bench.nodes.find((n) => !back.has(n.name))!.name;
+  const late = others.find((n) => !back.has(n.name))!.name;
   const same = last.get(late) === before.get(late);
   fail('reboot-timeout', `${late}: ${same ? 'answers with the same boot id: it did not reboot' : 'did not come back on SSH'} within ${waitMin} min`, {
     node: late,

@@ -25,6 +25,9 @@ export interface CableState {
   // The bench could not be brought into a measurable state for this cable (reboot refused or timed out, links or
   // loopback not back): the cable stays pending for --resume, the summary shows ERROR with this reason.
   benchError?: string | undefined;
+  // The batch rebooted the other node after this cable's swap and asked the operator to reboot the machine the batch
+  // runs on (`node`, then with boot id `bootId`); --resume checks that it was before qualifying the cable.
+  controllerReboot?: { node: string; bootId: string } | undefined;
 }
 
 // The batch's memory across interruptions: written atomically after every change.

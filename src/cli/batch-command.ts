@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
@@ -14,6 +14,7 @@ import { parseManifest, simCableOf, type ManifestCable } from '../batch/manifest
 import { initialState, runBatch, type Bench } from '../batch/campaign.js';
 import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
 import { loadState } from '../batch/state.js';
+import { controllerNodes } from '../batch/controller.js';
 import { writeBatchSummary } from '../batch/summary.js';
 import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
 import { cmd } from '../transport/commands.js';
@@ -53,6 +54,17 @@ export interface BatchArgs {
   metricsHost?: string;
   metricsLingerS?: number; // --metrics-linger (default: none)
   operator?: Operator; // tests inject a scripted operator (with --sim: attended mode unless autoDetect)
+  // This machine's boot id, to find a node that is the controller itself (default: read from /proc; tests inject one).
+  controllerBootId?: string | null;
+}
+
+// This machine's boot id (Linux), or null where there is none.
+function ownBootId(): string | null {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return null;
+  }
 }
 
 // A cage holds one cable: the same node and cage in two pairs is refused, and a node in two pairs must name its
@@ -179,19 +191,35 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   // caller brings an operator to answer the attended prompts: tests type Enter / s / q against the simulated lab.
   const rebootMode: RebootMode = args.reboot ?? 'auto';
   if (rebootMode !== 'auto' && rebootMode !== 'manual') throw new UsageError(`--reboot: "${String(rebootMode)}" is not auto or manual`);
-  if (rebootMode === 'auto') await checkRebootAllowed(benches);
+  // A node that is this machine is never rebooted by the batch (it would end the batch): see src/batch/controller.ts.
+  const controllers = await controllerNodes(benches, args.controllerBootId !== undefined ? args.controllerBootId : ownBootId());
+  for (const [p, b] of benches.entries()) {
+    const mine = b.nodes.filter((n) => controllers.has(n.name));
+    if (mine.length === 2)
+      throw new UsageError(`batch: both nodes of pair ${p + 1} (${mine.map((n) => n.name).join(', ')}) are this machine: give the two Sparks the cable joins`);
+  }
+  if (rebootMode === 'auto') await checkRebootAllowed(benches, controllers);
   const autoDetect = args.autoDetect || (args.sim !== undefined && !args.operator);
   // Operator lines carry EEPROM serials and part numbers (untrusted): shown escaped.
   const toOperator = (s: string) => io.stderr(s.split('\n').map(printable).join('\n'));
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, toOperator) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
   let lastPhase = new Map<number, string>();
+  const warned = new Set<string>();
   // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
   io.onHangup?.(args.onHangup ?? 'continue', () =>
     operator.say(
       `cablequal batch: SIGHUP: the terminal closed; ${args.onHangup === 'abort' ? 'stopping' : 'the batch goes on (cablequal status --out <reports> finds its runs)'}`,
     ),
   );
+  for (const [p, b] of benches.entries()) {
+    const mine = b.nodes.find((n) => controllers.has(n.name));
+    const other = b.nodes.find((n) => n !== mine);
+    if (mine && other)
+      operator.say(
+        `[pair ${p + 1}] ${mine.name} is the machine this batch runs on: after each swap the batch reboots ${other.name} ${rebootMode === 'auto' ? '' : '(or asks you to) '}and asks you to reboot ${mine.name}, then to run the same command with --resume`,
+      );
+  }
   try {
     state = await runBatch({
       dir,
@@ -204,6 +232,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       autoDetect,
       operator,
       reboot: rebootMode,
+      controllerNodes: controllers,
       benchLog: benchLogWriter(dir, clock),
       runCable: async (req) => {
         const bench = benches[req.pair]!;
@@ -226,6 +255,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
               lastPhase.set(req.pair, st.phase);
               operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
             }
+          },
+          // Said once per pair (every cable of the pair would repeat it), kept in each run's run.log.
+          onWarning: (line) => {
+            if (warned.has(`${req.pair}:${line}`)) return;
+            warned.add(`${req.pair}:${line}`);
+            operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
           },
         });
         observers.started(observedRunOf(deps), place);
@@ -283,6 +318,10 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       `${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`,
     );
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
+  // The last thing the operator reads when the batch stopped for a reboot only they may do.
+  const asked = [...new Set(state.cables.flatMap((c) => (c.controllerReboot ? [c.controllerReboot.node] : [])))];
+  if (asked.length)
+    io.stderr(`cablequal batch: now reboot ${asked.join(' and ')} with the cable in (sudo systemctl reboot), then run the same command with --resume\n`);
   if (signal.aborted) {
     const by = io.interruptedBy?.();
     return by ? signalExitCode(by) : EXIT.interrupted;
@@ -298,11 +337,12 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
 // The scenario of the golden cable in a simulated batch.
 const SIM_GOLDEN_SCENARIO = 'good-qsfp56';
 
-// Automatic reboots need `sudo -n systemctl reboot --no-block` on every node: refuse to start a batch that would stop at
-// the first swap, with the sudoers line (sudo -l asks without rebooting).
-async function checkRebootAllowed(benches: Bench[]): Promise<void> {
+// Automatic reboots need `sudo -n systemctl reboot --no-block` on every node the batch reboots (not the machine it runs
+// on): refuse to start a batch that would stop at the first swap, with the sudoers line (sudo -l asks without rebooting).
+async function checkRebootAllowed(benches: Bench[], controllers: ReadonlySet<string>): Promise<void> {
   for (const b of benches) {
     for (const n of b.nodes) {
+      if (controllers.has(n.name)) continue;
       const runner = b.runners.get(n.name)!;
       const r = await runner.run(cmd.rebootAllowed(), { timeoutMs: 30_000 });
       if (r.exitCode === 0) continue;

@@ -131,6 +131,7 @@ export function cliRunDeps(o: {
   // The nodes said they are the simulated lab (sim serve over real SSH: nodeDmi).
   simulatedNodes?: boolean;
   onStatus?: RunDeps['onStatus'];
+  onWarning?: RunDeps['onWarning'];
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
 }): RunDeps {
@@ -154,6 +155,7 @@ export function cliRunDeps(o: {
     ...(o.sim ? { scenario: o.sim } : {}),
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, o.clock, { intervalS }),
     ...(o.onStatus ? { onStatus: o.onStatus } : {}),
+    ...(o.onWarning ? { onWarning: o.onWarning } : {}),
   };
 }
 
@@ -306,6 +308,8 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
         onStatus(s);
         observers?.status(d.runId, s);
       },
+      // A warning takes the status line's place on a terminal, then the status line comes back.
+      onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: ${printable(l)}\n`),
       onLogger: (l) => (logger = l),
     });
     deps = d;
@@ -472,6 +476,8 @@ function describeNode(n: RunRecord['nodes'][number]): string {
     n.fecActive ? `FEC ${n.fecActive}` : null,
     n.kernel ? `kernel ${n.kernel}` : null,
     n.firmware ? `firmware ${n.firmware}` : null,
+    n.gpuDriverVersion ? `GPU driver ${n.gpuDriverVersion}${n.cudaVersion ? ` (CUDA ${n.cudaVersion})` : ''}` : null,
+    n.openMpiVersion ? `Open MPI ${n.openMpiVersion}` : null,
   ].filter(Boolean);
   return `${n.name}: ${parts.join(', ')}`;
 }

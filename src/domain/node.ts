@@ -19,3 +19,20 @@ export interface NodeSpec {
   sshPort?: number;
   cage: number | 'auto';
 }
+
+// Each end of the cable: the node and the cage it is plugged into.
+export interface CableEnd {
+  node: string;
+  cage: number;
+}
+
+// The ends when they sit in different cages (the triangle wiring's a:0,b:1), else null. Allowed, recorded and said:
+// NVIDIA's connect-two-sparks instructions use the same physical port on both nodes "to prevent issues with NCCL tests".
+export function differentCages(ends: readonly CableEnd[]): CableEnd[] | null {
+  return ends.length === 2 && ends[0]!.cage !== ends[1]!.cage ? ends.map((e) => ({ ...e })) : null;
+}
+
+// The one line an operator is told (and the certificate shows) when the ends sit in different cages.
+export function differentCagesWarning(ends: readonly CableEnd[]): string {
+  return `the cable's two ends are in different cages (${ends.map((e) => `${e.node} cage ${e.cage}`).join(', ')}): allowed and recorded, but NVIDIA's connect-two-sparks instructions use the same port on both nodes "to prevent issues with NCCL tests"`;
+}

@@ -1,5 +1,5 @@
 import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
-import type { Cage } from './node.js';
+import type { Cage, CableEnd } from './node.js';
 import type { Measurement } from './limit.js';
 import type { Grade, Outcome, Reason } from './outcome.js';
 
@@ -231,8 +231,13 @@ export interface NodeRecord {
   firmware?: string; // NIC firmware (ethtool -i firmware-version)
   ethtoolVersion?: string;
   perftestVersion?: string;
-  ncclVersion?: string; // from the NCCL run's output (rank 0, on the first node)
-  ncclTestsVersion?: string;
+  gpuDriverVersion?: string; // NVIDIA GPU driver (nvidia-smi's table header), e.g. 580.95.05
+  cudaVersion?: string; // the highest CUDA version that driver supports (nvidia-smi's "CUDA Version"), e.g. 13.0
+  openMpiVersion?: string; // Open MPI (mpirun --version), read when the protocol runs NCCL
+  // The NCCL this node's rank loaded (its `NCCL version` line in the NCCL run); runs before per-rank versions: rank 0's,
+  // on the first node only.
+  ncclVersion?: string;
+  ncclTestsVersion?: string; // nccl-tests prints its version from rank 0: the first node
   lanes?: number | null;
   speedMbps?: number | null;
   fecActive?: string | null;
@@ -285,6 +290,8 @@ export interface RunRecord {
     serial: string | null;
     vendor: string | null;
     partNumber: string | null;
+    // The two ends in different cages (e.g. a:0,b:1), each node with its cage; absent when both use the same cage.
+    differentCages?: CableEnd[];
   };
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;

@@ -59,6 +59,7 @@ export interface NcclRank {
   devices: string[];
   ip: string | null; // the OOB / bootstrap address (`OOB enp1s0f1np1:192.168.100.10<0>`)
   launcherRank?: number; // the rank the launcher prefix of this process's lines named
+  ncclVersion?: string; // the NCCL library this process loaded (its own `NCCL version X` INFO line)
 }
 
 interface NetSeen {
@@ -251,7 +252,7 @@ export function parseNccl(text: string): NcclResult {
   let outOfBounds: { count: number; ok: boolean } | undefined;
   let ncclLines = 0;
   const all = emptySeen();
-  const perRank = new Map<string, { host: string; pid: number; seen: NetSeen; launcherRank: number | null; line: number }>();
+  const perRank = new Map<string, { host: string; pid: number; seen: NetSeen; launcherRank: number | null; line: number; version?: string }>();
 
   for (let i = 0; i < lines.length; i++) {
     const n = i + 1;
@@ -279,6 +280,7 @@ export function parseNccl(text: string): NcclResult {
           );
         }
         noteNet(r.seen, msg);
+        if (v) r.version ??= v[1]!;
       }
       continue;
     }
@@ -350,6 +352,7 @@ export function parseNccl(text: string): NcclResult {
     ...networkOf(r.seen),
     ip: r.seen.ip,
     ...(r.launcherRank !== null && { launcherRank: r.launcherRank }),
+    ...(r.version !== undefined && { ncclVersion: r.version }),
   }));
   const layout = (cols ?? headerless)?.layout;
 

@@ -15,6 +15,10 @@ import { parseEthtoolDriver } from './ethtool-driver.js';
 import { parseNetIdentity } from './net-identity.js';
 import { parseOsRelease } from './os-release.js';
 import { parsePerftestVersion } from './perftest-version.js';
+import { parseGpuVersions } from './gpu-versions.js';
+import { parseMpirunVersion } from './mpirun-version.js';
+import { parseLdd } from './ldd.js';
+import { parseNcclConf } from './nccl-conf.js';
 
 // The maps of parseNetIdentity as plain objects, for JSON output.
 function netIdentityJson(text: string): unknown {
@@ -43,4 +47,8 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   },
   'os-release': { parse: parseOsRelease, describe: 'grep -H . /etc/dgx-release /etc/os-release' },
   'perftest-version': { parse: parsePerftestVersion, describe: 'ib_write_bw --version' },
+  'nvidia-smi-versions': { parse: parseGpuVersions, describe: 'nvidia-smi (the default table: driver and CUDA versions of its header)' },
+  'mpirun-version': { parse: parseMpirunVersion, describe: 'mpirun --version (Open MPI)' },
+  ldd: { parse: parseLdd, describe: 'ldd <program>' },
+  'nccl-conf': { parse: parseNcclConf, describe: 'grep -H . /etc/nccl.conf ~/.nccl.conf' },
 };

@@ -1,4 +1,5 @@
 import type { CableFamily } from '../domain/cable.js';
+import type { CableEnd } from '../domain/node.js';
 import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
@@ -104,6 +105,7 @@ export interface CertificateContent {
     ends: CableEndContent[];
     anomalies: string[]; // union over both ends, each prefixed with its node
     endsAgree: boolean | null; // both ends read and report the same vendor/PN/SN
+    differentCages: CableEnd[] | null; // the ends in different cages (each node's cage), null when both use the same
   };
   phases: PhaseRecord[];
   benchmarks: BenchmarkRecord;
@@ -240,6 +242,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
       ends,
       anomalies: ends.flatMap((e) => e.anomalies.map((a) => `${e.node}: ${a}`)),
       endsAgree,
+      differentCages: record.cable.differentCages ?? null,
     },
     phases: record.phases,
     benchmarks: record.benchmarks,

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
+import { differentCagesWarning } from '../domain/node.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
 import { zeroErrorBound } from '../rules/qualification.js';
@@ -117,11 +118,20 @@ function conditions(c: CertificateContent): string {
   const rows = c.nodes
     .map(
       (n) =>
-        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${cell(n.dmi?.productName, n.dmi?.biosVersion ? `BIOS ${n.dmi.biosVersion}` : null)}</td><td>${cell(n.osRelease, n.kernel)}</td><td>${cell(n.driver)}</td><td>${cell(n.firmware)}</td><td>${cell(n.ethtoolVersion ? `ethtool ${n.ethtoolVersion}` : null, n.perftestVersion ? `perftest ${n.perftestVersion}` : null)}</td><td>${cell(n.ncclVersion, n.ncclTestsVersion ? `nccl-tests ${n.ncclTestsVersion}` : null)}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
+        `<tr><td>${e(n.name)}</td><td>${e(n.host)}</td><td>${e(n.cage ? `cage ${n.cage.index}: ${n.cage.rails.map((r) => r.netdev).join(', ')}` : '—')}</td><td>${cell(n.dmi?.productName, n.dmi?.biosVersion ? `BIOS ${n.dmi.biosVersion}` : null)}</td><td>${cell(n.osRelease, n.kernel)}</td><td>${cell(n.driver)}</td><td>${cell(n.firmware)}</td><td>${e([n.speedMbps ? `${n.speedMbps / 1000}G` : null, n.lanes ? `${n.lanes} lanes` : null, n.fecActive ? `FEC ${n.fecActive}` : null].filter(Boolean).join(', ') || '—')}</td></tr>`,
     )
     .join('');
   const s = c.sampling;
-  return `<table class="nodes"><colgroup><col style="width:7%"><col style="width:7%"><col style="width:13%"><col style="width:12%"><col style="width:14%"><col style="width:11%"><col style="width:10%"><col style="width:9%"><col style="width:8%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>tools</th><th>NCCL</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+  // The software each node ran, one short value per cell (what a lab compares between two batches).
+  const v = (x: string | undefined) => e(x ?? '—');
+  const software = c.nodes
+    .map(
+      (n) =>
+        `<tr><td>${e(n.name)}</td><td>${v(n.gpuDriverVersion)}</td><td>${v(n.cudaVersion)}</td><td>${v(n.ncclVersion)}</td><td>${v(n.ncclTestsVersion)}</td><td>${v(n.openMpiVersion)}</td><td>${v(n.perftestVersion)}</td><td>${v(n.ethtoolVersion)}</td></tr>`,
+    )
+    .join('');
+  return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:9%"><col style="width:17%"><col style="width:15%"><col style="width:17%"><col style="width:12%"><col style="width:11%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
+<table class="nodes software"><colgroup><col style="width:8%"></colgroup><thead><tr><th>node</th><th>GPU driver</th><th>CUDA (driver)</th><th>NCCL</th><th>nccl-tests</th><th>Open MPI</th><th>perftest</th><th>ethtool</th></tr></thead><tbody>${software}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
 <tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}</td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
@@ -129,7 +139,7 @@ function conditions(c: CertificateContent): string {
     c.sharedNodes.length
       ? `<tr><th>shared nodes</th><td>${e(c.sharedNodes.join(', '))} carried another cable under test at the same time: their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped (lane errors do not depend on payload)</td></tr>`
       : ''
-  }
+  }${c.cable.differentCages ? `<tr><th>cages</th><td>${e(differentCagesWarning(c.cable.differentCages))}</td></tr>` : ''}
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
 ${soakLoadRows(c)}
 <tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>

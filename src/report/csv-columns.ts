@@ -41,7 +41,10 @@ const RUN_ROW: CsvColumn[] = [
   col('nic_driver', 'NIC driver and its version (ethtool -i) per node'),
   col('nic_firmware', 'NIC firmware version (ethtool -i) per node'),
   col('perftest_version', 'perftest version (ib_write_bw --version) per node'),
-  col('nccl_version', 'NCCL version from the NCCL run (rank 0: the first node)'),
+  col('gpu_driver_version', 'NVIDIA GPU driver version (nvidia-smi) per node'),
+  col('cuda_version', 'highest CUDA version the GPU driver supports (nvidia-smi "CUDA Version") per node'),
+  col('openmpi_version', 'Open MPI version (mpirun --version) per node, read when the protocol runs NCCL'),
+  col('nccl_version', "NCCL version each node's rank loaded, from the NCCL run (runs before per-rank versions: the first node only)"),
   col('nccl_tests_version', 'nccl-tests version from the NCCL run (rank 0: the first node)'),
   col('outcome', 'PASS, MARGINAL, FAIL (cable verdicts) or ERROR, ABORTED (run could not judge)'),
   col(

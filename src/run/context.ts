@@ -52,6 +52,8 @@ export class RunContext {
   // A dry run: each soak samples only this many seconds (its commands repeat after the first ticks); null: the whole soak.
   soakCapS: number | null = null;
   lastThroughputGbps: number | null = null;
+  // Told each warning the run has for its operator (the CLI prints it); null: run.log only.
+  onWarning: ((line: string) => void) | null = null;
   readonly startedMs: number;
 
   constructor(
@@ -76,6 +78,12 @@ export class RunContext {
     const n = this.nodes.find((x) => x.spec.name === name);
     if (!n) throw new Error(`unknown node ${name}`);
     return n;
+  }
+
+  // Something the operator should know that does not stop the run: kept in run.log and passed on to onWarning.
+  warn(line: string): void {
+    this.log.warn({ warning: line }, 'warning');
+    this.onWarning?.(line);
   }
 
   checkAborted(): void {

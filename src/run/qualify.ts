@@ -47,6 +47,8 @@ export interface RunDeps {
   // Builds the per-tick sample source once the rails are known (the persistent sampler over each node's shell).
   makeTickSource: (nodes: NodeState[], intervalS: number) => Promise<TickSource>;
   onStatus?: (s: LiveStatus) => void;
+  // Warnings for the operator while the run goes on (one line each, e.g. the cable's ends in different cages).
+  onWarning?: (line: string) => void;
   preflightOnly?: boolean;
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
@@ -100,6 +102,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     return { spec, runner, cage: null, railIps: [null, null], railSubnets: [null, null], record: { name: spec.name, host: spec.host, cage: null } };
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
+  if (deps.onWarning) ctx.onWarning = deps.onWarning;
   if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
   // The wall clock when the run started, whatever the run's own clock (virtual or sped up on the simulated lab, which
   // would stamp a batch's later runs hours ahead); its end is that plus the run's duration on its own clock.

@@ -3,6 +3,7 @@ import { classifyCable } from '../eeprom/classify.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
+import { differentCages } from '../domain/node.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
@@ -278,6 +279,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
       serial: id?.vendorSn ?? null,
       vendor: id?.vendorName ?? null,
       partNumber: id?.vendorPn ?? null,
+      ...cageEnds(nodes),
     },
     phases,
     benchmarks,
@@ -431,4 +433,11 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
       }
     },
   };
+}
+
+// The cages each end sat in, when the two differ (the record says so; runs before this field are read the same way).
+function cageEnds(nodes: readonly NodeRecord[]): { differentCages?: { node: string; cage: number }[] } {
+  const ends = nodes.flatMap((n) => (typeof n.cage?.index === 'number' ? [{ node: n.name, cage: n.cage.index }] : []));
+  const differ = differentCages(ends);
+  return differ ? { differentCages: differ } : {};
 }

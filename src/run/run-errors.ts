@@ -20,3 +20,8 @@ export class RunAborted extends Error {
 export function setupReason(rule: string, message: string, extra: Partial<Reason> = {}): Reason {
   return { rule, message, ...extra };
 }
+
+// A preflight check failed on one node: ERROR with the node named first and what to do.
+export function failOnNode(rule: string, node: string, message: string, advice: string): never {
+  throw new SetupError(setupReason(rule, `${node}: ${message}`, { node, advice }));
+}

@@ -8,6 +8,7 @@ export interface NcclRankRun {
   ip: string;
   netdev: string;
   devices: string[];
+  ncclVersion?: string; // the NCCL the node's rank loaded (default 2.28.9+cuda13.0)
 }
 
 export interface NcclRun {
@@ -44,7 +45,7 @@ const pciOf = (dev: string) =>
 export function rankInitLines(h: NcclRankRun): string[] {
   const p = `${h.name}:${h.pid}:${h.pid} [0] NCCL INFO`;
   const out = [`${p} ENV/Plugin: Could not find: libnccl-env.so`, `${p} NCCL_SOCKET_IFNAME set to ${h.netdev}`, `${p} cudaDriverVersion 13000`];
-  out.push(`${p} NCCL version 2.28.9+cuda13.0`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
+  out.push(`${p} NCCL version ${h.ncclVersion ?? '2.28.9+cuda13.0'}`, `${p} NET/Plugin: Could not find: libnccl-net.so`);
   h.devices.forEach((d, i) => {
     const uv = (d.startsWith('roceP2') ? 2 : 0) + (d.endsWith('1') ? 1 : 0);
     out.push(

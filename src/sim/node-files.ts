@@ -21,6 +21,7 @@ const PROGRAMS: Record<string, string> = {
   ssh: '/usr/bin/ssh',
   perl: '/usr/bin/perl',
   systemctl: '/usr/bin/systemctl',
+  ldd: '/usr/bin/ldd',
 };
 
 // gpu-burn installed as the guide says: the binary in /usr/local/bin, its compare kernel beside the share directory.
@@ -28,7 +29,8 @@ export const GPU_BURN_DIR = '/usr/local/share/gpu-burn';
 const FILES = [`${GPU_BURN_DIR}/compare.ptx`];
 const DIRS = ['/', '/tmp', '/usr', '/usr/bin', '/usr/sbin', '/usr/local', '/usr/local/bin', '/usr/local/share', GPU_BURN_DIR, '/home', RUN_ROOT];
 
-function missing(core: LabCore, node: string): Set<string> {
+// Names and paths the scenario takes away from this node (programs, files, shared libraries).
+export function missing(core: LabCore, node: string): Set<string> {
   return new Set(core.nodeSpec(node).missing ?? []);
 }
 

@@ -8,7 +8,7 @@ import { expandGlobs } from './shell-words.js';
 import { DMI_DIR } from '../transport/commands.js';
 import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
 import { ScaledClock } from './scaled-clock.js';
-import { programPath } from './node-files.js';
+import { homeOf, programPath } from './node-files.js';
 import { streamId, uniform } from './prng.js';
 import { ZERO_PORT } from './model.js';
 
@@ -174,11 +174,44 @@ export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   return ok(`${loc.ifindex}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
 }
 
-// nvidia-smi --query-gpu=<fields> --format=csv[,noheader][,nounits] for the one GB10 GPU.
+// The GPU driver a simulated node reports (generated; the driver of samples/nvidia-smi/dgx-spark-7d19-*).
+const SIM_GPU_DRIVER = '580.95.05';
+
+// nvidia-smi's default table (no arguments) in the layout of samples/nvidia-smi/*-default-table-*: generated figures.
+function nvidiaSmiTable(core: LabCore, node: string): Answer {
+  const g = core.model.gpu(node, core.now());
+  const d = new Date(core.clock.now());
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getUTCDay()]!;
+  const mon = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()]!;
+  const when = `${day} ${mon} ${String(d.getUTCDate()).padStart(2)} ${d.toISOString().slice(11, 19)} ${d.getUTCFullYear()}`;
+  const rule = `+${'-'.repeat(89)}+`;
+  const cells = `+${'-'.repeat(41)}+${'-'.repeat(24)}+${'-'.repeat(22)}+`;
+  const perf = g.util > 10 ? 'P0' : 'P8';
+  return ok(
+    [
+      `${when}       `,
+      rule,
+      `| NVIDIA-SMI ${SIM_GPU_DRIVER}              Driver Version: ${SIM_GPU_DRIVER}      CUDA Version: 13.0     |`,
+      cells,
+      '| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |',
+      '| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |',
+      '|                                         |                        |               MIG M. |',
+      `|${'='.repeat(41)}+${'='.repeat(24)}+${'='.repeat(22)}|`,
+      '|   0  NVIDIA GB10                    On  |   0000000F:01:00.0 Off |                  N/A |',
+      `| N/A   ${`${g.temp}C`.padEnd(3)}    ${perf}${`${Math.round(g.power)}W`.padStart(16)} /  N/A  | Not Supported          |${`${g.util}%`.padStart(8)}      Default |`,
+      '|                                         |                        |                  N/A |',
+      cells,
+      '',
+    ].join('\n'),
+  );
+}
+
+// nvidia-smi for the one GB10 GPU: the default table, or --query-gpu=<fields> --format=csv[,noheader][,nounits].
 export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
+  if (argv.length === 1) return nvidiaSmiTable(core, node);
   const q = argv.find((w) => w.startsWith('--query-gpu='));
   const f = argv.find((w) => w.startsWith('--format='));
-  if (!q || !f) return err('nvidia-smi: only --query-gpu=... --format=csv is simulated\n', 2);
+  if (!q || !f) return err('nvidia-smi: only the default table and --query-gpu=... --format=csv are simulated\n', 2);
   const fmt = f.slice(9).split(',');
   const units = !fmt.includes('nounits');
   const g = core.model.gpu(node, core.now());
@@ -192,7 +225,7 @@ export function nvidiaSmi(core: LabCore, node: string, argv: string[]): Answer {
     'memory.total': ['memory.total [MiB]', '[N/A]', ''],
     'memory.used': ['memory.used [MiB]', '[N/A]', ''],
     'memory.free': ['memory.free [MiB]', '[N/A]', ''],
-    driver_version: ['driver_version', '580.95.05', ''],
+    driver_version: ['driver_version', SIM_GPU_DRIVER, ''],
     pstate: ['pstate', g.util > 10 ? 'P0' : 'P8', ''],
   };
   for (const k of fields) if (!cols[k]) return err(`Field "${k}" is not a valid field to query.\n\n`, 2);
@@ -254,6 +287,7 @@ function virtualFiles(core: LabCore, node: string): Map<string, () => string> {
   set('/sys/class/net/enP7s7/carrier', '1\n');
   set('/etc/dgx-release', SIM_DGX_RELEASE);
   set('/etc/os-release', SIM_OS_RELEASE);
+  if (n.ncclConf !== undefined) set('/etc/nccl.conf', n.ncclConf);
   return files;
 }
 
@@ -290,7 +324,11 @@ export function readFiles(core: LabCore, node: string, argv: string[]): Answer {
     if (args[0] !== '.') return err('grep: only `grep -H . <files>` is simulated\n', 2);
     args = args.slice(1);
   }
-  const paths = expandGlobs(args, [...files.keys()]);
+  // The shell's tilde: the user's home directory.
+  const paths = expandGlobs(
+    args.map((a) => (a.startsWith('~/') ? `${homeOf(core, node)}${a.slice(1)}` : a)),
+    [...files.keys()],
+  );
   let stdout = '';
   let stderr = '';
   let matched = false;

@@ -17,7 +17,7 @@ import {
   type StdoutBuffering,
 } from './format-perftest.js';
 import { formatAllReduce, type NcclRankRun } from './format-nccl.js';
-import { pathKind, programPath, resolvePath } from './node-files.js';
+import { missing, pathKind, programPath, resolvePath } from './node-files.js';
 
 const ended = (stdout: string, stderr: string, exitCode: number): ProcBehaviour => ({
   status: () => ({ stdout, stderr, ended: true, exitCode }),
@@ -568,6 +568,9 @@ function nodeMatchesInclude(core: LabCore, node: string, include: string): boole
 // NCCL_SOCKET_IFNAME with no address there stops NCCL's bootstrap.
 export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBehaviour {
   const t = core.now();
+  // Open MPI's answer to --version (generated, in the layout of samples/mpirun-version/*).
+  if (argv[1] === '--version' && argv.length === 2)
+    return exitedAtOnce('mpirun (Open MPI) 4.1.6\n\nReport bugs to http://www.open-mpi.org/community/help/\n', '', 0);
   const parsed = parseMpirun(argv);
   if (typeof parsed === 'string') return exitedAtOnce('', `${DASHES}\nmpirun: ${parsed}\n${DASHES}\n`, 1);
   const { mca, contexts } = parsed;
@@ -610,6 +613,16 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   for (const n of names) {
     if (!programPath(core, n, ranks[names.indexOf(n)]!.ctx.program)) return exitedAtOnce('', notFound, 1);
   }
+  // A rank whose node's session cannot find libnccl does not start (the loader's message, then Open MPI's).
+  const noLib = ranks.find((r, i) => missing(core, names[i]!).has('libnccl.so.2') && !r.ctx.env.get('LD_LIBRARY_PATH'));
+  if (noLib) {
+    const loader = `${noLib.ctx.program}: error while loading shared libraries: libnccl.so.2: cannot open shared object file: No such file or directory\n`;
+    return exitedAtOnce(
+      '',
+      `${loader}${DASHES}\nPrimary job  terminated normally, but 1 process returned\na non-zero exit code. Per user-direction, the job has been aborted.\n${DASHES}\n`,
+      127,
+    );
+  }
   const oob = mca.get('oob_tcp_if_include');
   if (oob !== undefined && names.some((n) => !nodeMatchesInclude(core, n, oob))) {
     return exitedAtOnce(
@@ -641,8 +654,10 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
     // Devices of this node's cabled cage are ACTIVE; the other cage has no cable (and a down link has none at all).
     let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && linkUp);
     if (core.spec.nccl.devices === 1) devices = devices.slice(0, 1);
+    // /etc/nccl.conf's NCCL_IB_DISABLE=1 applies unless the rank's environment sets the variable (docs/formats.md §13).
+    if (!r.ctx.env.has('NCCL_IB_DISABLE') && /^NCCL_IB_DISABLE=\s*[1-9]/m.test(spec.ncclConf ?? '')) devices = [];
     const pid = 20000 + Math.floor(uniform(core.seed, streamId(n), 60, Math.floor(t)) * 30000);
-    return { name: spec.hostname ?? n, pid, ip, netdev: ifname, devices };
+    return { name: spec.hostname ?? n, pid, ip, netdev: ifname, devices, ...(spec.ncclVersion ? { ncclVersion: spec.ncclVersion } : {}) };
   });
   const pi = argv.indexOf(contexts[0]!.program);
   const targs = contexts[0]!.args.length ? contexts[0]!.args : argv.slice(pi + 1);

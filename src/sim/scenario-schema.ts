@@ -52,6 +52,8 @@ const node = closed(
     interfaces: pair(pair(railNames)),
     speedMbps: { enum: [100000, 200000] },
     nicFirmware: text('^[\\x20-\\x7e]{1,64}$', 'printable ASCII, at most 64 characters'),
+    ncclConf: { type: 'string', maxLength: 4096, title: "the text of the node's /etc/nccl.conf (at most 4096 characters)" },
+    ncclVersion: text('^[0-9][0-9A-Za-z.+_-]{0,31}$', 'a version such as 2.28.9+cuda13.0'),
   },
   ['name', 'railIps'],
 );

@@ -34,7 +34,8 @@ export interface ScenarioNode {
   sudoCommands?: string[];
   // Added to this node's NIC temperature (two boxes are never identical).
   nicTempOffsetC?: number;
-  // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel.
+  // Programs (names) or files (absolute paths) this node lacks, e.g. "all_reduce_perf" or the GPU load's compare kernel;
+  // a shared library name (e.g. "libnccl.so.2") is one the loader cannot find in a non-interactive session.
   missing?: string[];
   // How this node answers SSH from the other node (mpirun's way in): "ok" (default), or the two ways a non-interactive
   // session fails: no key accepted ("needs-password") or the other node does not know this node's host key.
@@ -47,6 +48,10 @@ export interface ScenarioNode {
   speedMbps?: 100000 | 200000;
   // NIC firmware version `ethtool -i` reports (default a generated 28.45.4028).
   nicFirmware?: string;
+  // Contents of this node's /etc/nccl.conf (none when absent), e.g. "NCCL_IB_DISABLE=1\n".
+  ncclConf?: string;
+  // The NCCL this node's rank loads and prints (`NCCL version X`); default 2.28.9+cuda13.0.
+  ncclVersion?: string;
 }
 
 export interface ScenarioEeprom {

@@ -8,7 +8,7 @@ import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
 import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, systemctl, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
-import { sshAnswer, testAnswer } from './programs-access.js';
+import { lddAnswer, sshAnswer, testAnswer } from './programs-access.js';
 import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
 import { grepFilter, parseCommand, splitCd, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
@@ -198,6 +198,8 @@ export class SimRunner implements CommandRunner {
         return testAnswer(core, this.node, argv);
       case 'ssh':
         return sshAnswer(core, this.node, argv);
+      case 'ldd':
+        return lddAnswer(core, this.node, argv);
       default:
         return hostFact(core, this.node, argv) ?? err(`sh: 1: ${prog}: not found\n`, 127);
     }

@@ -96,6 +96,17 @@ export const cmd = {
   // DGX OS release and the Ubuntu release under it (a missing /etc/dgx-release is skipped).
   osRelease: () => 'grep -H . /etc/dgx-release /etc/os-release 2>/dev/null',
   perftestVersion: () => 'ib_write_bw --version',
+  // nvidia-smi's default table: its header names the GPU driver and the CUDA version the driver supports.
+  gpuVersions: () => 'nvidia-smi',
+  // Open MPI's version; that it answers at all proves mpirun starts in a non-interactive session.
+  mpirunVersion: () => 'mpirun --version',
+  // The shared libraries a program (an absolute path) loads in this session's environment; `=> not found` marks a missing one.
+  ldd: (program: string) => {
+    if (!validate.program(program).startsWith('/')) throw new UsageError(`refusing ldd of ${JSON.stringify(program)}: an absolute path is needed`);
+    return `ldd ${shellQuote(program)}`;
+  },
+  // NCCL's configuration files, system and user (docs/formats.md §13); a missing file is skipped, so the output is the answer.
+  ncclConf: () => 'grep -H . /etc/nccl.conf ~/.nccl.conf 2>/dev/null',
   ibdev2netdev: () => 'ibdev2netdev',
   // Where each netdev sits (physical port, PCI function) and which NIC each RDMA device is, from sysfs; attributes a
   // netdev lacks (lo has no device) are skipped, so grep's exit status says nothing: the output is the answer.

@@ -228,6 +228,17 @@ describe('a node in two pairs', () => {
       { cwd },
     );
     expect(r.code, r.err).toBe(1);
+    // Each pair's cable goes from cage 0 to cage 1: said once per pair, not once per cable.
+    expect(
+      r.err
+        .split('\n')
+        .filter((l) => l.includes('warning:'))
+        .map((l) => l.replace(/: allowed and recorded.*$/, ''))
+        .sort(),
+    ).toEqual([
+      "[pair 1] warning: the cable's two ends are in different cages (a cage 0, b cage 1)",
+      "[pair 2] warning: the cable's two ends are in different cages (b cage 0, c cage 1)",
+    ]);
     const state = JSON.parse(readFileSync(join(cwd, 'b', 'batch-state.json'), 'utf8')) as { cables: { label: string; outcome: string; runDir: string }[] };
     expect(state.cables.map((c) => [c.label, c.outcome])).toEqual([
       ['s1', 'FAIL'],

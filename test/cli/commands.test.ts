@@ -16,6 +16,8 @@ describe('cablequal preflight has its own output and messages', () => {
     expect(lines[0]).toBe('preflight OK: both nodes are ready (simulated lab)');
     expect(lines[1]).toMatch(/^ {2}spark-a: cage 1 \(enp1s0f1np1, enP2p1s0f1np1\), 200000 Mb\/s, 4 lanes, FEC RS, kernel \S+/);
     expect(lines[2]).toMatch(/^ {2}spark-b: cage 1 /);
+    // What NCCL will run on, proven by preflight in a non-interactive session.
+    for (const l of lines.slice(1, 3)) expect(l).toMatch(/, GPU driver 580\.95\.05 \(CUDA 13\.0\), Open MPI 4\.1\.6$/);
     expect(lines[3]).toMatch(/^ {2}run directory: .*\/preflight\//);
     expect(r.out).not.toMatch(/serial|\?/);
   });

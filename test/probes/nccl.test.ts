@@ -62,6 +62,11 @@ describe('parseNccl on real samples', () => {
     expect(r.netDevices).toEqual(['rocep1s0f1', 'roceP2p1s0f1']);
     expect(r.ncclVersion).toBe('2.28.9+cuda13.0');
     expect(r.collective).toBe('all_gather_perf');
+    // Each rank says which NCCL it loaded on its own node.
+    expect(r.ranks.map((x) => [x.host, x.ncclVersion])).toEqual([
+      ['spark-fb97', '2.28.9+cuda13.0'],
+      ['spark-4440', '2.28.9+cuda13.0'],
+    ]);
   });
 
   it('reads the OCI A100 all_reduce run with a bare "NCCL version" line and no banner line', () => {

@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { parseEthtoolDriver } from '../../src/probes/ethtool-driver.js';
 import { osReleaseText, parseOsRelease } from '../../src/probes/os-release.js';
 import { parsePerftestVersion } from '../../src/probes/perftest-version.js';
+import { parseGpuVersions } from '../../src/probes/gpu-versions.js';
+import { parseMpirunVersion } from '../../src/probes/mpirun-version.js';
 import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { runCli } from '../helpers/cli.js';
 import { csvObjects } from '../helpers/csv.js';
@@ -71,13 +73,38 @@ describe('node facts parsers', () => {
     expect(parseErrorOf(() => parsePerftestVersion(" Couldn't find device\n")).reason).toMatch(/no "Version: <x>" line/);
     fuzzParser(parsePerftestVersion, ['Version: 6.22\n']);
   });
+
+  it("GPU driver and the CUDA version it supports, from the header of nvidia-smi's default table on two GB10s", () => {
+    const spark = sample('nvidia-smi/dgx-spark-7d19-default-table-580.95.05-partial.txt');
+    const idle = sample('nvidia-smi/gb10-default-table-580.173.02-idle-P8.txt');
+    expect(parseGpuVersions(spark)).toEqual({ driver: '580.95.05', cuda: '13.0' });
+    expect(parseGpuVersions(idle)).toEqual({ driver: '580.173.02', cuda: '13.0' });
+    // The query form has no header line: not this parser's text.
+    expect(parseErrorOf(() => parseGpuVersions(sample('nvidia-smi/gb10-query-name-memtotal-driver-noheader.txt'))).reason).toMatch(
+      /^no "NVIDIA-SMI \.\.\. Driver Version: \.\.\." header line/,
+    );
+    fuzzParser(parseGpuVersions, [spark, idle]);
+  });
+
+  it('Open MPI prints "mpirun (Open MPI) <version>" for --version, 4.1.6 and 5.0.9 alike; MPICH is named', () => {
+    const v4 = sample('mpirun-version/openmpi-4.1.6-orca-macos-blog.txt').split('\n').slice(1).join('\n');
+    const v5 = sample('mpirun-version/openmpi-5.0.9-nccl-notes-partial.txt');
+    expect(parseMpirunVersion(v4)).toBe('4.1.6');
+    expect(parseMpirunVersion(v5)).toBe('5.0.9');
+    expect(parseErrorOf(() => parseMpirunVersion('HYDRA build details:\n    Version:                                 4.2.0\n')).reason).toBe(
+      'this mpirun is MPICH (HYDRA), not Open MPI',
+    );
+    expect(parseErrorOf(() => parseMpirunVersion('sh: 1: mpirun: not found\n')).reason).toMatch(/^no "mpirun \(Open MPI\) <version>" line/);
+    fuzzParser(parseMpirunVersion, [v4, v5]);
+  });
 });
 
 describe('node facts in the record, the certificate and the comparison CSV (simulated lab)', () => {
-  it('every fact per node; NCCL versions with the first node (rank 0); two batches on different NIC firmware differ in the CSV', async () => {
+  it("every fact per node, each node's NCCL from its own rank (nccl-tests' from rank 0); two batches on different NIC firmware differ in the CSV", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cq-facts-'));
     const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };
     const runs: string[] = [];
+    s.nodes[1]!['ncclVersion'] = '2.30.7+cuda13.0'; // spark-b built another NCCL than spark-a
     for (const fw of [undefined, '28.46.1006 (MT_0000001221)']) {
       s.name = fw ? 'firmware-updated' : 'firmware-as-shipped';
       if (fw) s.nodes[1]!['nicFirmware'] = fw;
@@ -92,16 +119,27 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
       driver: 'mlx5_core 6.17.0-1032-nvidia',
       firmware: '28.45.4028 (MT_0000001221)',
       perftestVersion: '6.22',
+      gpuDriverVersion: '580.95.05',
+      cudaVersion: '13.0',
       ncclVersion: '2.28.9+cuda13.0',
       ncclTestsVersion: '2.18.3',
       dmi: expect.objectContaining({ biosVersion: 'simulated, virtual time' }),
     });
-    expect(rec.nodes[1]).not.toHaveProperty('ncclVersion');
-    expect(rec.nodes[1]).toMatchObject({ firmware: '28.45.4028 (MT_0000001221)', perftestVersion: '6.22' });
+    expect(rec.nodes[1]).not.toHaveProperty('ncclTestsVersion');
+    expect(rec.nodes[1]).toMatchObject({
+      firmware: '28.45.4028 (MT_0000001221)',
+      perftestVersion: '6.22',
+      gpuDriverVersion: '580.95.05',
+      ncclVersion: '2.30.7+cuda13.0',
+    });
     const html = readFileSync(join(runs[0]!, 'setup-check.html'), 'utf8');
     expect(html).toContain('28.45.4028 (MT_0000001221)');
     expect(html).toContain('mlx5_core 6.17.0-1032-nvidia');
-    expect(html).toContain('nccl-tests 2.18.3');
+    // The software table: GPU driver, CUDA (driver), NCCL, nccl-tests, Open MPI, perftest, ethtool per node.
+    expect(html).toContain(
+      '<tr><td>spark-a</td><td>580.95.05</td><td>13.0</td><td>2.28.9+cuda13.0</td><td>2.18.3</td><td>4.1.6</td><td>6.22</td><td>6.7</td></tr>',
+    );
+    expect(html).toContain('<tr><td>spark-b</td><td>580.95.05</td><td>13.0</td><td>2.30.7+cuda13.0</td><td>—</td><td>4.1.6</td><td>6.22</td><td>6.7</td></tr>');
 
     const out = join(dir, 'compare.csv');
     const cmp = await runCli(['compare', ...runs, '--out', out]);
@@ -115,7 +153,10 @@ describe('node facts in the record, the certificate and the comparison CSV (simu
     );
     for (const r of rows) {
       expect(r.perftest_version).toBe('6.22 / 6.22');
-      expect(r.nccl_version).toBe('2.28.9+cuda13.0 / ');
+      expect(r.nccl_version).toBe('2.28.9+cuda13.0 / 2.30.7+cuda13.0');
+      expect(r.gpu_driver_version).toBe('580.95.05 / 580.95.05');
+      expect(r.cuda_version).toBe('13.0 / 13.0');
+      expect(r.openmpi_version).toBe('4.1.6 / 4.1.6');
       expect(r.bios_version).toBe('simulated, virtual time / simulated, virtual time');
     }
   });

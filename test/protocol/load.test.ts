@@ -83,7 +83,7 @@ describe('loadProtocol', () => {
     expect(c.loopbackClient).toBe('ib_write_bw -d {rdmaDevice} -p {tcpPort} -F --report_gbits -s {msgSize} -D {durationS} {serverIp}');
     expect(c.nccl).toBe('mpirun --mca oob_tcp_if_include {oobInclude} {ranks}');
     expect(c.ncclRank).toBe(
-      '-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdev} -x OMPI_MCA_btl_tcp_if_include={netdev} all_reduce_perf -b 256M -e 1G -f 2 -g 1',
+      '-np 1 -H {ip}:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA={hcaList} -x NCCL_SOCKET_IFNAME={netdev} -x OMPI_MCA_btl_tcp_if_include={netdev} -x UCX_NET_DEVICES={netdev} all_reduce_perf -b 256M -e 1G -f 2 -g 1',
     );
     expect(c.gpuLoad).toEqual({
       form: 'program',

@@ -8,6 +8,9 @@ import { describe, expect, it } from 'vitest';
 import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { runCli } from '../helpers/cli.js';
 import { endedWith, processState } from '../../src/run/steps/link-load.js';
+import { createLab } from '../../src/sim/lab.js';
+import { VirtualClock } from '../../src/sim/virtual-clock.js';
+import { NCCL_CMD } from '../sim/drive.js';
 
 type Json = Record<string, any>;
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -61,16 +64,47 @@ describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
   it("each rank gets its own node's names: the run passes and records each node's rank on its own cage", async () => {
     const { result, journal, record } = await run(['--sim', TRIANGLE(), '--nodes', 'spark-a:0,spark-b:1', '--protocol', 'quick']);
     expect(result.outcome, JSON.stringify(result.reasons)).toBe('PASS');
-    const mpirun = commandsOf(journal, 'spark-a').filter((c) => c.startsWith('mpirun'));
+    const mpirun = commandsOf(journal, 'spark-a').filter((c) => c.startsWith('mpirun --mca'));
     expect(mpirun).toEqual([
       'mpirun --mca oob_tcp_if_include 192.168.100.0/24' +
-        ' -np 1 -H 192.168.100.10:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0 -x NCCL_SOCKET_IFNAME=enp1s0f0np0 -x OMPI_MCA_btl_tcp_if_include=enp1s0f0np0 all_reduce_perf -b 256M -e 1G -f 2 -g 1' +
-        ' : -np 1 -H 192.168.100.11:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -x NCCL_SOCKET_IFNAME=enp1s0f1np1 -x OMPI_MCA_btl_tcp_if_include=enp1s0f1np1 all_reduce_perf -b 256M -e 1G -f 2 -g 1',
+        ' -np 1 -H 192.168.100.10:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=rocep1s0f0,roceP2p1s0f0 -x NCCL_SOCKET_IFNAME=enp1s0f0np0 -x OMPI_MCA_btl_tcp_if_include=enp1s0f0np0 -x UCX_NET_DEVICES=enp1s0f0np0 all_reduce_perf -b 256M -e 1G -f 2 -g 1' +
+        ' : -np 1 -H 192.168.100.11:1 -x LD_LIBRARY_PATH -x NCCL_DEBUG=INFO -x NCCL_IB_HCA=rocep1s0f1,roceP2p1s0f1 -x NCCL_SOCKET_IFNAME=enp1s0f1np1 -x OMPI_MCA_btl_tcp_if_include=enp1s0f1np1 -x UCX_NET_DEVICES=enp1s0f1np1 all_reduce_perf -b 256M -e 1G -f 2 -g 1',
     ]);
     expect(record.benchmarks.nccl.ranks).toEqual([
       { node: 'spark-a', network: 'IB', devices: ['rocep1s0f0', 'roceP2p1s0f0'] },
       { node: 'spark-b', network: 'IB', devices: ['rocep1s0f1', 'roceP2p1s0f1'] },
     ]);
+  });
+
+  it('the two ends in different cages are allowed, said once on stderr, and recorded in the record and the certificate', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cq-cages-'));
+    const warning =
+      'cablequal: warning: the cable\'s two ends are in different cages (spark-a cage 0, spark-b cage 1): allowed and recorded, but NVIDIA\'s connect-two-sparks instructions use the same port on both nodes "to prevent issues with NCCL tests"';
+    // Besides the progress lines a log gets at each phase change.
+    const warnings = (err: string) => err.split('\n').filter((l) => l.includes('warning'));
+    // Given on the command line, and found so by discovery (--port auto): the same warning, once.
+    for (const nodes of [['--nodes', 'spark-a:0,spark-b:1'], []]) {
+      const r = await runCli(['run', '--sim', TRIANGLE(), ...nodes, '--protocol', 'quick', '--out', out, '--json']);
+      expect(warnings(r.err)).toEqual([warning]);
+      const { runDir, outcome } = JSON.parse(r.out) as { runDir: string; outcome: string };
+      expect(outcome).toBe('PASS');
+      const record = JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')) as Json;
+      expect(record.cable.differentCages).toEqual([
+        { node: 'spark-a', cage: 0 },
+        { node: 'spark-b', cage: 1 },
+      ]);
+      const cert = JSON.parse(readFileSync(join(runDir, 'certificate.json'), 'utf8')) as Json;
+      expect(cert.body.cable.differentCages).toEqual(record.cable.differentCages);
+      expect(readFileSync(join(runDir, 'certificate.html'), 'utf8')).toContain(
+        '<tr><th>cages</th><td>the cable&#39;s two ends are in different cages (spark-a cage 0, spark-b cage 1)',
+      );
+    }
+    // The same port at both ends: nothing said, nothing recorded.
+    const same = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--out', out, '--json']);
+    expect(warnings(same.err)).toEqual([]);
+    const { runDir } = JSON.parse(same.out) as { runDir: string };
+    expect(JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')).cable).not.toHaveProperty('differentCages');
+    expect((JSON.parse(readFileSync(join(runDir, 'certificate.json'), 'utf8')) as Json).body.cable.differentCages).toBeNull();
   });
 
   it("an older protocol naming node A's devices for both ranks is refused on that wiring, with what to use instead", async () => {
@@ -236,5 +270,61 @@ describe('telling an ended load process from a running one', () => {
     expect(await processState(proc(Promise.resolve(ended)))).toBe(ended);
     expect(await processState(proc(new Promise(() => undefined)))).toBe('running');
     expect(await processState(proc(failed))).toBe('unknown');
+  });
+});
+
+describe("NCCL's environment in mpirun's non-interactive SSH sessions, proven in preflight", () => {
+  it("a node set up as NVIDIA's playbook does (LD_LIBRARY_PATH exported in interactive shells only): ERROR in preflight, before any load, with the fix", async () => {
+    const { result, journal, record } = await run(['--sim', scenario('good-qsfp56', (s) => (s.nodes[1].missing = ['libnccl.so.2'])), '--protocol', 'quick']);
+    expect(result.outcome).toBe('ERROR');
+    expect(result.reasons).toHaveLength(1);
+    expect(result.reasons[0]).toMatchObject({
+      rule: 'preflight-nccl-env',
+      node: 'spark-b',
+      message:
+        'spark-b: all_reduce_perf (/usr/local/bin/all_reduce_perf) cannot start in a non-interactive SSH session, the way mpirun starts it: libnccl.so.2 => not found',
+    });
+    expect(result.reasons[0]!.advice).toMatch(/at the top of ~\/\.bashrc, above its "If not running interactively" return, on both nodes/);
+    expect(result.reasons[0]!.advice).toContain('`ssh spark-b ldd /usr/local/bin/all_reduce_perf` must find every library');
+    expect(commandsOf(journal, 'spark-b')).toEqual(expect.arrayContaining(['mpirun --version', 'ldd /usr/local/bin/all_reduce_perf']));
+    expect(journal.some((l) => l.type === 'process-start')).toBe(false); // no throughput step, nothing loaded
+    expect(record.phases.map((p: Json) => [p.name, p.status])).toEqual([['preflight', 'error']]);
+  });
+
+  it("the simulated mpirun cannot start that node's rank either: the failure the NCCL phase would have met after the throughput step", async () => {
+    const lab = createLab({ scenario: scenario('good-qsfp56', (s) => (s.nodes[1].missing = ['libnccl.so.2'])), clock: new VirtualClock() });
+    const r = await lab.runner('spark-a').run(NCCL_CMD);
+    expect(r.exitCode).toBe(127);
+    expect(r.stderr).toMatch(
+      /^all_reduce_perf: error while loading shared libraries: libnccl\.so\.2: cannot open shared object file: No such file or directory$/m,
+    );
+  });
+
+  it('/etc/nccl.conf with NCCL_IB_DISABLE=1 (reported on some DGX OS images): ERROR naming the file and the line to change; the protocol may override it', async () => {
+    const conf = scenario('good-qsfp56', (s) => (s.nodes[0].ncclConf = '# site defaults\nNCCL_IB_DISABLE=1\n'));
+    const { result } = await run(['--sim', conf, '--protocol', 'quick']);
+    expect(result.reasons).toEqual([
+      expect.objectContaining({
+        rule: 'preflight-nccl-conf',
+        node: 'spark-a',
+        message: 'spark-a: /etc/nccl.conf sets NCCL_IB_DISABLE=1: NCCL would not use the RDMA devices and would run over TCP sockets (~2 GB/s)',
+        advice:
+          "change it on the node (sudo sed -i 's/^NCCL_IB_DISABLE=.*/NCCL_IB_DISABLE=0/' /etc/nccl.conf), or let the protocol's ncclRank set -x NCCL_IB_DISABLE=0 for the ranks (docs/operator-guide.md section 1, \"NCCL over non-interactive SSH\")",
+      }),
+    ]);
+    // A protocol that sets the variable for its ranks wins over the file, as NCCL reads it: the run passes over RDMA.
+    const override = quick((p) => (p.commands.ncclRank = p.commands.ncclRank.replace('-x NCCL_DEBUG=INFO', '-x NCCL_DEBUG=INFO -x NCCL_IB_DISABLE=0')));
+    const ok = await run(['--sim', conf, '--protocol', override]);
+    expect(ok.result.outcome, JSON.stringify(ok.result.reasons)).toBe('PASS');
+    expect(ok.record.benchmarks.nccl.ranks.map((r: Json) => r.network)).toEqual(['IB', 'IB']);
+  });
+
+  it('every rank gets UCX_NET_DEVICES beside NCCL_SOCKET_IFNAME and OMPI_MCA_btl_tcp_if_include; Open MPI is recorded per node', async () => {
+    const { result, journal, record } = await run(['--sim', 'good-qsfp56', '--protocol', 'quick']);
+    expect(result.outcome).toBe('PASS');
+    const mpirun = commandsOf(journal, 'spark-a').find((c) => c.startsWith('mpirun --mca'))!;
+    for (const v of ['UCX_NET_DEVICES', 'NCCL_SOCKET_IFNAME', 'OMPI_MCA_btl_tcp_if_include'])
+      expect(mpirun.match(new RegExp(`-x ${v}=enp1s0f1np1`, 'g'))).toHaveLength(2);
+    expect(record.nodes.map((n: Json) => n.openMpiVersion)).toEqual(['4.1.6', '4.1.6']);
   });
 });

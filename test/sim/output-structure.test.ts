@@ -3,7 +3,11 @@
 // source or manual, cited). Values and names become placeholders (template()), so what is compared is the layout:
 // the same headers, the same line templates, the same separators (TABs where the samples keep them). A drift in a
 // simulated format fails here instead of surprising a parser on a node. The lab's outputs are generated.
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { cmd, ipAddrCommand } from '../../src/transport/commands.js';
 import { RESULT_HEADER_GBITS } from '../../src/sim/format-perftest.js';
 import { layout, missingInOrder, outputLines, realLines, separators, template, type TemplateOptions } from '../helpers/line-shape.js';
@@ -369,5 +373,49 @@ describe('output structure of the simulated lab against real outputs', () => {
     // perftest_parameters.c: printf("Version: %s\n", user_param->version) for -V/--version.
     expect((await lab.runner('spark-a').run(cmd.perftestVersion())).stdout).toMatch(/^Version: \S+\n$/);
     expect(await lab.runner('spark-a').run(cmd.rebootAllowed())).toMatchObject({ stdout: '/usr/bin/systemctl reboot --no-block\n', exitCode: 0 });
+  });
+
+  it("nvidia-smi's default table: the lines of the recorded GB10 tables, in their order", async () => {
+    const { lab } = newLab('good-qsfp56');
+    const sim = outputLines((await lab.runner('spark-a').run(cmd.gpuVersions())).stdout);
+    const idle = 'nvidia-smi/gb10-default-table-580.173.02-idle-P8.txt';
+    // The weekday-month date line is the tool's; the table boxes must be the recorded ones.
+    const date = (l: string) => l.replace(/^[A-Z][a-z]{2} [A-Z][a-z]{2} +\d+ [\d:]+ \d{4}\s*$/, '<date>');
+    holdAgainst(
+      sim.filter((l) => l !== ''),
+      {
+        samples: [idle, 'nvidia-smi/dgx-spark-7d19-default-table-580.95.05-partial.txt'],
+        reference: realLines(idle),
+        prepare: (l) =>
+          date(l)
+            .replace(/\b(P\d|On|Off)\b/g, '<state>')
+            .replace(/\b\d+([CW%])/g, '<n>$1'),
+      },
+    );
+    for (const real of realLines(idle).filter((l) => l.startsWith('|'))) expect(sim.map((l) => l.length)).toContain(real.length);
+  });
+
+  it('ldd and mpirun --version: glibc\'s TAB-indented lines, Open MPI\'s three lines; a library the scenario takes away is "not found"', async () => {
+    const { lab } = newLab('good-qsfp56');
+    const sim = outputLines((await lab.runner('spark-a').run(cmd.ldd('/usr/local/bin/all_reduce_perf'))).stdout);
+    const shape = (l: string) =>
+      l
+        .replace(/^(\s*)\S+ => not found$/, '$1<lib> => not found')
+        .replace(/^(\s*)\S+ => \S.* \((0x[0-9a-f]+)\)$/, '$1<lib> => <path> ($2)')
+        .replace(/^(\s*)\S+ (\(0x[0-9a-f]+\))$/, '$1<lib> $2');
+    const ldd = ['ldd/nccl-tests-issue107-all-reduce-perf-every-library-found.txt', 'ldd/openfoam-blockmesh-libmpi-not-found.txt'];
+    holdAgainst(sim, { samples: ldd, prepare: shape, tabs: ldd.flatMap(tabLines), indentOnly: true });
+    for (const l of sim) expect(l.startsWith('\t'), l).toBe(true);
+    const v = (await lab.runner('spark-a').run(cmd.mpirunVersion())).stdout;
+    expect(v.split('\n')).toEqual(sample('mpirun-version/openmpi-4.1.6-orca-macos-blog.txt').split('\n').slice(2));
+    const s = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'good-qsfp56.json'), 'utf8')) as { name: string; nodes: Record<string, unknown>[] };
+    s.name = 'no-libnccl';
+    s.nodes[1]!['missing'] = ['libnccl.so.2'];
+    const file = join(mkdtempSync(join(tmpdir(), 'cq-ldd-')), 's.json');
+    writeFileSync(file, JSON.stringify(s));
+    const other = newLab(file).lab;
+    const b = outputLines((await other.runner('spark-b').run(cmd.ldd('/usr/local/bin/all_reduce_perf'))).stdout);
+    expect(b.filter((l) => l.includes('not found'))).toEqual(['\tlibnccl.so.2 => not found']);
+    holdAgainst(b, { samples: ldd, prepare: shape, tabs: ldd.flatMap(tabLines), indentOnly: true });
   });
 });

@@ -114,6 +114,7 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
       want: n.cage!.rails.map((x) => x.rdmaDevice),
       network: rank?.network ?? parsed.network,
       devices: rank?.devices ?? parsed.netDevices,
+      ncclVersion: rank?.ncclVersion,
     };
   });
   const busbw = parsed.rows.map((x) => x.outOfPlace.busbwGBs);
@@ -124,10 +125,15 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
     devices: parsed.netDevices,
     ranks: ranks.map(({ node, network, devices }) => ({ node, network, devices })),
   };
-  // NCCL and nccl-tests print their versions from rank 0 (the first node): kept with that node's facts.
-  if (parsed.ncclVersion) a.record.ncclVersion = parsed.ncclVersion;
-  if (parsed.version) a.record.ncclTestsVersion = parsed.version;
-  if (parsed.ncclVersion || parsed.version) ctx.journal.append({ type: 'node-info', tS: ctx.tS, node: a.spec.name, record: a.record });
+  // Each rank prints the NCCL it loaded (NCCL_DEBUG=INFO): kept with its node's facts; a bare `NCCL version` line
+  // and nccl-tests' own version come from rank 0, the first node.
+  nodes.forEach((n, i) => {
+    const version = ranks[i]!.ncclVersion ?? (n === a ? parsed.ncclVersion : undefined);
+    const tests = n === a ? parsed.version : undefined;
+    if (version) n.record.ncclVersion = version;
+    if (tests) n.record.ncclTestsVersion = tests;
+    if (version || tests) ctx.journal.append({ type: 'node-info', tS: ctx.tS, node: n.spec.name, record: n.record });
+  });
   ctx.journal.append({ type: 'benchmark', tS: ctx.tS, phase: phase.name, kind: 'nccl', ...ctx.benchmarks.nccl });
   const off = ranks.find((x) => x.network !== 'IB');
   if (parsed.network !== 'IB' || off) {

@@ -9,12 +9,15 @@ import { parseDmi } from '../../probes/dmi.js';
 import { parseEthtoolDriver } from '../../probes/ethtool-driver.js';
 import { osReleaseText, parseOsRelease } from '../../probes/os-release.js';
 import { parsePerftestVersion } from '../../probes/perftest-version.js';
+import { parseGpuVersions } from '../../probes/gpu-versions.js';
 import { ParseError } from '../../domain/errors.js';
+import { differentCages, differentCagesWarning } from '../../domain/node.js';
 import { parseIpv4, subnetOf } from '../ip-addr.js';
 import type { Protocol } from '../../protocol/index.js';
 import { gpuLoadNeeds } from '../../protocol/gpu-load.js';
 import type { NodeState, RunContext } from '../context.js';
-import { SetupError, setupReason } from '../run-errors.js';
+import { SetupError, failOnNode, setupReason } from '../run-errors.js';
+import { checkNcclEnvironment, ncclTestOf } from './nccl-preflight.js';
 
 // The sudoers line an operator adds so that cablequal can read the module EEPROM (the only root command it needs).
 export function sudoersLine(user: string): string {
@@ -22,7 +25,7 @@ export function sudoersLine(user: string): string {
 }
 
 function fail(rule: string, node: NodeState, message: string, advice: string): never {
-  throw new SetupError(setupReason(rule, `${node.spec.name}: ${message}`, { node: node.spec.name, advice }));
+  return failOnNode(rule, node.spec.name, message, advice);
 }
 
 // What to install for each program a run starts (docs/operator-guide.md section 1 says it at length).
@@ -45,12 +48,6 @@ function programOf(template: string): string | null {
   let i = 0;
   if (words[i] === 'stdbuf') for (i++; words[i]?.startsWith('-'); i++);
   return words[i] ?? null;
-}
-
-// The nccl-tests program of the NCCL command (a word ending in _perf), or null when the template names none.
-function ncclTestOf(protocol: Protocol): string | null {
-  const words = `${protocol.commands.nccl} ${protocol.commands.ncclRank ?? ''}`.split(/\s+/).filter((w) => /^[A-Za-z0-9_./+@-]*_perf$/.test(w));
-  return words[0] ?? null;
 }
 
 // Every program the protocol's phases start on a node: they must be on the PATH of a non-interactive SSH session
@@ -81,11 +78,14 @@ function installAdvice(tools: string[]): string {
 type LinkTool = 'ibdev2netdev' | 'rdma';
 
 // Every required program is there; a node without ibdev2netdev (no MLNX/DOCA tools) lists its links with `rdma link`.
-async function checkTools(ctx: RunContext, node: NodeState): Promise<LinkTool> {
+// `found`: where each program is, as `command -v` printed it (untrusted), or its absolute path.
+async function checkTools(ctx: RunContext, node: NodeState): Promise<{ linkTool: LinkTool; found: Map<string, string> }> {
   const missing: string[] = [];
+  const found = new Map<string, string>();
   for (const t of requiredTools(ctx.protocol)) {
     const r = await ctx.runLogged(node, cmd.programThere(t), `tool:${t}`, 20_000);
     if (r.exitCode !== 0) missing.push(t);
+    else found.set(t, t.startsWith('/') ? t : r.stdout.trim().split('\n')[0]!);
   }
   let linkTool: LinkTool = 'ibdev2netdev';
   if (missing.includes('ibdev2netdev') && (await ctx.runLogged(node, cmd.programThere('rdma'), 'tool:rdma', 20_000)).exitCode === 0) {
@@ -100,7 +100,7 @@ async function checkTools(ctx: RunContext, node: NodeState): Promise<LinkTool> {
       `${installAdvice(missing)} (see docs/operator-guide.md section 1)`,
     );
   }
-  return linkTool;
+  return { linkTool, found };
 }
 
 // The GPU load of a loaded soak must be able to start on the node: its working directory, the files it needs (gpu_burn
@@ -338,6 +338,10 @@ async function readVersions(ctx: RunContext, node: NodeState): Promise<void> {
     },
   );
   await fact(cmd.perftestVersion(), 'perftest-version', parsePerftestVersion, (v) => (node.record.perftestVersion = v));
+  await fact(cmd.gpuVersions(), 'gpu-versions', parseGpuVersions, (v) => {
+    node.record.gpuDriverVersion = v.driver;
+    if (v.cuda) node.record.cudaVersion = v.cuda;
+  });
 }
 
 // Preflight on every node: each failure is an ERROR that says what to do, never a cable verdict.
@@ -358,7 +362,8 @@ export async function preflight(ctx: RunContext): Promise<void> {
   }
   await Promise.all(
     ctx.nodes.map(async (n, i) => {
-      const linkTool = await checkTools(ctx, n);
+      const { linkTool, found } = await checkTools(ctx, n);
+      await checkNcclEnvironment(ctx, n, found);
       await checkGpuLoad(ctx, n);
       await discoverCage(ctx, n, linkTool);
       await checkRails(ctx, n);
@@ -368,7 +373,14 @@ export async function preflight(ctx: RunContext): Promise<void> {
     }),
   );
   checkSubnets(ctx);
+  warnDifferentCages(ctx);
   await checkPeerSsh(ctx);
+}
+
+// A cable whose two ends sit in different cages (a:0,b:1, or found so with auto) is allowed: said and recorded.
+function warnDifferentCages(ctx: RunContext): void {
+  const ends = ctx.nodes.flatMap((n) => (n.cage ? [{ node: n.spec.name, cage: n.cage.index }] : []));
+  if (differentCages(ends)) ctx.warn(differentCagesWarning(ends));
 }
 
 // The two ends of each rail must share a subnet: traffic and mpirun's out-of-band channel go rail to rail.
