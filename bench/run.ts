@@ -10,6 +10,7 @@ import { benchFailingClone, benchFullProcedure, benchGrade, makeTenHzJournal } f
 import { benchSsh } from './ssh-sampler.js';
 import { benchRunPage } from './run-page.js';
 import { benchStore } from './store.js';
+import { benchStoreBusy } from './store-busy.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -36,8 +37,8 @@ const machine = {
 
 const work = mkdtempSync(join(tmpdir(), 'cq-bench-runs-'));
 const t0 = performance.now();
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage) into the existing results; the old figures of
-// grade and full are kept as `before` so BENCHMARKS.md shows both.
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, storebusy) into the existing results; the
+// old figures of grade, full and storebusy are kept as `before` so BENCHMARKS.md shows both.
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
 if (only) {
@@ -61,6 +62,11 @@ if (only) {
       log('the run page of a 75-minute run (Chromium)');
       const rp = await benchRunPage(join(work, 'run-page'), log);
       if (rp) next.runPage = rp;
+    }
+    if (only.includes('storebusy')) {
+      log('sampling while another process holds the results store (real time, about 3 minutes)');
+      if (prev.storeBusy) before.storeBusy ??= prev.storeBusy;
+      next.storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -113,6 +119,8 @@ try {
   const store = await benchStore(join(work, 'store'), log);
   log('7/7 the run page of a 75-minute run (Chromium)');
   const runPage = (await benchRunPage(join(work, 'run-page'), log)) ?? undefined;
+  log('8/8 sampling while another process holds the results store (real time)');
+  const storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -123,6 +131,7 @@ try {
     clone,
     store,
     runPage,
+    storeBusy,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));
