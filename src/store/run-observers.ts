@@ -29,6 +29,7 @@ export interface ObservedRun {
 
 export class RunObservers {
   private recorder: StoreRecorder = new StoreRecorder(null, () => undefined);
+  private chosen = false;
   private metrics: RunMetrics | null = null;
   private server: MetricsServer | null = null;
 
@@ -49,7 +50,8 @@ export class RunObservers {
   // it: the recorder opens it with its first write, and a store that cannot be chosen or opened is one warning.
   async open(): Promise<void> {
     await this.listen();
-    if (this.recorder.writing) return;
+    if (this.chosen) return;
+    this.chosen = true;
     const db = this.opts.db ?? this.io.env['CABLEQUAL_DB'];
     if (db === 'off') return;
     const warn = (line: string) => this.io.stderr(`${line}\n`);
