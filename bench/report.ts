@@ -7,6 +7,7 @@ import type { RunPageBenchResult } from './run-page.js';
 import type { ColdStartResult } from './cold-start.js';
 import type { SshSpeedResult } from './ssh-speed.js';
 import type { StoreBenchResult } from './store.js';
+import type { StoreBusyBenchResult } from './store-busy.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
 // Everything run.ts measured.
@@ -24,10 +25,18 @@ export interface BenchResults {
   runPage?: RunPageBenchResult;
   coldStart?: ColdStartResult;
   sshSpeed?: SshSpeedResult;
+  storeBusy?: StoreBusyBenchResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
-  before?: { date: string; gradeWallMs?: Summary | null; gradeMaxRssMB?: Summary | null; gradeJournalBytes?: number; fullWallMs?: Summary | null };
+  before?: {
+    date: string;
+    gradeWallMs?: Summary | null;
+    gradeMaxRssMB?: Summary | null;
+    gradeJournalBytes?: number;
+    fullWallMs?: Summary | null;
+    storeBusy?: StoreBusyBenchResult;
+  };
 }
 
 // Section 4 as benches before bench/sim-cli.ts measured it: runQualification in process, no report writers.
@@ -255,7 +264,45 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.runPage) out.push(...runPageSection(r.runPage));
   if (r.coldStart) out.push(...coldStartSection(r.coldStart));
   if (r.sshSpeed) out.push(...sshSpeedSection(r.sshSpeed));
+  if (r.storeBusy) out.push(...storeBusySection(r.storeBusy, r.before?.storeBusy ?? null));
   return `${out.join('\n')}\n`;
+}
+
+// Section 10: the longest tick interval while another process holds the store, before and after #22 item 7.
+function storeBusySection(a: StoreBusyBenchResult, b: StoreBusyBenchResult | null): string[] {
+  const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+  const runs = b ? [b, a] : [a];
+  const row = (name: string, f: (x: StoreBusyBenchResult) => string) => `| ${name} | ${runs.map(f).join(' | ')} |`;
+  const longestGap = (x: StoreBusyBenchResult) => Math.max(0, ...x.gaps.map((g) => g.toS - g.fromS));
+  const interval = a.plan.samplingIntervalS * 1000;
+  return [
+    '## 10. Sampling while another process holds the results store',
+    '',
+    `One run in real time (speed 1) against \`sim serve\` (good-qsfp56: preflight, identity and one ${a.plan.soakS} s soak sampled every ${a.plan.samplingIntervalS} s), its embedded SQLite store held under \`BEGIN EXCLUSIVE\` by another process for ${a.plan.lockS} s from the soak's start (bench/store-busy.ts over test/helpers/store-lock.ts; test/store/store-busy.system.test.ts makes the same run with a 20 s lock and PostgreSQL's tables locked).`,
+    "The longest tick interval is the longest time between a node's consecutive samples (controller clock) that overlaps the lock.",
+    b
+      ? `Before: the run's store written on its own thread (better-sqlite3, 15 s busy timeout per queued write), measured ${b.date}; after: written from a worker thread, every wait bounded, given up after the first failure (#22 item 7).`
+      : '',
+    `Load average at the start: ${runs.map((x) => `${x === b ? 'before' : 'after'} ${la(x.loadAvg.start)}`).join(', ')}.${runs.map((x) => (x.note ? ` ${x === b ? 'Before' : 'After'}: ${x.note}` : '')).join('')}`,
+    '',
+    `| | ${runs.map((x) => (x === b ? `before (${x.date.slice(0, 10)})` : `after (${x.date.slice(0, 10)})`)).join(' | ')} |`,
+    `|---|${runs.map(() => '---|').join('')}`,
+    row('lock held, s', (x) => x.lockS.toFixed(1)),
+    row('**longest tick interval during the lock, ms**', (x) => `**${x.longestTickMs.toFixed(0)}**`),
+    row('samples per node while the lock was held', (x) => String(x.ticksDuringLock)),
+    row(`the ${a.plan.soakS} s soak took, s`, (x) => x.soakS.toFixed(1)),
+    row('the whole run took, s', (x) => x.runWallS.toFixed(1)),
+    row('outcome', (x) => x.outcome),
+    row('warnings naming the store', (x) => String(x.storeWarnings)),
+    row('sampling.gaps: count, longest (s)', (x) => `${x.gaps.length}, ${longestGap(x).toFixed(1)}`),
+    '',
+    verdict(
+      a.longestTickMs < 2 * interval,
+      'Target: sampling never waits on the store (no tick interval reaches two sampling intervals during the lock)',
+      `the longest tick interval during the ${a.lockS.toFixed(0)} s lock was ${a.longestTickMs.toFixed(0)} ms${b ? ` (before: ${b.longestTickMs.toFixed(0)} ms)` : ''}.`,
+    ),
+    '',
+  ].filter((l, i, xs) => l !== '' || xs[i - 1] !== '');
 }
 
 // Section 7: the run page of a 75-minute run, loaded in Chromium until its charts are drawn.

@@ -13,6 +13,7 @@ import { benchSsh } from './ssh-sampler.js';
 import { benchRunPage } from './run-page.js';
 import { benchSshSpeed } from './ssh-speed.js';
 import { benchStore } from './store.js';
+import { benchStoreBusy } from './store-busy.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -43,9 +44,9 @@ const t0 = performance.now();
 const coldBefore = process.env.CQ_BENCH_BEFORE
   ? { root: process.env.CQ_BENCH_BEFORE, label: process.env.CQ_BENCH_BEFORE_LABEL ?? process.env.CQ_BENCH_BEFORE }
   : undefined;
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed) into the
-// existing results; the old figures of grade are kept as `before` so BENCHMARKS.md shows both (full measures its own
-// before: CQ_BENCH_BEFORE, bench/sim-cli.ts).
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed, storebusy) into
+// the existing results; the old figures of grade and storebusy are kept as `before` so BENCHMARKS.md shows both (full
+// measures its own before: CQ_BENCH_BEFORE, bench/sim-cli.ts).
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg >= 0 ? (process.argv[onlyArg + 1] ?? '').split(',').filter(Boolean) : null;
 if (only) {
@@ -76,6 +77,11 @@ if (only) {
     if (only.includes('coldstart')) {
       log('CLI cold start (--help, status, verify)');
       next.coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
+    }
+    if (only.includes('storebusy')) {
+      log('sampling while another process holds the results store (real time, about 3 minutes)');
+      if (prev.storeBusy) before.storeBusy ??= prev.storeBusy;
+      next.storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -128,10 +134,12 @@ try {
   const store = await benchStore(join(work, 'store'), log);
   log('7/9 the run page of a 75-minute run (Chromium)');
   const runPage = (await benchRunPage(join(work, 'run-page'), log)) ?? undefined;
-  log('8/9 CLI cold start (--help, status, verify)');
+  log('8/10 CLI cold start (--help, status, verify)');
   const coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
-  log('9/9 full default protocol over SSH at x20 (sim serve)');
+  log('9/10 full default protocol over SSH at x20 (sim serve)');
   const sshSpeed = await benchSshSpeed(work, log);
+  log('10/10 sampling while another process holds the results store (real time)');
+  const storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -144,6 +152,7 @@ try {
     runPage,
     coldStart,
     sshSpeed,
+    storeBusy,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

@@ -133,7 +133,9 @@ export class SamplingLoop {
   private readonly figures = new TickFigures();
   private static readonly NO_OFFSETS: ReadonlyMap<string, number> = new Map();
   private readonly gapStart = new Map<string, number>();
+  // Every gap the loop noticed, with its cause: a node without a sample (transport), or ticks lost to a late or slow tick.
   readonly gaps: SamplingStats['gaps'] = [];
+  private prevTick: { startMs: number; endMs: number; tS: number } | null = null;
   private readonly lastBytes = new Map<string, bigint>();
   readonly last = new Map<string, NodeSample>();
   // Latest gauges per node (temperatures and GPU telemetry are read every few ticks, not every tick).
@@ -157,6 +159,14 @@ export class SamplingLoop {
     this.stopped = true;
     await this.done;
     await this.source.close();
+    // A gap still open when sampling stops ends there (the record keeps it even when the journal broke).
+    for (const node of [...this.gapStart.keys()]) {
+      try {
+        this.endGap(node, 'no sample (transport) until sampling stopped');
+      } catch (e) {
+        if (!(e instanceof JournalWriteError)) throw e;
+      }
+    }
   }
 
   // Nodes without a sample right now (a gap is open): the load processes there cannot be judged either.
@@ -199,7 +209,9 @@ export class SamplingLoop {
     const phase = ctx.currentPhase;
     const startMs = ctx.clock.now();
     const results = await this.source.tick(tick);
-    this.figures.add({ startMs, endMs: ctx.clock.now(), nodes: results.map(tickNode) }, this.source.offsetsMs?.() ?? SamplingLoop.NO_OFFSETS);
+    const endMs = ctx.clock.now();
+    this.figures.add({ startMs, endMs, nodes: results.map(tickNode) }, this.source.offsetsMs?.() ?? SamplingLoop.NO_OFFSETS);
+    this.noticeStretch(startMs, endMs, results, phase);
     for (const r of results) {
       if (!r.sample) {
         this.onMissing(r, phase);
@@ -277,12 +289,38 @@ export class SamplingLoop {
   }
 
   private onRecovered(node: string): void {
+    this.endGap(node, 'no sample (transport)');
+  }
+
+  // A node's transport gap ends: in `gaps` and journaled.
+  private endGap(node: string, reason: string): void {
     const from = this.gapStart.get(node);
     if (from === undefined) return;
     this.gapStart.delete(node);
-    const gap = { node, fromS: from, toS: this.ctx.tS, reason: 'no sample (transport)' };
+    this.recordGap({ node, fromS: from, toS: this.ctx.tS, reason });
+  }
+
+  private recordGap(gap: SamplingStats['gaps'][number], phase?: string): void {
     this.gaps.push(gap);
-    this.ctx.journal.append({ type: 'gap-end', tS: this.ctx.tS, ...gap });
+    this.ctx.journal.append({ type: 'gap-end', tS: this.ctx.tS, ...(phase ? { phase } : {}), ...gap });
+  }
+
+  // More than two intervals between one tick's samples and the next's: at least one tick was lost, to a tick that
+  // started late (the controller was held up: blocked or suspended) or to a slow one (the nodes answered late). Every
+  // node not already in a transport gap (recorded when it ends) gets the stretch in `gaps`, with that cause.
+  private noticeStretch(startMs: number, endMs: number, results: NodeTick[], phase: string): void {
+    const prev = this.prevTick;
+    this.prevTick = { startMs, endMs, tS: this.ctx.tS };
+    const interval = this.opts.intervalMs;
+    if (!prev || interval <= 0 || endMs - prev.endMs <= 2 * interval) return;
+    const lateMs = startMs - Math.max(prev.startMs + interval, prev.endMs);
+    const tookMs = endMs - startMs;
+    const s = (ms: number) => (ms / 1000).toFixed(1);
+    const reason =
+      lateMs >= tookMs
+        ? `late tick (started ${s(lateMs)} s after its time: the controller was held up)`
+        : `slow tick (the nodes took ${s(tookMs)} s to answer)`;
+    for (const r of results) if (!this.gapStart.has(r.node)) this.recordGap({ node: r.node, fromS: prev.tS, toS: this.ctx.tS, reason }, phase);
   }
 
   // Counters the node's last good sample had and this one lacks (a garbled line drops its counter).

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { openPostgres, openSqlite, redactUrl, type SqlDb } from './sql.js';
+import { openSqliteWriter } from './sqlite-writer.js';
 import { ResultsStore } from './store.js';
 
 export const STORE_FILE = 'cablequal.db';
@@ -29,12 +30,20 @@ export function chooseStore(o: { out: string; db?: string | undefined; env?: Nod
   return { engine: 'sqlite', target: resolve(cwd, db) };
 }
 
-// Open the store and run its migrations; a store that cannot be opened is a one-line error naming it.
-export async function openStore(choice: StoreChoice, opts: { readonly?: boolean } = {}): Promise<ResultsStore> {
-  const where = choice.engine === 'postgres' ? redactUrl(choice.target) : choice.target;
+// How long a run's writer waits for the store at most: for a busy SQLite file (another process holding it), for
+// PostgreSQL to connect, and for each query, statement and lock there. Then the write fails (and the run's recorder
+// gives the store up: recorder.ts).
+export const WRITER_WAIT_MS = 5000;
+
+// Open the store and run its migrations; a store that cannot be opened is a one-line error naming it. `writer`: the
+// connection a run writes through, whose waits are all bounded (WRITER_WAIT_MS) and whose SQLite file is written from
+// a worker thread (sqlite-writer.ts), so that nothing the store does holds up the run's thread.
+export async function openStore(choice: StoreChoice, opts: { readonly?: boolean; writer?: boolean } = {}): Promise<ResultsStore> {
+  const where = whereOf(choice);
   let db: SqlDb;
   try {
-    db = choice.engine === 'postgres' ? openPostgres(choice.target) : openSqlite(choice.target, opts);
+    if (choice.engine === 'postgres') db = openPostgres(choice.target, opts.writer ? { waitMs: WRITER_WAIT_MS } : {});
+    else db = opts.writer ? openSqliteWriter(choice.target, { waitMs: WRITER_WAIT_MS }) : openSqlite(choice.target, opts);
   } catch (e) {
     throw new StoreOpenError(where, e);
   }
@@ -48,13 +57,27 @@ export async function openStore(choice: StoreChoice, opts: { readonly?: boolean 
   return store;
 }
 
+// The store as messages name it: its file, or its URL without the password.
+export function whereOf(choice: StoreChoice): string {
+  return choice.engine === 'postgres' ? redactUrl(choice.target) : choice.target;
+}
+
 // The store could not be opened or migrated: says which, and why.
 export class StoreOpenError extends Error {
+  readonly why: string;
   constructor(
     readonly where: string,
     cause: unknown,
   ) {
-    const code = (cause as { code?: string }).code;
-    super(`results store ${where}: ${(cause as Error).message || String(cause)}${code ? ` (${code})` : ''}`);
+    const why = storeErrorText(cause);
+    super(`results store ${where}: ${why}`);
+    this.why = why;
   }
+}
+
+// What went wrong with the store, in one line: the engine's message and its code (SQLITE_BUSY, ECONNREFUSED, 57014).
+export function storeErrorText(e: unknown): string {
+  if (e instanceof StoreOpenError) return e.why;
+  const code = (e as { code?: string } | null)?.code;
+  return `${(e as Error | null)?.message || String(e)}${code ? ` (${code})` : ''}`;
 }

@@ -5,7 +5,8 @@
 import { systemClock, type Clock } from '../domain/clock.js';
 import { RunMetrics } from '../metrics/run-metrics.js';
 import { serveMetrics, type MetricsServer } from '../metrics/serve.js';
-import { chooseStore, openStore } from './open-store.js';
+import { shellQuote } from '../transport/commands.js';
+import { chooseStore, openStore, whereOf } from './open-store.js';
 import { StoreRecorder, type LiveFigures } from './recorder.js';
 import type { RunPlace } from './run-row.js';
 
@@ -31,6 +32,7 @@ export interface ObservedRun {
 
 export class RunObservers {
   private recorder: StoreRecorder = new StoreRecorder(null, () => undefined);
+  private chosen = false;
   private metrics: RunMetrics | null = null;
   private server: MetricsServer | null = null;
   private ran = false;
@@ -50,16 +52,21 @@ export class RunObservers {
     this.io.stderr(`cablequal: metrics at ${this.server.url}\n`);
   }
 
-  // Open the store once the run is about to start (a command refused before that writes nothing); a failure is a warning.
+  // Choose the store once the run is about to start (a command refused before that writes nothing). Nothing waits for
+  // it: the recorder opens it with its first write, and a store that cannot be chosen or opened is one warning.
   async open(): Promise<void> {
     await this.listen();
-    if (this.recorder.store) return;
+    if (this.chosen) return;
+    this.chosen = true;
     const db = this.opts.db ?? this.io.env['CABLEQUAL_DB'];
     if (db === 'off') return;
     const warn = (line: string) => this.io.stderr(`${line}\n`);
     try {
-      const store = await openStore(chooseStore({ out: this.opts.storeDir, db, env: {}, cwd: this.io.cwd }));
-      this.recorder = new StoreRecorder(store, warn);
+      const choice = chooseStore({ out: this.opts.storeDir, db, env: {}, cwd: this.io.cwd });
+      // The same store for `db import`: the --db given, else $CABLEQUAL_DB (still set), else the reports directory's file.
+      const to = this.opts.db ? ` --db ${shellQuote(whereOf(choice))}` : db ? '' : ` --out ${shellQuote(this.opts.storeDir)}`;
+      const importCommand = `cablequal db import ${shellQuote(this.opts.storeDir)}${to}`;
+      this.recorder = new StoreRecorder({ where: whereOf(choice), open: () => openStore(choice, { writer: true }), importCommand }, warn);
     } catch (e) {
       warn(`cablequal: warning: ${(e as Error).message}; runs go on without the store (\`cablequal db import\` adds them later)`);
     }

@@ -111,7 +111,7 @@ describe('the store never fails a run', () => {
     const warnings = r.err.split('\n').filter((l) => l.includes('results store'));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(
-      /^cablequal: warning: results store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x: .*runs go on without the store \(`cablequal db import` adds them later\)$/,
+      /^cablequal: warning: results store postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x: .*ECONNREFUSED.*; runs go on without the store \(journals and records are on disk: `cablequal db import \/\S+\/nostore --db 'postgres:\/\/lab:\*\*\*@127\.0\.0\.1:1\/x'` adds them afterwards\)$/,
     );
     const imported = await runCli(['db', 'import', 'nostore', '--out', 'nostore'], { cwd: root, env });
     expect(imported.out).toMatch(/^1 run directory: 1 added/m);

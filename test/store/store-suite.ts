@@ -12,17 +12,18 @@ import { tempRoot } from '../fixtures/records/run-dir.js';
 
 const run = promisify(execFile);
 
-// An engine under test: its name and how to reach a fresh store on it.
-export type Engine = { name: 'sqlite' | 'postgres'; choice: () => Promise<StoreChoice> };
+// An engine under test: its name and how to reach a fresh store on it; `writer`: through the connection a run
+// writes with (openStore's writer: SQLite from a worker thread, every wait bounded).
+export type Engine = { name: 'sqlite' | 'postgres'; choice: () => Promise<StoreChoice>; writer?: boolean };
 
 // The store's tests on `engine` (skipped when `skip`: a PostgreSQL missing outside CI).
 export function storeSuite(engine: Engine, skip = false): void {
-  describe.skipIf(skip)(`results store on ${engine.name}`, () => {
+  describe.skipIf(skip)(`results store on ${engine.name}${engine.writer ? " (a run's writer)" : ''}`, () => {
     let choice: StoreChoice;
     let store: ResultsStore;
     beforeAll(async () => {
       choice = await engine.choice();
-      store = await openStore(choice);
+      store = await openStore(choice, { writer: engine.writer === true });
     });
     afterAll(async () => {
       await store?.close();
@@ -32,7 +33,7 @@ export function storeSuite(engine: Engine, skip = false): void {
       const rows = await store.db.all<{ version: number; name: string }>('SELECT version, name FROM schema_migrations ORDER BY version');
       expect(rows.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
       expect(Number(rows.at(-1)!.version)).toBe(SCHEMA_VERSION);
-      const again = await openStore(choice);
+      const again = await openStore(choice, { writer: engine.writer === true });
       expect(await again.migrate()).toEqual([]);
       await again.close();
     });
