@@ -20,8 +20,9 @@ export interface CounterReading {
   counters: Readonly<Record<string, U64>>;
 }
 
-// Counters that count faults: the samples must account for every one the node counted, even after the last sample.
-const ERROR_COUNTERS = new Set(['rx_crc_errors_phy', 'rx_pcs_symbol_err_phy', 'link_down_events_phy', 'rx_symbol_err_phy']);
+// Counters that count errors or faults: the samples must account for every one the node counted, even after the last
+// sample, where the samples never saw the counter move.
+const ERROR_COUNTER = /^(rx_crc_errors|rx_pcs_symbol_err|link_down_events|rx_symbol_err|rx_corrected_bits|rx_err_lane_\d+)_phy$/;
 
 // How many samples either side of a dump bound it: the dump's command and a tick's reads overlap in time, so the
 // sample just before it in the journal may have been read just after it (and the other way round).
@@ -41,7 +42,7 @@ export function rawDumpMismatch(
   for (const [name, raw] of Object.entries(dump.counters)) {
     if (!name.endsWith('_phy')) continue;
     const last = before.at(-1)?.counters[name];
-    if (!after.length && last !== undefined && ERROR_COUNTERS.has(name) && raw > last && first?.counters[name] === last) {
+    if (!after.length && last !== undefined && ERROR_COUNTER.test(name) && raw > last && first?.counters[name] === last) {
       return {
         rule: 'journal-raw-mismatch',
         node: dump.node,

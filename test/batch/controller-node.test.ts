@@ -156,7 +156,7 @@ describe('a batch run from one of its two nodes', () => {
     s = await runBatch(deps(loadState(dir)!));
     expect(ran).toEqual(['c1', 'c2']);
     expect(s.cables.map((c) => [c.label, c.status, c.serial])).toEqual([
-      ['c1', 'done', 'APF24150032K7N'],
+      ['c1', 'done', 'MT2412VS01157'],
       ['c2', 'done', 'SIMCTRL02'],
     ]);
     expect(s.cables[1]!.controllerReboot).toBeUndefined();

@@ -70,7 +70,7 @@ describe('run --dry-run validates like a run and stops on Ctrl-C', { timeout: 60
   it.each([
     [['--sim-fault', 'bogus'], /^cablequal: bad fault "bogus": expected ssh-drop@900s/],
     [['--sim-fault', 'ssh-drop@10s:spark-z'], /^cablequal: fault "ssh-drop@10s:spark-z": no simulated node "spark-z"/],
-    [['--speed', '5'], /^cablequal: --speed: --sim runs in virtual time already/],
+    [['--speed', '500'], /^cablequal: --speed 500: with --sim at most 100 /],
     [['--label', ' '], /^cablequal: --label: empty/],
     [['--out', 'afile/reports'], /^cablequal: --out: .*\/afile is a file, not a directory$/],
     [['--protocol', '/dev/zero'], /^cablequal: \/dev\/zero: a device, not a regular file$/],

@@ -82,7 +82,7 @@ describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
       'cablequal: warning: the cable\'s two ends are in different cages (spark-a cage 0, spark-b cage 1): allowed and recorded, but NVIDIA\'s connect-two-sparks instructions use the same port on both nodes "to prevent issues with NCCL tests"';
     // Besides the progress lines a log gets at each phase change.
     const warnings = (err: string) => err.split('\n').filter((l) => l.includes('warning'));
-    // Given on the command line, and found so by discovery (--port auto): the same warning, once.
+    // (a quick run: its document is the set-up check.) Given on the command line, and found so by discovery (--port auto): the same warning, once.
     for (const nodes of [['--nodes', 'spark-a:0,spark-b:1'], []]) {
       const r = await runCli(['run', '--sim', TRIANGLE(), ...nodes, '--protocol', 'quick', '--out', out, '--json']);
       expect(warnings(r.err)).toEqual([warning]);
@@ -93,9 +93,9 @@ describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
         { node: 'spark-a', cage: 0 },
         { node: 'spark-b', cage: 1 },
       ]);
-      const cert = JSON.parse(readFileSync(join(runDir, 'certificate.json'), 'utf8')) as Json;
+      const cert = JSON.parse(readFileSync(join(runDir, 'setup-check.json'), 'utf8')) as Json;
       expect(cert.body.cable.differentCages).toEqual(record.cable.differentCages);
-      expect(readFileSync(join(runDir, 'certificate.html'), 'utf8')).toContain(
+      expect(readFileSync(join(runDir, 'setup-check.html'), 'utf8')).toContain(
         '<tr><th>cages</th><td>the cable&#39;s two ends are in different cages (spark-a cage 0, spark-b cage 1)',
       );
     }
@@ -104,7 +104,7 @@ describe('NCCL on the triangle wiring (--nodes a:0,b:1)', () => {
     expect(warnings(same.err)).toEqual([]);
     const { runDir } = JSON.parse(same.out) as { runDir: string };
     expect(JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')).cable).not.toHaveProperty('differentCages');
-    expect((JSON.parse(readFileSync(join(runDir, 'certificate.json'), 'utf8')) as Json).body.cable.differentCages).toBeNull();
+    expect((JSON.parse(readFileSync(join(runDir, 'setup-check.json'), 'utf8')) as Json).body.cable.differentCages).toBeNull();
   });
 
   it("an older protocol naming node A's devices for both ranks is refused on that wiring, with what to use instead", async () => {
