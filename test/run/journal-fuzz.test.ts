@@ -181,6 +181,57 @@ describe('mutated journals of FAIL, ERROR and ABORTED runs never grade PASS', { 
   });
 });
 
+// #22 items 1-2: the protocol a journal embeds edited (a limit, a setting, a phase's duration, deleted or replaced by an
+// odd value; the run-start's recorded hash made to match or not; the chain recomputed or stripped): a FAIL, ERROR or
+// ABORTED run never grades PASS or MARGINAL, and with the recorded hash left alone it is ERROR.
+describe('mutated embedded protocols never grade better', { timeout: 60_000 }, () => {
+  const protocolEdit = fc.record({
+    path: fc.nat(),
+    odd: fc.nat(ODD.length - 1),
+    del: fc.boolean(),
+    rehash: fc.boolean(),
+    chain: fc.constantFrom('kept', 'recomputed', 'stripped'),
+  });
+  it('any edit of the protocol text: never PASS or MARGINAL; with the recorded hash left alone (the chain recomputed): ERROR', async () => {
+    const { createHash } = await import('node:crypto');
+    const { CHAIN_START, chainLine, lineHash } = await import('../../src/run/journal-chain.js');
+    fc.assert(
+      fc.property(fc.nat(journals.length - 1), protocolEdit, (k, e) => {
+        const j = journals[k]!;
+        const lines = j.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+        const start = lines[0]!;
+        const protocol = JSON.parse(String(start['protocolText'])) as Record<string | number, unknown>;
+        const paths = pathsOf(protocol).filter((p) => !['$schema', 'description'].includes(String(p[0])));
+        const path = paths[e.path % paths.length]!;
+        let parent = protocol;
+        for (const key of path.slice(0, -1)) parent = parent[key] as Record<string | number, unknown>;
+        const last = path[path.length - 1]!;
+        if (e.del) {
+          if (Array.isArray(parent)) parent.splice(last as number, 1);
+          else delete parent[last];
+        } else parent[last] = structuredClone(ODD[e.odd]);
+        start['protocolText'] = JSON.stringify(protocol, null, 2);
+        if (e.rehash) (start['protocol'] as Record<string, unknown>)['sha256'] = createHash('sha256').update(String(start['protocolText'])).digest('hex');
+        let prev = CHAIN_START;
+        const out = lines.map((l) => {
+          const o = { ...l };
+          if (e.chain === 'kept') return JSON.stringify(o); // the old prev: the chain breaks after the edited first line
+          delete o['prev'];
+          if (e.chain === 'stripped') return JSON.stringify(o);
+          const line = chainLine(JSON.stringify(o), prev);
+          prev = lineHash(line);
+          return line;
+        });
+        const g = gradeLines(out);
+        if (g === 'usage') return;
+        expect(['FAIL', 'ERROR', 'ABORTED'], `${j.name} ${JSON.stringify(e)} ${JSON.stringify(path)}`).toContain(g.outcome);
+        if (!e.rehash && e.chain === 'recomputed') expect(g.outcome, `${j.name} ${JSON.stringify(path)}`).toBe('ERROR');
+      }),
+      { numRuns: 60, seed: 22022 },
+    );
+  });
+});
+
 // #22 item 4: the certificate's top level mutated (keys added beside body and signature, removed, renamed, their values
 // replaced, the signature respelt) never verifies, whatever form the file is written in, and never throws.
 describe('mutated certificate top-level keys never verify', { timeout: 60_000 }, () => {
