@@ -13,7 +13,7 @@ import { SshRunner } from '../../src/transport/ssh-runner.js';
 import { runCli } from '../helpers/cli.js';
 
 const BIN = join(process.cwd(), 'bin', 'cablequal.js');
-// The quick protocol shortened to ~25 s of real time (the controller's soaks run on the wall clock).
+// The quick protocol shortened to ~35 s of real time (a loaded soak long enough for a GPU reading after the load ramps up) (the controller's soaks run on the wall clock).
 const PROTOCOL = join(process.cwd(), 'test', 'fixtures', 'protocols', 'hangup-smoke.json');
 
 function runDirOf(out: string, label: string): string | null {
