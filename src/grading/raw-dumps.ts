@@ -51,13 +51,26 @@ export function rawDumpMismatch(
         advice: 'the journal was edited, or faults came after the last sample: use the journal as the run wrote it, or qualify the cable again',
       };
     }
-    const lows = before.map((r) => ({ line: r.line, v: r.counters[name] })).filter((x): x is { line: number; v: U64 } => x.v !== undefined);
-    const highs = after.map((r) => ({ line: r.line, v: r.counters[name] })).filter((x): x is { line: number; v: U64 } => x.v !== undefined);
-    if (!lows.length && !highs.length) continue;
-    const lo = lows.reduce<{ line: number; v: U64 } | null>((m, x) => (m === null || x.v < m.v ? x : m), null);
-    const hi = highs.reduce<{ line: number; v: U64 } | null>((m, x) => (m === null || x.v > m.v ? x : m), null);
-    const all = [...lows, ...highs].map((x) => x.v);
-    if (all.some((v, i) => i > 0 && v < all[i - 1]!)) continue; // a reset among them
+    // The lowest reading before the dump and the highest after it, and whether the readings went backwards (a reset).
+    let lo: { line: number; v: U64 } | null = null;
+    let hi: { line: number; v: U64 } | null = null;
+    let prev: U64 | null = null;
+    let reset = false;
+    for (const r of before) {
+      const v = r.counters[name];
+      if (v === undefined) continue;
+      if (prev !== null && v < prev) reset = true;
+      if (lo === null || v < lo.v) lo = { line: r.line, v };
+      prev = v;
+    }
+    for (const r of after) {
+      const v = r.counters[name];
+      if (v === undefined) continue;
+      if (prev !== null && v < prev) reset = true;
+      if (hi === null || v > hi.v) hi = { line: r.line, v };
+      prev = v;
+    }
+    if (reset || (lo === null && hi === null)) continue;
     const below = lo !== null && raw < lo.v;
     const above = hi !== null && raw > hi.v;
     if (!below && !above) continue;
