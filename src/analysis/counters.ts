@@ -1,5 +1,5 @@
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
-import type { NodeSample, RailSample } from '../domain/sample.js';
+import { phyIsEmpty, type NodeSample, type RailSample } from '../domain/sample.js';
 import type { U64 } from '../domain/u64.js';
 import { poissonLowerBound, poissonUpperBound, type BoundMethod } from './poisson.js';
 
@@ -48,18 +48,13 @@ export function carryForward(prev: RailSample | undefined, cur: RailSample, rese
   if (cur.fec === undefined && prev.fec !== undefined) out.fec = prev.fec;
   // A tick whose `ethtool -S` failed has no counters at all: holding the last ones makes its interval zero and the
   // next good read's interval carry the whole change, so no error between the two is lost.
-  if (isEmpty(cur.counters) && !isEmpty(prev.counters)) out.counters = prev.counters;
+  if (phyIsEmpty(cur.phy) && !phyIsEmpty(prev.phy)) out.phy = prev.phy;
   // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
   // counter has counted it, so the next reading of "down" must not count it again.
-  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'], resets)?.delta ?? 0) > 0) {
+  if (cur.linkUp === undefined && (counterDelta(prev.phy.linkDownEvents, cur.phy.linkDownEvents, resets)?.delta ?? 0) > 0) {
     out.linkUp = false;
   }
   return out;
-}
-
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
 }
 
 // What happened on one receiver between two ticks.
@@ -77,34 +72,24 @@ export interface IntervalDelta {
 // interval is left out), or the delta with `reset` set under 'from-zero'.
 export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number | null, resets: ResetRule = 'drop'): IntervalDelta | 'reset' {
   let reset = false;
-  const d = (name: string): number => {
-    const r = counterDelta(prev.counters[name], cur.counters[name], resets);
-    if (r?.reset) reset = true;
-    return r?.delta ?? 0;
-  };
-  const laneErrors: number[] = [];
-  const maxLanes = lanes ?? 8;
-  for (let i = 0; i < maxLanes; i++) {
-    const name = `rx_err_lane_${i}_phy`;
-    if (!(name in cur.counters) || !(name in prev.counters)) break;
-    laneErrors.push(d(name));
-  }
-  const fecDelta = (a: U64 | undefined, b: U64 | undefined): number => {
+  const d = (a: U64 | undefined, b: U64 | undefined): number => {
     const r = counterDelta(a, b, resets);
     if (r?.reset) reset = true;
     return r?.delta ?? 0;
   };
+  const [p, c] = [prev.phy, cur.phy];
+  const laneErrors: number[] = [];
+  const n = Math.min(lanes ?? 8, p.laneErrors.length, c.laneErrors.length);
+  for (let i = 0; i < n; i++) laneErrors.push(d(p.laneErrors[i], c.laneErrors[i]));
   let correctedBits: number | null = null;
-  if ('rx_corrected_bits_phy' in cur.counters && 'rx_corrected_bits_phy' in prev.counters) correctedBits = d('rx_corrected_bits_phy');
-  else if (cur.fec?.correctedBits !== undefined && prev.fec?.correctedBits !== undefined) {
-    correctedBits = fecDelta(prev.fec.correctedBits, cur.fec.correctedBits);
-  }
-  const postFecErrors = d('rx_pcs_symbol_err_phy') + fecDelta(prev.fec?.uncorrectableBlocks, cur.fec?.uncorrectableBlocks);
-  const crcErrors = d('rx_crc_errors_phy');
-  const symbolErrors = d('rx_symbol_err_phy');
+  if (c.correctedBits !== undefined && p.correctedBits !== undefined) correctedBits = d(p.correctedBits, c.correctedBits);
+  else if (cur.fec?.correctedBits !== undefined && prev.fec?.correctedBits !== undefined) correctedBits = d(prev.fec.correctedBits, cur.fec.correctedBits);
+  const postFecErrors = d(p.pcsSymbolErrors, c.pcsSymbolErrors) + d(prev.fec?.uncorrectableBlocks, cur.fec?.uncorrectableBlocks);
+  const crcErrors = d(p.crcErrors, c.crcErrors);
+  const symbolErrors = d(p.symbolErrors, c.symbolErrors);
   // A link seen going down counts even if link_down_events_phy did not move (or is missing).
   const seenDown = prev.linkUp !== false && cur.linkUp === false ? 1 : 0;
-  const linkDownEvents = Math.max(d('link_down_events_phy'), seenDown);
+  const linkDownEvents = Math.max(d(p.linkDownEvents, c.linkDownEvents), seenDown);
   if (reset && resets === 'drop') return 'reset';
   return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents, ...(reset ? { reset } : {}) };
 }

@@ -4,7 +4,7 @@
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
 import { canonicalRail, nextReading, type RailReading } from '../analysis/counters.js';
 import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
-import type { NodeSample } from '../domain/sample.js';
+import { phyIsEmpty, type NodeSample } from '../domain/sample.js';
 
 // The LiveStatus fields read here (src/run/context.ts), structurally: a missing one is left unset.
 export interface MetricsStatus {
@@ -106,7 +106,7 @@ export class RunMetrics {
 
   private advance(run: string, node: string, sample: NodeSample): void {
     const read = canonicalRail(sample);
-    if (!read || Object.keys(read.counters).length === 0) return; // a tick whose ethtool -S failed: wait for the next
+    if (!read || phyIsEmpty(read.phy)) return; // a tick whose ethtool -S failed: wait for the next
     const key = `${run}\u0000${node}`;
     const prev = this.prev.get(key);
     const { reading, interval } = nextReading(prev ?? null, read, sample.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
@@ -114,7 +114,7 @@ export class RunMetrics {
     const labels = { run, node };
     if (!prev) {
       // The first sample is the baseline: every series exists from here on, at zero.
-      for (let i = 0; i < 8 && `rx_err_lane_${i}_phy` in read.counters; i++) this.laneErrors.inc({ ...labels, lane: String(i) }, 0);
+      for (let i = 0; i < Math.min(8, read.phy.laneErrors.length); i++) this.laneErrors.inc({ ...labels, lane: String(i) }, 0);
       for (const c of [this.correctedBits, this.crc, this.postFec, this.linkDown]) c.inc(labels, 0);
       return;
     }

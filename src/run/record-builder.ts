@@ -8,7 +8,7 @@ import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { qualificationShortfalls } from '../rules/qualification.js';
-import { reviveSample } from './revive.js';
+import { decodeSample } from './sample-codec.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
@@ -428,7 +428,7 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
       for (const l of lines) {
         if (l.type !== 'sample') continue;
         const raw = (l as RawSampleLine).sample;
-        const sample = canonicalOnly ? reviveSample(raw, nodes.get(raw.node)!.netdev) : reviveSample(raw);
+        const sample = canonicalOnly ? decodeSample(raw, nodes.get(raw.node)!.netdev) : decodeSample(raw);
         fn((l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
       }
     },

@@ -1,7 +1,7 @@
 import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
 import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { reviveSample } from './revive.js';
+import { decodeSample } from './sample-codec.js';
 import { screenJournal } from './journal-shape.js';
 import { LOAD_LINES, applyLoadLine, type SoakLoadEvidence } from '../grading/soak-evidence.js';
 
@@ -60,7 +60,7 @@ export class TimeseriesBuilder {
   }
 
   private sample(l: JournalLine): void {
-    const s = reviveSample(l.sample);
+    const s = decodeSample(l.sample);
     const read = canonicalRail(s);
     if (!read) return;
     const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));

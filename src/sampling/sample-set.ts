@@ -180,8 +180,8 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
   const tMs = read('time', parseNodeTime) ?? Number.NaN;
   const rails: RailSample[] = [];
   // The rails of one cage print the same *_phy block when nothing counted between their reads (always so on the
-  // simulated lab, where a tick is one instant): the same text is parsed once (the parser is pure; counters are never
-  // changed after parsing, so the rails may share them).
+  // simulated lab, where a tick is one instant): the same text is parsed once (the parser is pure; its typed counters
+  // are never changed after parsing, so the rails may share them).
   let lastStats: { text: string; parsed: EthtoolStats } | null = null;
   const parseStats = (text: string): EthtoolStats => {
     if (lastStats?.text !== text) lastStats = { text, parsed: parsers.stats(text) };
@@ -191,7 +191,7 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
     if (!item.id.startsWith('stats:')) continue;
     const netdev = item.id.slice('stats:'.length);
     const stats = read(item.id, parseStats);
-    const rail: RailSample = { netdev, counters: stats?.counters ?? {} };
+    const rail: RailSample = { netdev, phy: stats?.phy ?? { laneErrors: [] } };
     const link = read(`link:${netdev}`, parsers.link);
     if (link) {
       if (link.linkDetected !== null) rail.linkUp = link.linkDetected;

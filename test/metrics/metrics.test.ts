@@ -11,7 +11,7 @@ import { RunMetrics } from '../../src/metrics/run-metrics.js';
 import { serveMetrics } from '../../src/metrics/serve.js';
 import { readJournal } from '../../src/run/journal.js';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
-import type { NodeSample } from '../../src/domain/sample.js';
+import { decodeSample } from '../../src/run/sample-codec.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -132,9 +132,9 @@ describe('--metrics-port', () => {
     // The counter is the NIC's own count since the run's first sample: never more than the journal's samples counted.
     const samples = readJournal(join(runDir, 'journal.jsonl'))
       .lines.filter((l) => l.type === 'sample')
-      .map((l) => l['sample'] as NodeSample)
-      .filter((s) => s.node === 'spark-b' && s.rails[0]?.counters['rx_err_lane_2_phy'] !== undefined);
-    const journalSpan = Number(BigInt(samples.at(-1)!.rails[0]!.counters['rx_err_lane_2_phy']!) - BigInt(samples[0]!.rails[0]!.counters['rx_err_lane_2_phy']!));
+      .map((l) => decodeSample(l['sample']))
+      .filter((s) => s.node === 'spark-b' && s.rails[0]?.phy.laneErrors[2] !== undefined);
+    const journalSpan = Number(samples.at(-1)!.rails[0]!.phy.laneErrors[2]! - samples[0]!.rails[0]!.phy.laneErrors[2]!);
     expect(series.at(-1)!).toBeLessThanOrEqual(journalSpan);
     // Which statuses a scrape sees depends on timing; fed every sample of the journal in order, the counter is exact:
     // the NIC's count from the first sample to the last (the runaway lane of this clone counts many errors).
