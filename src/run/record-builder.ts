@@ -1,6 +1,6 @@
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
-import type { Outcome, Reason } from '../domain/outcome.js';
+import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { differentCages } from '../domain/node.js';
@@ -14,6 +14,7 @@ import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 import { integrityReasons } from './journal-integrity.js';
+import { verdictOf } from '../grading/verdict.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 
@@ -171,77 +172,19 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   });
   notes.push(...evidence.notes);
 
-  let outcome: Outcome;
-  let reasons: Reason[];
-  const integrity = integrityReasons(contents, start, chain);
-  if (chain.status === 'broken') {
-    // A line deleted, inserted, reordered or edited: what the journal says can no longer be taken as measured.
-    outcome = 'ERROR';
-    reasons = chainReasons(chain);
-  } else if (integrity.length) {
-    // The protocol, the chain or the samples are not what the run wrote.
-    outcome = 'ERROR';
-    reasons = integrity;
-  } else if (setupErrors.length) {
-    // The run stopped on what it recorded (what came after the stop, a load it ended, is not a further reason).
-    outcome = 'ERROR';
-    reasons = setupErrors;
-  } else if (aborted) {
-    outcome = 'ABORTED';
-    const lastTick = samples.lastTick;
-    reasons = [
-      abortedLine
-        ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
-        : {
-            rule: 'aborted',
-            message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}`,
-          },
-    ];
-  } else if (start.preflightOnly === true) {
-    // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
-    const beyond = phases.filter((p) => p.kind !== 'preflight');
-    outcome = beyond.length || samples.count ? 'ERROR' : 'PASS';
-    reasons =
-      outcome === 'PASS'
-        ? [
-            {
-              rule: 'preflight',
-              message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged',
-            },
-          ]
-        : [
-            {
-              rule: 'journal-inconsistent',
-              message: `a preflight-only journal holds ${beyond.length ? `phase ${beyond[0]!.name}` : 'samples'}: not what cablequal preflight writes`,
-            },
-          ];
-  } else if (graded && evidence.setup.length) {
-    // A setup check the live run stops on fails on the journal's own evidence: ERROR, whether or not a line says so.
-    outcome = 'ERROR';
-    reasons = evidence.setup;
-  } else if (graded) {
-    outcome = graded.outcome;
-    reasons = graded.reasons;
-    // A run stopped early by a watch these rules do not confirm never ran its soaks: no verdict can be stated.
-    const unsoaked = phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early'));
-    if (rulesVersion.confirmsStop && outcome !== 'FAIL' && unsoaked.length) {
-      outcome = 'ERROR';
-      reasons = [
-        {
-          rule: 'not-soaked',
-          message: `the run was stopped before ${unsoaked.map((p) => p.name).join(' and ')} ended${decisionLine ? ` (a FAIL decided by the rules version ${journalVersion} watch: ${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''})` : ''}, and these rules find no FAIL in what was measured: the cable was not fully tested`,
-          advice: 'qualify the cable again',
-        },
-      ];
-    } else if (outcome !== 'FAIL' && evidence.incomplete.length) {
-      // A FAIL proven by the samples stands; anything better needs the whole procedure in the journal.
-      outcome = 'ERROR';
-      reasons = evidence.incomplete;
-    }
-  } else {
-    outcome = 'ERROR';
-    reasons = [{ rule: 'no-samples', message: 'the run ended without a single sample: nothing to judge' }];
-  }
+  const { outcome, reasons } = verdictOf({
+    chainBreaks: chain.status === 'broken' ? chainReasons(chain) : [],
+    integrity: integrityReasons(contents, start, chain),
+    setupErrors,
+    aborted: aborted ? { why: abortedLine ? String(abortedLine.why) : null, lastTick: samples.lastTick, tornTail: contents.truncatedTail === true } : null,
+    preflightOnly: start.preflightOnly === true ? { phaseBeyond: phases.find((p) => p.kind !== 'preflight')?.name ?? null, samples: samples.count } : null,
+    graded,
+    setupChecks: evidence.setup,
+    incomplete: evidence.incomplete,
+    unsoaked: phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early')).map((p) => p.name),
+    confirmsStop: rulesVersion.confirmsStop,
+    decision: decisionLine ? { reason: decisionLine.reason, journalVersion } : null,
+  });
 
   const sampling = (lines.find((l) => l.type === 'sampling')?.stats as SamplingStats | undefined) ?? {
     ticks: samples.ticks.size,
