@@ -1,8 +1,18 @@
 // From the journal's per-node samples to the AnalysisRecord: per lane, per node, per phase statistics.
 import { linearRegression, mean } from 'simple-statistics';
-import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
-import type { NodeSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, nextReading, type RailReading, type ResetRule } from './counters.js';
+import type { NodePhaseStats, LaneStats, AnalysisRecord, FunctionDivergence } from '../domain/record.js';
+import { PHY_COUNTERS, laneCounterName, phyIsEmpty, type NodeSample, type PhyCounterField, type PhyCounters } from '../domain/sample.js';
+import {
+  FEC_LIMIT_BER,
+  SERIAL_RATE_BPS,
+  berBounds,
+  canonicalRail,
+  nextReading,
+  receiverRail,
+  type FunctionsRule,
+  type RailReading,
+  type ResetRule,
+} from './counters.js';
 import { certainLaneRatio, rateLaneRatio } from './lane-ratio.js';
 import type { BoundMethod } from './poisson.js';
 import { EarlyStopDetector, type WatchSettings } from './early-stop.js';
@@ -46,26 +56,32 @@ export function watchOf(config: WatchConfig, gradedPhases: ReadonlySet<string> |
 // summaryPhases: whether the run's worst margin and ratio are taken over the graded phases or every phase;
 // tempSlope: the steepest lane's growth with temperature (lane bins), or one regression of the whole port's rate;
 // counterResets: how an interval whose counters went down is read (src/analysis/counters.ts ResetRule; 'drop' when
-// not said, as rules versions 1 and 2 did).
+// not said, as rules versions 1 and 2 did); functions: which PCIe function's counters a reading takes (FunctionsRule;
+// 'first' when not said, as versions 1 to 3 did).
 export interface AnalysisVariant {
   bounds: BoundMethod;
   laneRatio: 'certain' | 'rate';
   summaryPhases: 'graded' | 'all';
   tempSlope: 'lane-bins' | 'regression';
   counterResets?: ResetRule;
+  functions?: FunctionsRule;
 }
 
-// Today's analysis (rules version 3 on): what the live figures (lane rates, metrics, timeseries.csv) follow too.
+// Today's analysis (rules version 4 on): what the live figures (lane rates, metrics, timeseries.csv) follow too.
 export const CURRENT_ANALYSIS: AnalysisVariant = {
   bounds: 'fast',
   laneRatio: 'certain',
   summaryPhases: 'graded',
   tempSlope: 'lane-bins',
   counterResets: 'from-zero',
+  functions: 'larger',
 };
 
 // The reset rule of an analysis variant.
 export const resetRuleOf = (v: Pick<AnalysisVariant, 'counterResets'>): ResetRule => v.counterResets ?? 'drop';
+
+// The functions rule of an analysis variant.
+export const functionsRuleOf = (v: Pick<AnalysisVariant, 'functions'>): FunctionsRule => v.functions ?? 'first';
 
 // The phases error rates are graded on: the soaks (the procedure's long, loaded phases), or every phase without one.
 export function gradedPhasesOf(phases: readonly AnalysisPhase[]): string[] | null {
@@ -211,6 +227,52 @@ interface NodeAcc {
   accs: Map<string, Acc>;
   prev: RailReading | null;
   points: [number, number][]; // (NIC temperature, log10 errors/s) per interval of the soaks: the 'regression' slope
+  functions: Map<string, FunctionCounts>; // 'larger': each function's counters as first and last read
+}
+
+// One PCIe function's counts over the run: its last reading of each counter and what it counted since its first
+// (from zero after a counter went backwards, as today's analysis counts).
+interface FunctionCounts {
+  last: Map<string, bigint>;
+  counted: Map<string, bigint>;
+}
+
+// The counters the grading reads (traffic counters move between the two functions' reads of one tick: not compared).
+const GRADED: ReadonlySet<PhyCounterField> = new Set(['crcErrors', 'symbolErrors', 'linkDownEvents', 'pcsSymbolErrors', 'correctedBits']);
+
+// A reading's graded counters by their ethtool names.
+function gradedNames(phy: PhyCounters): [string, bigint][] {
+  const out: [string, bigint][] = [];
+  for (const [field, name] of PHY_COUNTERS) if (GRADED.has(field) && phy[field] !== undefined) out.push([name, phy[field]]);
+  phy.laneErrors.forEach((v, i) => out.push([laneCounterName(i), v]));
+  return out;
+}
+
+// Note one function's reading for the divergence the record states.
+function noteFunction(all: Map<string, FunctionCounts>, netdev: string, phy: PhyCounters): void {
+  if (phyIsEmpty(phy)) return;
+  let f = all.get(netdev);
+  if (!f) all.set(netdev, (f = { last: new Map(), counted: new Map() }));
+  for (const [name, v] of gradedNames(phy)) {
+    const before = f.last.get(name);
+    f.counted.set(name, (f.counted.get(name) ?? 0n) + (before === undefined ? 0n : v >= before ? v - before : v));
+    f.last.set(name, v);
+  }
+}
+
+// The graded counters the functions of each node counted differently (only those every function read).
+function divergenceOf(nodes: ReadonlyMap<string, NodeAcc>): FunctionDivergence[] {
+  const out: FunctionDivergence[] = [];
+  for (const [node, n] of nodes) {
+    const fs = [...n.functions]; // in the sample's order: the canonical function first
+    if (fs.length < 2) continue;
+    for (const name of fs[0]![1].counted.keys()) {
+      if (!fs.every(([, f]) => f.counted.has(name))) continue;
+      const counts = fs.map(([netdev, f]) => ({ netdev, count: Number(f.counted.get(name)!) }));
+      if (counts.some((c) => c.count !== counts[0]!.count)) out.push({ node, counter: name, counts });
+    }
+  }
+  return out;
 }
 
 // The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
@@ -239,7 +301,7 @@ export class RunAnalyzer {
   }
 
   node(node: string, netdev: string | undefined, lanes: number | null): void {
-    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null, points: [] });
+    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null, points: [], functions: new Map() });
   }
 
   // tS: seconds since the run started (the journal line's tS), for when the watch decided.
@@ -266,7 +328,9 @@ export class RunAnalyzer {
         r.n++;
       }
     }
-    const read = canonicalRail(sample, n.netdev);
+    const rule = functionsRuleOf(this.variant);
+    if (rule === 'larger' && sample.rails.length > 1) for (const r of sample.rails) noteFunction(n.functions, r.netdev, r.phy);
+    const read = receiverRail(sample, n.netdev, rule);
     if (!read) {
       this.detector?.pushInterval(phase, sample, tS, null);
       return;
@@ -319,6 +383,7 @@ export class RunAnalyzer {
       logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
       ...(this.variant.summaryPhases === 'graded' ? { gradedPhases: this.graded ?? [...new Set(perNodePhase.map((s) => s.phase))] } : {}),
       ...kept,
+      ...(functionsRuleOf(this.variant) === 'larger' ? { functionDivergence: divergenceOf(this.nodes) } : {}),
     };
   }
 

@@ -1,5 +1,5 @@
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
-import { phyIsEmpty, type NodeSample, type RailSample } from '../domain/sample.js';
+import { PHY_COUNTERS, phyIsEmpty, type NodeSample, type PhyCounters, type RailSample } from '../domain/sample.js';
 import type { U64 } from '../domain/u64.js';
 import { poissonLowerBound, poissonUpperBound, type BoundMethod } from './poisson.js';
 
@@ -21,6 +21,36 @@ export function berBounds(errors: number, bits: number, method: BoundMethod = 'f
 // *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
 export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
   return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
+}
+
+// Which PCIe function's *_phy counters a receiver's reading takes. 'first' (rules versions 1 to 3): the canonical
+// netdev's alone. 'larger' (version 4 on): each counter the larger of what the cage's functions read in the same tick,
+// since whether both report the one physical port's counters is documented nowhere (docs/formats.md §0).
+export type FunctionsRule = 'first' | 'larger';
+
+// The larger of two readings of each counter (a counter one of them lacks is the other's).
+function largerPhy(a: PhyCounters, b: PhyCounters): PhyCounters {
+  const out: PhyCounters = { laneErrors: [] };
+  for (const [field] of PHY_COUNTERS) {
+    const [x, y] = [a[field], b[field]];
+    const v = x === undefined ? y : y === undefined || x >= y ? x : y;
+    if (v !== undefined) out[field] = v;
+  }
+  for (let i = 0; i < Math.max(a.laneErrors.length, b.laneErrors.length); i++) {
+    const [x, y] = [a.laneErrors[i], b.laneErrors[i]];
+    out.laneErrors.push(x === undefined ? y! : y === undefined || x >= y ? x : y);
+  }
+  return out;
+}
+
+// A receiver's rail as the rule reads it: the canonical rail (its link and FEC readings), with the larger counters of
+// every function of the sample under 'larger'.
+export function receiverRail(sample: NodeSample, netdev: string | undefined, rule: FunctionsRule = 'first'): RailSample | undefined {
+  const first = canonicalRail(sample, netdev);
+  if (rule === 'first' || !first || sample.rails.length < 2) return first;
+  let phy = first.phy;
+  for (const r of sample.rails) if (r !== first && r.phy !== phy && !phyIsEmpty(r.phy)) phy = phyIsEmpty(phy) ? r.phy : largerPhy(phy, r.phy);
+  return phy === first.phy ? first : { ...first, phy };
 }
 
 // How a counter that went down is read. 'drop' (rules versions 1 and 2): the interval is left out and the new value

@@ -7,13 +7,14 @@ import type { NodeSample } from '../domain/sample.js';
 import {
   FEC_LIMIT_BER,
   SERIAL_RATE_BPS,
-  canonicalRail,
   decadesBelowFecLimit,
   intervalDelta,
   nextReading,
+  receiverRail,
   type Interval,
   type IntervalDelta,
   type RailReading,
+  type FunctionsRule,
   type ResetRule,
 } from './counters.js';
 import { certainLaneRatio } from './lane-ratio.js';
@@ -52,6 +53,7 @@ export interface WatchSettings {
   gradedPhases: ReadonlySet<string> | null; // where windows and temperature growth are taken; null: every phase
   lanes?: number; // lanes in use when a sample does not say
   resets?: ResetRule; // how an interval whose counters went down is read (the analysis variant's; 'drop' when absent)
+  functions?: FunctionsRule; // which PCIe function's counters a reading takes (the analysis variant's; 'first' when absent)
 }
 
 const GRADE_RANK: Record<Grade, number> = { PASS: 0, MARGINAL: 1, FAIL: 2 };
@@ -108,7 +110,7 @@ export class EarlyStopDetector implements RunWatch {
   push(phase: string, sample: NodeSample, tS: number): EarlyStopDecision | null {
     const st = this.watch(sample);
     if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
-    const read = canonicalRail(sample, st.netdev);
+    const read = receiverRail(sample, st.netdev, this.settings.functions);
     if (!read) return this.first; // no counters this tick: neither counts nor moves a window
     // Lanes as carryForward holds them: this reading's, else the last one read.
     const lanes = (read.lanes !== undefined ? read.lanes : st.prev?.rail.lanes) ?? this.settings.lanes ?? null;
