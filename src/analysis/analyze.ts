@@ -2,17 +2,8 @@
 import { linearRegression, mean } from 'simple-statistics';
 import type { NodePhaseStats, LaneStats, AnalysisRecord, FunctionDivergence } from '../domain/record.js';
 import { PHY_COUNTERS, laneCounterName, phyIsEmpty, type NodeSample, type PhyCounterField, type PhyCounters } from '../domain/sample.js';
-import {
-  FEC_LIMIT_BER,
-  SERIAL_RATE_BPS,
-  berBounds,
-  canonicalRail,
-  nextReading,
-  receiverRail,
-  type FunctionsRule,
-  type RailReading,
-  type ResetRule,
-} from './counters.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, type FunctionsRule, type ResetRule } from './counters.js';
+import { ReceiverIntervals } from './intervals.js';
 import { certainLaneRatio, rateLaneRatio } from './lane-ratio.js';
 import type { BoundMethod } from './poisson.js';
 import { EarlyStopDetector, type WatchSettings } from './early-stop.js';
@@ -222,10 +213,8 @@ export function analyzeRun(input: AnalysisInput): AnalysisRecord {
 }
 
 interface NodeAcc {
-  netdev: string | undefined;
   lanes: number | null;
   accs: Map<string, Acc>;
-  prev: RailReading | null;
   points: [number, number][]; // (NIC temperature, log10 errors/s) per interval of the soaks: the 'regression' slope
   functions: Map<string, FunctionCounts>; // 'larger': each function's counters as first and last read
 }
@@ -283,6 +272,7 @@ export class RunAnalyzer {
   private readonly soaks: Set<string>;
   // The early-stop watch runs inside the analysis, so a re-grade decides from the samples exactly as the run did.
   readonly detector: RunWatch | null;
+  private readonly intervals: ReceiverIntervals;
 
   constructor(
     private readonly phases: readonly AnalysisPhase[],
@@ -293,6 +283,7 @@ export class RunAnalyzer {
     this.graded = gradedPhasesOf(phases);
     this.soaks = new Set(phases.filter((p) => p.kind === 'soak').map((p) => p.name));
     this.detector = watch ? watchOf(watch, this.graded ? new Set(this.graded) : null, lanes) : null;
+    this.intervals = new ReceiverIntervals({ resets: resetRuleOf(variant), functions: functionsRuleOf(variant) });
   }
 
   // The first certain FAIL the watch saw (what stops a live run), or null.
@@ -301,7 +292,8 @@ export class RunAnalyzer {
   }
 
   node(node: string, netdev: string | undefined, lanes: number | null): void {
-    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null, points: [], functions: new Map() });
+    this.nodes.set(node, { lanes, accs: new Map(), points: [], functions: new Map() });
+    this.intervals.node(node, netdev, { fixed: lanes });
   }
 
   // tS: seconds since the run started (the journal line's tS), for when the watch decided.
@@ -328,19 +320,11 @@ export class RunAnalyzer {
         r.n++;
       }
     }
-    const rule = functionsRuleOf(this.variant);
-    if (rule === 'larger' && sample.rails.length > 1) for (const r of sample.rails) noteFunction(n.functions, r.netdev, r.phy);
-    const read = receiverRail(sample, n.netdev, rule);
-    if (!read) {
-      this.detector?.pushInterval(phase, sample, tS, null);
-      return;
-    }
-    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes, resetRuleOf(this.variant));
-    n.prev = reading;
-    if (interval === 'reset') acc.counterResets++;
-    else if (interval) {
+    if (functionsRuleOf(this.variant) === 'larger' && sample.rails.length > 1) for (const r of sample.rails) noteFunction(n.functions, r.netdev, r.phy);
+    const { rail, interval, reset } = this.intervals.push(sample);
+    if (reset) acc.counterResets++;
+    if (rail && interval) {
       const { d, dtS } = interval;
-      if (d.reset) acc.counterResets++;
       acc.seconds += dtS;
       for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
       if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
@@ -354,7 +338,7 @@ export class RunAnalyzer {
       }
     }
     // The watch takes the same interval (computed once; again only if it counts lanes differently).
-    this.detector?.pushInterval(phase, sample, tS, interval && interval !== 'reset' ? { ...interval, lanesUsed: n.lanes } : null);
+    this.detector?.pushInterval(phase, sample, tS, interval);
   }
 
   finish(): AnalysisRecord {

@@ -6,8 +6,8 @@ import type { NodeState, RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
 import { encodeSample } from './sample-codec.js';
-import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
-import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
+import { CURRENT_ANALYSIS, functionsRuleOf, resetRuleOf } from '../analysis/analyze.js';
+import { LiveIntervals, type CountedTotals, type TakenInterval } from '../analysis/intervals.js';
 import { tickNode, type NodeTick } from '../sampling/sampler.js';
 import { runOnSchedule } from '../sampling/schedule.js';
 import { TickFigures } from '../sampling/stats.js';
@@ -25,9 +25,9 @@ export interface TickSource {
 
 // Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
 // beyond its FAIL line): the run wraps src/analysis/early-stop.ts's EarlyStopDetector, the same watch a re-grade
-// runs over the journal, into this.
+// runs over the journal, into this. It is handed the sample's interval as the loop took it (null: none).
 export interface FailWatch {
-  push(phase: string, sample: NodeSample): Reason | null;
+  push(phase: string, sample: NodeSample, interval: TakenInterval | null): Reason | null;
 }
 
 // A node's boot id now (journaled raw), or null when it cannot be read (the node does not answer, or the answer is not
@@ -67,16 +67,29 @@ export class SamplingLoop {
   readonly last = new Map<string, NodeSample>();
   // Latest gauges per node (temperatures and GPU telemetry are read every few ticks, not every tick).
   readonly gauges = new Map<string, { nicTempC: number | null; gpu: NodeSample['gpus'][number] | null }>();
-  private readonly readings = new Map<string, RailReading>();
-  // Pre-FEC errors/s per lane of each node over its last interval (the analysis's intervals and reset rule).
-  readonly laneRates = new Map<string, number[]>();
+  // Each sample's interval, taken once (today's analysis: its reset rule, both PCIe functions, the link's lanes) and
+  // handed to the watch; the lane rates and counted totals (live status, metrics) follow from it.
+  private readonly intervals: LiveIntervals;
 
   constructor(
     private readonly ctx: RunContext,
     private readonly source: TickSource,
     private readonly detector: FailWatch | null,
-    private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number },
-  ) {}
+    private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number; lanes?: number | null },
+  ) {
+    const v = CURRENT_ANALYSIS;
+    this.intervals = new LiveIntervals({ resets: resetRuleOf(v), functions: functionsRuleOf(v), lanes: { carried: opts.lanes ?? null } });
+  }
+
+  // Pre-FEC errors/s per lane of each node over its last interval.
+  get laneRates(): ReadonlyMap<string, number[]> {
+    return this.intervals.laneRates;
+  }
+
+  // What each node counted since its first sample (the live metrics' counters).
+  get counted(): ReadonlyMap<string, CountedTotals> {
+    return this.intervals.counted;
+  }
 
   start(): void {
     this.done = this.loop();
@@ -169,10 +182,10 @@ export class SamplingLoop {
       if (sample.errors.length && r.raw) {
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });
       }
-      this.updateLaneRates(sample);
+      const interval = this.intervals.push(sample);
       await this.checkReset(sample, phase);
       if (this.detector && !this.decision) {
-        const reason = this.detector.push(phase, sample);
+        const reason = this.detector.push(phase, sample, interval);
         if (reason && !this.pending) this.pending = { reason, tS: ctx.tS, phase, node: r.node, ...(r.raw ? { raw: r.raw } : {}) };
       }
     }
@@ -261,14 +274,6 @@ export class SamplingLoop {
       for (const [name] of phyToNames(pr.phy)) if (!has.has(name)) lost.push(`${pr.netdev}:${name}`);
     }
     return lost;
-  }
-
-  private updateLaneRates(s: NodeSample): void {
-    const read = canonicalRail(s);
-    if (!read) return;
-    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
-    this.readings.set(s.node, reading);
-    if (interval && interval !== 'reset') this.laneRates.set(s.node, laneRatesOf(interval));
   }
 
   // Falling traffic counters: the node rebooted (its boot id changed, or cannot be read), and the run cannot judge the

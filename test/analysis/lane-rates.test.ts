@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RunAnalyzer } from '../../src/analysis/analyze.js';
+import { CURRENT_ANALYSIS, RunAnalyzer, functionsRuleOf, resetRuleOf } from '../../src/analysis/analyze.js';
+import { LiveIntervals } from '../../src/analysis/intervals.js';
 import { laneRatesOf, nextReading, type RailReading } from '../../src/analysis/counters.js';
 import type { NodeSample, PhyCounters } from '../../src/domain/sample.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
@@ -71,7 +72,11 @@ describe('one lane-rate computation, one reset rule (nextReading)', () => {
     ]);
 
     const m = new RunMetrics();
-    for (const s of samples) m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, samples: { b: s } });
+    const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
+    for (const s of samples) {
+      live.push(s);
+      m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+    }
     return m.prometheus.getSingleMetricAsString('cablequal_lane_pre_fec_errors_total').then((text) => {
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 39');
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="0"} 3');

@@ -8,6 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
+import { CURRENT_ANALYSIS, functionsRuleOf, resetRuleOf } from '../../src/analysis/analyze.js';
+import { LiveIntervals } from '../../src/analysis/intervals.js';
 import { serveMetrics } from '../../src/metrics/serve.js';
 import { readJournal } from '../../src/run/journal.js';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
@@ -139,7 +141,11 @@ describe('--metrics-port', () => {
     // Which statuses a scrape sees depends on timing; fed every sample of the journal in order, the counter is exact:
     // the NIC's count from the first sample to the last (the runaway lane of this clone counts many errors).
     const replay = new RunMetrics();
-    for (const sample of samples) replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, samples: { 'spark-b': sample } });
+    const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
+    for (const sample of samples) {
+      live.push(sample);
+      replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+    }
     const text = await replay.prometheus.metrics();
     expect(value(text, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-b', lane: '2' })).toBe(journalSpan);
     expect(journalSpan).toBeGreaterThan(1000);
