@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
-import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet, type SampleSetConfig } from '../../src/sampling/sample-set.js';
+import { parseNodeTime } from '../../src/probes/node-time.js';
+import { assembleSample, sampleSetItems, validateSampleSet, type SampleSetConfig } from '../../src/sampling/sample-set.js';
 import { buildTickScript, formatTickScriptOutput, splitTickScriptOutput, type ScriptItemOutput } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
