@@ -2,41 +2,13 @@
 // repository (the rule from its first block at the end of RULE_DEFINITIONS, the version from its second after V4 and
 // at the end of RULES_VERSIONS, then its two scripts), builds it, and checks that every compat journal and certificate
 // of the released versions still grades and verifies unchanged, and that the new version grades them too.
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { ROOT, guideBlock as block, run, scratchCopy } from './guide.js';
 
 // The code block that follows a `<!-- guide:<name> -->` marker of CONTRIBUTING.md.
-function guideBlock(name: string): string {
-  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-  const at = text.indexOf(`<!-- guide:${name} -->`);
-  if (at < 0) throw new Error(`CONTRIBUTING.md has no guide:${name} block`);
-  const m = /```(?:ts|json)\n([\s\S]*?)```/.exec(text.slice(at));
-  if (!m) throw new Error(`CONTRIBUTING.md: no code block after guide:${name}`);
-  return m[1]!;
-}
-
-// A copy of the tracked files, node_modules linked.
-function scratchCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cq-guide-'));
-  const files = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
-  for (const f of files) {
-    if (!existsSync(join(ROOT, f))) continue; // deleted in the working tree, not yet committed
-    mkdirSync(dirname(join(dir, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(dir, f));
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
-function run(dir: string, cmd: string, args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8', timeout: 600_000, env: { ...process.env, CI: '', NO_COLOR: '1', FORCE_COLOR: '0' } });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
+const guideBlock = (name: string) => block('CONTRIBUTING.md', name);
 
 describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly as written', () => {
   const dir = scratchCopy();
