@@ -62,6 +62,13 @@ export function verdictOf(v: VerdictInput): { outcome: Outcome; reasons: Reason[
   return { outcome, reasons };
 }
 
+// The note a record carries when the run was stopped early by a decision these rules decide otherwise (another rule or
+// node, or none); null when they confirm it.
+export function stopNote(stopped: Reason, journalVersion: number, decided: Reason | null): string | null {
+  if (decided?.rule === stopped.rule && decided.node === stopped.node) return null;
+  return `the run was stopped early (${named(stopped)}, by the rules version ${journalVersion} watch); ${decided ? `these rules decide ${decided.rule} on ${decided.node}` : 'these rules do not confirm it'}`;
+}
+
 // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
 function preflightVerdict(p: NonNullable<VerdictInput['preflightOnly']>): { outcome: Outcome; reasons: Reason[] } {
   if (p.phaseBeyond === null && p.samples === 0) {

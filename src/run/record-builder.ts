@@ -14,7 +14,7 @@ import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 import { integrityReasons } from './journal-integrity.js';
-import { verdictOf } from '../grading/verdict.js';
+import { stopNote, verdictOf } from '../grading/verdict.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 
@@ -111,44 +111,13 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     nodeInfo.filter((x) => x.name === n.name).reduce<NodeRecord>((acc, x) => ({ ...acc, ...x }), n),
   );
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
-  const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
-  for (const b of linesOf(lines, 'benchmark')) {
-    // Journals before per-rail loopback measured rail 0 only and did not say so.
-    if (b.kind === 'loopback')
-      benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
-    if (b.kind === 'ib_write_bw') {
-      benchmarks.ibWriteBw = {
-        perRail: b.perRail as never,
-        sumMedianGbps: Number(b.sumMedianGbps),
-        ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
-        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
-      };
-    }
-    if (b.kind === 'nccl') {
-      benchmarks.nccl = {
-        busbwGBs: b.busbwGBs as number | null,
-        maxBusbwGBs: b.maxBusbwGBs as number | null,
-        network: b.network as string | null,
-        devices: b.devices as string[],
-        ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}),
-      };
-    }
-  }
+  const benchmarks = benchmarksOf(lines);
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
   const samples = journalSamplesOf(lines);
   const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, benchmarks, lanes) : null;
   const phases = phasesOf(lines, aborted);
-  if (
-    decisionLine &&
-    graded &&
-    rulesVersion.confirmsStop &&
-    (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)
-  ) {
-    const was = `${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''}`;
-    notes.push(
-      `the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`,
-    );
-  }
+  const stop = decisionLine && graded && rulesVersion.confirmsStop ? stopNote(decisionLine.reason, journalVersion, graded.decision) : null;
+  if (stop) notes.push(stop);
 
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
@@ -248,6 +217,34 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
+}
+
+// The benchmark lines' figures as the record states them (journals before per-rail loopback measured rail 0 only).
+function benchmarksOf(lines: JournalLine[]): BenchmarkRecord {
+  const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
+  for (const b of linesOf(lines, 'benchmark')) {
+    // Journals before per-rail loopback measured rail 0 only and did not say so.
+    if (b.kind === 'loopback')
+      benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
+    if (b.kind === 'ib_write_bw') {
+      benchmarks.ibWriteBw = {
+        perRail: b.perRail as never,
+        sumMedianGbps: Number(b.sumMedianGbps),
+        ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
+        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
+      };
+    }
+    if (b.kind === 'nccl') {
+      benchmarks.nccl = {
+        busbwGBs: b.busbwGBs as number | null,
+        maxBusbwGBs: b.maxBusbwGBs as number | null,
+        network: b.network as string | null,
+        devices: b.devices as string[],
+        ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}),
+      };
+    }
+  }
+  return benchmarks;
 }
 
 // What the run may claim, from the protocol that ran (a re-grade with other limits does not change what ran).

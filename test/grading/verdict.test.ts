@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Reason } from '../../src/domain/outcome.js';
 import type { GradedJournal } from '../../src/grading/engine.js';
-import { verdictOf, type VerdictInput } from '../../src/grading/verdict.js';
+import { stopNote, verdictOf, type VerdictInput } from '../../src/grading/verdict.js';
 
 const r = (rule: string): Reason => ({ rule, message: rule });
 const graded = (outcome: GradedJournal['outcome']): GradedJournal => ({ outcome, reasons: [r(`graded-${outcome}`)] }) as GradedJournal;
@@ -62,5 +62,16 @@ describe('the verdict ladder', () => {
       'a preflight-only journal holds phase soak-idle: not what cablequal preflight writes',
     );
     expect(rules({ graded: null })).toEqual(['ERROR', ['no-samples']]);
+  });
+});
+
+describe('the note on a stop the rules decide otherwise', () => {
+  const stopped = { ...r('lane-ratio'), node: 'b' };
+  it('is none when the rules confirm it, and says what they decide otherwise', () => {
+    expect(stopNote(stopped, 2, { ...r('lane-ratio'), node: 'b' })).toBeNull();
+    expect(stopNote(stopped, 2, { ...r('fec-window'), node: 'b' })).toBe(
+      'the run was stopped early (lane-ratio on b, by the rules version 2 watch); these rules decide fec-window on b',
+    );
+    expect(stopNote(stopped, 3, null)).toBe('the run was stopped early (lane-ratio on b, by the rules version 3 watch); these rules do not confirm it');
   });
 });
