@@ -79,14 +79,27 @@ function fecOf(raw: Record<string, unknown>): NonNullable<RailSample['fec']> {
 
 const NO_COUNTERS = (): PhyCounters => ({ laneErrors: [] });
 
+// Whether a journal rail writes no counter of its own.
+function noneOwn(counters: Record<string, unknown> | undefined): boolean {
+  for (const k in counters ?? {}) if (Object.hasOwn(counters!, k)) return false;
+  return true;
+}
+
 // A journal line's sample back as a NodeSample: counters typed again, a compact rail (`countersFrom`) given the other
-// rail's counters with its own on top. `onlyNetdev`: decode that rail's counters only (the others get none).
+// rail's counters with its own on top (the very same counters when it differs in none, as the sampler shares one parse
+// of the same text). `onlyNetdev`: decode that rail's counters only (the others get none).
 export function decodeSample(raw: unknown, onlyNetdev?: string): NodeSample {
   const s = raw as Omit<NodeSample, 'rails'> & { rails: RawRail[] };
   const byNetdev = new Map<string, Map<string, bigint>>();
+  const phyOf = new Map<string, PhyCounters>();
   const rails = s.rails.map((r): RailSample => {
     let phy = NO_COUNTERS();
-    if (onlyNetdev === undefined || r.netdev === onlyNetdev) {
+    const same = r.countersFrom !== undefined && noneOwn(r.counters) ? phyOf.get(r.countersFrom) : undefined;
+    if (same && (onlyNetdev === undefined || r.netdev === onlyNetdev)) {
+      phy = same;
+      phyOf.set(r.netdev, same);
+      byNetdev.set(r.netdev, byNetdev.get(r.countersFrom!)!);
+    } else if (onlyNetdev === undefined || r.netdev === onlyNetdev) {
       const named = new Map<string, bigint>();
       if (r.countersFrom !== undefined) {
         const base = byNetdev.get(r.countersFrom) ?? namedOf(s.rails.find((x) => x.netdev === r.countersFrom)?.counters, new Map());
@@ -95,6 +108,7 @@ export function decodeSample(raw: unknown, onlyNetdev?: string): NodeSample {
       namedOf(r.counters, named);
       byNetdev.set(r.netdev, named);
       phy = phyFromNames((name) => named.get(name));
+      phyOf.set(r.netdev, phy);
     }
     const { countersFrom: _from, counters: _counters, fec, ...rest } = r;
     return { ...rest, phy, ...(fec !== undefined ? { fec: fec ? fecOf(fec) : fec } : {}) } as RailSample;
