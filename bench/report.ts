@@ -314,7 +314,7 @@ function runPageSection(p: RunPageBenchResult): string[] {
     "## 7. The dashboard's run page of a 75-minute run",
     '',
     `One run of the default protocol (${p.plan.protocol}: ${(j.runS / 60).toFixed(0)} minutes, sampled at 1 Hz) on the simulated ${p.plan.scenario} lab, in virtual time (bench/run-page.ts): its journal has ${j.lines.toLocaleString('en')} lines, ${(j.bytes / 1e6).toFixed(1)} MB.`,
-    `Its series come from the journal through TimeseriesBuilder (nextReading), ${j.rawPointsPerReceiver.join(' and ')} points per receiver, served downsampled to ${j.servedPointsPerReceiver.join(' and ')} (at most ${2000}, each a bucket's maximum): ${(j.seriesJsonBytes / 1e3).toFixed(0)} kB of JSON; the page's HTML is ${(p.htmlBytes / 1e3).toFixed(0)} kB.`,
+    `Its series come from the journal through TimeseriesBuilder (src/analysis/intervals.ts), ${j.rawPointsPerReceiver.join(' and ')} points per receiver, served downsampled to ${j.servedPointsPerReceiver.join(' and ')} (at most ${2000}, each a bucket's maximum): ${(j.seriesJsonBytes / 1e3).toFixed(0)} kB of JSON; the page's HTML is ${(p.htmlBytes / 1e3).toFixed(0)} kB.`,
     "Page load: one headless Chromium tab navigated to the page, from `goto` until the charts are drawn (`body[data-ready]`), one load at a time. Cold: a dashboard just started, the journal read for the first time; warm: the same dashboard again (the journal already read; only its size is checked). The browser keeps uPlot and the script cached between loads, as a person's does; the very first load (a new tab, nothing cached) is shown apart.",
     `Load average ${la(p.loadAvg.start)} at the start, ${la(p.loadAvg.end)} at the end.`,
     '',

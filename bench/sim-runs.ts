@@ -11,6 +11,7 @@ import type { NodeSample } from '../src/domain/sample.js';
 import type { RunRecord } from '../src/domain/record.js';
 import { parseProtocol, limitOf } from '../src/protocol/index.js';
 import { readJournal } from '../src/run/journal.js';
+import { decodeSample } from '../src/run/sample-codec.js';
 import { runQualification } from '../src/run/qualify.js';
 import { persistentTickSource } from '../src/run/tick-source.js';
 import { createLab, type SimLab } from '../src/sim/lab.js';
@@ -81,14 +82,14 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     let anomalyS: number | null = null;
     for (const l of lines) {
       if (l.type !== 'sample' || anomalyS !== null) continue;
-      const s = l['sample'] as NodeSample;
+      const s = decodeSample(l['sample']);
       const before = prev.get(s.node);
       prev.set(s.node, s);
       const a = before && canonicalRail(before);
       const b = canonicalRail(s, a?.netdev);
       if (!a || !b || !before) continue;
       const lanes = b.lanes ?? 4;
-      const d = intervalDelta(reviveRail(a), reviveRail(b), lanes);
+      const d = intervalDelta(a, b, lanes);
       const dt = (s.tMs - before.tMs) / 1000;
       if (d === 'reset' || dt <= 0) continue;
       if (d.laneErrors.some((k) => poissonLowerBound(k) / (dt * (212.5e9 / lanes)) > failBer)) anomalyS = l.tS ?? null;
@@ -130,13 +131,6 @@ export async function benchFailingClone(reps: number, outDir: string, log: (s: s
     runs,
     wallMs: summarize(runs.map((r) => r.wallMs)),
   };
-}
-
-// Journal counters come back as numbers or decimal strings; the delta code wants bigints.
-function reviveRail<T extends { counters: Record<string, unknown> }>(rail: T): T {
-  const counters: Record<string, bigint> = {};
-  for (const [k, v] of Object.entries(rail.counters)) if (typeof v === 'number' || typeof v === 'string') counters[k] = BigInt(v);
-  return { ...rail, counters };
 }
 
 // Section 3, step 1: the whole default procedure at 10 Hz (a protocol copy with samplingIntervalS 0.1), written by

@@ -1,8 +1,9 @@
 // From the journal's per-node samples to the AnalysisRecord: per lane, per node, per phase statistics.
 import { linearRegression, mean } from 'simple-statistics';
-import type { NodePhaseStats, LaneStats, AnalysisRecord } from '../domain/record.js';
-import type { NodeSample } from '../domain/sample.js';
-import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, nextReading, type RailReading, type ResetRule } from './counters.js';
+import type { NodePhaseStats, LaneStats, AnalysisRecord, FunctionDivergence } from '../domain/record.js';
+import { PHY_COUNTERS, laneCounterName, phyIsEmpty, type NodeSample, type PhyCounterField, type PhyCounters } from '../domain/sample.js';
+import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds, canonicalRail, type FunctionsRule, type ResetRule } from './counters.js';
+import { ReceiverIntervals } from './intervals.js';
 import { certainLaneRatio, rateLaneRatio } from './lane-ratio.js';
 import type { BoundMethod } from './poisson.js';
 import { EarlyStopDetector, type WatchSettings } from './early-stop.js';
@@ -46,26 +47,32 @@ export function watchOf(config: WatchConfig, gradedPhases: ReadonlySet<string> |
 // summaryPhases: whether the run's worst margin and ratio are taken over the graded phases or every phase;
 // tempSlope: the steepest lane's growth with temperature (lane bins), or one regression of the whole port's rate;
 // counterResets: how an interval whose counters went down is read (src/analysis/counters.ts ResetRule; 'drop' when
-// not said, as rules versions 1 and 2 did).
+// not said, as rules versions 1 and 2 did); functions: which PCIe function's counters a reading takes (FunctionsRule;
+// 'first' when not said, as versions 1 to 3 did).
 export interface AnalysisVariant {
   bounds: BoundMethod;
   laneRatio: 'certain' | 'rate';
   summaryPhases: 'graded' | 'all';
   tempSlope: 'lane-bins' | 'regression';
   counterResets?: ResetRule;
+  functions?: FunctionsRule;
 }
 
-// Today's analysis (rules version 3 on): what the live figures (lane rates, metrics, timeseries.csv) follow too.
+// Today's analysis (rules version 4 on): what the live figures (lane rates, metrics, timeseries.csv) follow too.
 export const CURRENT_ANALYSIS: AnalysisVariant = {
   bounds: 'fast',
   laneRatio: 'certain',
   summaryPhases: 'graded',
   tempSlope: 'lane-bins',
   counterResets: 'from-zero',
+  functions: 'larger',
 };
 
 // The reset rule of an analysis variant.
 export const resetRuleOf = (v: Pick<AnalysisVariant, 'counterResets'>): ResetRule => v.counterResets ?? 'drop';
+
+// The functions rule of an analysis variant.
+export const functionsRuleOf = (v: Pick<AnalysisVariant, 'functions'>): FunctionsRule => v.functions ?? 'first';
 
 // The phases error rates are graded on: the soaks (the procedure's long, loaded phases), or every phase without one.
 export function gradedPhasesOf(phases: readonly AnalysisPhase[]): string[] | null {
@@ -206,11 +213,55 @@ export function analyzeRun(input: AnalysisInput): AnalysisRecord {
 }
 
 interface NodeAcc {
-  netdev: string | undefined;
   lanes: number | null;
   accs: Map<string, Acc>;
-  prev: RailReading | null;
   points: [number, number][]; // (NIC temperature, log10 errors/s) per interval of the soaks: the 'regression' slope
+  functions: Map<string, FunctionCounts>; // 'larger': each function's counters as first and last read
+}
+
+// One PCIe function's counts over the run: its last reading of each counter and what it counted since its first
+// (from zero after a counter went backwards, as today's analysis counts).
+interface FunctionCounts {
+  last: Map<string, bigint>;
+  counted: Map<string, bigint>;
+}
+
+// The counters the grading reads (traffic counters move between the two functions' reads of one tick: not compared).
+const GRADED: ReadonlySet<PhyCounterField> = new Set(['crcErrors', 'symbolErrors', 'linkDownEvents', 'pcsSymbolErrors', 'correctedBits']);
+
+// A reading's graded counters by their ethtool names.
+function gradedNames(phy: PhyCounters): [string, bigint][] {
+  const out: [string, bigint][] = [];
+  for (const [field, name] of PHY_COUNTERS) if (GRADED.has(field) && phy[field] !== undefined) out.push([name, phy[field]]);
+  phy.laneErrors.forEach((v, i) => out.push([laneCounterName(i), v]));
+  return out;
+}
+
+// Note one function's reading for the divergence the record states.
+function noteFunction(all: Map<string, FunctionCounts>, netdev: string, phy: PhyCounters): void {
+  if (phyIsEmpty(phy)) return;
+  let f = all.get(netdev);
+  if (!f) all.set(netdev, (f = { last: new Map(), counted: new Map() }));
+  for (const [name, v] of gradedNames(phy)) {
+    const before = f.last.get(name);
+    f.counted.set(name, (f.counted.get(name) ?? 0n) + (before === undefined ? 0n : v >= before ? v - before : v));
+    f.last.set(name, v);
+  }
+}
+
+// The graded counters the functions of each node counted differently (only those every function read).
+function divergenceOf(nodes: ReadonlyMap<string, NodeAcc>): FunctionDivergence[] {
+  const out: FunctionDivergence[] = [];
+  for (const [node, n] of nodes) {
+    const fs = [...n.functions]; // in the sample's order: the canonical function first
+    if (fs.length < 2) continue;
+    for (const name of fs[0]![1].counted.keys()) {
+      if (!fs.every(([, f]) => f.counted.has(name))) continue;
+      const counts = fs.map(([netdev, f]) => ({ netdev, count: Number(f.counted.get(name)!) }));
+      if (counts.some((c) => c.count !== counts[0]!.count)) out.push({ node, counter: name, counts });
+    }
+  }
+  return out;
 }
 
 // The same analysis one sample at a time, so a long journal is never held whole: each node's samples must come
@@ -221,6 +272,7 @@ export class RunAnalyzer {
   private readonly soaks: Set<string>;
   // The early-stop watch runs inside the analysis, so a re-grade decides from the samples exactly as the run did.
   readonly detector: RunWatch | null;
+  private readonly intervals: ReceiverIntervals;
 
   constructor(
     private readonly phases: readonly AnalysisPhase[],
@@ -231,6 +283,7 @@ export class RunAnalyzer {
     this.graded = gradedPhasesOf(phases);
     this.soaks = new Set(phases.filter((p) => p.kind === 'soak').map((p) => p.name));
     this.detector = watch ? watchOf(watch, this.graded ? new Set(this.graded) : null, lanes) : null;
+    this.intervals = new ReceiverIntervals({ resets: resetRuleOf(variant), functions: functionsRuleOf(variant) });
   }
 
   // The first certain FAIL the watch saw (what stops a live run), or null.
@@ -239,7 +292,8 @@ export class RunAnalyzer {
   }
 
   node(node: string, netdev: string | undefined, lanes: number | null): void {
-    this.nodes.set(node, { netdev, lanes, accs: new Map(), prev: null, points: [] });
+    this.nodes.set(node, { lanes, accs: new Map(), points: [], functions: new Map() });
+    this.intervals.node(node, netdev, { fixed: lanes });
   }
 
   // tS: seconds since the run started (the journal line's tS), for when the watch decided.
@@ -266,17 +320,11 @@ export class RunAnalyzer {
         r.n++;
       }
     }
-    const read = canonicalRail(sample, n.netdev);
-    if (!read) {
-      this.detector?.pushInterval(phase, sample, tS, null);
-      return;
-    }
-    const { reading, interval } = nextReading(n.prev, read, sample.tMs, n.lanes, resetRuleOf(this.variant));
-    n.prev = reading;
-    if (interval === 'reset') acc.counterResets++;
-    else if (interval) {
+    if (functionsRuleOf(this.variant) === 'larger' && sample.rails.length > 1) for (const r of sample.rails) noteFunction(n.functions, r.netdev, r.phy);
+    const { rail, interval, reset } = this.intervals.push(sample);
+    if (reset) acc.counterResets++;
+    if (rail && interval) {
       const { d, dtS } = interval;
-      if (d.reset) acc.counterResets++;
       acc.seconds += dtS;
       for (let i = 0; i < d.laneErrors.length; i++) acc.laneErrors[i] = (acc.laneErrors[i] ?? 0) + d.laneErrors[i]!;
       if (d.correctedBits !== null) acc.correctedBits = (acc.correctedBits ?? 0) + d.correctedBits;
@@ -290,7 +338,7 @@ export class RunAnalyzer {
       }
     }
     // The watch takes the same interval (computed once; again only if it counts lanes differently).
-    this.detector?.pushInterval(phase, sample, tS, interval && interval !== 'reset' ? { ...interval, lanesUsed: n.lanes } : null);
+    this.detector?.pushInterval(phase, sample, tS, interval);
   }
 
   finish(): AnalysisRecord {
@@ -319,6 +367,7 @@ export class RunAnalyzer {
       logRateVsTempSlope: slopes.length ? Math.max(...slopes) : null,
       ...(this.variant.summaryPhases === 'graded' ? { gradedPhases: this.graded ?? [...new Set(perNodePhase.map((s) => s.phase))] } : {}),
       ...kept,
+      ...(functionsRuleOf(this.variant) === 'larger' ? { functionDivergence: divergenceOf(this.nodes) } : {}),
     };
   }
 

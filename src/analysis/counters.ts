@@ -1,5 +1,5 @@
 // Counter deltas between two readings of one netdev: hardware counters only grow, so a decrease is a reset.
-import type { NodeSample, RailSample } from '../domain/sample.js';
+import { PHY_COUNTERS, phyIsEmpty, type NodeSample, type PhyCounters, type RailSample } from '../domain/sample.js';
 import type { U64 } from '../domain/u64.js';
 import { poissonLowerBound, poissonUpperBound, type BoundMethod } from './poisson.js';
 
@@ -21,6 +21,36 @@ export function berBounds(errors: number, bits: number, method: BoundMethod = 'f
 // *_phy counters of one cage are one physical port seen twice: read the first rail only (docs/formats.md §0).
 export function canonicalRail(sample: NodeSample, netdev?: string): RailSample | undefined {
   return netdev === undefined ? sample.rails[0] : sample.rails.find((r) => r.netdev === netdev);
+}
+
+// Which PCIe function's *_phy counters a receiver's reading takes. 'first' (rules versions 1 to 3): the canonical
+// netdev's alone. 'larger' (version 4 on): each counter the larger of what the cage's functions read in the same tick,
+// since whether both report the one physical port's counters is documented nowhere (docs/formats.md §0).
+export type FunctionsRule = 'first' | 'larger';
+
+// The larger of two readings of each counter (a counter one of them lacks is the other's).
+function largerPhy(a: PhyCounters, b: PhyCounters): PhyCounters {
+  const out: PhyCounters = { laneErrors: [] };
+  for (const [field] of PHY_COUNTERS) {
+    const [x, y] = [a[field], b[field]];
+    const v = x === undefined ? y : y === undefined || x >= y ? x : y;
+    if (v !== undefined) out[field] = v;
+  }
+  for (let i = 0; i < Math.max(a.laneErrors.length, b.laneErrors.length); i++) {
+    const [x, y] = [a.laneErrors[i], b.laneErrors[i]];
+    out.laneErrors.push(x === undefined ? y! : y === undefined || x >= y ? x : y);
+  }
+  return out;
+}
+
+// A receiver's rail as the rule reads it: the canonical rail (its link and FEC readings), with the larger counters of
+// every function of the sample under 'larger'.
+export function receiverRail(sample: NodeSample, netdev: string | undefined, rule: FunctionsRule = 'first'): RailSample | undefined {
+  const first = canonicalRail(sample, netdev);
+  if (rule === 'first' || !first || sample.rails.length < 2) return first;
+  let phy = first.phy;
+  for (const r of sample.rails) if (r !== first && r.phy !== phy && !phyIsEmpty(r.phy)) phy = phyIsEmpty(phy) ? r.phy : largerPhy(phy, r.phy);
+  return phy === first.phy ? first : { ...first, phy };
 }
 
 // How a counter that went down is read. 'drop' (rules versions 1 and 2): the interval is left out and the new value
@@ -48,18 +78,13 @@ export function carryForward(prev: RailSample | undefined, cur: RailSample, rese
   if (cur.fec === undefined && prev.fec !== undefined) out.fec = prev.fec;
   // A tick whose `ethtool -S` failed has no counters at all: holding the last ones makes its interval zero and the
   // next good read's interval carry the whole change, so no error between the two is lost.
-  if (isEmpty(cur.counters) && !isEmpty(prev.counters)) out.counters = prev.counters;
+  if (phyIsEmpty(cur.phy) && !phyIsEmpty(prev.phy)) out.phy = prev.phy;
   // link_down_events_phy moved on a tick that did not read the link: it went down since the last reading, and the
   // counter has counted it, so the next reading of "down" must not count it again.
-  if (cur.linkUp === undefined && (counterDelta(prev.counters['link_down_events_phy'], cur.counters['link_down_events_phy'], resets)?.delta ?? 0) > 0) {
+  if (cur.linkUp === undefined && (counterDelta(prev.phy.linkDownEvents, cur.phy.linkDownEvents, resets)?.delta ?? 0) > 0) {
     out.linkUp = false;
   }
   return out;
-}
-
-function isEmpty(o: object): boolean {
-  for (const _ in o) return false;
-  return true;
 }
 
 // What happened on one receiver between two ticks.
@@ -77,34 +102,24 @@ export interface IntervalDelta {
 // interval is left out), or the delta with `reset` set under 'from-zero'.
 export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number | null, resets: ResetRule = 'drop'): IntervalDelta | 'reset' {
   let reset = false;
-  const d = (name: string): number => {
-    const r = counterDelta(prev.counters[name], cur.counters[name], resets);
-    if (r?.reset) reset = true;
-    return r?.delta ?? 0;
-  };
-  const laneErrors: number[] = [];
-  const maxLanes = lanes ?? 8;
-  for (let i = 0; i < maxLanes; i++) {
-    const name = `rx_err_lane_${i}_phy`;
-    if (!(name in cur.counters) || !(name in prev.counters)) break;
-    laneErrors.push(d(name));
-  }
-  const fecDelta = (a: U64 | undefined, b: U64 | undefined): number => {
+  const d = (a: U64 | undefined, b: U64 | undefined): number => {
     const r = counterDelta(a, b, resets);
     if (r?.reset) reset = true;
     return r?.delta ?? 0;
   };
+  const [p, c] = [prev.phy, cur.phy];
+  const laneErrors: number[] = [];
+  const n = Math.min(lanes ?? 8, p.laneErrors.length, c.laneErrors.length);
+  for (let i = 0; i < n; i++) laneErrors.push(d(p.laneErrors[i], c.laneErrors[i]));
   let correctedBits: number | null = null;
-  if ('rx_corrected_bits_phy' in cur.counters && 'rx_corrected_bits_phy' in prev.counters) correctedBits = d('rx_corrected_bits_phy');
-  else if (cur.fec?.correctedBits !== undefined && prev.fec?.correctedBits !== undefined) {
-    correctedBits = fecDelta(prev.fec.correctedBits, cur.fec.correctedBits);
-  }
-  const postFecErrors = d('rx_pcs_symbol_err_phy') + fecDelta(prev.fec?.uncorrectableBlocks, cur.fec?.uncorrectableBlocks);
-  const crcErrors = d('rx_crc_errors_phy');
-  const symbolErrors = d('rx_symbol_err_phy');
+  if (c.correctedBits !== undefined && p.correctedBits !== undefined) correctedBits = d(p.correctedBits, c.correctedBits);
+  else if (cur.fec?.correctedBits !== undefined && prev.fec?.correctedBits !== undefined) correctedBits = d(prev.fec.correctedBits, cur.fec.correctedBits);
+  const postFecErrors = d(p.pcsSymbolErrors, c.pcsSymbolErrors) + d(prev.fec?.uncorrectableBlocks, cur.fec?.uncorrectableBlocks);
+  const crcErrors = d(p.crcErrors, c.crcErrors);
+  const symbolErrors = d(p.symbolErrors, c.symbolErrors);
   // A link seen going down counts even if link_down_events_phy did not move (or is missing).
   const seenDown = prev.linkUp !== false && cur.linkUp === false ? 1 : 0;
-  const linkDownEvents = Math.max(d('link_down_events_phy'), seenDown);
+  const linkDownEvents = Math.max(d(p.linkDownEvents, c.linkDownEvents), seenDown);
   if (reset && resets === 'drop') return 'reset';
   return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents, ...(reset ? { reset } : {}) };
 }

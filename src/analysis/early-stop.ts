@@ -7,16 +7,15 @@ import type { NodeSample } from '../domain/sample.js';
 import {
   FEC_LIMIT_BER,
   SERIAL_RATE_BPS,
-  canonicalRail,
   decadesBelowFecLimit,
   intervalDelta,
-  nextReading,
   type Interval,
   type IntervalDelta,
-  type RailReading,
+  type FunctionsRule,
   type ResetRule,
 } from './counters.js';
 import { certainLaneRatio } from './lane-ratio.js';
+import { ReceiverIntervals } from './intervals.js';
 import { isGrowing, isRunaway, LaneTempBins, othersGrowth } from './lane-temp.js';
 import { poissonLowerBound } from './poisson.js';
 import { CountTotals, type CountRule, type DecisionPlace, type EarlyStopDecision, type RunWatch } from './watch.js';
@@ -52,6 +51,7 @@ export interface WatchSettings {
   gradedPhases: ReadonlySet<string> | null; // where windows and temperature growth are taken; null: every phase
   lanes?: number; // lanes in use when a sample does not say
   resets?: ResetRule; // how an interval whose counters went down is read (the analysis variant's; 'drop' when absent)
+  functions?: FunctionsRule; // which PCIe function's counters a reading takes (the analysis variant's; 'first' when absent)
 }
 
 const GRADE_RANK: Record<Grade, number> = { PASS: 0, MARGINAL: 1, FAIL: 2 };
@@ -77,9 +77,6 @@ interface RatioHeld {
 }
 
 interface NodeWatch {
-  netdev: string | undefined;
-  prev: RailReading | null;
-  lanes: number | null;
   tempC: number | null;
   counts: CountTotals;
   temp: LaneTempBins;
@@ -97,7 +94,12 @@ export class EarlyStopDetector implements RunWatch {
   private readonly nodes = new Map<string, NodeWatch>();
   private first: EarlyStopDecision | null = null;
 
-  constructor(readonly settings: WatchSettings) {}
+  // Its own intervals, for a caller that feeds samples alone (push): lanes as the link last said, else the settings'.
+  private readonly intervals: ReceiverIntervals;
+
+  constructor(readonly settings: WatchSettings) {
+    this.intervals = new ReceiverIntervals({ resets: settings.resets, functions: settings.functions, lanes: { carried: settings.lanes ?? null } });
+  }
 
   // The first certain FAIL seen so far (sticky).
   get decision(): EarlyStopDecision | null {
@@ -106,16 +108,7 @@ export class EarlyStopDetector implements RunWatch {
 
   // Feed one tick of one node (tS: seconds since the run started, for the record); returns the decision once it is certain.
   push(phase: string, sample: NodeSample, tS: number): EarlyStopDecision | null {
-    const st = this.watch(sample);
-    if (sample.nicTempC !== null) st.tempC = sample.nicTempC;
-    const read = canonicalRail(sample, st.netdev);
-    if (!read) return this.first; // no counters this tick: neither counts nor moves a window
-    // Lanes as carryForward holds them: this reading's, else the last one read.
-    const lanes = (read.lanes !== undefined ? read.lanes : st.prev?.rail.lanes) ?? this.settings.lanes ?? null;
-    const { reading, interval } = nextReading(st.prev, read, sample.tMs, lanes, this.settings.resets);
-    st.prev = reading;
-    if (interval === null || interval === 'reset') return this.first;
-    return this.interval(st, phase, sample, tS, interval.d, interval.dtS, lanes);
+    return this.pushInterval(phase, sample, tS, this.intervals.push(sample).interval);
   }
 
   // The same for a caller that already took the interval of this sample (the analysis, which reads the same rail the
@@ -198,9 +191,6 @@ export class EarlyStopDetector implements RunWatch {
       const fw = this.settings.fecWindow;
       const lr = this.settings.laneRatio;
       st = {
-        netdev: sample.rails[0]?.netdev,
-        prev: null,
-        lanes: null,
         tempC: null,
         counts: new CountTotals(this.settings.countFail),
         temp: new LaneTempBins(),
@@ -214,7 +204,6 @@ export class EarlyStopDetector implements RunWatch {
       };
       this.nodes.set(sample.node, st);
     }
-    st.netdev ??= sample.rails[0]?.netdev;
     return st;
   }
 

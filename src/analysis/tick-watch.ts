@@ -2,8 +2,9 @@
 // the others' median) held for a number of ticks in a row, in every phase. Kept so a version 1 certificate is graded
 // again as it was signed; today's watch is early-stop.ts.
 import type { NodeSample } from '../domain/sample.js';
-import { canonicalRail, intervalDelta, nextReading, type Interval, type IntervalDelta, type RailReading } from './counters.js';
+import { intervalDelta, type Interval, type IntervalDelta } from './counters.js';
 import { tickLaneRatio } from './lane-ratio.js';
+import { ReceiverIntervals } from './intervals.js';
 import { CountTotals, type CountRule, type DecisionPlace, type EarlyStopDecision, type RunWatch } from './watch.js';
 
 // What version 1's watch reads of the protocol.
@@ -16,8 +17,6 @@ export interface TickStreakSettings {
 }
 
 interface NodeState {
-  netdev: string | undefined;
-  prev: RailReading | null;
   counts: CountTotals;
   streak: { lane: number; ticks: number } | null;
 }
@@ -27,21 +26,19 @@ export class TickStreakWatch implements RunWatch {
   private readonly nodes = new Map<string, NodeState>();
   private first: EarlyStopDecision | null = null;
 
-  constructor(private readonly settings: TickStreakSettings) {}
+  // Its own intervals, for a caller that feeds samples alone (push): version 1 read the first function, dropped resets.
+  private readonly intervals: ReceiverIntervals;
+
+  constructor(private readonly settings: TickStreakSettings) {
+    this.intervals = new ReceiverIntervals({ lanes: { carried: settings.lanes ?? null } });
+  }
 
   get decision(): EarlyStopDecision | null {
     return this.first;
   }
 
   push(phase: string, sample: NodeSample, tS: number): EarlyStopDecision | null {
-    const st = this.state(sample);
-    const read = canonicalRail(sample, st.netdev);
-    if (!read || this.first) return this.first;
-    const lanes = (read.lanes !== undefined ? read.lanes : st.prev?.rail.lanes) ?? this.settings.lanes ?? null;
-    const { reading, interval } = nextReading(st.prev, read, sample.tMs, lanes);
-    st.prev = reading;
-    if (interval === null || interval === 'reset') return this.first;
-    return this.interval(st, interval.d, { node: sample.node, phase, tick: sample.tick, tMs: sample.tMs, tS });
+    return this.pushInterval(phase, sample, tS, this.intervals.push(sample).interval);
   }
 
   pushInterval(phase: string, sample: NodeSample, tS: number, iv: (Interval & { lanesUsed: number | null }) | null): EarlyStopDecision | null {
@@ -64,9 +61,7 @@ export class TickStreakWatch implements RunWatch {
 
   private state(sample: NodeSample): NodeState {
     let st = this.nodes.get(sample.node);
-    if (!st)
-      this.nodes.set(sample.node, (st = { netdev: sample.rails[0]?.netdev, prev: null, counts: new CountTotals(this.settings.countFail), streak: null }));
-    st.netdev ??= sample.rails[0]?.netdev;
+    if (!st) this.nodes.set(sample.node, (st = { counts: new CountTotals(this.settings.countFail), streak: null }));
     return st;
   }
 

@@ -1,5 +1,5 @@
 // A run's series for its page (/api/runs/<id>/series), read from its journal through the project's one way of turning
-// readings into intervals (TimeseriesBuilder, which runs each receiver's samples through nextReading): per-lane pre-FEC
+// readings into intervals (TimeseriesBuilder, which takes each receiver's intervals from src/analysis/intervals.ts): per-lane pre-FEC
 // errors/s converted to BER with the lane rate, NIC temperature, the running 95% upper bound of each lane over the
 // headline phase, throughput per rail and direction, phases and the decision. A journal is read once and then only
 // its new lines (a running run's grows), and every series is downsampled here to at most MAX_POINTS points, each

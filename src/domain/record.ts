@@ -147,6 +147,17 @@ export interface AnalysisRecord {
   gradedPhases?: string[]; // the phases error rates are graded on (the soaks; every phase when there is none)
   windows?: WindowStats[];
   laneTemp?: LaneTempStats[];
+  // Rules version 4 on, which grades the larger of the cage's PCIe functions for every counter: the counters whose
+  // counts the functions disagree on (empty: they agreed on every one).
+  functionDivergence?: FunctionDivergence[];
+}
+
+// A *_phy counter the two PCIe functions of one cage counted differently over the run: each function's count from its
+// first reading to its last (counted from zero after a counter went backwards).
+export interface FunctionDivergence {
+  node: string;
+  counter: string; // its ethtool -S name
+  counts: { netdev: string; count: number }[];
 }
 
 // One receiver in the loaded soak, as a PASS certificate states it first (rules version 2).

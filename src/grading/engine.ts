@@ -6,7 +6,7 @@ import type { AnalysisRecord, BenchmarkRecord, Headline } from '../domain/record
 import type { Measurement } from '../domain/limit.js';
 import type { NodeSample } from '../domain/sample.js';
 import type { Protocol } from '../protocol/types.js';
-import { RunAnalyzer, gradedPhasesOf, watchOf } from '../analysis/analyze.js';
+import { RunAnalyzer, functionsRuleOf, gradedPhasesOf, watchOf } from '../analysis/analyze.js';
 import type { EarlyStopDecision, RunWatch } from '../analysis/watch.js';
 import { RULES_VERSION, rulesVersionOf, type RulesVersion } from '../rules/versions.js';
 import { formatLimit } from '../rules/in-range.js';
@@ -70,8 +70,10 @@ export function gradeWithVersion(
   if (!v) throw new RangeError(`rules version ${version} is not known to this cablequal`);
   const analyzer = new RunAnalyzer(protocol.phases, watchConfigOf(v, protocol.limits, protocol.earlyStop), lanes ?? undefined, v.analysis);
   for (const [node, n] of samples.nodes) analyzer.node(node, n.netdev, n.lanes ?? lanes ?? null);
+  // The canonical rail's counters alone, unless the version reads every function of the cage.
+  const canonicalOnly = functionsRuleOf(v.analysis) === 'first';
   if ([...samples.nodes.values()].every((n) => n.ordered)) {
-    samples.forEach((phase, sample, tS) => analyzer.push(phase, sample, tS), true);
+    samples.forEach((phase, sample, tS) => analyzer.push(phase, sample, tS), canonicalOnly);
   } else {
     // Out of order (clock steps, merged journals): each node's samples sorted by its own clock, nodes one after the other.
     const byNode = new Map<string, { phase: string; sample: NodeSample; tS: number }[]>();
@@ -79,7 +81,7 @@ export function gradeWithVersion(
       const list = byNode.get(sample.node) ?? [];
       list.push({ phase, sample, tS });
       byNode.set(sample.node, list);
-    }, true);
+    }, canonicalOnly);
     for (const list of byNode.values()) {
       list.sort((a, b) => a.sample.tMs - b.sample.tMs);
       for (const x of list) analyzer.push(x.phase, x.sample, x.tS);

@@ -2,9 +2,7 @@
 // CRC, post-FEC and link-down events since the run's first sample, NIC and GPU temperature, GPU utilisation, phase,
 // elapsed and remaining time, and the outcome once decided. Fed by the run's once-a-second LiveStatus.
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
-import { canonicalRail, nextReading, type RailReading } from '../analysis/counters.js';
-import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
-import type { NodeSample } from '../domain/sample.js';
+import type { CountedTotals } from '../analysis/intervals.js';
 
 // The LiveStatus fields read here (src/run/context.ts), structurally: a missing one is left unset.
 export interface MetricsStatus {
@@ -16,7 +14,7 @@ export interface MetricsStatus {
   gpuTempC?: Record<string, number | null>;
   gpuUtilPct?: Record<string, number | null>;
   throughputGbps?: number | null;
-  samples?: Record<string, NodeSample>;
+  counted?: Record<string, CountedTotals>;
 }
 
 // The runs one controller is making (one for `run`, one per bench for `batch`), as two registries: Prometheus text
@@ -24,7 +22,7 @@ export interface MetricsStatus {
 export class RunMetrics {
   readonly prometheus = new Registry();
   readonly openMetrics = new Registry<OpenMetricsContentType>();
-  private readonly prev = new Map<string, RailReading>();
+  private readonly prev = new Map<string, CountedTotals>();
   private readonly phase = new Map<string, string>();
   private readonly info: Gauge;
   private readonly phaseG: Gauge;
@@ -92,7 +90,7 @@ export class RunMetrics {
     set(this.nicTemp, s.nicTempC);
     set(this.gpuTemp, s.gpuTempC);
     set(this.gpuUtil, s.gpuUtilPct);
-    for (const [node, sample] of Object.entries(s.samples ?? {})) this.advance(run, node, sample);
+    for (const [node, totals] of Object.entries(s.counted ?? {})) this.advance(run, node, totals);
   }
 
   // The run's outcome (PASS, MARGINAL, FAIL, ERROR, ABORTED).
@@ -104,27 +102,18 @@ export class RunMetrics {
     this.remaining.remove({ run });
   }
 
-  private advance(run: string, node: string, sample: NodeSample): void {
-    const read = canonicalRail(sample);
-    if (!read || Object.keys(read.counters).length === 0) return; // a tick whose ethtool -S failed: wait for the next
+  // Counters advanced by what the node counted since the last status (the run's intervals, taken once by its loop).
+  private advance(run: string, node: string, t: CountedTotals): void {
     const key = `${run}\u0000${node}`;
     const prev = this.prev.get(key);
-    const { reading, interval } = nextReading(prev ?? null, read, sample.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
-    this.prev.set(key, reading);
+    this.prev.set(key, { ...t, laneErrors: [...t.laneErrors] });
     const labels = { run, node };
-    if (!prev) {
-      // The first sample is the baseline: every series exists from here on, at zero.
-      for (let i = 0; i < 8 && `rx_err_lane_${i}_phy` in read.counters; i++) this.laneErrors.inc({ ...labels, lane: String(i) }, 0);
-      for (const c of [this.correctedBits, this.crc, this.postFec, this.linkDown]) c.inc(labels, 0);
-      return;
-    }
-    // The analysis's intervals: a counter that went down (driver reload) counts from zero, the same sample twice adds nothing.
-    if (!interval || interval === 'reset') return;
-    const d = interval.d;
-    d.laneErrors.forEach((n, lane) => this.laneErrors.inc({ ...labels, lane: String(lane) }, n));
-    if (d.correctedBits !== null) this.correctedBits.inc(labels, d.correctedBits);
-    this.crc.inc(labels, d.crcErrors);
-    this.postFec.inc(labels, d.postFecErrors);
-    this.linkDown.inc(labels, d.linkDownEvents);
+    const by = (now: number, before: number | undefined) => Math.max(0, now - (before ?? 0));
+    // Every series exists from the node's first sample on, at zero.
+    t.laneErrors.forEach((n, lane) => this.laneErrors.inc({ ...labels, lane: String(lane) }, by(n, prev?.laneErrors[lane])));
+    this.correctedBits.inc(labels, by(t.correctedBits, prev?.correctedBits));
+    this.crc.inc(labels, by(t.crcErrors, prev?.crcErrors));
+    this.postFec.inc(labels, by(t.postFecErrors, prev?.postFecErrors));
+    this.linkDown.inc(labels, by(t.linkDownEvents, prev?.linkDownEvents));
   }
 }

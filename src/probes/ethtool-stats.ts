@@ -6,6 +6,7 @@
 // and CRLF line ends are tolerated; anything else (duplicates, "-1", "N/A", >= 2^64, no counter) is a ParseError.
 import { ParseError } from '../domain/errors.js';
 import { parseU64, type U64 } from '../domain/u64.js';
+import { phyFromNames, type PhyCounters } from '../domain/sample.js';
 import { clip } from './read.js';
 
 const KIND = 'ethtool-stats';
@@ -15,9 +16,11 @@ const HEADER = 'NIC statistics:';
 const COUNTER_LINE = /^[ \t]*([A-Za-z0-9_.[\]-]+(?:: [A-Za-z0-9_.[\]-]+)?):[ \t]+(\S+)[ \t]*$/;
 const LANE = /^rx_err_lane_(0|[1-9]\d?)_phy$/;
 
-// A parsed `ethtool -S`: `counters` holds every counter; the named fields are conveniences (null = not printed).
+// A parsed `ethtool -S`: `counters` holds every counter; `phy` the *_phy counters a sample carries, typed (what the
+// sampler keeps); the named fields are conveniences of `cablequal parse` (null = not printed).
 export interface EthtoolStats {
   counters: Record<string, U64>;
+  phy: PhyCounters;
   // rx_err_lane_0_phy.. in lane order (pre-FEC raw errors); empty when the driver lacks the capability.
   lanes: U64[];
   correctedBits: U64 | null; // rx_corrected_bits_phy
@@ -65,16 +68,18 @@ export function parseEthtoolStats(text: string): EthtoolStats {
   }
   if (count === 0) throw new ParseError(KIND, Math.min(end + 1, lines.length), 'no counters after "NIC statistics:"');
 
-  const get = (name: string): U64 | null => (Object.hasOwn(counters, name) ? counters[name]! : null);
+  const lanes = laneCounters(laneAt); // refuses a gap, so phy.laneErrors (lanes up to the first missing) are all of them
+  const phy = phyFromNames((name) => (Object.hasOwn(counters, name) ? counters[name] : undefined));
   return {
     counters,
-    lanes: laneCounters(laneAt),
-    correctedBits: get('rx_corrected_bits_phy'),
-    pcsSymbolErrors: get('rx_pcs_symbol_err_phy'),
-    symbolErrors: get('rx_symbol_err_phy'),
-    crcErrors: get('rx_crc_errors_phy'),
-    linkDownEvents: get('link_down_events_phy'),
-    rxBits: get('rx_bits_phy'),
+    phy,
+    lanes,
+    correctedBits: phy.correctedBits ?? null,
+    pcsSymbolErrors: phy.pcsSymbolErrors ?? null,
+    symbolErrors: phy.symbolErrors ?? null,
+    crcErrors: phy.crcErrors ?? null,
+    linkDownEvents: phy.linkDownEvents ?? null,
+    rxBits: phy.rxBits ?? null,
   };
 }
 

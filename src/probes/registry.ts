@@ -19,6 +19,7 @@ import { parseGpuVersions } from './gpu-versions.js';
 import { parseMpirunVersion } from './mpirun-version.js';
 import { parseLdd } from './ldd.js';
 import { parseNcclConf } from './nccl-conf.js';
+import { readings } from './readings.js';
 
 // The maps of parseNetIdentity as plain objects, for JSON output.
 function netIdentityJson(text: string): unknown {
@@ -26,7 +27,9 @@ function netIdentityJson(text: string): unknown {
   return { netdevs: Object.fromEntries(r.netdevs), sysImageGuid: Object.fromEntries(r.sysImageGuid) };
 }
 
-export const PARSERS: Record<string, { parse: (text: string) => unknown; describe: string }> = {
+type Parser = { parse: (text: string) => unknown; describe: string };
+
+const TOOLS: Record<string, Parser> = {
   'ethtool-stats': { parse: parseEthtoolStats, describe: 'ethtool -S <iface>' },
   'ethtool-link': { parse: parseEthtoolLink, describe: 'ethtool <iface>' },
   'ethtool-fec': { parse: parseEthtoolFec, describe: 'ethtool [-I] --show-fec <iface>' },
@@ -52,3 +55,10 @@ export const PARSERS: Record<string, { parse: (text: string) => unknown; describ
   ldd: { parse: parseLdd, describe: 'ldd <program>' },
   'nccl-conf': { parse: parseNcclConf, describe: 'grep -H . /etc/nccl.conf ~/.nccl.conf' },
 };
+
+// Every kind: each tool's parser, and each extra reading's under its id (`cablequal parse module-temp-c`).
+export const PARSERS: Record<string, Parser> = { ...TOOLS };
+for (const r of readings()) {
+  if (Object.hasOwn(TOOLS, r.id)) throw new Error(`reading ${r.id}: \`cablequal parse ${r.id}\` is already a tool's parser`);
+  PARSERS[r.id] = { parse: r.parse, describe: `${r.describe} (reading ${r.id})` };
+}

@@ -4,6 +4,7 @@ import type { Measurement } from '../domain/limit.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
 import type {
+  FunctionDivergence,
   BenchmarkRecord,
   Headline,
   LaneTempStats,
@@ -132,6 +133,8 @@ export interface CertificateContent {
   // figure, the GPU utilisation judged on each node, and counters cleared during the run.
   soakLoad?: SoakLoadRecord;
   counterResets?: NonNullable<RunRecord['counterResets']>;
+  // Rules version 4 on: the graded counters the two PCIe functions of a cage counted differently (empty: they agreed).
+  functionDivergence?: FunctionDivergence[];
 }
 
 // Worst (max) of the finite values, or null when none.
@@ -276,5 +279,6 @@ export function certificateContent(record: RunRecord): CertificateContent {
     sampling: record.sampling,
     ...(record.soakLoad ? { soakLoad: record.soakLoad } : {}),
     ...(record.counterResets?.length ? { counterResets: record.counterResets } : {}),
+    ...(record.analysis?.functionDivergence ? { functionDivergence: record.analysis.functionDivergence } : {}),
   };
 }

@@ -146,6 +146,13 @@ ${soakLoadRows(c)}
 </tbody></table>`;
 }
 
+// What the two PCIe functions of each cage counted (rules version 4 on grades the larger of the two for every counter).
+function functionsText(d: NonNullable<CertificateContent['functionDivergence']>): string {
+  if (!d.length) return 'both PCIe functions of each cage counted every graded counter alike';
+  const each = d.map((x) => `${e(x.node)} ${e(x.counter)}: ${x.counts.map((c) => `${e(c.netdev)} ${e(c.count)}`).join(', ')}`);
+  return `the PCIe functions of a cage counted differently (the larger is graded): ${each.join('; ')}`;
+}
+
 // The load each soak measured (each direction against its own ib_write_bw figure, the GPUs from their load's start)
 // and counters cleared during the run: the conditions the verdict stands on.
 function soakLoadRows(c: CertificateContent): string {
@@ -172,6 +179,7 @@ function soakLoadRows(c: CertificateContent): string {
     );
     out.push(`<tr><th>counter resets</th><td>${resets.join('; ')}</td></tr>`);
   }
+  if (c.functionDivergence) out.push(`<tr><th>PCIe functions</th><td>${functionsText(c.functionDivergence)}</td></tr>`);
   return out.join('\n');
 }
 

@@ -84,8 +84,14 @@ const V3: RulesVersion = {
   analysis: { ...V2.analysis, counterResets: 'from-zero' },
 };
 
+// Version 4: both PCIe functions of the cabled cage are read every tick, and each counter is graded as the larger of
+// the two (whether both report the one physical port's counters is documented nowhere: docs/formats.md §0); where
+// they counted differently the record and the certificate say so (analysis.functionDivergence). Journals whose second
+// function matches the first (every one written before) grade as under version 3.
+const V4: RulesVersion = { ...V3, version: 4, analysis: { ...V3.analysis, functions: 'larger' } };
+
 // Every released version, oldest first; the last is today's.
-export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2, V3];
+export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2, V3, V4];
 
 // Today's rules version: what a new run is graded with.
 export const RULES_VERSION = RULES_VERSIONS.at(-1)!.version;

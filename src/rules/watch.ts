@@ -14,7 +14,7 @@ function limitIn(limits: readonly Limit[], rule: string): Limit & { params: Read
 
 // The watch of a rules version over its limits (the protocol's earlyStop for version 1's tick count).
 export function watchConfigOf(
-  version: Pick<RulesVersion, 'watch'> & { analysis?: Pick<RulesVersion['analysis'], 'counterResets'> },
+  version: Pick<RulesVersion, 'watch'> & { analysis?: Pick<RulesVersion['analysis'], 'counterResets' | 'functions'> },
   limits: readonly Limit[],
   earlyStop?: { laneRatioConsecutiveTicks?: number },
 ): WatchConfig {
@@ -29,11 +29,13 @@ export function watchConfigOf(
   }
   const fw = limitIn(limits, 'fec-window');
   const p = lr.params;
-  // The watch reads an interval whose counters went down as the version's analysis does.
+  // The watch reads an interval whose counters went down, and the functions of a cage, as the version's analysis does.
   const resets = version.analysis?.counterResets;
+  const functions = version.analysis?.functions;
   return {
     countFail,
     ...(resets ? { resets } : {}),
+    ...(functions ? { functions } : {}),
     fecWindow: { fail: fw.fail, ...(fw.marginal !== undefined ? { marginal: fw.marginal } : {}), windowS: fw.params['windowS']!, holdS: fw.params['holdS']! },
     laneRatio: {
       fail: lr.fail,

@@ -4,7 +4,7 @@ import type { NodeSpec } from '../domain/node.js';
 import type { Reason } from '../domain/outcome.js';
 import type { CableEndRecord, NodeRecord, PhaseRecord, BenchmarkRecord } from '../domain/record.js';
 import type { Protocol } from '../protocol/index.js';
-import type { NodeSample } from '../domain/sample.js';
+import type { CountedTotals } from '../analysis/intervals.js';
 import type { CageLinks } from '../probes/ibdev2netdev.js';
 import type { CommandResult, CommandRunner, RemoteProcess } from '../transport/types.js';
 import { RemoteCommandError } from '../transport/types.js';
@@ -36,8 +36,9 @@ export interface LiveStatus {
   gpuTempC: Record<string, number | null>;
   gpuUtilPct: Record<string, number | null>;
   throughputGbps: number | null;
-  // The last sample of each node (all counters), for live metrics (--metrics-port); absent before sampling starts.
-  samples?: Record<string, NodeSample>;
+  // What each node counted since its first sample, from the sampling loop's intervals, for live metrics
+  // (--metrics-port); absent before sampling starts.
+  counted?: Record<string, CountedTotals>;
 }
 
 // The mutable state of one run, shared by its steps (one per run, never global).

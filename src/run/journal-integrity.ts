@@ -4,12 +4,13 @@
 // Each is an ERROR naming the journal line: a journal must not be re-graded into a better verdict by editing it.
 import { createHash } from 'node:crypto';
 import type { Reason } from '../domain/outcome.js';
+import { phyToNames } from '../domain/sample.js';
 import { rawDumpMismatch, DUMP_BRACKET, type CounterReading, type RawDump } from '../grading/raw-dumps.js';
 import { builtinStatus } from '../protocol/released.js';
 import { parseEthtoolStats } from '../probes/ethtool-stats.js';
 import type { JournalChain } from './journal-chain.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { reviveSample } from './revive.js';
+import { decodeSample } from './sample-codec.js';
 
 // What run-start says of a journal written with the hash chain (journal-chain.ts).
 export const CHAIN_MARK = 'sha256-prev';
@@ -88,8 +89,8 @@ function rawDumpProblems(contents: JournalContents): Reason[] {
     const idx = sampleIdx.get(dump.node) ?? [];
     const at = lowerBound(idx, i);
     const reading = (j: number): CounterReading | null => {
-      const rail = reviveSample((lines[j] as SampleLine).sample, dump.netdev).rails.find((r) => r.netdev === dump.netdev);
-      return rail ? { line: lineOf(contents, j), counters: rail.counters } : null;
+      const rail = decodeSample((lines[j] as SampleLine).sample, dump.netdev).rails.find((r) => r.netdev === dump.netdev);
+      return rail ? { line: lineOf(contents, j), counters: Object.fromEntries(phyToNames(rail.phy)) } : null;
     };
     const before = idx.slice(Math.max(0, at - DUMP_BRACKET), at).map(reading);
     const after = idx.slice(at, at + DUMP_BRACKET).map(reading);

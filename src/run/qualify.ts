@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
 import type { NodeSample } from '../domain/sample.js';
+import type { TakenInterval } from '../analysis/intervals.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
 import { decisionReason, liveWatch } from '../grading/engine.js';
@@ -187,8 +188,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           // Lanes in use come from `ethtool <if>` at preflight: a 2-lane QSFP112 link leaves rx_err_lane_2/3 at zero.
           // The same watch a re-grade runs over the journal: counts at once, windows and lane ratio held for seconds.
           const detector = liveWatch(protocol, lanes ?? null);
-          const push = (phase: string, s: NodeSample) => {
-            const d = detector.push(phase, s, ctx.tS);
+          const push = (phase: string, s: NodeSample, interval: TakenInterval | null) => {
+            const d = detector.pushInterval(phase, s, ctx.tS, interval);
             return d ? decisionReason(d, protocol) : null;
           };
           loop = new SamplingLoop(
@@ -198,6 +199,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
             {
               intervalMs: protocol.samplingIntervalS * 1000,
               maxGapS: protocol.maxSampleGapS,
+              lanes: lanes ?? null,
             },
           );
           loop.start();
@@ -391,6 +393,6 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
     gpuTempC,
     gpuUtilPct,
     throughputGbps: ctx.lastThroughputGbps,
-    ...(loop ? { samples: Object.fromEntries(loop.last) } : {}),
+    ...(loop ? { counted: Object.fromEntries(loop.counted) } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
-import type { Outcome, Reason } from '../domain/outcome.js';
+import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { differentCages } from '../domain/node.js';
@@ -8,12 +8,13 @@ import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { qualificationShortfalls } from '../rules/qualification.js';
-import { reviveSample } from './revive.js';
+import { decodeSample } from './sample-codec.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
 import { chainOfLines, type JournalChain } from './journal-chain.js';
 import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evidence.js';
 import { integrityReasons } from './journal-integrity.js';
+import { stopNote, verdictOf } from '../grading/verdict.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 
@@ -110,44 +111,13 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     nodeInfo.filter((x) => x.name === n.name).reduce<NodeRecord>((acc, x) => ({ ...acc, ...x }), n),
   );
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
-  const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
-  for (const b of linesOf(lines, 'benchmark')) {
-    // Journals before per-rail loopback measured rail 0 only and did not say so.
-    if (b.kind === 'loopback')
-      benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
-    if (b.kind === 'ib_write_bw') {
-      benchmarks.ibWriteBw = {
-        perRail: b.perRail as never,
-        sumMedianGbps: Number(b.sumMedianGbps),
-        ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
-        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
-      };
-    }
-    if (b.kind === 'nccl') {
-      benchmarks.nccl = {
-        busbwGBs: b.busbwGBs as number | null,
-        maxBusbwGBs: b.maxBusbwGBs as number | null,
-        network: b.network as string | null,
-        devices: b.devices as string[],
-        ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}),
-      };
-    }
-  }
+  const benchmarks = benchmarksOf(lines);
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
   const samples = journalSamplesOf(lines);
   const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, benchmarks, lanes) : null;
   const phases = phasesOf(lines, aborted);
-  if (
-    decisionLine &&
-    graded &&
-    rulesVersion.confirmsStop &&
-    (graded.decision?.rule !== decisionLine.reason.rule || graded.decision?.node !== decisionLine.reason.node)
-  ) {
-    const was = `${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''}`;
-    notes.push(
-      `the run was stopped early (${was}, by the rules version ${journalVersion} watch); ${graded.decision ? `these rules decide ${graded.decision.rule} on ${graded.decision.node}` : 'these rules do not confirm it'}`,
-    );
-  }
+  const stop = decisionLine && graded && rulesVersion.confirmsStop ? stopNote(decisionLine.reason, journalVersion, graded.decision) : null;
+  if (stop) notes.push(stop);
 
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
@@ -171,77 +141,19 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   });
   notes.push(...evidence.notes);
 
-  let outcome: Outcome;
-  let reasons: Reason[];
-  const integrity = integrityReasons(contents, start, chain);
-  if (chain.status === 'broken') {
-    // A line deleted, inserted, reordered or edited: what the journal says can no longer be taken as measured.
-    outcome = 'ERROR';
-    reasons = chainReasons(chain);
-  } else if (integrity.length) {
-    // The protocol, the chain or the samples are not what the run wrote.
-    outcome = 'ERROR';
-    reasons = integrity;
-  } else if (setupErrors.length) {
-    // The run stopped on what it recorded (what came after the stop, a load it ended, is not a further reason).
-    outcome = 'ERROR';
-    reasons = setupErrors;
-  } else if (aborted) {
-    outcome = 'ABORTED';
-    const lastTick = samples.lastTick;
-    reasons = [
-      abortedLine
-        ? { rule: 'aborted', message: `run stopped: ${String(abortedLine.why)}` }
-        : {
-            rule: 'aborted',
-            message: `journal ends without an end marker (controller stopped)${lastTick !== null ? `; last tick ${lastTick}` : ''}${contents.truncatedTail ? '; torn last line dropped' : ''}`,
-          },
-    ];
-  } else if (start.preflightOnly === true) {
-    // `cablequal preflight`: the nodes are ready; no cable was judged (no certificate is written for it).
-    const beyond = phases.filter((p) => p.kind !== 'preflight');
-    outcome = beyond.length || samples.count ? 'ERROR' : 'PASS';
-    reasons =
-      outcome === 'PASS'
-        ? [
-            {
-              rule: 'preflight',
-              message: 'preflight passed on every node (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m); no cable was judged',
-            },
-          ]
-        : [
-            {
-              rule: 'journal-inconsistent',
-              message: `a preflight-only journal holds ${beyond.length ? `phase ${beyond[0]!.name}` : 'samples'}: not what cablequal preflight writes`,
-            },
-          ];
-  } else if (graded && evidence.setup.length) {
-    // A setup check the live run stops on fails on the journal's own evidence: ERROR, whether or not a line says so.
-    outcome = 'ERROR';
-    reasons = evidence.setup;
-  } else if (graded) {
-    outcome = graded.outcome;
-    reasons = graded.reasons;
-    // A run stopped early by a watch these rules do not confirm never ran its soaks: no verdict can be stated.
-    const unsoaked = phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early'));
-    if (rulesVersion.confirmsStop && outcome !== 'FAIL' && unsoaked.length) {
-      outcome = 'ERROR';
-      reasons = [
-        {
-          rule: 'not-soaked',
-          message: `the run was stopped before ${unsoaked.map((p) => p.name).join(' and ')} ended${decisionLine ? ` (a FAIL decided by the rules version ${journalVersion} watch: ${decisionLine.reason.rule}${decisionLine.reason.node ? ` on ${decisionLine.reason.node}` : ''})` : ''}, and these rules find no FAIL in what was measured: the cable was not fully tested`,
-          advice: 'qualify the cable again',
-        },
-      ];
-    } else if (outcome !== 'FAIL' && evidence.incomplete.length) {
-      // A FAIL proven by the samples stands; anything better needs the whole procedure in the journal.
-      outcome = 'ERROR';
-      reasons = evidence.incomplete;
-    }
-  } else {
-    outcome = 'ERROR';
-    reasons = [{ rule: 'no-samples', message: 'the run ended without a single sample: nothing to judge' }];
-  }
+  const { outcome, reasons } = verdictOf({
+    chainBreaks: chain.status === 'broken' ? chainReasons(chain) : [],
+    integrity: integrityReasons(contents, start, chain),
+    setupErrors,
+    aborted: aborted ? { why: abortedLine ? String(abortedLine.why) : null, lastTick: samples.lastTick, tornTail: contents.truncatedTail === true } : null,
+    preflightOnly: start.preflightOnly === true ? { phaseBeyond: phases.find((p) => p.kind !== 'preflight')?.name ?? null, samples: samples.count } : null,
+    graded,
+    setupChecks: evidence.setup,
+    incomplete: evidence.incomplete,
+    unsoaked: phases.filter((p) => p.kind === 'soak' && (p.status === 'skipped' || p.status === 'stopped-early')).map((p) => p.name),
+    confirmsStop: rulesVersion.confirmsStop,
+    decision: decisionLine ? { reason: decisionLine.reason, journalVersion } : null,
+  });
 
   const sampling = (lines.find((l) => l.type === 'sampling')?.stats as SamplingStats | undefined) ?? {
     ticks: samples.ticks.size,
@@ -305,6 +217,34 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
   };
+}
+
+// The benchmark lines' figures as the record states them (journals before per-rail loopback measured rail 0 only).
+function benchmarksOf(lines: JournalLine[]): BenchmarkRecord {
+  const benchmarks: BenchmarkRecord = { loopback: [], ibWriteBw: null, nccl: null };
+  for (const b of linesOf(lines, 'benchmark')) {
+    // Journals before per-rail loopback measured rail 0 only and did not say so.
+    if (b.kind === 'loopback')
+      benchmarks.loopback = (b.results as { node: string; rail?: number; gbps: number }[]).map((r) => ({ node: r.node, rail: r.rail ?? 0, gbps: r.gbps }));
+    if (b.kind === 'ib_write_bw') {
+      benchmarks.ibWriteBw = {
+        perRail: b.perRail as never,
+        sumMedianGbps: Number(b.sumMedianGbps),
+        ...(Array.isArray(b.perDirection) ? { perDirection: b.perDirection as never } : {}),
+        ...(b.directions === 'one-at-a-time' ? { directions: 'one-at-a-time' as const } : {}),
+      };
+    }
+    if (b.kind === 'nccl') {
+      benchmarks.nccl = {
+        busbwGBs: b.busbwGBs as number | null,
+        maxBusbwGBs: b.maxBusbwGBs as number | null,
+        network: b.network as string | null,
+        devices: b.devices as string[],
+        ...(Array.isArray(b.ranks) ? { ranks: b.ranks as never } : {}),
+      };
+    }
+  }
+  return benchmarks;
 }
 
 // What the run may claim, from the protocol that ran (a re-grade with other limits does not change what ran).
@@ -428,7 +368,7 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
       for (const l of lines) {
         if (l.type !== 'sample') continue;
         const raw = (l as RawSampleLine).sample;
-        const sample = canonicalOnly ? reviveSample(raw, nodes.get(raw.node)!.netdev) : reviveSample(raw);
+        const sample = canonicalOnly ? decodeSample(raw, nodes.get(raw.node)!.netdev) : decodeSample(raw);
         fn((l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
       }
     },

@@ -1,12 +1,13 @@
-import type { NodeSample } from '../domain/sample.js';
+import { phyToNames, type NodeSample } from '../domain/sample.js';
 import type { Reason } from '../domain/outcome.js';
 import type { SamplingStats } from '../domain/record.js';
 import { clip } from '../domain/text.js';
 import type { NodeState, RunContext } from './context.js';
 import { u64ToJson } from '../domain/u64.js';
 import { JournalWriteError } from './journal.js';
-import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
-import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
+import { encodeSample } from './sample-codec.js';
+import { CURRENT_ANALYSIS, functionsRuleOf, resetRuleOf } from '../analysis/analyze.js';
+import { LiveIntervals, type CountedTotals, type TakenInterval } from '../analysis/intervals.js';
 import { tickNode, type NodeTick } from '../sampling/sampler.js';
 import { runOnSchedule } from '../sampling/schedule.js';
 import { TickFigures } from '../sampling/stats.js';
@@ -24,52 +25,9 @@ export interface TickSource {
 
 // Decides, tick by tick, when a FAIL is already certain (link down, CRC, post-FEC, a FEC window or lane ratio held
 // beyond its FAIL line): the run wraps src/analysis/early-stop.ts's EarlyStopDetector, the same watch a re-grade
-// runs over the journal, into this.
+// runs over the journal, into this. It is handed the sample's interval as the loop took it (null: none).
 export interface FailWatch {
-  push(phase: string, sample: NodeSample): Reason | null;
-}
-
-// Counters that the analysis needs; the rest of `ethtool -S` (about a thousand lines on mlx5) stays out of the journal.
-const KEPT = new Set([
-  'rx_crc_errors_phy',
-  'rx_symbol_err_phy',
-  'rx_pcs_symbol_err_phy',
-  'rx_corrected_bits_phy',
-  'rx_bits_phy',
-  'link_down_events_phy',
-  'rx_bytes_phy',
-  'tx_bytes_phy',
-  'rx_packets_phy',
-  'rx_discards_phy',
-]);
-function keepCounter(name: string): boolean {
-  return KEPT.has(name) || /^rx_err_lane_\d+_phy$/.test(name);
-}
-
-// The kept counters of one rail, in their order (a name kept is never __proto__, so plain assignment is safe).
-function keptCounters(counters: Record<string, bigint>): Record<string, bigint> {
-  const out: Record<string, bigint> = {};
-  for (const k in counters) if (Object.hasOwn(counters, k) && keepCounter(k)) out[k] = counters[k]!;
-  return out;
-}
-
-// Every tick of every node: rails of one cage that share one parse of the same *_phy text share its slimmed counters.
-function slimSample(s: NodeSample): NodeSample {
-  const slim = new Map<Record<string, bigint>, Record<string, bigint>>();
-  return {
-    ...s,
-    rails: s.rails.map((r) => {
-      let counters = slim.get(r.counters);
-      if (!counters) slim.set(r.counters, (counters = keptCounters(r.counters)));
-      return { ...r, counters };
-    }),
-  };
-}
-
-function jsonCounters(c: Record<string, bigint>): Record<string, number | string> {
-  const out: Record<string, number | string> = {};
-  for (const k in c) if (Object.hasOwn(c, k)) out[k] = u64ToJson(c[k]!);
-  return out;
+  push(phase: string, sample: NodeSample, interval: TakenInterval | null): Reason | null;
 }
 
 // A node's boot id now (journaled raw), or null when it cannot be read (the node does not answer, or the answer is not
@@ -83,37 +41,6 @@ export async function bootIdOf(ctx: RunContext, node: NodeState): Promise<string
     if (e instanceof TransportError) return null;
     throw e;
   }
-}
-
-// A sample as its journal line holds it: JSON-safe (u64 as number or decimal string) and compact. The netdevs of
-// one cage read the same *_phy counters, so a later rail whose counters include every one of the first rail's
-// is written as `countersFrom: <first netdev>` plus only the counters that differ (revive.ts restores them).
-export function journalSample(s: NodeSample): Record<string, unknown> {
-  const first = s.rails[0];
-  const rails = s.rails.map((r, i) => {
-    const { counters, fec, ...rest } = r;
-    const jfec = fec
-      ? {
-          active: fec.active,
-          ...(fec.correctedBlocks !== undefined ? { correctedBlocks: u64ToJson(fec.correctedBlocks) } : {}),
-          ...(fec.uncorrectableBlocks !== undefined ? { uncorrectableBlocks: u64ToJson(fec.uncorrectableBlocks) } : {}),
-          ...(fec.correctedBits !== undefined ? { correctedBits: u64ToJson(fec.correctedBits) } : {}),
-        }
-      : undefined;
-    const tail = jfec ? { fec: jfec } : {};
-    if (i > 0 && first && first.netdev !== r.netdev && Object.keys(first.counters).length > 0 && Object.keys(first.counters).every((k) => k in counters)) {
-      const diff: Record<string, bigint> = {};
-      for (const k in counters) if (Object.hasOwn(counters, k) && counters[k] !== first.counters[k]) diff[k] = counters[k]!;
-      return { netdev: r.netdev, countersFrom: first.netdev, counters: jsonCounters(diff), ...withoutNetdev(rest), ...tail };
-    }
-    return { netdev: r.netdev, counters: jsonCounters(counters), ...withoutNetdev(rest), ...tail };
-  });
-  return { ...s, rails };
-}
-
-function withoutNetdev<T extends { netdev: string }>(r: T): Omit<T, 'netdev'> {
-  const { netdev: _n, ...rest } = r;
-  return rest;
 }
 
 // The run's background sampler: every interval, one tick on every node; journals it, watches for gaps,
@@ -140,16 +67,29 @@ export class SamplingLoop {
   readonly last = new Map<string, NodeSample>();
   // Latest gauges per node (temperatures and GPU telemetry are read every few ticks, not every tick).
   readonly gauges = new Map<string, { nicTempC: number | null; gpu: NodeSample['gpus'][number] | null }>();
-  private readonly readings = new Map<string, RailReading>();
-  // Pre-FEC errors/s per lane of each node over its last interval (the analysis's intervals and reset rule).
-  readonly laneRates = new Map<string, number[]>();
+  // Each sample's interval, taken once (today's analysis: its reset rule, both PCIe functions, the link's lanes) and
+  // handed to the watch; the lane rates and counted totals (live status, metrics) follow from it.
+  private readonly intervals: LiveIntervals;
 
   constructor(
     private readonly ctx: RunContext,
     private readonly source: TickSource,
     private readonly detector: FailWatch | null,
-    private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number },
-  ) {}
+    private readonly opts: { intervalMs: number; maxGapS: number; anomalyRawTicks?: number; lanes?: number | null },
+  ) {
+    const v = CURRENT_ANALYSIS;
+    this.intervals = new LiveIntervals({ resets: resetRuleOf(v), functions: functionsRuleOf(v), lanes: { carried: opts.lanes ?? null } });
+  }
+
+  // Pre-FEC errors/s per lane of each node over its last interval.
+  get laneRates(): ReadonlyMap<string, number[]> {
+    return this.intervals.laneRates;
+  }
+
+  // What each node counted since its first sample (the live metrics' counters).
+  get counted(): ReadonlyMap<string, CountedTotals> {
+    return this.intervals.counted;
+  }
 
   start(): void {
     this.done = this.loop();
@@ -218,12 +158,12 @@ export class SamplingLoop {
         continue;
       }
       this.onRecovered(r.node);
-      const sample = slimSample(r.sample);
+      const sample = r.sample;
       const lost = sample.errors.length ? this.lostCounters(sample) : [];
       if (lost.length) {
         // Unreadable output for a counter the analysis uses: the tick is kept as evidence but skipped, so the
         // next interval spans it (errors in between are counted, never dropped with a half-read tick).
-        ctx.journal.append({ type: 'sample-skipped', tS: ctx.tS, tick, phase, node: r.node, missing: lost, sample });
+        ctx.journal.append({ type: 'sample-skipped', tS: ctx.tS, tick, phase, node: r.node, missing: lost, sample: encodeSample(sample, true) });
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw ?? {} });
         ctx.log.warn({ node: r.node, errors: sample.errors }, 'unreadable tick skipped');
         continue;
@@ -232,7 +172,7 @@ export class SamplingLoop {
       const g = this.gauges.get(r.node) ?? { nicTempC: null, gpu: null };
       this.gauges.set(r.node, { nicTempC: sample.nicTempC ?? g.nicTempC, gpu: sample.gpus[0] ?? g.gpu });
       const tS = ctx.tS;
-      ctx.journal.append({ type: 'sample', tS, tick, phase, node: r.node, sample: journalSample(sample) }, { plain: true });
+      ctx.journal.append({ type: 'sample', tS, tick, phase, node: r.node, sample: encodeSample(sample) }, { plain: true });
       const pct = meanGpuUtilPct(sample.gpus);
       if (pct !== null) {
         const list = this.gpuUtil.get(r.node) ?? [];
@@ -242,10 +182,10 @@ export class SamplingLoop {
       if (sample.errors.length && r.raw) {
         ctx.journal.append({ type: 'raw', tS: ctx.tS, phase, node: r.node, what: 'tick-with-errors', errors: sample.errors, raw: r.raw });
       }
-      this.updateLaneRates(sample);
+      const interval = this.intervals.push(sample);
       await this.checkReset(sample, phase);
       if (this.detector && !this.decision) {
-        const reason = this.detector.push(phase, sample);
+        const reason = this.detector.push(phase, sample, interval);
         if (reason && !this.pending) this.pending = { reason, tS: ctx.tS, phase, node: r.node, ...(r.raw ? { raw: r.raw } : {}) };
       }
     }
@@ -330,24 +270,17 @@ export class SamplingLoop {
     const lost: string[] = [];
     for (const pr of prev.rails) {
       const cur = s.rails.find((r) => r.netdev === pr.netdev);
-      for (const name of Object.keys(pr.counters)) if (!cur || !(name in cur.counters)) lost.push(`${pr.netdev}:${name}`);
+      const has = new Set(cur ? phyToNames(cur.phy).map(([name]) => name) : []);
+      for (const [name] of phyToNames(pr.phy)) if (!has.has(name)) lost.push(`${pr.netdev}:${name}`);
     }
     return lost;
-  }
-
-  private updateLaneRates(s: NodeSample): void {
-    const read = canonicalRail(s);
-    if (!read) return;
-    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
-    this.readings.set(s.node, reading);
-    if (interval && interval !== 'reset') this.laneRates.set(s.node, laneRatesOf(interval));
   }
 
   // Falling traffic counters: the node rebooted (its boot id changed, or cannot be read), and the run cannot judge the
   // cable; or its counters were cleared on the running node (mlxlink --pc, a driver reset), an event the journal keeps
   // while the analysis counts on from zero.
   private async checkReset(s: NodeSample, phase: string): Promise<void> {
-    const bytes = s.rails[0]?.counters['rx_bytes_phy'];
+    const bytes = s.rails[0]?.phy.rxBytes;
     if (bytes === undefined) return;
     const prev = this.lastBytes.get(s.node);
     this.lastBytes.set(s.node, bytes);

@@ -1,27 +1,24 @@
 import type { Clock } from '../domain/clock.js';
-import { readings } from '../probes/readings.js';
+import { CORE_READINGS, readings } from '../probes/readings.js';
 import { Sampler, asTickSource } from '../sampling/sampler.js';
 import type { SampleSetConfig } from '../sampling/sample-set.js';
 import type { NodeState } from './context.js';
 import type { TickSource } from './sampling-loop.js';
 
-// What the run reads, with periods in seconds turned into ticks of the protocol's interval: both rails' *_phy
-// counters every tick (per-lane pre-FEC errors, corrected bits, CRC, link-down events: the grading's rates); the
-// FEC block counters every second (cumulative: a skipped tick loses no count, the analysis carries the last
-// reading); link settings every 10 s (a drop shows at once in link_down_events_phy); NIC and GPU temperatures and
-// GPU load every 5 s (gauges that move over minutes; nvidia-smi alone costs tens of ms). At the default 1 s
-// interval that is every tick, 1, 10 and 5 ticks; at 20 Hz only the counters are read every tick. Registered extra
-// readings (src/probes/readings.ts) at their own periods.
+// What the run reads: every reading of the registry (src/probes/readings.ts) at its period in seconds, turned into ticks
+// of the protocol's interval (at least every tick): at the default 1 s interval the counters every tick, FEC every
+// tick, link every 10, temperatures and GPU every 5; at 20 Hz only the counters are read every tick.
 export function runSampleSet(rails: string[], intervalS = 1): SampleSetConfig {
   const ticks = (periodS: number) => Math.max(1, Math.round(periodS / intervalS));
+  const C = CORE_READINGS;
   const extra = readings();
   return {
     rails,
     fecNetdev: rails[0]!,
-    linkEveryTicks: ticks(10),
-    fecEveryTicks: ticks(1),
-    hwmonEveryTicks: ticks(5),
-    gpuEveryTicks: ticks(5),
+    linkEveryTicks: ticks(C.link.periodS),
+    fecEveryTicks: ticks(C.fec.periodS),
+    hwmonEveryTicks: ticks(C.hwmon.periodS),
+    gpuEveryTicks: ticks(C.gpu.periodS),
     ...(extra.length ? { readings: Object.fromEntries(extra.map((r) => [r.id, ticks(r.periodS)])) } : {}),
   };
 }

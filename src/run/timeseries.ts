@@ -1,7 +1,8 @@
-import { canonicalRail, laneRatesOf, nextReading, type RailReading } from '../analysis/counters.js';
-import { CURRENT_ANALYSIS, resetRuleOf } from '../analysis/analyze.js';
+import { laneRatesOf } from '../analysis/counters.js';
+import { CURRENT_ANALYSIS, functionsRuleOf, resetRuleOf } from '../analysis/analyze.js';
+import { ReceiverIntervals } from '../analysis/intervals.js';
 import type { JournalContents, JournalLine } from './journal.js';
-import { reviveSample } from './revive.js';
+import { decodeSample } from './sample-codec.js';
 import { screenJournal } from './journal-shape.js';
 import { LOAD_LINES, applyLoadLine, type SoakLoadEvidence } from '../grading/soak-evidence.js';
 
@@ -23,15 +24,16 @@ export interface RailThroughputPoint {
   direction?: string; // "<sender>-><receiver>" for runs with one stream per direction; absent for -b sums halved
 }
 
-// Per-lane error rates between consecutive samples of each node, by today's analysis's intervals (nextReading: a counter
-// going backwards was cleared and counts from zero), and the ib_write_bw rows of the benchmark and the soaks, spread over
+// Per-lane error rates between consecutive samples of each node, by today's analysis's intervals (src/analysis/intervals.ts: a
+// counter going backwards was cleared and counts from zero), and the ib_write_bw rows of the benchmark and the soaks, spread over
 // the time they cover (a soak's rows as each read found them, where the journal has them: a soak cut short keeps its
 // rows too). Fed one screened journal line at a time, so that a journal still being written (the dashboard's live run
 // page) is read once, line by line, as it grows.
 export class TimeseriesBuilder {
   readonly points: LanePoint[] = [];
   readonly throughput: RailThroughputPoint[] = [];
-  private readonly readings = new Map<string, RailReading>();
+  // Today's intervals (its reset rule and PCIe functions), every lane counter there is.
+  private readonly intervals = new ReceiverIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
   private phaseStart = 0;
   private readonly soaks = new Map<string, SoakLoadEvidence>();
   private readonly lastReadS = new Map<string, number>(); // soak phase -> when its rows were last read
@@ -60,12 +62,9 @@ export class TimeseriesBuilder {
   }
 
   private sample(l: JournalLine): void {
-    const s = reviveSample(l.sample);
-    const read = canonicalRail(s);
-    if (!read) return;
-    const { reading, interval } = nextReading(this.readings.get(s.node) ?? null, read, s.tMs, null, resetRuleOf(CURRENT_ANALYSIS));
-    this.readings.set(s.node, reading);
-    if (!interval || interval === 'reset') return;
+    const s = decodeSample(l.sample);
+    const { interval } = this.intervals.push(s);
+    if (!interval) return;
     const point: LanePoint = {
       node: s.node,
       tS: Number(l.tS),

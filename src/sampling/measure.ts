@@ -3,7 +3,8 @@
 import { systemClock, type Clock } from '../domain/clock.js';
 import { cmd } from '../transport/commands.js';
 import type { ScriptItemOutput } from '../transport/tick-script.js';
-import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet } from './sample-set.js';
+import { parseNodeTime } from '../probes/node-time.js';
+import { assembleSample, sampleSetItems, validateSampleSet } from './sample-set.js';
 import { Sampler, tickNode, type NodeTick, type SamplerNode } from './sampler.js';
 import { runOnSchedule, type ScheduleSummary } from './schedule.js';
 import { estimateOffset, TickFigures, type OffsetRound } from './stats.js';

@@ -1,20 +1,13 @@
 // What one node is asked at each tick, as one tick script, and how the answer becomes a NodeSample.
 // Pure: no I/O and no clock, so the simulated lab and the tests can drive it with any text.
 import { UsageError } from '../domain/errors.js';
-import type { GpuSample, NodeSample, RailSample } from '../domain/sample.js';
+import type { NodeSample, RailSample } from '../domain/sample.js';
 import type { ScriptItem, ScriptItemOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
-import { parseEthtoolFec, type EthtoolFec } from '../probes/ethtool-fec.js';
-import { parseEthtoolLink, type EthtoolLink } from '../probes/ethtool-link.js';
-import { parseEthtoolStats, type EthtoolStats } from '../probes/ethtool-stats.js';
-import { parseHwmon } from '../probes/nic-temp.js';
-import { parseNvidiaSmi, type NvidiaSmiResult } from '../probes/nvidia-smi.js';
-import { readings as registeredReadings, type ReadingProbe } from '../probes/readings.js';
+import type { EthtoolStats } from '../probes/ethtool-stats.js';
+import { CORE_READINGS, readings as registeredReadings, type ReadingContext, type ReadingProbe } from '../probes/readings.js';
 
 const readingProbe = (id: string): ReadingProbe | undefined => registeredReadings().find((r) => r.id === id);
-
-// The nvidia-smi fields cmd.nvidiaSmi() queries, in its order (the output has no header).
-const GPU_FIELDS = ['index', 'name', 'utilization.gpu', 'temperature.gpu', 'power.draw'];
 
 // Which readings a node's sample set holds; link state and FEC can be read less often than counters.
 export interface SampleSetConfig {
@@ -36,24 +29,6 @@ export interface SampleSetConfig {
   // Registered extra readings (src/probes/readings.ts) to take: id -> every N ticks.
   readings?: Record<string, number>;
 }
-
-// The parsers a sample set goes through (injectable so the simulator can swap one; defaults are the probes').
-export interface SampleParsers {
-  stats: (text: string) => EthtoolStats;
-  link: (text: string) => EthtoolLink;
-  fec: (text: string) => EthtoolFec;
-  hwmon: (text: string) => unknown;
-  gpu: (text: string) => NvidiaSmiResult;
-}
-
-// The probes' own parsers, nvidia-smi told the field order of the headerless query.
-const defaultParsers: SampleParsers = {
-  stats: parseEthtoolStats,
-  link: parseEthtoolLink,
-  fec: parseEthtoolFec,
-  hwmon: parseHwmon,
-  gpu: (text) => parseNvidiaSmi(text, GPU_FIELDS),
-};
 
 // A parsed tick of one node plus the text of every item, so a failed item can be journaled as it was received.
 export interface SampleSetResult {
@@ -89,52 +64,25 @@ export function validateSampleSet(config: SampleSetConfig): void {
 // The tick script items of one tick; node time first so it is read as close to the request as possible. `oneShot`: each
 // item runs in a shell of its own (the naive way), where the persistent *_phy filter would start and die per item.
 export function sampleSetItems(config: SampleSetConfig, tick: number, opts: { oneShot?: boolean } = {}): ScriptItem[] {
-  const items: ScriptItem[] = [{ id: 'time', command: cmd.nodeTime() }];
-  const phy = opts.oneShot ? cmd.ethtoolStatsPhyGrep : cmd.ethtoolStatsPhy;
-  for (const r of config.rails) items.push({ id: `stats:${r}`, command: config.fullStats ? cmd.ethtoolStats(r) : phy(r) });
+  const C = CORE_READINGS;
+  const at = (netdev: string): ReadingContext => ({ netdev, rails: config.rails });
+  const node = at(config.rails[0]!);
+  const items: ScriptItem[] = [{ id: C.time.id, command: C.time.command() }];
+  // The counters' command in the two other forms a caller may ask for: the whole dump, or the naive one-shot grep.
+  const stats = (r: string) => (config.fullStats ? cmd.ethtoolStats(r) : opts.oneShot ? cmd.ethtoolStatsPhyGrep(r) : C.stats.command(at(r)));
+  for (const r of config.rails) items.push({ id: `${C.stats.id}:${r}`, command: stats(r) });
   if (every(config.linkEveryTicks, tick)) {
-    for (const r of config.rails) items.push({ id: `link:${r}`, command: cmd.ethtoolLink(r) });
+    for (const r of config.rails) items.push({ id: `${C.link.id}:${r}`, command: C.link.command(at(r)) });
   }
   const fec = config.fecNetdev === undefined ? config.rails[0] : config.fecNetdev;
-  if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `fec:${fec}`, command: cmd.ethtoolFec(fec) });
-  if ((config.hwmon ?? true) && every(config.hwmonEveryTicks, tick)) items.push({ id: 'hwmon', command: cmd.hwmon() });
-  if ((config.gpu ?? true) && every(config.gpuEveryTicks, tick)) items.push({ id: 'gpu', command: cmd.nvidiaSmi() });
+  if (fec && every(config.fecEveryTicks, tick)) items.push({ id: `${C.fec.id}:${fec}`, command: C.fec.command(at(fec)) });
+  if ((config.hwmon ?? true) && every(config.hwmonEveryTicks, tick)) items.push({ id: C.hwmon.id, command: C.hwmon.command() });
+  if ((config.gpu ?? true) && every(config.gpuEveryTicks, tick)) items.push({ id: C.gpu.id, command: C.gpu.command() });
   for (const [id, n] of Object.entries(config.readings ?? {})) {
     const r = readingProbe(id);
-    if (r && every(n, tick)) items.push({ id: `reading:${id}`, command: r.command() });
+    if (r && every(n, tick)) items.push({ id: `reading:${id}`, command: r.command(node) });
   }
   return items;
-}
-
-// Node time → epoch milliseconds with microsecond resolution: `1764480000.123456` from bash's $EPOCHREALTIME (a
-// comma in locales that write one), `1764480000.123456789` from `date +%s.%N`, or the nanoseconds of `date +%s%N`.
-export function parseNodeTime(text: string): number {
-  const frac = /^(\d{9,11})[.,](\d{1,9})\n?$/.exec(text);
-  if (frac) return (Number(frac[1]) * 1e6 + Number(frac[2]!.padEnd(9, '0').slice(0, 6))) / 1000;
-  const ns = /^(\d{16,20})\n?$/.exec(text);
-  if (ns) return Number(BigInt(ns[1]!) / 1000n) / 1000;
-  throw new Error(`node time: expected epoch seconds.fraction ($EPOCHREALTIME or date +%s.%N), got ${JSON.stringify(text.slice(0, 40))}`);
-}
-
-function numberOrNull(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
-
-// The hwmon parser's `nicMaxC`, checked at run time (the result shape is the probe's contract, not ours).
-function nicMaxOf(parsed: unknown): number | null {
-  if (parsed !== null && typeof parsed === 'object' && 'nicMaxC' in parsed) {
-    const v = (parsed as { nicMaxC: unknown }).nicMaxC;
-    if (v === null || (typeof v === 'number' && Number.isFinite(v))) return v;
-  }
-  throw new Error('hwmon: parser result has no numeric nicMaxC');
-}
-
-function gpuOf(g: Record<string, unknown>): GpuSample {
-  return {
-    utilizationPct: numberOrNull(g['utilization.gpu']),
-    temperatureC: numberOrNull(g['temperature.gpu']),
-    powerW: numberOrNull(g['power.draw']),
-  };
 }
 
 // One node's tick script answer for one tick, with the items that were asked.
@@ -144,13 +92,12 @@ export interface AssembleInput {
   controllerMs: number;
   items: ScriptItem[];
   outputs: ScriptItemOutput[];
-  parsers?: Partial<SampleParsers>;
 }
 
 // Turn one tick script answer into a NodeSample. Every failed or unparsable item becomes one `errors` line
 // (`<item id>: <reason>`) and its value stays missing (tMs NaN, temperature null, no counters) — never zero.
 export function assembleSample(input: AssembleInput): SampleSetResult {
-  const parsers = { ...defaultParsers, ...input.parsers };
+  const C = CORE_READINGS;
   const errors: string[] = [];
   const raw: Record<string, string> = {};
   const byId = new Map(input.outputs.map((o) => [o.id, o]));
@@ -177,28 +124,28 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
     }
   };
 
-  const tMs = read('time', parseNodeTime) ?? Number.NaN;
+  const tMs = read(C.time.id, C.time.parse) ?? Number.NaN;
   const rails: RailSample[] = [];
   // The rails of one cage print the same *_phy block when nothing counted between their reads (always so on the
-  // simulated lab, where a tick is one instant): the same text is parsed once (the parser is pure; counters are never
-  // changed after parsing, so the rails may share them).
+  // simulated lab, where a tick is one instant): the same text is parsed once (the parser is pure; its typed counters
+  // are never changed after parsing, so the rails may share them).
   let lastStats: { text: string; parsed: EthtoolStats } | null = null;
   const parseStats = (text: string): EthtoolStats => {
-    if (lastStats?.text !== text) lastStats = { text, parsed: parsers.stats(text) };
+    if (lastStats?.text !== text) lastStats = { text, parsed: C.stats.parse(text) };
     return lastStats.parsed;
   };
   for (const item of input.items) {
-    if (!item.id.startsWith('stats:')) continue;
-    const netdev = item.id.slice('stats:'.length);
+    if (!item.id.startsWith(`${C.stats.id}:`)) continue;
+    const netdev = item.id.slice(C.stats.id.length + 1);
     const stats = read(item.id, parseStats);
-    const rail: RailSample = { netdev, counters: stats?.counters ?? {} };
-    const link = read(`link:${netdev}`, parsers.link);
+    const rail: RailSample = { netdev, phy: stats?.phy ?? { laneErrors: [] } };
+    const link = read(`${C.link.id}:${netdev}`, C.link.parse);
     if (link) {
       if (link.linkDetected !== null) rail.linkUp = link.linkDetected;
       rail.speedMbps = link.speedMbps;
       rail.lanes = link.lanes;
     }
-    const fec = read(`fec:${netdev}`, parsers.fec);
+    const fec = read(`${C.fec.id}:${netdev}`, C.fec.parse);
     if (fec) {
       rail.fec = { active: fec.active };
       if (fec.stats?.correctedBlocks != null) rail.fec.correctedBlocks = fec.stats.correctedBlocks;
@@ -207,8 +154,8 @@ export function assembleSample(input: AssembleInput): SampleSetResult {
     }
     rails.push(rail);
   }
-  const nicTempC = read('hwmon', (t) => nicMaxOf(parsers.hwmon(t))) ?? null;
-  const gpus = read('gpu', (t) => parsers.gpu(t).gpus.map(gpuOf)) ?? [];
+  const nicTempC = read(C.hwmon.id, C.hwmon.parse) ?? null;
+  const gpus = read(C.gpu.id, C.gpu.parse) ?? [];
   // Extra readings: a value, or null when the item failed (its error line says why); absent when not asked this tick.
   const readings: Record<string, number | null> = {};
   for (const item of input.items) {

@@ -6,7 +6,8 @@ import type { NodeSample } from '../domain/sample.js';
 import { buildTickScript, splitTickScriptOutput } from '../transport/tick-script.js';
 import { cmd } from '../transport/commands.js';
 import type { CommandRunner, ShellSession } from '../transport/types.js';
-import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet, type SampleParsers, type SampleSetConfig } from './sample-set.js';
+import { parseNodeTime } from '../probes/node-time.js';
+import { assembleSample, sampleSetItems, validateSampleSet, type SampleSetConfig } from './sample-set.js';
 import { estimateOffset, type OffsetRound, type TickNode } from './stats.js';
 
 // A node as the sampler sees it: where to run and what to read.
@@ -20,7 +21,6 @@ export interface SamplerNode {
 export interface SamplerOptions {
   nodes: SamplerNode[];
   clock: Clock;
-  parsers?: Partial<SampleParsers>;
   // Bound on one node's round trip; past it the shell is dropped and reopened on the next tick.
   roundTripTimeoutMs?: number;
   // How long a tick waits for a node's shell to (re)open, default 1000 ms: a node that is reconnecting is missing
@@ -166,7 +166,6 @@ export class Sampler {
         controllerMs,
         items,
         outputs: splitTickScriptOutput(res.stdout),
-        ...(this.opts.parsers ? { parsers: this.opts.parsers } : {}),
       });
       if (res.stderr.trim() !== '') sample.errors.push(`shell stderr: ${res.stderr.trim().split('\n').slice(-3).join(' | ')}`);
       return { node: n.name, sample, raw };

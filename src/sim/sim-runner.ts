@@ -1,7 +1,6 @@
 // CommandRunner of one simulated node: tokenises each command line, dispatches by program and answers from the model
 // in the real output formats. Anything it does not model answers like a missing binary (exit 127), never success.
 import { formatTickScriptOutput, parseTickScript, type ScriptItem } from '../transport/tick-script.js';
-import { readingOfCommand } from '../probes/readings.js';
 import type { CommandResult, CommandRunner, RemoteProcess, RunOptions, ShellSession, StartOptions } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { cmd, matchEthtoolStatsPhy } from '../transport/commands.js';
@@ -12,6 +11,7 @@ import { lddAnswer, sshAnswer, testAnswer } from './programs-access.js';
 import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
 import { grepFilter, parseCommand, splitCd, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
+import { simReadingAnswer } from './readings.js';
 
 const LOADS = new Set(['ib_write_bw', 'gpu_burn', 'mpirun']);
 const OUTPUT_POLL_MS = 1000;
@@ -82,7 +82,9 @@ export class SimRunner implements CommandRunner {
     if (items) {
       const outputs = [];
       for (const it of items) {
-        const r = await this.exec(it.command, opts);
+        // An extra reading is answered by its id from the model where the lab has an answer for it, else like any command.
+        const answer = it.id.startsWith('reading:') ? simReadingAnswer(it.id.slice('reading:'.length)) : undefined;
+        const r = answer ? { stdout: answer({ core: this.core, node: this.node }), stderr: '', exitCode: 0 } : await this.exec(it.command, opts);
         outputs.push({ id: it.id, stdout: mergedThroughPipe(r), exitCode: r.exitCode ?? 128 + 15 });
       }
       return { command, stdout: formatTickScriptOutput(outputs), stderr: '', exitCode: 0, signal: null, durationMs: this.core.clock.now() - startMs };
@@ -106,9 +108,6 @@ export class SimRunner implements CommandRunner {
     }
     // The sampler's two shell constructs: node time as bash's $EPOCHREALTIME prints it, and the *_phy filter
     // (the same lines as its grep form, which the simulator renders without the full dump).
-    // A registered extra reading (src/probes/readings.ts) brings its own generated answer.
-    const reading = readingOfCommand(command);
-    if (reading) return { stdout: reading.simulate({ node: this.node, nowMs: this.core.clock.now() }), stderr: '', exitCode: 0, signal: null };
     if (plan.kind === 'time') return { stdout: `${(this.core.clock.now() / 1000).toFixed(6)}\n`, stderr: '', exitCode: 0, signal: null };
     if (plan.kind === 'phy') return this.exec(plan.grep, opts);
     if (plan.kind === 'pipe') {

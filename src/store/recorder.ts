@@ -14,7 +14,7 @@ export interface LiveFigures {
   phase: string;
   elapsedS: number;
   remainingS: number | null;
-  samples?: unknown;
+  counted?: unknown;
 }
 
 // The store a recorder writes to: where it is (for the warning) and how to open it (the recorder's first write).
@@ -57,8 +57,8 @@ export class StoreRecorder {
   // At most one write per run every few seconds; the latest status wins, older ones in between are dropped.
   status(runId: string, s: LiveFigures): void {
     if (!this.writing) return;
-    // The raw samples (counters as bigints) are for the metrics, not the store.
-    const { samples: _samples, ...figures } = s;
+    // What each node counted since its first sample is for the metrics, not the store.
+    const { counted: _counted, ...figures } = s;
     s = figures as LiveFigures;
     const now = (this.opts.now ?? Date.now)();
     const last = this.lastWrite.get(runId);

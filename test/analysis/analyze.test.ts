@@ -110,11 +110,55 @@ describe('analyzeRun', () => {
     expect(fecMarginOf(loaded)).toEqual({ decades: r.fecMarginDecades, lane: 1 });
   });
 
-  it('reads *_phy from the first rail only and ignores the other PCIe function of the cage', () => {
-    const xs = [0, 1, 2].map((t) => nodeSample('spark-a', t, { t, lanes: [0, 0, 0, 0], crc: 0 }, { lanes: [t * 1000, 0, 0, 0], crc: t * 9 }));
-    const r = analyzeRun({ samples: xs.map((s) => ({ phase: 'soak-idle', sample: s })) });
+  // GENERATED: the cage's second PCIe function counts lane 0 and CRC errors the first does not; lane 1 the other way.
+  const twoFunctions = [0, 1, 2].map((t) => ({
+    phase: 'soak-idle',
+    sample: nodeSample('spark-a', t, { t, lanes: [0, t * 5, 0, 0], crc: 0 }, { lanes: [t * 1000, 0, 0, 0], crc: t * 9 }),
+  }));
+
+  it("rules versions 1-3 ('first'): read *_phy from the first rail only and ignore the other PCIe function of the cage", () => {
+    const r = analyzeRun({ samples: twoFunctions, variant: { ...CURRENT_ANALYSIS, functions: 'first' } });
     expect(r.perNodePhase[0]!.crcErrors).toBe(0);
-    expect(r.perNodePhase[0]!.laneStats.map((l) => l.errors)).toEqual([0, 0, 0, 0]);
+    expect(r.perNodePhase[0]!.laneStats.map((l) => l.errors)).toEqual([0, 10, 0, 0]);
+    expect(r.functionDivergence).toBeUndefined();
+  });
+
+  it("version 4 ('larger'): grades the larger of the two functions for every counter and records where they differ", () => {
+    const r = analyzeRun({ samples: twoFunctions });
+    expect(r.perNodePhase[0]!.crcErrors).toBe(18);
+    expect(r.perNodePhase[0]!.laneStats.map((l) => l.errors)).toEqual([2000, 10, 0, 0]);
+    expect(r.functionDivergence).toEqual([
+      {
+        node: 'spark-a',
+        counter: 'rx_crc_errors_phy',
+        counts: [
+          { netdev: 'enp1s0f1np1', count: 0 },
+          { netdev: 'enP2p1s0f1np1', count: 18 },
+        ],
+      },
+      {
+        node: 'spark-a',
+        counter: 'rx_err_lane_0_phy',
+        counts: [
+          { netdev: 'enp1s0f1np1', count: 0 },
+          { netdev: 'enP2p1s0f1np1', count: 2000 },
+        ],
+      },
+      {
+        node: 'spark-a',
+        counter: 'rx_err_lane_1_phy',
+        counts: [
+          { netdev: 'enp1s0f1np1', count: 10 },
+          { netdev: 'enP2p1s0f1np1', count: 0 },
+        ],
+      },
+    ]);
+    // Functions that agree: nothing to record, the same figures as the first function alone.
+    const same = [0, 1, 2].map((t) => ({ phase: 'soak-idle', sample: nodeSample('spark-a', t, { t, lanes: [t, 0, 0, 0] }, {}) }));
+    expect(analyzeRun({ samples: same }).functionDivergence).toEqual([]);
+    expect(analyzeRun({ samples: same }).perNodePhase).toEqual(
+      analyzeRun({ samples: same, variant: { ...CURRENT_ANALYSIS, functions: 'first' } }).perNodePhase,
+    );
   });
 
   const resetLanes = [
@@ -191,6 +235,7 @@ describe('analyzeRun', () => {
       gradedPhases: [],
       windows: [],
       laneTemp: [],
+      functionDivergence: [],
     });
   });
 });

@@ -1,5 +1,5 @@
 // Builders for GENERATED (simulated) NodeSamples: every number here is made up by the test that uses it.
-import type { NodeSample, RailSample } from '../../src/domain/sample.js';
+import type { NodeSample, PhyCounters, RailSample } from '../../src/domain/sample.js';
 
 export interface Tick {
   t: number; // seconds
@@ -18,15 +18,15 @@ export interface Tick {
 // One generated sample of one node; rails[0] is the canonical netdev, rails[1] the other PCIe function of the cage.
 export function nodeSample(node: string, tick: number, x: Tick, other?: Partial<Tick>): NodeSample {
   const rail = (netdev: string, y: Tick): RailSample => {
-    const counters: Record<string, bigint> = {
-      rx_corrected_bits_phy: BigInt(y.corrected ?? 0),
-      rx_crc_errors_phy: BigInt(y.crc ?? 0),
-      rx_pcs_symbol_err_phy: BigInt(y.pcs ?? 0),
-      rx_symbol_err_phy: BigInt(y.symbol ?? 0),
-      link_down_events_phy: BigInt(y.linkDown ?? 0),
+    const phy: PhyCounters = {
+      correctedBits: BigInt(y.corrected ?? 0),
+      crcErrors: BigInt(y.crc ?? 0),
+      pcsSymbolErrors: BigInt(y.pcs ?? 0),
+      symbolErrors: BigInt(y.symbol ?? 0),
+      linkDownEvents: BigInt(y.linkDown ?? 0),
+      laneErrors: (y.lanes ?? []).map(BigInt),
     };
-    (y.lanes ?? []).forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
-    const r: RailSample = { netdev, counters, lanes: (y.lanes ?? []).length || 4, linkUp: y.linkUp ?? true, speedMbps: 200000 };
+    const r: RailSample = { netdev, phy, lanes: (y.lanes ?? []).length || 4, linkUp: y.linkUp ?? true, speedMbps: 200000 };
     if (y.uncorrectable !== undefined) r.fec = { active: 'RS', uncorrectableBlocks: BigInt(y.uncorrectable) };
     return r;
   };

@@ -3,7 +3,7 @@ import { RunAnalyzer } from '../../src/analysis/analyze.js';
 import { carryForward } from '../../src/analysis/counters.js';
 import { EarlyStopDetector } from '../../src/analysis/early-stop.js';
 import type { CountRule } from '../../src/analysis/watch.js';
-import type { NodeSample, RailSample } from '../../src/domain/sample.js';
+import type { NodeSample, PhyCounters, RailSample } from '../../src/domain/sample.js';
 import { DEFAULT_RULES } from '../rules/defaults.js';
 
 // GENERATED samples of a sampler that reads `ethtool -S` every tick but the link and FEC items only every N ticks:
@@ -18,10 +18,9 @@ interface Truth {
 }
 
 function tick(t: number, x: Truth, read: { link: boolean; fec: boolean }): NodeSample {
-  const counters: Record<string, bigint> = { rx_crc_errors_phy: 0n, rx_pcs_symbol_err_phy: 0n, rx_symbol_err_phy: 0n };
-  if (x.linkDown !== undefined) counters['link_down_events_phy'] = BigInt(x.linkDown);
-  (x.lanes ?? []).forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
-  const rail: RailSample = { netdev: 'enp1s0f1np1', counters };
+  const phy: PhyCounters = { crcErrors: 0n, pcsSymbolErrors: 0n, symbolErrors: 0n, laneErrors: (x.lanes ?? []).map(BigInt) };
+  if (x.linkDown !== undefined) phy.linkDownEvents = BigInt(x.linkDown);
+  const rail: RailSample = { netdev: 'enp1s0f1np1', phy };
   if (read.link) Object.assign(rail, { linkUp: x.linkUp ?? true, speedMbps: 200000, lanes: x.linkLanes ?? 4 });
   if (read.fec) {
     rail.fec = { active: 'RS' };
@@ -129,13 +128,13 @@ describe('link state read every 10th tick', () => {
   });
 });
 
-describe('a tick whose `ethtool -S` read failed (counters {})', () => {
+describe('a tick whose `ethtool -S` read failed (no counters)', () => {
   // True cumulative CRC errors: +1 at t=5 and +2 at t=6; the reads at t=5 and t=6 fail (no counters), t=7 reads 3.
   const truth = (t: number): Truth => ({ lanes: [t, t, t, t] });
   const xs = stream(10, truth, 1, 1).map((s) => {
     const crc = s.tick >= 6 ? 3n : s.tick >= 5 ? 1n : 0n;
     const rail = s.rails[0]!;
-    return { ...s, rails: [{ ...rail, counters: s.tick === 5 || s.tick === 6 ? {} : { ...rail.counters, rx_crc_errors_phy: crc } }] };
+    return { ...s, rails: [{ ...rail, phy: s.tick === 5 || s.tick === 6 ? { laneErrors: [] } : { ...rail.phy, crcErrors: crc } }] };
   });
 
   it('RunAnalyzer keeps the errors of the intervals around it and the phase time', () => {
@@ -150,16 +149,16 @@ describe('a tick whose `ethtool -S` read failed (counters {})', () => {
   });
 
   it('carryForward holds the last counters only when the tick has none', () => {
-    const prev: RailSample = { netdev: 'x', counters: { rx_crc_errors_phy: 2n } };
-    expect(carryForward(prev, { netdev: 'x', counters: {} }).counters).toEqual({ rx_crc_errors_phy: 2n });
-    expect(carryForward(prev, { netdev: 'x', counters: { rx_symbol_err_phy: 0n } }).counters).toEqual({ rx_symbol_err_phy: 0n });
+    const prev: RailSample = { netdev: 'x', phy: { crcErrors: 2n, laneErrors: [] } };
+    expect(carryForward(prev, { netdev: 'x', phy: { laneErrors: [] } }).phy).toEqual({ crcErrors: 2n, laneErrors: [] });
+    expect(carryForward(prev, { netdev: 'x', phy: { symbolErrors: 0n, laneErrors: [] } }).phy).toEqual({ symbolErrors: 0n, laneErrors: [] });
   });
 });
 
 describe('carryForward', () => {
   const prev: RailSample = {
     netdev: 'x',
-    counters: { link_down_events_phy: 3n },
+    phy: { linkDownEvents: 3n, laneErrors: [] },
     linkUp: false,
     speedMbps: 200000,
     lanes: 4,
@@ -167,14 +166,14 @@ describe('carryForward', () => {
   };
 
   it('fills the readings the tick did not take from the last merged reading', () => {
-    const cur: RailSample = { netdev: 'x', counters: { link_down_events_phy: 3n } };
-    expect(carryForward(prev, cur)).toEqual({ ...prev, counters: { link_down_events_phy: 3n } });
+    const cur: RailSample = { netdev: 'x', phy: { linkDownEvents: 3n, laneErrors: [] } };
+    expect(carryForward(prev, cur)).toEqual({ ...prev, phy: { linkDownEvents: 3n, laneErrors: [] } });
   });
 
   it("never overrides the tick's own readings, null ones included, and never mixes prev's counters into the tick's", () => {
     const cur: RailSample = {
       netdev: 'x',
-      counters: { rx_crc_errors_phy: 1n },
+      phy: { crcErrors: 1n, laneErrors: [] },
       linkUp: true,
       speedMbps: null,
       lanes: null,
@@ -185,7 +184,7 @@ describe('carryForward', () => {
   });
 
   it('does not mutate its inputs', () => {
-    const cur: RailSample = { netdev: 'x', counters: { link_down_events_phy: 4n } };
+    const cur: RailSample = { netdev: 'x', phy: { linkDownEvents: 4n, laneErrors: [] } };
     const [p0, c0] = [structuredClone(prev), structuredClone(cur)];
     const out = carryForward(prev, cur);
     expect(out).not.toBe(cur);
@@ -196,17 +195,17 @@ describe('carryForward', () => {
   });
 
   it('with no previous reading returns the tick as it is', () => {
-    const cur: RailSample = { netdev: 'x', counters: { a: 1n }, fec: { active: 'RS' } };
+    const cur: RailSample = { netdev: 'x', phy: { rxBytes: 1n, laneErrors: [] }, fec: { active: 'RS' } };
     expect(carryForward(undefined, cur)).toBe(cur);
-    expect(carryForward(undefined, { netdev: 'x', counters: {} })).toEqual({ netdev: 'x', counters: {} });
+    expect(carryForward(undefined, { netdev: 'x', phy: { laneErrors: [] } })).toEqual({ netdev: 'x', phy: { laneErrors: [] } });
   });
 
   it('marks the link down when link_down_events_phy moved on a tick that did not read the link', () => {
     const up: RailSample = { ...prev, linkUp: true };
-    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 4n } }).linkUp).toBe(false);
-    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 3n } }).linkUp).toBe(true);
-    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 4n }, linkUp: true }).linkUp).toBe(true);
+    expect(carryForward(up, { netdev: 'x', phy: { linkDownEvents: 4n, laneErrors: [] } }).linkUp).toBe(false);
+    expect(carryForward(up, { netdev: 'x', phy: { linkDownEvents: 3n, laneErrors: [] } }).linkUp).toBe(true);
+    expect(carryForward(up, { netdev: 'x', phy: { linkDownEvents: 4n, laneErrors: [] }, linkUp: true }).linkUp).toBe(true);
     // a counter reset (driver reload) is not an event
-    expect(carryForward(up, { netdev: 'x', counters: { link_down_events_phy: 0n } }).linkUp).toBe(true);
+    expect(carryForward(up, { netdev: 'x', phy: { linkDownEvents: 0n, laneErrors: [] } }).linkUp).toBe(true);
   });
 });

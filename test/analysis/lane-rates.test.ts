@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { RunAnalyzer } from '../../src/analysis/analyze.js';
+import { CURRENT_ANALYSIS, RunAnalyzer, functionsRuleOf, resetRuleOf } from '../../src/analysis/analyze.js';
+import { LiveIntervals } from '../../src/analysis/intervals.js';
 import { laneRatesOf, nextReading, type RailReading } from '../../src/analysis/counters.js';
-import type { NodeSample } from '../../src/domain/sample.js';
+import type { NodeSample, PhyCounters } from '../../src/domain/sample.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
-import { journalSample } from '../../src/run/sampling-loop.js';
+import { encodeSample } from '../../src/run/sample-codec.js';
 import { buildTimeseries } from '../../src/run/timeseries.js';
 
 // GENERATED samples: one receiver, cumulative rx_err_lane_N_phy per tick, at 1 Hz; tick 3 reads lower than tick 2 (the
@@ -17,14 +18,13 @@ const LANES = [
   [1, 0, 9, 0],
 ];
 const sample = (t: number): NodeSample => {
-  const counters: Record<string, bigint> = { rx_crc_errors_phy: 0n, rx_pcs_symbol_err_phy: 0n, rx_bytes_phy: BigInt(1000 * (t + 1)) };
-  LANES[t]!.forEach((v, i) => (counters[`rx_err_lane_${i}_phy`] = BigInt(v)));
+  const phy: PhyCounters = { crcErrors: 0n, pcsSymbolErrors: 0n, rxBytes: BigInt(1000 * (t + 1)), laneErrors: LANES[t]!.map(BigInt) };
   return {
     node: 'b',
     tick: t,
     tMs: T0 + t * 1000,
     controllerMs: T0 + t * 1000,
-    rails: [{ netdev: 'enp1s0f1np1', counters }],
+    rails: [{ netdev: 'enp1s0f1np1', phy }],
     nicTempC: 60,
     gpus: [],
     errors: [],
@@ -62,7 +62,7 @@ describe('one lane-rate computation, one reset rule (nextReading)', () => {
     expect(stats.counterResets).toBe(1);
     expect(stats.seconds).toBe(4);
 
-    const lines = samples.map((s, t) => ({ type: 'sample', tS: t, tick: t, phase: 'soak', node: 'b', sample: journalSample(s) }));
+    const lines = samples.map((s, t) => ({ type: 'sample', tS: t, tick: t, phase: 'soak', node: 'b', sample: encodeSample(s) }));
     const ts = buildTimeseries({ lines, truncatedTail: false, badLines: [] });
     expect(ts.points.map((p) => [p.tS, p.laneRates])).toEqual([
       [1, [1, 0, 10, 0]],
@@ -72,7 +72,11 @@ describe('one lane-rate computation, one reset rule (nextReading)', () => {
     ]);
 
     const m = new RunMetrics();
-    for (const s of samples) m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, samples: { b: s } });
+    const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
+    for (const s of samples) {
+      live.push(s);
+      m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+    }
     return m.prometheus.getSingleMetricAsString('cablequal_lane_pre_fec_errors_total').then((text) => {
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 39');
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="0"} 3');

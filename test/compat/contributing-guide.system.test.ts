@@ -1,42 +1,14 @@
 // CONTRIBUTING.md's "Adding a grading rule" is code: this test follows it word for word in a scratch copy of the
-// repository (the rule from its first block at the end of RULE_DEFINITIONS, the version from its second after V3 and
+// repository (the rule from its first block at the end of RULE_DEFINITIONS, the version from its second after V4 and
 // at the end of RULES_VERSIONS, then its two scripts), builds it, and checks that every compat journal and certificate
 // of the released versions still grades and verifies unchanged, and that the new version grades them too.
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { ROOT, guideBlock as block, run, scratchCopy } from './guide.js';
 
 // The code block that follows a `<!-- guide:<name> -->` marker of CONTRIBUTING.md.
-function guideBlock(name: string): string {
-  const text = readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8');
-  const at = text.indexOf(`<!-- guide:${name} -->`);
-  if (at < 0) throw new Error(`CONTRIBUTING.md has no guide:${name} block`);
-  const m = /```(?:ts|json)\n([\s\S]*?)```/.exec(text.slice(at));
-  if (!m) throw new Error(`CONTRIBUTING.md: no code block after guide:${name}`);
-  return m[1]!;
-}
-
-// A copy of the tracked files, node_modules linked.
-function scratchCopy(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cq-guide-'));
-  const files = spawnSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
-  for (const f of files) {
-    if (!existsSync(join(ROOT, f))) continue; // deleted in the working tree, not yet committed
-    mkdirSync(dirname(join(dir, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(dir, f));
-  }
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
-function run(dir: string, cmd: string, args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8', timeout: 600_000, env: { ...process.env, CI: '', NO_COLOR: '1', FORCE_COLOR: '0' } });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
-}
+const guideBlock = (name: string) => block('CONTRIBUTING.md', name);
 
 describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly as written', () => {
   const dir = scratchCopy();
@@ -50,15 +22,15 @@ describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly
     const close = registry.indexOf('\n];\n', start);
     expect(start).toBeGreaterThan(0);
     writeFileSync(registryPath, `${registry.slice(0, close)}\n${guideBlock('registry-entry').trimEnd()}${registry.slice(close)}`);
-    // Step 2: V4 after V3, and at the end of RULES_VERSIONS.
+    // Step 2: V5 after V4, and at the end of RULES_VERSIONS.
     const versionsPath = join(dir, 'src', 'rules', 'versions.ts');
     let versions = readFileSync(versionsPath, 'utf8');
-    const v3 = versions.indexOf('const V3: RulesVersion = {');
-    expect(v3).toBeGreaterThan(0);
-    const v3End = versions.indexOf('\n};\n', v3) + 4;
-    versions = `${versions.slice(0, v3End)}\n${guideBlock('version-entry')}${versions.slice(v3End)}`;
-    expect(versions).toContain('= [V1, V2, V3];');
-    writeFileSync(versionsPath, versions.replace('= [V1, V2, V3];', '= [V1, V2, V3, V4];'));
+    const v4 = versions.indexOf('const V4: RulesVersion = {');
+    expect(v4).toBeGreaterThan(0);
+    const v4End = versions.indexOf('};\n', v4) + 3;
+    versions = `${versions.slice(0, v4End)}\n${guideBlock('version-entry')}${versions.slice(v4End)}`;
+    expect(versions).toContain('= [V1, V2, V3, V4];');
+    writeFileSync(versionsPath, versions.replace('= [V1, V2, V3, V4];', '= [V1, V2, V3, V4, V5];'));
     // Step 3: its limit in each shipped protocol.
     for (const name of ['spark-burnin.json', 'quick.json']) {
       const path = join(dir, 'protocols', name);
@@ -68,28 +40,28 @@ describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly
     }
     // Step 4: the two scripts.
     const golden = run(dir, 'npx', ['tsx', 'scripts/golden-grades.ts']);
-    expect(golden.out).toContain('rules-4.json: ');
+    expect(golden.out).toContain('rules-5.json: ');
     expect(golden.code).toBe(0);
     expect(run(dir, 'npx', ['tsx', 'scripts/rule-docs.ts']).code).toBe(0);
     // The released versions' golden grades were not rewritten.
-    for (const v of [1, 2, 3]) {
+    for (const v of [1, 2, 3, 4]) {
       const f = join('test', 'fixtures', 'golden-grades', `rules-${v}.json`);
       expect(readFileSync(join(dir, f), 'utf8')).toBe(readFileSync(join(ROOT, f), 'utf8'));
     }
     const typecheck = run(dir, 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
     expect(typecheck.out).toBe('');
     expect(typecheck.code).toBe(0);
-    // Every compat journal and certificate of versions 1 and 2, and the rules' own tests, with version 4 as today's.
+    // Every compat journal and certificate of versions 1 and 2, and the rules' own tests, with version 5 as today's.
     const tests = run(dir, 'npx', ['vitest', 'run', '--project', 'fast', 'test/compat', 'test/rules']);
     expect(tests.out).toMatch(/Tests\s+\d+ passed/);
     expect(tests.out).not.toMatch(/failed/);
     expect(tests.code).toBe(0);
-    // Version 4 grades with the new rule; the README's table carries it.
+    // Version 5 grades with the new rule; the README's table carries it.
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('| `nic-temp-max` | >= 105 C | >= 95 C | hottest NIC temperature reading');
-    const v4 = JSON.parse(readFileSync(join(dir, 'test', 'fixtures', 'golden-grades', 'rules-4.json'), 'utf8')) as Record<
+    const v5 = JSON.parse(readFileSync(join(dir, 'test', 'fixtures', 'golden-grades', 'rules-5.json'), 'utf8')) as Record<
       string,
       { measurements: { rule: string }[] }
     >;
-    expect(v4['journals-v2/good-qsfp56-quick']!.measurements.some((m) => m.rule === 'nic-temp-max')).toBe(true);
+    expect(v5['journals-v2/good-qsfp56-quick']!.measurements.some((m) => m.rule === 'nic-temp-max')).toBe(true);
   });
 });

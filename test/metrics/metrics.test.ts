@@ -8,10 +8,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
+import { CURRENT_ANALYSIS, functionsRuleOf, resetRuleOf } from '../../src/analysis/analyze.js';
+import { LiveIntervals } from '../../src/analysis/intervals.js';
 import { serveMetrics } from '../../src/metrics/serve.js';
 import { readJournal } from '../../src/run/journal.js';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
-import type { NodeSample } from '../../src/domain/sample.js';
+import { decodeSample } from '../../src/run/sample-codec.js';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -132,14 +134,18 @@ describe('--metrics-port', () => {
     // The counter is the NIC's own count since the run's first sample: never more than the journal's samples counted.
     const samples = readJournal(join(runDir, 'journal.jsonl'))
       .lines.filter((l) => l.type === 'sample')
-      .map((l) => l['sample'] as NodeSample)
-      .filter((s) => s.node === 'spark-b' && s.rails[0]?.counters['rx_err_lane_2_phy'] !== undefined);
-    const journalSpan = Number(BigInt(samples.at(-1)!.rails[0]!.counters['rx_err_lane_2_phy']!) - BigInt(samples[0]!.rails[0]!.counters['rx_err_lane_2_phy']!));
+      .map((l) => decodeSample(l['sample']))
+      .filter((s) => s.node === 'spark-b' && s.rails[0]?.phy.laneErrors[2] !== undefined);
+    const journalSpan = Number(samples.at(-1)!.rails[0]!.phy.laneErrors[2]! - samples[0]!.rails[0]!.phy.laneErrors[2]!);
     expect(series.at(-1)!).toBeLessThanOrEqual(journalSpan);
     // Which statuses a scrape sees depends on timing; fed every sample of the journal in order, the counter is exact:
     // the NIC's count from the first sample to the last (the runaway lane of this clone counts many errors).
     const replay = new RunMetrics();
-    for (const sample of samples) replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, samples: { 'spark-b': sample } });
+    const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
+    for (const sample of samples) {
+      live.push(sample);
+      replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+    }
     const text = await replay.prometheus.metrics();
     expect(value(text, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-b', lane: '2' })).toBe(journalSpan);
     expect(journalSpan).toBeGreaterThan(1000);

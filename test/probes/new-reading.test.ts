@@ -3,38 +3,40 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ParseError } from '../../src/domain/errors.js';
 import { registerReading, type ReadingProbe } from '../../src/probes/readings.js';
+import { registerSimReading, type SimReadingAt } from '../../src/sim/readings.js';
 import { renderAll } from '../../src/report/render-all.js';
 import { readJournal } from '../../src/run/journal.js';
 import { buildTimeseries } from '../../src/run/timeseries.js';
 import { labRun } from '../faults/lab-run.js';
 
 // A new reading added as one entry (what docs/adding-a-probe.md describes): a made-up module temperature whose command,
-// parser, period and simulated answer are all here. The simulated answer is GENERATED: 30 °C on spark-a, 40 °C on
-// spark-b, plus 0.1 °C per simulated minute.
+// parser and period are here, with the simulated lab's answer to it by its id (src/sim/readings.ts), since the lab does
+// not model its made-up command. The simulated answer is GENERATED: 30 °C on spark-a, 40 °C on spark-b, plus 0.1 °C per
+// simulated minute.
 const T0 = Date.UTC(2026, 5, 1);
 const fake: ReadingProbe = {
   id: 'fake-module-temp-c',
   describe: 'a made-up module temperature (test only)',
   periodS: 5,
-  command: () => 'cat /sys/class/fake/module_temp',
+  command: ({ netdev }) => `cat /sys/class/net/${netdev}/fake_module_temp`,
   parse: (text) => {
     const m = /^(-?\d+(?:\.\d+)?)\n?$/.exec(text);
     if (!m) throw new ParseError('fake-module-temp-c', 1, `expected degrees C, got ${JSON.stringify(text.slice(0, 20))}`);
     return Number(m[1]);
   },
-  simulate: ({ node, nowMs }) => `${((node === 'spark-a' ? 30 : 40) + Math.floor((nowMs - T0) / 60_000) / 10).toFixed(1)}\n`,
 };
+const simulated = ({ core, node }: SimReadingAt) => `${((node === 'spark-a' ? 30 : 40) + Math.floor((core.clock.now() - T0) / 60_000) / 10).toFixed(1)}\n`;
 
 describe('a reading registered in one place flows to journal, analysis, CSV and certificate', () => {
-  let unregister: () => void;
+  let unregister: (() => void)[] = [];
   let run: Awaited<ReturnType<typeof labRun>>;
   beforeAll(async () => {
-    unregister = registerReading(fake);
+    unregister = [registerReading(fake), registerSimReading(fake.id, simulated)];
     run = await labRun({ scenario: 'good-qsfp112', protocol: 'quick' });
     // What `cablequal run` does next: the reports from the record and the journal's series.
     await renderAll(run.record, run.runDir, buildTimeseries(readJournal(join(run.runDir, 'journal.jsonl'))), { labKey: null });
   }, 120_000);
-  afterAll(() => unregister());
+  afterAll(() => unregister.forEach((u) => u()));
 
   it('is asked every 5 ticks (1 s interval) and journaled with the sample', () => {
     const samples = run.journal.filter((l) => l.type === 'sample') as unknown as {
@@ -90,5 +92,6 @@ describe('a reading registered in one place flows to journal, analysis, CSV and 
   it('refuses a second reading with the same id, or a bad id', () => {
     expect(() => registerReading(fake)).toThrow(/already registered/);
     expect(() => registerReading({ ...fake, id: 'Bad Id' })).toThrow(/lower-case words/);
+    expect(() => registerReading({ ...fake, id: 'hwmon' })).toThrow(/already registered/); // a core reading's id
   });
 });

@@ -176,3 +176,35 @@ describe('certificate: the conditions the soaks measured (rules version 3)', () 
     expect(renderCertificateHtml(rec, passTimeseries())).not.toContain('load in ');
   });
 });
+
+describe('certificate: the two PCIe functions of a cage (rules version 4)', () => {
+  const withDivergence = (functionDivergence: NonNullable<NonNullable<ReturnType<typeof passRecord>['analysis']>['functionDivergence']>) => {
+    const rec = passRecord();
+    return { ...rec, analysis: { ...rec.analysis!, functionDivergence } };
+  };
+
+  it('says the functions agreed, or names each counter they counted differently with both counts', () => {
+    expect(renderCertificateHtml(withDivergence([]), passTimeseries())).toContain(
+      '<tr><th>PCIe functions</th><td>both PCIe functions of each cage counted every graded counter alike</td></tr>',
+    );
+    const d = [
+      {
+        node: 'spark-b',
+        counter: 'rx_err_lane_2_phy',
+        counts: [
+          { netdev: 'enp1s0f1np1', count: 12 },
+          { netdev: 'enP2p1s0f1np1', count: 15 },
+        ],
+      },
+    ];
+    expect(certificateContent(withDivergence(d)).functionDivergence).toEqual(d);
+    expect(renderCertificateHtml(withDivergence(d), passTimeseries())).toContain(
+      '<tr><th>PCIe functions</th><td>the PCIe functions of a cage counted differently (the larger is graded): spark-b rx_err_lane_2_phy: enp1s0f1np1 12, enP2p1s0f1np1 15</td></tr>',
+    );
+  });
+
+  it('a record graded before version 4 has no such row or field', () => {
+    expect('functionDivergence' in certificateContent(passRecord())).toBe(false);
+    expect(renderCertificateHtml(passRecord(), passTimeseries())).not.toContain('PCIe functions');
+  });
+});

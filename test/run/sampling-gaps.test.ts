@@ -25,7 +25,7 @@ function sampleOf(node: string, k: number, nowMs: number): NodeSample {
     tick: k,
     tMs: nowMs,
     controllerMs: nowMs,
-    rails: [{ netdev: 'enp1s0f1np1', counters: { rx_bytes_phy: BigInt(1000 * (k + 1)), rx_crc_errors_phy: 0n } }],
+    rails: [{ netdev: 'enp1s0f1np1', phy: { rxBytes: BigInt(1000 * (k + 1)), crcErrors: 0n, laneErrors: [] } }],
     nicTempC: 50,
     gpus: [],
     errors: [],

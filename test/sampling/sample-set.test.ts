@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
-import { assembleSample, parseNodeTime, sampleSetItems, validateSampleSet, type SampleSetConfig } from '../../src/sampling/sample-set.js';
+import { parseNodeTime } from '../../src/probes/node-time.js';
+import { assembleSample, sampleSetItems, validateSampleSet, type SampleSetConfig } from '../../src/sampling/sample-set.js';
 import { buildTickScript, formatTickScriptOutput, splitTickScriptOutput, type ScriptItemOutput } from '../../src/transport/tick-script.js';
 import { cmd, matchEthtoolStatsPhy } from '../../src/transport/commands.js';
 import { sample } from '../helpers/samples.js';
@@ -80,12 +81,12 @@ describe('assembleSample', () => {
     expect(s.gpus).toEqual([{ utilizationPct: 97, temperatureC: 71, powerW: 42.15 }]);
     const [ra, rb] = s.rails;
     expect(ra).toMatchObject({ netdev: A, linkUp: true, speedMbps: 200000, lanes: 4 });
-    expect(ra!.counters['rx_err_lane_2_phy']).toBe(190n);
-    expect(ra!.counters['rx_corrected_bits_phy']).toBe(198n);
+    expect(ra!.phy.laneErrors[2]).toBe(190n);
+    expect(ra!.phy.correctedBits).toBe(198n);
     expect(ra!.fec).toEqual({ active: 'RS', correctedBlocks: 12n, uncorrectableBlocks: 0n, correctedBits: 34n });
     expect(rb).toMatchObject({ netdev: B, linkUp: false });
     expect(rb!.fec).toBeUndefined();
-    expect(rb!.counters['rx_corrected_bits_phy']).toBe(7n);
+    expect(rb!.phy.correctedBits).toBe(7n);
     expect(raw['gpu']).toBe('0, NVIDIA GB10, 97, 71, 42.15\n');
   });
 
@@ -109,13 +110,7 @@ describe('assembleSample', () => {
     });
     expect(s.errors).toEqual([]);
     const r = s.rails[0]!;
-    expect(r.counters).toEqual({
-      rx_err_lane_0_phy: 6n,
-      rx_err_lane_1_phy: 2n,
-      rx_err_lane_2_phy: 190n,
-      rx_err_lane_3_phy: 0n,
-      rx_corrected_bits_phy: 198n,
-    });
+    expect(r.phy).toEqual({ laneErrors: [6n, 2n, 190n, 0n], correctedBits: 198n });
     expect(r.speedMbps).toBe(200000);
     expect(r.lanes).toBeNull();
     expect(r.linkUp).toBeUndefined();
@@ -153,8 +148,8 @@ describe('assembleSample', () => {
     expect(s.nicTempC).toBeNull();
     expect(s.gpus).toEqual([]);
     expect(s.rails.map((r) => r.netdev)).toEqual([A, B]);
-    expect(s.rails[0]!.counters['rx_err_lane_2_phy']).toBe(190n);
-    expect(s.rails[1]!.counters).toEqual({});
+    expect(s.rails[0]!.phy.laneErrors[2]).toBe(190n);
+    expect(s.rails[1]!.phy).toEqual({ laneErrors: [] });
     expect(s.rails[0]!.fec).toBeUndefined();
     expect(raw[`stats:${B}`]).toBe('NIC statistics:\n     rx_err_lane_0_phy: -1\n');
     expect(raw['gpu']).toBe('0, NVIDIA GB10, 9');

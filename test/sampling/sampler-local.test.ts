@@ -109,9 +109,9 @@ describe('Sampler over LocalRunner (real /bin/sh framing)', () => {
     const s = t1.nodes[0]!.sample!;
     expect(s.tMs).toBeGreaterThanOrEqual(before - 1); // real `date` on the same machine
     expect(s.tMs).toBeLessThanOrEqual(after + 1);
-    expect(t0.nodes[0]!.sample!.rails.map((r) => r.counters['rx_err_lane_0_phy'])).toEqual([7n, 14n]);
-    expect(s.rails.map((r) => r.counters['rx_err_lane_0_phy'])).toEqual([21n, 28n]);
-    expect(s.rails[0]!.counters['rx_corrected_bits_phy']).toBe(18446744073709551615n);
+    expect(t0.nodes[0]!.sample!.rails.map((r) => r.phy.laneErrors[0])).toEqual([7n, 14n]);
+    expect(s.rails.map((r) => r.phy.laneErrors[0])).toEqual([21n, 28n]);
+    expect(s.rails[0]!.phy.correctedBits).toBe(18446744073709551615n);
     expect(s.rails[0]).toMatchObject({ netdev: A, linkUp: true, speedMbps: 200000, lanes: 4, fec: { active: 'RS' } });
     expect(s.rails[1]!.fec).toBeUndefined();
     // The GPU item failed: one error line with its exit status, the tick kept, no invented GPU.
@@ -145,8 +145,8 @@ describe('Sampler over LocalRunner (real /bin/sh framing)', () => {
     expect(bTicks[0]!.raw['stats:eth9']).toBe('Cannot get stats strings information: No such device\n');
     expect(bTicks[1]!.sample).toBeNull();
     expect(bTicks[1]!.error).toMatch(/^spark-b: shell session closed/);
-    expect(bTicks[2]!.sample!.rails[0]!.counters['rx_err_lane_0_phy']).toBe(28n); // calls 4 and 5 = tick 2
-    expect(ticks.map((t) => t.nodes[0]!.sample?.rails[0]!.counters['rx_err_lane_0_phy'])).toEqual([7n, 14n, 21n]);
+    expect(bTicks[2]!.sample!.rails[0]!.phy.laneErrors[0]).toBe(28n); // calls 4 and 5 = tick 2
+    expect(ticks.map((t) => t.nodes[0]!.sample?.rails[0]!.phy.laneErrors[0])).toEqual([7n, 14n, 21n]);
     expect(b.c.opened).toBe(2);
     const figures = new TickFigures();
     for (const t of ticks) figures.add({ startMs: t.startMs, endMs: t.endMs, nodes: t.nodes.map(tickNode) }, sampler.offsetsMs());

@@ -74,12 +74,19 @@ describe.skipIf(!sshdAvailable)('Sampler over OpenSSH with a bash login shell', 
       expect(s.tMs).toBeGreaterThanOrEqual(before - 50); // same machine's clock; ms with a fraction
       expect(s.tMs).toBeLessThanOrEqual(Date.now() + 50);
       // Only the *_phy lines arrived: 1,500 rxN_packets and tx_bytes were filtered out on the node.
-      expect(s.rails.map((r) => Object.keys(r.counters).sort())).toEqual([
+      expect(
+        [A, B].map((r) =>
+          t.nodes[0]!.raw[`stats:${r}`]!.split('\n')
+            .filter((l) => l.trim() && l.trim() !== 'NIC statistics:')
+            .map((l) => l.trim().split(':')[0])
+            .sort(),
+        ),
+      ).toEqual([
         ['rx_crc_errors_phy', 'rx_err_lane_0_phy', 'rx_err_lane_1_phy'],
         ['rx_crc_errors_phy', 'rx_err_lane_0_phy', 'rx_err_lane_1_phy'],
       ]);
       expect(s.rails[0]!.fec).toEqual({ active: 'RS' });
-      lane0.push(s.rails.map((r) => r.counters['rx_err_lane_0_phy']!));
+      lane0.push(s.rails.map((r) => r.phy.laneErrors[0]!));
     }
     // Each ethtool call bumps the stand-in's count: -S A, -S B and -I every tick (3 per tick, after 0 at open).
     expect(lane0).toEqual([

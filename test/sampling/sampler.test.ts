@@ -69,10 +69,10 @@ describe('Sampler.tick', () => {
     expect(s.errors).toEqual([]);
     expect(s.tMs).toBe(T0 + 5000); // node clock, virtual time did not move
     expect(s.controllerMs).toBe(T0);
-    expect(s.rails[0]!.counters['rx_err_lane_2_phy']).toBe(30n); // round trip #3 of this runner
+    expect(s.rails[0]!.phy.laneErrors[2]).toBe(30n); // round trip #3 of this runner
     expect(s.rails[0]!.linkUp).toBe(true);
     expect(s.nicTempC).toBe(63);
-    expect(t1.nodes[1]!.sample!.rails[1]!.counters['rx_err_lane_2_phy']).toBe(40n);
+    expect(t1.nodes[1]!.sample!.rails[1]!.phy.laneErrors[2]).toBe(40n);
     expect(t1.nodes[1]!.sample!.rails[1]!.linkUp).toBeUndefined(); // not read on tick 1
     expect(t1.tick).toBe(1);
     expect(Object.fromEntries(sampler.offsetsMs())).toEqual({ 'spark-a': 5000, 'spark-b': -3000 });
@@ -91,8 +91,8 @@ describe('Sampler.tick', () => {
     const sb = t.nodes[1]!.sample!;
     expect(sb.errors).toHaveLength(1);
     expect(sb.errors[0]).toMatch(new RegExp(`^stats:${B}: ethtool-stats: line 2: `));
-    expect(sb.rails[1]!.counters).toEqual({});
-    expect(sb.rails[0]!.counters['rx_crc_errors_phy']).toBe(0n);
+    expect(sb.rails[1]!.phy).toEqual({ laneErrors: [] });
+    expect(sb.rails[0]!.phy.crcErrors).toBe(0n);
     expect(t.nodes[1]!.raw[`stats:${B}`]).toBe('NIC statistics:\n     rx_err_lane_0_phy: N/A\n');
     expect(t.nodes[0]!.sample!.errors).toEqual([]);
     expect(t.nodes.map(tickNode).map((n) => [n.missing, n.itemErrors])).toEqual([

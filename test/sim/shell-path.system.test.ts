@@ -82,7 +82,7 @@ describe.skipIf(!sshdAvailable)("the sampler over real sshd + bash + the lab's t
     }
     expect(compared).toBe(20);
     const last = (await real.tick(10)).nodes[1]!.sample!;
-    expect(last.rails[0]!.counters['rx_err_lane_2_phy']! > 1_000_000n).toBe(true); // the clone's bad lane, read through the real path
+    expect(last.rails[0]!.phy.laneErrors[2]! > 1_000_000n).toBe(true); // the clone's bad lane, read through the real path
     await real.close();
     await sim.close();
   });
