@@ -3,6 +3,9 @@
 // (evidence.ts, from the journal's load lines): every link-load process must run to the soak's end, each client's
 // throughput rows must keep coming (no stretch without a new row longer than maxRowGapS), and, once the soak has run,
 // each direction's median load must reach the limit's share of the same direction's ib_write_bw benchmark figure.
+// When another cable between the same nodes was loaded beside it (two cables qualified at once), the nodes' traffic
+// was shared over both cables through the same two PCIe rails: a direction is judged against its cable's share of
+// its benchmark figure (half of it with two cables), which the journal's link load-start line says.
 import { median } from 'simple-statistics';
 import type { Limit } from '../domain/limit.js';
 import type { Reason } from '../domain/outcome.js';
@@ -84,9 +87,10 @@ export function checkLinkLoad(input: LinkLoadInput): { loads: DirectionLoad[]; r
       if (d.medianGbps === null) {
         reasons.push(say(`${d.from} -> ${d.to} ${soak.name}: a rail of this direction printed no throughput row: the link was not shown loaded`, d.from));
       } else if (d.pctOfBenchmark !== null && d.pctOfBenchmark < limit.fail) {
+        const figure = d.sharedBy ? `its 1/${d.sharedBy} share (the nodes' traffic went over ${d.sharedBy} cables) of ` : '';
         reasons.push(
           say(
-            `${d.from} -> ${d.to} ${soak.name}: median load ${n(d.medianGbps)} Gb/s (each of ${d.rails} rails' median over ${d.rows} rows, summed) is ${d.pctOfBenchmark} % of this direction's ib_write_bw figure ${n(d.benchmarkGbps!)} Gb/s (< ${n(limit.fail)} %): the link was not fully loaded`,
+            `${d.from} -> ${d.to} ${soak.name}: median load ${n(d.medianGbps)} Gb/s (each of ${d.rails} rails' median over ${d.rows} rows, summed) is ${d.pctOfBenchmark} % of ${figure}this direction's ib_write_bw figure ${n(d.benchmarkGbps!)} Gb/s (< ${n(limit.fail)} %): the link was not fully loaded`,
             d.from,
             { value: d.pctOfBenchmark, unit: '%', limit: `>= ${n(limit.fail)} %` },
           ),
@@ -148,12 +152,15 @@ function directionLoads(input: LinkLoadInput, gaps: ReadonlyMap<string, Gap>): D
     d.medianGbps = d.medianGbps === null || gbps.length === 0 ? null : d.medianGbps + median(gbps);
     d.longestGapS = Math.max(d.longestGapS, gaps.get(streamKey(id))?.s ?? 0);
   }
+  // Two cables loaded at once: each direction's share of its benchmark figure.
+  const sharedBy = 1 + input.evidence.sharedWith.length;
   for (const d of out) {
     // The figures as stated are the figures compared.
     d.longestGapS = Number(d.longestGapS.toFixed(3));
     if (d.medianGbps !== null) d.medianGbps = Number(d.medianGbps.toFixed(2));
+    if (sharedBy > 1) d.sharedBy = sharedBy;
     if (d.medianGbps !== null && d.benchmarkGbps !== null && d.benchmarkGbps > 0)
-      d.pctOfBenchmark = Number(((100 * d.medianGbps) / d.benchmarkGbps).toFixed(2));
+      d.pctOfBenchmark = Number(((100 * d.medianGbps * sharedBy) / d.benchmarkGbps).toFixed(2));
   }
   return out;
 }

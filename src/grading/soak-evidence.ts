@@ -19,6 +19,14 @@ export interface LinkRowsRead {
   streams: (LoadStreamId & { gbps: number[]; error?: string })[];
 }
 
+// Another cable whose link load shared this soak's nodes (two cables between the same nodes qualified at once: the
+// other cage's), as the link load's start line names it.
+export interface SharingCable {
+  cage: number;
+  serial: string | null;
+  runId: string | null;
+}
+
 // A load process that ended by itself during a soak (the soak stopping it at its end is not an exit).
 export interface LoadExit {
   tS: number;
@@ -33,6 +41,9 @@ export interface LoadExit {
 export interface SoakLoadEvidence {
   linkStartS: number | null; // when the link-load clients had been started (null: no link load-start line)
   streams: LoadStreamId[];
+  // The other cable whose link load shared the nodes' rails from the start of this one (a Spark has two cages: at most
+  // one); each direction is judged against its share of the benchmark figure.
+  sharedWith: SharingCable[];
   reads: LinkRowsRead[];
   rowsSoFar: Map<string, number>; // stream key -> rows read so far (where the next read's rows continue)
   gpuStartS: Map<string, number>; // node -> when its GPU load process had been started
@@ -52,7 +63,7 @@ export const streamKey = (s: LoadStreamId): string => `${s.from}->${s.to}#${s.ra
 export const streamName = (s: LoadStreamId): string => `${s.from} -> ${s.to} rail ${s.rail}`;
 
 export function emptyEvidence(): SoakLoadEvidence {
-  return { linkStartS: null, streams: [], reads: [], rowsSoFar: new Map(), gpuStartS: new Map(), exits: [], stoppedS: null };
+  return { linkStartS: null, streams: [], sharedWith: [], reads: [], rowsSoFar: new Map(), gpuStartS: new Map(), exits: [], stoppedS: null };
 }
 
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
@@ -65,6 +76,14 @@ function streamOf(o: unknown): LoadStreamId | null {
   return isRail(x['rail']) && isName(x['from']) && isName(x['to']) ? { rail: x['rail'], from: x['from'], to: x['to'] } : null;
 }
 
+// The cable a link load shared the nodes with: a Spark's other cage, one at most (more entries are not read).
+function sharingOf(v: unknown): SharingCable[] {
+  if (!Array.isArray(v)) return [];
+  const x = v[0] as Record<string, unknown> | null | undefined;
+  if (x === null || typeof x !== 'object' || (x['cage'] !== 0 && x['cage'] !== 1)) return [];
+  return [{ cage: x['cage'], serial: isName(x['serial']) ? x['serial'] : null, runId: isName(x['runId']) ? x['runId'] : null }];
+}
+
 // Apply one journal line to the soaks' evidence (lines of other types, or without the fields read, change nothing).
 export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line): void {
   if (!Object.values(LOAD_LINES).includes(line.type as never) || !isName(line['phase']) || !isTime(line.tS)) return;
@@ -74,6 +93,7 @@ export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line):
   if (line.type === LOAD_LINES.start && line['load'] === 'link' && Array.isArray(line['streams'])) {
     e.linkStartS = tS;
     e.streams = line['streams'].map(streamOf).filter((s): s is LoadStreamId => s !== null);
+    e.sharedWith = sharingOf(line['sharedWith']);
   } else if (line.type === LOAD_LINES.start && line['load'] === 'gpu' && isName(line['node'])) {
     e.gpuStartS.set(line['node'], tS);
   } else if (line.type === LOAD_LINES.rows && Array.isArray(line['streams'])) {

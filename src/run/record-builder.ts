@@ -16,6 +16,7 @@ import { checkEvidence, type NodeTimeline, type TickGap } from '../grading/evide
 import { integrityReasons } from './journal-integrity.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
+import { togetherOf } from './together.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -304,6 +305,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...(evidence.soakLoad ? { soakLoad: evidence.soakLoad } : {}),
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
+    ...togetherOf(start, soakLoadsOf(lines)),
   };
 }
 

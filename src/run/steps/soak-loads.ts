@@ -50,7 +50,9 @@ export class SoakLoads {
   linkStarted(load: LinkLoad): void {
     this.link = load;
     const streams = load.streams.map((s) => ({ rail: s.rail, from: s.from, to: s.to, device: s.device, client: s.client.name, server: s.server.name }));
-    this.write({ type: LOAD_LINES.start, tS: this.ctx.tS, phase: this.phase.name, load: 'link', streams });
+    // Beside another cable's load (two cables qualified at once): which one, so each direction is judged on its share.
+    const shared = this.ctx.soakSharedWith.length ? { sharedWith: this.ctx.soakSharedWith } : {};
+    this.write({ type: LOAD_LINES.start, tS: this.ctx.tS, phase: this.phase.name, load: 'link', streams, ...shared });
   }
 
   gpuStarted(node: string, p: RemoteProcess): void {

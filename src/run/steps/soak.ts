@@ -38,7 +38,9 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     }
     if (phase.gpuLoad) {
       for (const n of ctx.nodes) {
-        const p = await ctx.startProcess(n, gpuLoadCommand(ctx.protocol.commands.gpuLoad, phase.durationS + 60), `${phase.name}-gpu`);
+        const command = gpuLoadCommand(ctx.protocol.commands.gpuLoad, phase.durationS + 60);
+        // Two cables qualified at once soak under one GPU load per node, started by whichever run comes first.
+        const p = ctx.together ? await ctx.together.gpuLoad(ctx, n, command, `${phase.name}-gpu`) : await ctx.startProcess(n, command, `${phase.name}-gpu`);
         gpu.push(p);
         loads.gpuStarted(n.spec.name, p);
       }
@@ -69,7 +71,15 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     if (!ran) await loads.readRows(true);
     loads.stopping();
     if (load) await stopLinkLoad(ctx, load);
-    if (gpu.length) await ctx.stopProcesses(gpu);
+    if (gpu.length && ctx.together) await releaseShared(ctx, gpu);
+    else if (gpu.length) await ctx.stopProcesses(gpu);
     ctx.phaseEndsAtS = null;
   }
+}
+
+// Let go of the GPU loads shared with the other cable's run: the last run to let go stops them.
+async function releaseShared(ctx: RunContext, gpu: RemoteProcess[]): Promise<void> {
+  await Promise.all(
+    gpu.map((p) => ctx.together!.releaseGpu(p).catch((e: unknown) => ctx.log.warn({ err: e, process: p.name }, 'stopping a remote process failed'))),
+  );
 }
