@@ -353,6 +353,10 @@ export function journalBroke(result: RunResult, io: CliIo): number | null {
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // --dry-run runs nothing and writes nothing: no store, no metrics.
   if (args.dryRun) {
+    if (args.port === 'both')
+      throw new UsageError(
+        "--dry-run --port both: plan each cage on its own (--port 0, then --port 1); the run of both runs the same commands, the second cable's link-load ports 10 above the first's",
+      );
     // Every option a run would refuse is refused here too; --out is checked, never created.
     checkRunOptions(args, 'run');
     checkDir(resolve(io.cwd, args.out), '--out');

@@ -7,7 +7,8 @@ import { UsageError } from '../domain/errors.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes } from './node-taking.js';
 import { runQualification, type RunDeps, type RunResult } from './qualify.js';
-import { benchmarkTurns, TogetherRuns } from './together.js';
+import { TogetherRuns } from './together.js';
+import { Mutex } from './turns.js';
 
 // The second cable's link-load streams listen this far above the first's TCP ports.
 const PORT_STEP = 10;
@@ -33,12 +34,13 @@ export async function runBothCages(d: BothCagesDeps): Promise<PromiseSettledResu
   try {
     const nodes = a.nodes.map((n) => ({ name: n.name, runner: a.runners.get(n.name)! }));
     const stale = await takeNodes(nodes, { runId: a.runId, label: 'cablequal run --port both', ...(d.breakLock ? { breakLock: true } : {}) }, locks);
-    const turns = benchmarkTurns();
+    // One benchmark phase at a time over both runs (first come, first served): each cable is benchmarked alone.
+    const turns = new Mutex();
     return await Promise.allSettled(
       d.runs.map((r, i) => {
         const member = together.member(i, { stale, portOffset: i * PORT_STEP });
         // A run that could not start still lets the other go on alone.
-        return runQualification({ ...r, together: member, benchmarkGate: turns }).finally(() => member.ended());
+        return runQualification({ ...r, together: member, benchmarkGate: () => turns.lock() }).finally(() => member.ended());
       }),
     );
   } finally {

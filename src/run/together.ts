@@ -120,18 +120,6 @@ export class TogetherRuns {
   }
 }
 
-// One benchmark phase at a time over both runs (first come, first served): each cable is benchmarked alone.
-export function benchmarkTurns(): () => Promise<() => void> {
-  let last: Promise<void> = Promise.resolve();
-  return async () => {
-    const before = last;
-    let release!: () => void;
-    last = new Promise<void>((r) => (release = r));
-    await before;
-    return release;
-  };
-}
-
 // What a journal says of a cable qualified beside another (its run-start's `together`, checked by journal-shape.ts),
 // with the other cable's serial from the first soak that shared its load; nothing for a run of one cable.
 export function togetherOf(start: Record<string, unknown>, soaks: ReadonlyMap<string, SoakLoadEvidence>): { together?: TogetherRecord } {

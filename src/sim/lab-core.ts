@@ -4,7 +4,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Rail } from '../domain/node.js';
 import type { Fault } from './faults.js';
 import { DEFAULT_CABLED_CAGE, HOTPLUG_THROTTLE_GBPS, LabModel, type LinkSim } from './model.js';
-import { railCapGbps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
+import { railCapGbps, secondCageIps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { SimProcess } from './sim-process.js';
 import type { Session } from './model.js';
 
@@ -60,6 +60,8 @@ export class LabCore {
   readonly listeners: Listener[] = [];
   private nextPid: number;
   readonly garbageFired = new Set<Fault>();
+  // Seconds a node told to reboot stays down, whatever cable's scenario is plugged (createLab's rebootS).
+  rebootS: number | undefined;
 
   constructor(
     public spec: ScenarioSpec, // the cable part changes on plug()
@@ -189,11 +191,20 @@ export class LabCore {
   // and addresses, that scenario's cable, link and load figures (the first cable's scenario also brings its bench's).
   plug(cable: ScenarioSpec, cage?: number): void {
     const link = cage === undefined ? this.model.links[0]! : this.model.links.find((l) => l.cages.includes(cage));
-    if (!link) throw new Error(`no cable is simulated in cage ${cage}`);
-    if (link.index === 0) {
-      this.spec = { ...cable, nodes: this.spec.nodes, ...(this.spec.secondCable ? { secondCable: this.spec.secondCable } : {}) };
+    const second = (s: ScenarioSpec): ScenarioSpec['secondCable'] => ({
+      scenario: s.name,
+      cage: cage as 0 | 1,
+      railIps: this.spec.secondCable?.railIps ?? secondCageIps(this.spec.nodes),
+      expected: s.expected,
+      spec: s,
+    });
+    if (!link || link.index === 0) {
+      // The first cable's scenario brings its bench; a cable in a cage that had none becomes the lab's second cable.
+      const secondCable = link ? this.spec.secondCable : second(cable);
+      const rebootS = this.rebootS !== undefined ? { rebootS: this.rebootS } : {};
+      this.spec = { ...(link ? cable : this.spec), nodes: this.spec.nodes, ...(secondCable ? { secondCable } : {}), ...rebootS };
       this.model.spec = this.spec;
-    }
+    } else this.spec = { ...this.spec, secondCable: second(cable) };
     this.model.plug(cable, this.now(), cage);
   }
 

@@ -6,7 +6,7 @@ import type { CommandRunner } from '../transport/types.js';
 import { parseFault, type Fault } from './faults.js';
 import { LabCore } from './lab-core.js';
 import type { LabEvent, SimNodeState } from './model.js';
-import { loadScenario, listScenarios, type ScenarioNode, type ScenarioSpec } from './scenario.js';
+import { loadScenario, listScenarios, secondCageIps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { ProcessInfo } from './sim-process.js';
 import { SimRunner } from './sim-runner.js';
 
@@ -54,6 +54,11 @@ export interface CreateLabOptions {
   railIps?: [[string, string], [string, string]];
   // Each node's interface names per cage, when known (a dry run mirrors real nodes' names).
   interfaces?: [ScenarioNode['interfaces'], ScenarioNode['interfaces']];
+  // A second cable between the nodes, in another cage (a batch with --port both): another scenario's cable, with its
+  // own serial when given; its rail addresses are two /24s above the first cable's.
+  secondCable?: { scenario: string; serial?: string; cage: 0 | 1 };
+  // Seconds a node told to reboot stays unreachable (the scenario's rebootS otherwise).
+  rebootS?: number;
 }
 
 function withSerial(spec: ScenarioSpec, serial: string | undefined): ScenarioSpec {
@@ -113,12 +118,28 @@ export function createLab(opts: CreateLabOptions): SimLab {
       ],
     };
   }
+  if (opts.secondCable) {
+    const { scenario, serial, cage } = opts.secondCable;
+    const cable = withSerial(loadScenario(scenario), serial);
+    spec = {
+      ...spec,
+      secondCable: {
+        scenario,
+        cage,
+        railIps: secondCageIps(spec.nodes),
+        expected: cable.expected,
+        spec: renameNodes(cable, [spec.nodes[0].name, spec.nodes[1].name]),
+      },
+    };
+  }
+  if (opts.rebootS !== undefined) spec = { ...spec, rebootS: opts.rebootS };
   const seed = opts.seed ?? 1;
   const faults = (opts.faults ?? []).map(parseFault);
   const names = spec.nodes.map((n) => n.name);
   const stray = faults.find((f) => f.node !== null && !names.includes(f.node));
   if (stray) throw new UsageError(`fault "${stray.text}": no simulated node "${stray.node}" (nodes: ${names.join(', ')})`);
   const core = new LabCore(spec, seed, faults, opts.clock);
+  core.rebootS = opts.rebootS;
   const runners = new Map<string, SimRunner>(spec.nodes.map((n) => [n.name, new SimRunner(core, n.name)]));
   const check = (node: string) => {
     if (!runners.has(node)) throw new Error(`no simulated node "${node}" (nodes: ${[...runners.keys()].join(', ')})`);

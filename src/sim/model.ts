@@ -263,8 +263,11 @@ export class LabModel {
   // re-plugged Spark, and the link trains for linkRecoverS. The hot-plug trap: every node that was running when the
   // cable went in is throttled until it reboots.
   plug(cable: ScenarioSpec, tS: number, cage?: number): void {
-    const link = cage === undefined ? this.links[0]! : this.linksIn(cage)[0];
-    if (!link) throw new Error(`no cable is simulated in cage ${cage}`);
+    this.advance(tS);
+    // A cage that had no cable: a second link, in that cage at both nodes (its rail addresses are the lab's to give).
+    if (cage !== undefined && this.linksIn(cage).length === 0)
+      this.links.push({ ...this.newLink(this.links.length, cable, [cage, cage]), plugged: false, linkUp: false });
+    const link = cage === undefined ? this.links[0]! : this.linksIn(cage)[0]!;
     this.unplug(tS, cage ?? link.cages[0]);
     link.spec = cable;
     link.laneCount = laneCountOf(cable.cable.family);

@@ -269,6 +269,13 @@ function withRawSerial(raw: Record<string, unknown>, serial: string): Record<str
   return { ...raw, cable: { ...cable, eeprom: { ...((cable['eeprom'] ?? {}) as object), vendorSn: serial } } };
 }
 
+// Rail addresses for a second cable's cage when none are given: each node's first-cable addresses two /24s up
+// (192.168.100.10 and 192.168.101.10 beside 192.168.102.10 and 192.168.103.10), as dual-cage.json has them.
+export function secondCageIps(nodes: ScenarioSpec['nodes']): SecondCable['railIps'] {
+  const up = (ip: string) => ip.replace(/^(\d+\.\d+\.)(\d+)(\.\d+)$/, (_m, a: string, c: string, d: string) => `${a}${(Number(c) + 2) % 256}${d}`);
+  return [nodes[0].railIps.map(up) as [string, string], nodes[1].railIps.map(up) as [string, string]];
+}
+
 // The second cable loaded: another scenario's cable, in the other cage at both nodes of this one.
 function secondCableOf(spec: ScenarioSpec, raw: Omit<SecondCable, 'spec'>, label: string): SecondCable {
   const where = `${label}: secondCable`;

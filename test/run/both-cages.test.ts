@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { cliRunDeps, loadProtocolArg } from '../../src/cli/run-command.js';
 import { keygen } from '../../src/report/sign.js';
+import { runBothCages } from '../../src/run/both-cages.js';
+import type { RunDeps } from '../../src/run/qualify.js';
+import { createLab } from '../../src/sim/lab.js';
+import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { runCli } from '../helpers/cli.js';
 
 type Line = Record<string, any>;
@@ -169,5 +174,45 @@ describe('run --port both refuses what it cannot do', () => {
     const r = await runCli(['run', '--nodes', 'a:0,b:1', '--port', 'both', '--out', join(root, 'x')]);
     expect(r.code).toBe(2);
     expect(r.err).toBe('cablequal: --port both: give the nodes without cages (--nodes a,b): each node has one cable in cage 0 and one in cage 1\n');
+  });
+});
+
+describe('two cables at once, interrupted', () => {
+  it('Ctrl-C in the loaded soak: both runs ABORTED, every load on both nodes stopped (the shared GPU load too)', async () => {
+    const clock = new VirtualClock(Date.parse('2026-12-01T10:00:00Z'));
+    const lab = createLab({ scenario: 'dual-cage', clock, seed: 7 });
+    const { protocol, protocolText } = loadProtocolArg('quick', process.cwd());
+    const ac = new AbortController();
+    const runs = ([0, 1] as const).map((cage) =>
+      cliRunDeps({
+        clock,
+        runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])),
+        nodes: lab.nodes.map((name) => ({ name, host: name, cage })),
+        protocol,
+        protocolText,
+        outDir: join(root, 'interrupted'),
+        label: null,
+        signal: ac.signal,
+        sim: 'dual-cage',
+      }),
+    ) as [RunDeps, RunDeps];
+    let loadedAt: number | null = null;
+    void (async () => {
+      // 30 s after both cables' GPU-loaded soak has started (the lab's GPU load runs on both nodes).
+      while (lab.state('spark-a').gpuUtilPct < 50) await clock.sleep(1000);
+      loadedAt = lab.timeS();
+      await clock.sleep(30_000);
+      ac.abort('SIGINT');
+    })();
+    const settled = await runBothCages({ runs });
+    expect(loadedAt).not.toBeNull();
+    expect(settled.map((s) => (s.status === 'fulfilled' ? s.value.record.outcome : String(s.reason)))).toEqual(['ABORTED', 'ABORTED']);
+    for (const n of lab.nodes) expect(lab.processes(n)).toEqual([]);
+    expect(
+      lab.events
+        .filter((e) => e.kind === 'gpu-load-stop')
+        .map((e) => e.node)
+        .sort(),
+    ).toEqual(['spark-a', 'spark-b']);
   });
 });
