@@ -186,8 +186,11 @@ export interface DirectionLoadRecord {
   // Of the benchmark figure, or with sharedBy of its share (benchmarkGbps / sharedBy).
   pctOfBenchmark: number | null;
   longestGapS: number; // the longest a read of the rows found none new on one of its rails
-  // How many cables carried the nodes' traffic from the soak's start (two cables qualified at once: 2); absent alone.
+  // How many cables carried the nodes' traffic from the soak's start (two cables qualified at once: 2), and when the
+  // other cable's load stopped (its early FAIL; absent when it ran to the end): absent alone. pctOfBenchmark then judges
+  // each row against its cable's share when it was read.
   sharedBy?: number;
+  sharedUntilS?: number;
 }
 
 // The GPU utilisation judged on one node over a GPU-loaded soak: from fromS (its load's start plus the ramp-up) to

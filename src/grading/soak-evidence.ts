@@ -42,8 +42,10 @@ export interface SoakLoadEvidence {
   linkStartS: number | null; // when the link-load clients had been started (null: no link load-start line)
   streams: LoadStreamId[];
   // The other cable whose link load shared the nodes' rails from the start of this one (a Spark has two cages: at most
-  // one); each direction is judged against its share of the benchmark figure.
+  // one), and when its load stopped (its early FAIL: this cable had the rails alone from then on; null: to the end).
+  // Each row is judged against its cable's share of the benchmark figure when it was read.
   sharedWith: SharingCable[];
+  sharedUntilS: number | null;
   reads: LinkRowsRead[];
   rowsSoFar: Map<string, number>; // stream key -> rows read so far (where the next read's rows continue)
   gpuStartS: Map<string, number>; // node -> when its GPU load process had been started
@@ -52,7 +54,7 @@ export interface SoakLoadEvidence {
 }
 
 // The journal line types the soak writes.
-export const LOAD_LINES = { start: 'load-start', rows: 'load-rows', exit: 'load-exit', stop: 'load-stop' } as const;
+export const LOAD_LINES = { start: 'load-start', rows: 'load-rows', exit: 'load-exit', stop: 'load-stop', sharing: 'load-sharing' } as const;
 
 type Line = { type: string } & Record<string, unknown>;
 
@@ -63,7 +65,17 @@ export const streamKey = (s: LoadStreamId): string => `${s.from}->${s.to}#${s.ra
 export const streamName = (s: LoadStreamId): string => `${s.from} -> ${s.to} rail ${s.rail}`;
 
 export function emptyEvidence(): SoakLoadEvidence {
-  return { linkStartS: null, streams: [], sharedWith: [], reads: [], rowsSoFar: new Map(), gpuStartS: new Map(), exits: [], stoppedS: null };
+  return {
+    linkStartS: null,
+    streams: [],
+    sharedWith: [],
+    sharedUntilS: null,
+    reads: [],
+    rowsSoFar: new Map(),
+    gpuStartS: new Map(),
+    exits: [],
+    stoppedS: null,
+  };
 }
 
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
@@ -117,6 +129,9 @@ export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line):
     e.exits.push({ tS, load: line['load'], node: line['node'], process: line['process'], exitCode, ...(stream ? { stream } : {}) });
   } else if (line.type === LOAD_LINES.stop) {
     e.stoppedS = tS;
+  } else if (line.type === LOAD_LINES.sharing && Array.isArray(line['sharedWith']) && line['sharedWith'].length === 0) {
+    // The other cable's load has stopped: from here on this one has the rails alone.
+    e.sharedUntilS ??= tS;
   }
 }
 
@@ -127,15 +142,19 @@ export function soakLoadsOf(lines: readonly Line[]): Map<string, SoakLoadEvidenc
   return soaks;
 }
 
-// Every row of each stream over the soak, in order.
-export function rowsOf(e: SoakLoadEvidence): Map<string, { id: LoadStreamId; gbps: number[] }> {
-  const out = new Map<string, { id: LoadStreamId; gbps: number[] }>();
-  for (const s of e.streams) out.set(streamKey(s), { id: s, gbps: [] });
+// Every row of each stream over the soak, in order, each with the share of the benchmark figure its cable had when the
+// row was read (1 alone; 1/2 while another cable's load shared the rails).
+export function rowsOf(e: SoakLoadEvidence): Map<string, { id: LoadStreamId; gbps: number[]; share: number[] }> {
+  const out = new Map<string, { id: LoadStreamId; gbps: number[]; share: number[] }>();
+  for (const s of e.streams) out.set(streamKey(s), { id: s, gbps: [], share: [] });
   for (const r of e.reads) {
+    const share = e.sharedWith.length && (e.sharedUntilS === null || r.tS <= e.sharedUntilS) ? 1 / (1 + e.sharedWith.length) : 1;
     for (const s of r.streams) {
       const k = streamKey(s);
-      if (!out.has(k)) out.set(k, { id: { rail: s.rail, from: s.from, to: s.to }, gbps: [] });
-      out.get(k)!.gbps.push(...s.gbps);
+      if (!out.has(k)) out.set(k, { id: { rail: s.rail, from: s.from, to: s.to }, gbps: [], share: [] });
+      const row = out.get(k)!;
+      row.gbps.push(...s.gbps);
+      row.share.push(...s.gbps.map(() => share));
     }
   }
   return out;

@@ -151,10 +151,10 @@ function togetherStatement(t: TogetherRecord): string {
   const others = t.with.map((o) => `the cable in cage ${o.cage}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join(', ');
   return (
     `qualified at once with ${others}; this cable in cage ${t.cage} (cablequal run --port both). The benchmarks ran one cable at a time, ` +
-    `against the one-cable limits; in each soak both cables were loaded together over the nodes' ~200 Gb/s (the same two PCIe rails ` +
-    `serve both cages), so this cable carried about half the payload (its load below, judged against its share of its own ` +
-    `ib_write_bw figure) while its wire ran at the full 212.5 Gb/s line rate, its lane errors counted as with one cable, and the ` +
-    `NIC carried the same total traffic and heat`
+    `against the one-cable limits; each soak started with both cables loaded together over the nodes' ~200 Gb/s (the same two PCIe ` +
+    `rails serve both cages), so this cable carried about half the payload while both loads ran (its load below, judged against ` +
+    `its share of its own ib_write_bw figure) while its wire ran at the full 212.5 Gb/s line rate, its lane errors counted as with ` +
+    `one cable, and the NIC carried the same total traffic and heat`
   );
 }
 
@@ -168,7 +168,7 @@ function soakLoadRows(c: CertificateContent): string {
       .filter((d) => d.phase === phase)
       .map(
         (d) =>
-          `${e(d.from)} → ${e(d.to)} ${d.medianGbps === null ? 'no rows' : `${fmtFixed(d.medianGbps, 1)} Gb/s median`}${d.pctOfBenchmark !== null ? ` (${fmtFixed(d.pctOfBenchmark, 1)} % of ${d.sharedBy ? `its 1/${e(d.sharedBy)} share of ` : ''}its ib_write_bw ${fmtFixed(d.benchmarkGbps, 1)})` : ''}, ${e(d.rows)} rows, longest wait ${fmtFixed(d.longestGapS, 0)} s`,
+          `${e(d.from)} → ${e(d.to)} ${d.medianGbps === null ? 'no rows' : `${fmtFixed(d.medianGbps, 1)} Gb/s median`}${d.pctOfBenchmark !== null ? ` (${fmtFixed(d.pctOfBenchmark, 1)} % of ${d.sharedBy ? `its share (1/${e(d.sharedBy)}${d.sharedUntilS !== undefined ? `, all of it from ${fmtFixed(d.sharedUntilS, 0)} s when the other cable's load stopped` : ''}) of ` : ''}its ib_write_bw ${fmtFixed(d.benchmarkGbps, 1)})` : ''}, ${e(d.rows)} rows, longest wait ${fmtFixed(d.longestGapS, 0)} s`,
       );
     const gpu = (c.soakLoad?.gpu ?? [])
       .filter((g) => g.phase === phase)

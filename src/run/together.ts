@@ -22,6 +22,10 @@ export interface Together {
   readonly portOffset: number;
   // Wait until the other run has reached this soak too, or has ended; the other cable whose load will share the soak.
   soak(phase: string, serial: string | null, signal: AbortSignal): Promise<SharingCable[]>;
+  // This run has stopped its load in the soak before the soak's end (an early FAIL, a setup error); whether the other
+  // cable's load still runs (or ran to the soak's end).
+  soakLoadStoppedEarly(phase: string): void;
+  othersLoading(phase: string): boolean;
   // The GPU load of a node for a soak: started by the first run to ask (journaled in its journal), shared by both,
   // stopped when the last run lets go of it.
   gpuLoad(ctx: RunContext, node: NodeState, command: string, name: string): Promise<RemoteProcess>;
@@ -39,6 +43,7 @@ interface SharedLoad {
 export class TogetherRuns {
   private readonly arrived = new Map<string, Map<number, SharingCable>>();
   private readonly done = new Set<number>();
+  private readonly unloaded = new Map<string, Set<number>>();
   private waiting: (() => void)[] = [];
   private readonly loads = new Map<string, SharedLoad>();
 
@@ -54,6 +59,11 @@ export class TogetherRuns {
       stale: i === 0 ? o.stale : [],
       portOffset: o.portOffset,
       soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
+      soakLoadStoppedEarly: (phase) => {
+        if (!this.unloaded.has(phase)) this.unloaded.set(phase, new Set());
+        this.unloaded.get(phase)!.add(i);
+      },
+      othersLoading: (phase) => [...(this.arrived.get(phase)?.keys() ?? [])].some((j) => j !== i && !this.done.has(j) && !this.unloaded.get(phase)?.has(j)),
       gpuLoad: (ctx, node, command, name) => this.gpuLoad(i, ctx, node, command, name),
       releaseGpu: (p) => this.release(i, p),
       ended: () => {

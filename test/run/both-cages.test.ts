@@ -117,7 +117,7 @@ describe('run --sim dual-cage --port both (quick protocol)', () => {
     }
     const html = readFileSync(out.cables[0]!.document!, 'utf8');
     expect(html).toContain('qualified at once with the cable in cage 1 (serial ONT2403150203');
-    expect(html).toMatch(/spark-a → spark-b 92\.\d Gb\/s median \((99|100)\.\d % of its 1\/2 share of its ib_write_bw 185\.\d\)/);
+    expect(html).toMatch(/spark-a → spark-b 92\.\d Gb\/s median \((99|100)\.\d % of its share \(1\/2\) of its ib_write_bw 185\.\d\)/);
   });
 
   it('soaks under one GPU load per node, and the clone’s FAIL stops only its own load: the good cable’s streams go on, at the whole rails', () => {
@@ -137,6 +137,21 @@ describe('run --sim dual-cage --port both (quick protocol)', () => {
       .flatMap((l) => (l['streams'] as Line[]).flatMap((s) => s['gbps'] as number[]));
     expect(late.length).toBeGreaterThan(10);
     for (const g of late) expect(g).toBeGreaterThan(90);
+    // The good cable's journal says when it had the rails alone (within a tick of the clone's stop), and its rows are
+    // judged so: before, against half its benchmark figure; after, against all of it: ~100 % either way.
+    const alone = ja.filter((l) => l['type'] === 'load-sharing');
+    expect(alone.map((l) => [l['phase'], l['sharedWith']])).toEqual([['soak-loaded', []]]);
+    expect(labMs(ja, alone[0]!['tS']) - stopped).toBeGreaterThanOrEqual(0);
+    expect(labMs(ja, alone[0]!['tS']) - stopped).toBeLessThanOrEqual(1000);
+    const loaded = (record(out.cables[0]!)['soakLoad'].link as Line[]).filter((d) => d['phase'] === 'soak-loaded');
+    for (const d of loaded) {
+      expect(d['sharedBy']).toBe(2);
+      expect(d['sharedUntilS']).toBe(alone[0]!['tS']);
+      expect(d['pctOfBenchmark']).toBeGreaterThan(99);
+      expect(d['pctOfBenchmark']).toBeLessThan(101);
+    }
+    // The clone's own journal never says so: the good cable's load ran to the soak's end.
+    expect(jb.some((l) => l['type'] === 'load-sharing')).toBe(false);
   });
 
   it('each cable’s journal grades on its own to the verdict the run gave, and its document verifies', async () => {

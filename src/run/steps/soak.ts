@@ -56,6 +56,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       // A node that does not answer: its loads cannot be read or judged. The sampler's gap tolerance decides (node-lost
       // ERROR, or the node answers again and the loads are judged afresh, with what they printed meanwhile).
       if (loop.nodesInGap.length > 0) continue;
+      await loads.noteSharing();
       await loads.readRows();
       await loads.noteExits();
       judge(false);
@@ -69,7 +70,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
   } finally {
     // Nothing collected is lost: the rows printed since the last read (a soak cut short), then the stop.
     if (!ran) await loads.readRows(true);
-    loads.stopping();
+    loads.stopping(!ran);
     if (load) await stopLinkLoad(ctx, load);
     if (gpu.length && ctx.together) await releaseShared(ctx, gpu);
     else if (gpu.length) await ctx.stopProcesses(gpu);
