@@ -236,7 +236,14 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
       let settled: SettleResult;
       try {
         settled = await settleBench(
-          { pair, nodes: bench.nodes, runners: bench.runners, ...(controller ? { controller } : {}), ...(bench.both ? { cages: [0, 1] } : {}) },
+          // A two-cable bench checks the cages of this swap's cables (an odd cable out: its cage alone, the other may be empty).
+          {
+            pair,
+            nodes: bench.nodes,
+            runners: bench.runners,
+            ...(controller ? { controller } : {}),
+            ...(bench.both ? { cages: live.map((x) => x.nodes[0].cage as number) } : {}),
+          },
           got.swapped,
           {
             clock: deps.clock,

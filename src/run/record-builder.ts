@@ -153,6 +153,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
   const ran = opts.protocol ? recordedProtocolOf(start, protocol) : protocol;
+  const soakLoads = soakLoadsOf(lines);
   const evidence = checkEvidence({
     protocol: ran,
     phases,
@@ -168,7 +169,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     rules,
     limits: protocol.limits,
     journalVersion,
-    soakLoads: soakLoadsOf(lines),
+    soakLoads,
   });
   notes.push(...evidence.notes);
 
@@ -305,7 +306,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...(evidence.soakLoad ? { soakLoad: evidence.soakLoad } : {}),
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
-    ...togetherOf(start, soakLoadsOf(lines)),
+    ...togetherOf(start, soakLoads),
   };
 }
 
