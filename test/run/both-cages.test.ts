@@ -190,6 +190,12 @@ describe('run --port both refuses what it cannot do', () => {
     expect(r.code).toBe(2);
     expect(r.err).toBe('cablequal: --port both: give the nodes without cages (--nodes a,b): each node has one cable in cage 0 and one in cage 1\n');
   });
+
+  it('a dry run of both (each cage is planned on its own)', async () => {
+    const r = await runCli(['run', '--sim', 'dual-cage', '--port', 'both', '--dry-run']);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err).toMatch(/^cablequal: --dry-run --port both: plan each cage on its own \(--port 0, then --port 1\)/);
+  });
 });
 
 describe('two cables at once, interrupted', () => {
