@@ -8,6 +8,7 @@ import type { ColdStartResult } from './cold-start.js';
 import type { SshSpeedResult } from './ssh-speed.js';
 import type { StoreBenchResult } from './store.js';
 import type { StoreBusyBenchResult } from './store-busy.js';
+import type { ThroughputBenchResult } from './batch-throughput.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
 // Everything run.ts measured.
@@ -26,6 +27,7 @@ export interface BenchResults {
   coldStart?: ColdStartResult;
   sshSpeed?: SshSpeedResult;
   storeBusy?: StoreBusyBenchResult;
+  throughput?: ThroughputBenchResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
@@ -265,7 +267,45 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.coldStart) out.push(...coldStartSection(r.coldStart));
   if (r.sshSpeed) out.push(...sshSpeedSection(r.sshSpeed));
   if (r.storeBusy) out.push(...storeBusySection(r.storeBusy, r.before?.storeBusy ?? null));
+  if (r.throughput) out.push(...throughputSection(r.throughput));
   return `${out.join('\n')}\n`;
+}
+
+// Section 11: cables per pair per day, one cage and both (issue 25 item 3).
+function throughputSection(t: ThroughputBenchResult): string[] {
+  const la = (xs: number[]) => xs.map((x) => x.toFixed(1)).join(' / ');
+  const runs = [t.one, t.both];
+  const row = (name: string, f: (x: ThroughputBenchResult['one']) => string) => `| ${name} | ${runs.map(f).join(' | ')} |`;
+  const cyc = (x: ThroughputBenchResult['one']) => x.throughput.cycle;
+  const min = (s: number | null | undefined) => (s === null || s === undefined ? '–' : (s / 60).toFixed(1));
+  const both = cyc(t.both)?.perPairPerDay ?? null;
+  return [
+    '## 11. Batch throughput: one cable per swap, and two (`--port both`)',
+    '',
+    `Two simulated batches through the CLI in process (bench/batch-throughput.ts; \`cablequal batch --sim ... --db off\`, virtual time): ${t.plan.cables.one} and ${t.plan.cables.both} good QSFP56 cables, the full default protocol (${t.plan.protocol}), the simulated operator taking ${t.plan.swapS / 60} min to swap each cable (\`--sim-swap ${t.plan.swapS}\`: ${(2 * t.plan.swapS) / 60} min for the two of a \`--port both\` swap) and the nodes ${t.plan.rebootS / 60} min to reboot (\`--sim-reboot ${t.plan.rebootS}\`). The figures are what each batch printed and recorded (src/batch/throughput.ts): over the whole batch, and for its swap cycles (a batch's first cables are in from the start, with no swap and no reboot, so the steady pace is the cycles'). Settle = from the cables seen in to the bench ready: the reboot, the links, and the loopback of every rail (both cages' with \`--port both\`).`,
+    `Measured ${t.date}; load average ${la(t.loadAvg.start)} at the start, ${la(t.loadAvg.end)} at the end.`,
+    '',
+    '| | one cage (`--port 1`) | both cages (`--port both`) |',
+    '|---|---|---|',
+    row('cables, outcomes', (x) => `${x.outcomes.length}: ${[...new Set(x.outcomes)].join(', ')}`),
+    row('qualified / hours of batch', (x) => `${x.throughput.qualified} / ${x.throughput.hours.toFixed(2)}`),
+    row('cables per hour (whole batch)', (x) => x.throughput.perHour.toFixed(2)),
+    row('cables per pair per day (whole batch)', (x) => x.throughput.perPairPerDay.toFixed(1)),
+    row('swap cycles measured, cables each', (x) => (cyc(x) ? `${cyc(x)!.cycles}, ${cyc(x)!.cables}` : '–')),
+    row('swap, min', (x) => min(cyc(x)?.swapS)),
+    row('reboot, min', (x) => min(cyc(x)?.rebootS)),
+    row('settle (reboot included), min', (x) => min(cyc(x)?.settleS)),
+    row('qualification, min', (x) => min(cyc(x)?.runS)),
+    row('**cables per pair per day (swap cycles)**', (x) => `**${cyc(x)?.perPairPerDay.toFixed(1) ?? '–'}**`),
+    row('the batch took, real s', (x) => x.wallS.toFixed(1)),
+    '',
+    verdict(
+      both === null ? null : both >= 34,
+      'Target: >= 34 cables per pair per day with --port both',
+      `its swap cycles give ${both?.toFixed(1) ?? '–'} (one cage: ${cyc(t.one)?.perPairPerDay.toFixed(1) ?? '–'}, the ~18 the issue expected)`,
+    ),
+    '',
+  ];
 }
 
 // Section 10: the longest tick interval while another process holds the store, before and after #22 item 7.

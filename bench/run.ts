@@ -14,6 +14,7 @@ import { benchRunPage } from './run-page.js';
 import { benchSshSpeed } from './ssh-speed.js';
 import { benchStore } from './store.js';
 import { benchStoreBusy } from './store-busy.js';
+import { benchBatchThroughput } from './batch-throughput.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -44,7 +45,8 @@ const t0 = performance.now();
 const coldBefore = process.env.CQ_BENCH_BEFORE
   ? { root: process.env.CQ_BENCH_BEFORE, label: process.env.CQ_BENCH_BEFORE_LABEL ?? process.env.CQ_BENCH_BEFORE }
   : undefined;
-// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed, storebusy) into
+// `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed, storebusy,
+// throughput) into
 // the existing results; the old figures of grade and storebusy are kept as `before` so BENCHMARKS.md shows both (full
 // measures its own before: CQ_BENCH_BEFORE, bench/sim-cli.ts).
 const onlyArg = process.argv.indexOf('--only');
@@ -82,6 +84,10 @@ if (only) {
       log('sampling while another process holds the results store (real time, about 3 minutes)');
       if (prev.storeBusy) before.storeBusy ??= prev.storeBusy;
       next.storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
+    }
+    if (only.includes('throughput')) {
+      log('batch throughput, one cage and both cages (simulated, full default protocol)');
+      next.throughput = await benchBatchThroughput(work, log);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -138,8 +144,10 @@ try {
   const coldStart = benchColdStart(quick ? 5 : 15, join(work, 'cold'), log, coldBefore);
   log('9/10 full default protocol over SSH at x20 (sim serve)');
   const sshSpeed = await benchSshSpeed(work, log);
-  log('10/10 sampling while another process holds the results store (real time)');
+  log('10/11 sampling while another process holds the results store (real time)');
   const storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
+  log('11/11 batch throughput, one cage and both cages (simulated, full default protocol)');
+  const throughput = await benchBatchThroughput(work, log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -153,6 +161,7 @@ try {
     coldStart,
     sshSpeed,
     storeBusy,
+    throughput,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

@@ -12,13 +12,16 @@ import { NodeMutexes, NodeUse } from './mutex.js';
 import type { Operator } from './operator.js';
 import { pairReady, probeEnd } from './probe.js';
 import { unreachableReporter } from './reachability.js';
-import { saveState, type BatchState, type CableState } from './state.js';
+import { saveState, type BatchState, type CableState, type CycleRecord } from './state.js';
 import { settleBench, type BenchLogEntry, type RebootMode, type SettleResult } from './settle.js';
 
-// One bench: two nodes joined by the cable under test.
+// One bench: two nodes joined by the cable under test, or (both) by one cable in each cage.
 export interface Bench {
   nodes: [NodeSpec, NodeSpec];
   runners: Map<string, CommandRunner>;
+  // Both cages of these nodes (batch --port both): the cables go two at a time, one in cage 0 and one in cage 1, with
+  // one swap and one reboot of both nodes for both, and are qualified at once (src/run/both-cages.ts).
+  both?: boolean;
 }
 
 // What runs one cable (the CLI builds it from the same deps as `cablequal run`).
@@ -27,10 +30,15 @@ export interface CableRunRequest {
   label: string;
   golden: boolean;
   outDir: string;
+  // The nodes at the cage this cable is in (the bench's, or cage 0 / cage 1 of a two-cable bench).
+  nodes: [NodeSpec, NodeSpec];
   sharedNodes: string[];
   benchmarkGate?: (phase: Phase) => Promise<() => void>;
 }
-export type CableRunner = (req: CableRunRequest) => Promise<{ record: RunRecord; runDir: string; report: string | null }>;
+type CableResult = { record: RunRecord; runDir: string; report: string | null };
+export type CableRunner = (req: CableRunRequest) => Promise<CableResult>;
+// What runs the two cables of a two-cable bench at once (cage 0's first), as `cablequal run --port both` does.
+export type CablesRunner = (reqs: [CableRunRequest, CableRunRequest]) => Promise<[CableResult, CableResult]>;
 
 export interface BatchDeps {
   dir: string;
@@ -43,10 +51,12 @@ export interface BatchDeps {
   autoDetect: boolean;
   operator: Operator;
   runCable: CableRunner;
+  // Two-cable benches: both cables of a swap at once (else each runs alone, one after the other).
+  runCables?: CablesRunner;
   pollMs?: number; // auto-detect polling period (default 5 s)
   swapTimeoutMs?: number; // auto-detect: give up on a cable after this long (default 1 h)
-  // A cable is asked for (the simulated lab's scripted operator swaps it here).
-  onPlugRequest?: (pair: number, cable: CableState) => void;
+  // A cable is asked for (the simulated lab's scripted operator swaps it here); `cage` on a two-cable bench.
+  onPlugRequest?: (pair: number, cable: CableState, cage?: number) => void;
   // After each swap: reboot the nodes (auto) or tell the operator to (manual), then check them (the hot-plug trap).
   reboot: RebootMode;
   rebootWaitMs?: number; // default 15 min (auto), 60 min (manual)
@@ -59,7 +69,14 @@ export interface BatchDeps {
 }
 
 // Fresh state: golden first and last on the first pair, manifest cables spread over the pairs in order.
-export function initialState(o: { manifestFile: string; manifest: ManifestCable[]; pairs: string[]; protocol: string; golden: string | null }): BatchState {
+export function initialState(o: {
+  manifestFile: string;
+  manifest: ManifestCable[];
+  pairs: string[];
+  protocol: string;
+  golden: string | null;
+  both?: boolean;
+}): BatchState {
   const blank = (label: string, pair: number): CableState => ({
     label,
     pair,
@@ -82,6 +99,7 @@ export function initialState(o: { manifestFile: string; manifest: ManifestCable[
     manifest: o.manifestFile,
     labels: o.manifest.map((c) => c.label),
     pairs: o.pairs,
+    ...(o.both ? { both: true } : {}),
     protocol: o.protocol,
     golden: o.golden,
     cables,
@@ -95,7 +113,13 @@ export function sharedNodesOf(benches: Bench[], i: number): string[] {
   return names.filter((n) => benches.some((b, j) => j !== i && b.nodes.some((x) => x.name === n)));
 }
 
-const where = (b: Bench) => b.nodes.map((n) => `${n.name} cage ${n.cage === 'auto' ? '(auto)' : n.cage}`).join(' and ');
+const where = (nodes: readonly NodeSpec[]) => nodes.map((n) => `${n.name} cage ${n.cage === 'auto' ? '(auto)' : n.cage}`).join(' and ');
+
+// The places a bench holds cables: its nodes at their cages, or both cages of a two-cable bench (cage 0 first).
+export function slotsOf(b: Bench): [NodeSpec, NodeSpec][] {
+  if (!b.both) return [b.nodes];
+  return [0, 1].map((cage) => b.nodes.map((n) => ({ ...n, cage })) as [NodeSpec, NodeSpec]);
+}
 
 // Run the whole batch: one queue per bench, concurrently; the state file is rewritten after every change.
 export async function runBatch(deps: BatchDeps): Promise<BatchState> {
@@ -114,80 +138,127 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
 
   const queue = async (pair: number): Promise<void> => {
     const bench = deps.benches[pair]!;
+    const slots = slotsOf(bench);
     const shared = sharedNodesOf(deps.benches, pair);
     const controller = bench.nodes.find((n) => deps.controllerNodes?.has(n.name))?.name;
-    let previous: string | null = null;
-    for (const c of s.cables.filter((x) => x.pair === pair)) {
-      if (c.status !== 'pending') continue;
+    // The serial seen in each slot last (a swap must bring another).
+    const previous: (string | null)[] = slots.map(() => null);
+    for (;;) {
       if (stop || deps.signal.aborted) break;
-      const m = deps.manifest.find((x) => x.label === c.label);
-      const what = c.golden ? `the golden cable (serial ${s.golden})` : `cable "${c.label}"${m?.expectedPn ? ` (${m.expectedPn})` : ''}`;
-      deps.operator.say(`[pair ${pair + 1}] plug ${what} into ${where(bench)}`);
-      deps.onPlugRequest?.(pair, c);
-      const got = await waitForCable(deps, bench, previous, c.golden ? s.golden : null);
+      // The cables of the next swap: as many pending cables as the bench has slots, in queue order.
+      const group = s.cables.filter((x) => x.pair === pair && x.status === 'pending').slice(0, slots.length);
+      if (!group.length) break;
+      const cycle: CycleRecord = {
+        pair,
+        labels: group.map((c) => c.label),
+        askedAt: stamp(deps.clock),
+        swapped: false,
+        inAt: null,
+        settledAt: null,
+        rebootS: null,
+        endedAt: null,
+        qualified: 0,
+      };
+      for (const [i, c] of group.entries()) {
+        const m = deps.manifest.find((x) => x.label === c.label);
+        const what = c.golden ? `the golden cable (serial ${s.golden})` : `cable "${c.label}"${m?.expectedPn ? ` (${m.expectedPn})` : ''}`;
+        deps.operator.say(`[pair ${pair + 1}] plug ${what} into ${where(slots[i]!)}`);
+        deps.onPlugRequest?.(pair, c, bench.both ? (slots[i]![0].cage as number) : undefined);
+      }
+      const got = await waitForCables(
+        deps,
+        bench,
+        group.map((c, i) => ({ nodes: slots[i]!, previous: previous[i]!, expect: c.golden ? s.golden : null })),
+      );
       if (got === 'quit') {
         stop = true;
         break;
       }
       if (got === 'skip' || got === 'timeout') {
-        c.status = 'skipped';
-        c.reason = got === 'skip' ? 'skipped by the operator' : 'no cable swap detected in time';
+        for (const c of group) {
+          c.status = 'skipped';
+          c.reason = got === 'skip' ? 'skipped by the operator' : 'no cable swap detected in time';
+        }
         save();
         continue;
       }
-      previous = got.serial;
-      c.serial = got.serial;
-      c.benchError = undefined;
-      const dup = c.golden ? undefined : tested(got.serial, c);
-      if (dup || (!c.golden && got.serial === s.golden)) {
-        c.status = 'refused';
-        c.outcome = 'ERROR';
-        c.reason = dup ? `repeated serial: ${got.serial} was already tested in this batch as "${dup.label}"` : `serial ${got.serial} is the golden cable`;
-        deps.operator.say(`[pair ${pair + 1}] ${c.label}: REFUSED, ${c.reason}`);
-        save();
-        continue;
+      cycle.swapped = got.swapped;
+      cycle.inAt = stamp(deps.clock);
+      const live: { c: CableState; nodes: [NodeSpec, NodeSpec]; serial: string }[] = [];
+      for (const [i, c] of group.entries()) {
+        const seen = got.cables[i]!;
+        previous[i] = seen.serial;
+        c.serial = seen.serial;
+        c.benchError = undefined;
+        const dup = c.golden ? undefined : tested(seen.serial, c);
+        if (dup || (!c.golden && seen.serial === s.golden)) {
+          c.status = 'refused';
+          c.outcome = 'ERROR';
+          c.reason = dup ? `repeated serial: ${seen.serial} was already tested in this batch as "${dup.label}"` : `serial ${seen.serial} is the golden cable`;
+          deps.operator.say(`[pair ${pair + 1}] ${c.label}: REFUSED, ${c.reason}`);
+          save();
+          continue;
+        }
+        const m = deps.manifest.find((x) => x.label === c.label);
+        c.warnings = [];
+        if (m?.expectedSerial && m.expectedSerial !== seen.serial)
+          c.warnings.push(`manifest expects serial ${m.expectedSerial}, the EEPROM says ${seen.serial}`);
+        if (m?.expectedPn && m.expectedPn !== seen.partNumber)
+          c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${seen.partNumber ?? '(none)'}`);
+        for (const w of c.warnings) deps.operator.say(`[pair ${pair + 1}] ${c.label}: warning: ${w}`);
+        live.push({ c, nodes: slots[i]!, serial: seen.serial });
       }
-      c.warnings = [];
-      if (m?.expectedSerial && m.expectedSerial !== got.serial) c.warnings.push(`manifest expects serial ${m.expectedSerial}, the EEPROM says ${got.serial}`);
-      if (m?.expectedPn && m.expectedPn !== got.partNumber)
-        c.warnings.push(`manifest expects part number ${m.expectedPn}, the EEPROM says ${got.partNumber ?? '(none)'}`);
-      for (const w of c.warnings) deps.operator.say(`[pair ${pair + 1}] ${c.label}: warning: ${w}`);
       save();
+      if (!live.length) continue;
       // Resumed after the batch asked for the controller node's reboot: go on only once that node has rebooted.
-      if (c.controllerReboot) {
-        const asked = c.controllerReboot;
+      const asked = live.find((x) => x.c.controllerReboot)?.c.controllerReboot;
+      if (asked) {
+        const names = live.map((x) => x.c.label).join(' and ');
         if (!(await rebootedSince(bench, asked))) {
           deps.operator.say(
-            `[pair ${pair + 1}] ${asked.node} has not rebooted since the batch asked (same boot id): reboot it with ${c.label} in (sudo systemctl reboot), then run the same command with --resume`,
+            `[pair ${pair + 1}] ${asked.node} has not rebooted since the batch asked (same boot id): reboot it with ${names} in (sudo systemctl reboot), then run the same command with --resume`,
           );
           stop = true;
           break;
         }
-        c.controllerReboot = undefined;
-        c.reason = null;
-        deps.operator.say(`[pair ${pair + 1}] ${asked.node} has rebooted: checking the bench with ${c.label} in`);
+        for (const x of live) {
+          x.c.controllerReboot = undefined;
+          x.c.reason = null;
+        }
+        deps.operator.say(`[pair ${pair + 1}] ${asked.node} has rebooted: checking the bench with ${names} in`);
         save();
       }
-      // The hot-plug trap: measure nothing until the nodes are rebooted with this cable in and run at full speed.
+      // The hot-plug trap: measure nothing until the nodes are rebooted with the cable(s) in and run at full speed.
       const releaseAlone = await use.take(
         bench.nodes.map((n) => n.name),
         true,
       );
       let settled: SettleResult;
       try {
-        settled = await settleBench({ pair, nodes: bench.nodes, runners: bench.runners, ...(controller ? { controller } : {}) }, got.swapped, {
-          clock: deps.clock,
-          signal: deps.signal,
-          operator: deps.operator,
-          mode: deps.reboot,
-          protocol: deps.protocol,
-          pollMs: deps.pollMs ?? 5000,
-          rebootWaitMs: deps.rebootWaitMs ?? (deps.reboot === 'auto' ? 15 : 60) * 60_000,
-          linkWaitMs: deps.linkWaitMs ?? 5 * 60_000,
-          maxReboots: 2,
-          log: deps.benchLog,
-          ...(deps.onRebootRequest ? { onRebootRequest: (nodes: string[]) => deps.onRebootRequest!(pair, nodes) } : {}),
-        });
+        settled = await settleBench(
+          // A two-cable bench checks the cages of this swap's cables (an odd cable out: its cage alone, the other may be empty).
+          {
+            pair,
+            nodes: bench.nodes,
+            runners: bench.runners,
+            ...(controller ? { controller } : {}),
+            ...(bench.both ? { cages: live.map((x) => x.nodes[0].cage as number) } : {}),
+          },
+          got.swapped,
+          {
+            clock: deps.clock,
+            signal: deps.signal,
+            operator: deps.operator,
+            mode: deps.reboot,
+            protocol: deps.protocol,
+            pollMs: deps.pollMs ?? 5000,
+            rebootWaitMs: deps.rebootWaitMs ?? (deps.reboot === 'auto' ? 15 : 60) * 60_000,
+            linkWaitMs: deps.linkWaitMs ?? 5 * 60_000,
+            maxReboots: 2,
+            log: deps.benchLog,
+            ...(deps.onRebootRequest ? { onRebootRequest: (nodes: string[]) => deps.onRebootRequest!(pair, nodes) } : {}),
+          },
+        );
       } finally {
         releaseAlone();
       }
@@ -197,60 +268,84 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
           // The batch cannot reboot the machine it runs on: the operator does, after the batch has ended (the other
           // pairs finish their running cable first), then --resume qualifies this cable.
           const { node } = settled.controllerReboot;
-          c.controllerReboot = settled.controllerReboot;
-          c.reason = `waiting for ${node} (the machine this batch runs on) to be rebooted with the cable in, then --resume`;
+          for (const x of live) {
+            x.c.controllerReboot = settled.controllerReboot;
+            x.c.reason = `waiting for ${node} (the machine this batch runs on) to be rebooted with the cable in, then --resume`;
+          }
           deps.operator.say(
-            `[pair ${pair + 1}] ${c.label}: ${node} is the machine this batch runs on, so the batch does not reboot it: once this batch has ended, reboot ${node} with the cable in (sudo systemctl reboot), then run the same command with --resume`,
+            `[pair ${pair + 1}] ${live.map((x) => x.c.label).join(' and ')}: ${node} is the machine this batch runs on, so the batch does not reboot it: once this batch has ended, reboot ${node} with the cable in (sudo systemctl reboot), then run the same command with --resume`,
           );
           stop = true;
           save();
           break;
         }
         // The bench, not the cable: the cable stays untested (--resume tries it again) and this pair stops.
-        c.benchError = `${settled.reason.rule}: ${settled.reason.message}`;
-        c.reason = `bench not measurable: ${c.benchError}${settled.reason.advice ? ` (${settled.reason.advice})` : ''}`;
-        deps.operator.say(`[pair ${pair + 1}] ${c.label}: ERROR, ${c.reason}; this pair stops`);
+        for (const x of live) {
+          x.c.benchError = `${settled.reason.rule}: ${settled.reason.message}`;
+          x.c.reason = `bench not measurable: ${x.c.benchError}${settled.reason.advice ? ` (${settled.reason.advice})` : ''}`;
+          deps.operator.say(`[pair ${pair + 1}] ${x.c.label}: ERROR, ${x.c.reason}; this pair stops`);
+        }
         save();
         break;
       }
+      cycle.settledAt = stamp(deps.clock);
+      cycle.rebootS = settled.reboots ? settled.rebootS : null;
+      const benchName = bench.both ? `${bench.nodes.map((n) => n.name).join(' and ')} (both cages)` : where(bench.nodes);
       deps.operator.say(
-        `[pair ${pair + 1}] ${where(bench)} ready${settled.reboots ? ` after ${settled.reboots} reboot(s)` : ''}: loopback ${settled.loopback.map((r) => `${r.node} rail ${r.rail} ${r.gbps.toFixed(1)}`).join(', ')} Gb/s`,
+        `[pair ${pair + 1}] ${benchName} ready${settled.reboots ? ` after ${settled.reboots} reboot(s)` : ''}: loopback ${settled.loopback.map((r) => `${r.node} ${bench.both ? r.device : `rail ${r.rail}`} ${r.gbps.toFixed(1)}`).join(', ')} Gb/s`,
       );
-      c.status = 'running';
-      c.attempts += 1;
+      for (const x of live) {
+        x.c.status = 'running';
+        x.c.attempts += 1;
+      }
       save();
+      const together = live.length === 2 && deps.runCables ? ' at once (one per cage: benchmarks one after the other, soaks together)' : '';
       deps.operator.say(
-        `[pair ${pair + 1}] ${c.label} (serial ${got.serial}): qualifying${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`,
+        `[pair ${pair + 1}] ${live.map((x) => `${x.c.label} (serial ${x.serial})`).join(' and ')}: qualifying${together}${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`,
       );
       const releaseUse = await use.take(
         bench.nodes.map((n) => n.name),
         false,
       );
-      let res: Awaited<ReturnType<CableRunner>>;
+      const request = (x: (typeof live)[number]): CableRunRequest => ({
+        pair,
+        label: x.c.label,
+        golden: Boolean(x.c.golden),
+        outDir: join(deps.dir, 'runs'),
+        nodes: x.nodes,
+        sharedNodes: shared,
+        ...(shared.length ? { benchmarkGate: () => mutexes.lockAll(shared) } : {}),
+      });
+      let results: CableResult[];
       try {
-        res = await deps.runCable({
-          pair,
-          label: c.label,
-          golden: Boolean(c.golden),
-          outDir: join(deps.dir, 'runs'),
-          sharedNodes: shared,
-          ...(shared.length ? { benchmarkGate: () => mutexes.lockAll(shared) } : {}),
-        });
+        results =
+          live.length === 2 && deps.runCables
+            ? await deps.runCables([request(live[0]!), request(live[1]!)])
+            : await live.reduce<Promise<CableResult[]>>(async (acc, x) => [...(await acc), await deps.runCable(request(x))], Promise.resolve([]));
       } finally {
         releaseUse();
       }
-      c.runDir = relative(deps.dir, res.runDir);
-      c.report = res.report ? relative(deps.dir, res.report) : null;
-      if (deps.signal.aborted || res.record.outcome === 'ABORTED') {
-        c.reason = 'interrupted: re-run from the start on --resume';
-        save(); // stays 'running'
-        break;
+      let interrupted = false;
+      for (const [i, x] of live.entries()) {
+        const res = results[i]!;
+        const c = x.c;
+        c.runDir = relative(deps.dir, res.runDir);
+        c.report = res.report ? relative(deps.dir, res.report) : null;
+        if (deps.signal.aborted || res.record.outcome === 'ABORTED') {
+          c.reason = 'interrupted: re-run from the start on --resume';
+          interrupted = true; // stays 'running'
+          continue;
+        }
+        c.status = 'done';
+        c.outcome = res.record.outcome;
+        c.reason = res.record.reasons[0] ? `${res.record.reasons[0].rule}: ${res.record.reasons[0].message}` : null;
+        if (CABLE_VERDICTS.includes(c.outcome)) cycle.qualified++;
+        deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${x.serial}): ${c.outcome}${c.reason ? ` - ${c.reason}` : ''}`);
       }
-      c.status = 'done';
-      c.outcome = res.record.outcome;
-      c.reason = res.record.reasons[0] ? `${res.record.reasons[0].rule}: ${res.record.reasons[0].message}` : null;
-      deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${got.serial}): ${c.outcome}${c.reason ? ` - ${c.reason}` : ''}`);
+      cycle.endedAt = stamp(deps.clock);
+      (s.cycles ??= []).push(cycle);
       save();
+      if (interrupted) break;
       if (deps.operator.stopRequested()) stop = true;
     }
   };
@@ -260,34 +355,49 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
   return s;
 }
 
-// The cable found, and whether it went in while the batch waited (plugged into running nodes: the hot-plug trap).
-type Wait = { serial: string; partNumber: string | null; swapped: boolean } | 'skip' | 'quit' | 'timeout';
+// The cables found (one per slot asked for), and whether any went in while the batch waited (plugged into running
+// nodes: the hot-plug trap).
+type Wait = { cables: { serial: string; partNumber: string | null }[]; swapped: boolean } | 'skip' | 'quit' | 'timeout';
 
-// Wait for the swap: the old cable gone, then one new cable up on both ends with a readable serial.
-async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | null, expect: string | null): Promise<Wait> {
+// What the batch waits for in one slot: a cable up on both ends with a readable serial, not the one seen there last
+// (and the golden serial when the golden cable is asked for).
+interface SlotWanted {
+  nodes: readonly NodeSpec[];
+  previous: string | null;
+  expect: string | null;
+}
+
+// Wait for the swap: in each slot asked for, the old cable gone and one new cable up on both ends with a readable serial.
+async function waitForCables(deps: BatchDeps, bench: Bench, slots: SlotWanted[]): Promise<Wait> {
   const pair = deps.benches.indexOf(bench);
   const unreachable = unreachableReporter(deps.clock, (l) => deps.operator.say(l), `[pair ${pair + 1}] `);
   const look = async () => {
-    const ends = await Promise.all(bench.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage)));
-    unreachable(
-      bench.nodes.map((n) => n.name),
-      ends,
-    );
-    return pairReady(ends);
+    const seen = [];
+    for (const slot of slots) {
+      const ends = await Promise.all(slot.nodes.map((n) => probeEnd(bench.runners.get(n.name)!, n.cage)));
+      unreachable(
+        slot.nodes.map((n) => n.name),
+        ends,
+      );
+      seen.push(pairReady(ends));
+    }
+    return seen;
   };
-  const acceptable = (r: { serial: string } | null) => r !== null && r.serial !== previous && (expect === null || r.serial === expect);
+  const acceptable = (r: { serial: string } | null, slot: SlotWanted) =>
+    r !== null && r.serial !== slot.previous && (slot.expect === null || r.serial === slot.expect);
+  const allIn = (rs: ({ serial: string; partNumber: string | null } | null)[]) => rs.every((r, i) => acceptable(r, slots[i]!));
   const pollMs = deps.pollMs ?? 5000;
-  // Already in when asked for (the first cable of a batch, a resumed one): not plugged into running nodes by this batch.
+  // Already in when asked for (the first cables of a batch, resumed ones): not plugged into running nodes by this batch.
   const first = await look();
-  const swapped = !acceptable(first);
-  const found = (r: { serial: string; partNumber: string | null }) => ({ ...r, swapped });
+  const swapped = !allIn(first);
+  const found = (rs: ({ serial: string; partNumber: string | null } | null)[]): Wait => ({ cables: rs.map((r) => r!), swapped });
   if (deps.autoDetect) {
-    if (!swapped) return found(first!);
+    if (!swapped) return found(first);
     const deadline = deps.clock.now() + (deps.swapTimeoutMs ?? 3_600_000);
     while (deps.clock.now() < deadline) {
       if (deps.signal.aborted) return 'quit';
-      const r = await look();
-      if (acceptable(r)) return found(r!);
+      const rs = await look();
+      if (allIn(rs)) return found(rs);
       try {
         await deps.clock.sleep(pollMs, deps.signal);
       } catch {
@@ -297,24 +407,33 @@ async function waitForCable(deps: BatchDeps, bench: Bench, previous: string | nu
     return 'timeout';
   }
   for (;;) {
-    const a = await deps.operator.ask('cable in?');
+    const a = await deps.operator.ask(slots.length > 1 ? 'cables in?' : 'cable in?');
     if (a !== 'continue') return a;
-    let r: Awaited<ReturnType<typeof look>> = null;
+    let rs: Awaited<ReturnType<typeof look>> = slots.map(() => null);
     // The link takes a few seconds to train after the plug.
-    for (let i = 0; i < 12 && !acceptable(r); i++) {
-      r = await look();
-      if (!acceptable(r)) await deps.clock.sleep(pollMs, deps.signal).catch(() => undefined);
+    for (let i = 0; i < 12 && !allIn(rs); i++) {
+      rs = await look();
+      if (!allIn(rs)) await deps.clock.sleep(pollMs, deps.signal).catch(() => undefined);
     }
-    if (acceptable(r)) return found(r!);
-    deps.operator.say(
-      r === null
-        ? 'no cable seen: both rails must be Up on both nodes and the EEPROM readable'
-        : r.serial === previous
-          ? `still the previous cable (serial ${r.serial})`
-          : `serial ${r.serial} is not the expected ${expect}`,
-    );
+    if (allIn(rs)) return found(rs);
+    for (const [i, slot] of slots.entries()) {
+      const r = rs[i]!;
+      if (acceptable(r, slot)) continue;
+      const at = slots.length > 1 ? `${where(slot.nodes)}: ` : '';
+      deps.operator.say(
+        at +
+          (r === null
+            ? 'no cable seen: both rails must be Up on both nodes and the EEPROM readable'
+            : r.serial === slot.previous
+              ? `still the previous cable (serial ${r.serial})`
+              : `serial ${r.serial} is not the expected ${slot.expect}`),
+      );
+    }
   }
 }
+
+// The batch clock's time (virtual on the simulated lab), for the cycle records.
+const stamp = (clock: Clock) => new Date(clock.now()).toISOString();
 
 // The golden cable's two runs must agree within the protocol's regression tolerances, else the bench changed.
 async function goldenDrift(dir: string, s: BatchState, protocol: Protocol): Promise<BatchState['goldenDrift']> {

@@ -1,16 +1,6 @@
-// A FIFO async mutex: two cables sharing a node take turns for their benchmarks.
-export class Mutex {
-  private tail: Promise<void> = Promise.resolve();
+import { Mutex } from '../run/turns.js';
 
-  // Resolves with the release function once every earlier holder has released.
-  lock(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => (release = r));
-    const ready = this.tail.then(() => release);
-    this.tail = this.tail.then(() => next);
-    return ready;
-  }
-}
+export { Mutex };
 
 // One mutex per node name; a run that touches several nodes takes them in name order (no deadlock).
 export class NodeMutexes {

@@ -58,6 +58,9 @@ export interface SettleBench {
   runners: Map<string, CommandRunner>;
   // The node that is the machine this batch runs on (src/batch/controller.ts): never rebooted by the batch.
   controller?: string;
+  // The cages whose links and loopback are checked on every node (both, for a bench with a cable in each); default:
+  // each node's own.
+  cages?: number[];
 }
 
 // The batch rebooted the other node; the operator must reboot the controller node (its boot id then) and --resume.
@@ -67,7 +70,8 @@ export interface ControllerRebootNeeded {
 }
 
 export type SettleResult =
-  | { ok: true; reboots: number; loopback: LoopbackResult[] }
+  // rebootS: seconds from each reboot command until the nodes answered with new boot ids, summed (0 without a reboot).
+  | { ok: true; reboots: number; rebootS: number; loopback: LoopbackResult[] }
   | { ok: false; reboots: number; reason: Reason }
   | { ok: false; reboots: number; controllerReboot: ControllerRebootNeeded }
   | { ok: false; aborted: true };
@@ -97,16 +101,17 @@ function loopbackPhaseOf(p: Protocol): Pick<LoopbackPhase, 'msgSize' | 'duration
 // the nodes are checked and rebooted only when the loopback shows them throttled.
 export async function settleBench(bench: SettleBench, swapped: boolean, deps: SettleDeps): Promise<SettleResult> {
   let reboots = 0;
+  let rebootMs = 0;
   try {
     if (swapped) {
-      await reboot(bench, deps, 'the cable was plugged into running nodes (the hot-plug trap: ~13 Gb/s until both reboot with it in)');
+      rebootMs += await reboot(bench, deps, 'the cable was plugged into running nodes (the hot-plug trap: ~13 Gb/s until both reboot with it in)');
       reboots++;
     }
     for (;;) {
       const cages = await awaitLinks(bench, deps);
       const results = await loopbackAll(bench, cages, deps);
       const reason = loopbackFloorReason(results, limitOf(deps.protocol, 'loopback-floor').fail);
-      if (!reason) return { ok: true, reboots, loopback: results };
+      if (!reason) return { ok: true, reboots, rebootS: rebootMs / 1000, loopback: results };
       if (reboots >= deps.maxReboots) {
         throw new NotMeasurable({
           ...reason,
@@ -114,7 +119,7 @@ export async function settleBench(bench: SettleBench, swapped: boolean, deps: Se
           advice: `power the nodes off for 60 s (or check the PCIe links the advice names), then --resume. ${reason.advice ?? ''}`.trim(),
         });
       }
-      await reboot(bench, deps, `the nodes are not at full speed: ${reason.message}`);
+      rebootMs += await reboot(bench, deps, `the nodes are not at full speed: ${reason.message}`);
       reboots++;
     }
   } catch (e) {
@@ -158,9 +163,10 @@ async function bootId(bench: SettleBench, deps: SettleDeps, node: string): Promi
   return BOOT_ID.test(id) ? id : null;
 }
 
-// Reboot both nodes (or tell the operator to) and wait until both answer with a new boot id. The machine the batch
-// runs on is never rebooted by it: the other node is, then the operator is asked to reboot that one (ControllerReboot).
-async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promise<void> {
+// Reboot both nodes (or tell the operator to) and wait until both answer with a new boot id; how long that took (ms).
+// The machine the batch runs on is never rebooted by it: the other node is, then the operator is asked to reboot that
+// one (ControllerReboot).
+async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promise<number> {
   const others = bench.nodes.filter((n) => n.name !== bench.controller);
   const peers = { ...bench, nodes: others };
   const before = new Map<string, string>();
@@ -174,6 +180,7 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
     before.set(n.name, id!);
   }
   const waitMin = Math.round(deps.rebootWaitMs / 60_000);
+  const askedMs = deps.clock.now();
   const notThis = bench.controller ? `; ${bench.controller} is the machine this batch runs on: the batch does not reboot it` : '';
   if (deps.mode === 'auto') {
     deps.operator.say(`[pair ${bench.pair + 1}] rebooting ${names(peers)}: ${why}${notThis}`);
@@ -208,14 +215,14 @@ async function reboot(bench: SettleBench, deps: SettleDeps, why: string): Promis
     if (back.size === others.length) {
       deps.log({ pair: bench.pair, step: 'rebooted', message: `${names(peers)} back with new boot ids` });
       if (bench.controller) throw new ControllerReboot({ node: bench.controller, bootId: before.get(bench.controller)! });
-      return;
+      return deps.clock.now() - askedMs;
     }
     if (deps.clock.now() >= deadline) break;
     await sleep(deps, deps.pollMs);
   }
   const late = others.find((n) => !back.has(n.name))!.name;
   const same = last.get(late) === before.get(late);
-  fail('reboot-timeout', `${late}: ${same ? 'answers with the same boot id: it did not reboot' : 'did not come back on SSH'} within ${waitMin} min`, {
+  return fail('reboot-timeout', `${late}: ${same ? 'answers with the same boot id: it did not reboot' : 'did not come back on SSH'} within ${waitMin} min`, {
     node: late,
     advice: same
       ? deps.mode === 'auto'
@@ -254,18 +261,19 @@ async function cageReady(bench: SettleBench, deps: SettleDeps, node: NodeSpec): 
   return { cage };
 }
 
-// Wait until both nodes show the cage Up on both rails with RS-FEC.
-async function awaitLinks(bench: SettleBench, deps: SettleDeps): Promise<Map<string, CageLinks>> {
+// Wait until both nodes show the cage (each cage of a two-cable bench) Up on both rails with RS-FEC.
+async function awaitLinks(bench: SettleBench, deps: SettleDeps): Promise<{ node: NodeSpec; cage: CageLinks }[]> {
   const deadline = deps.clock.now() + deps.linkWaitMs;
+  const wanted = bench.nodes.flatMap((n) => (bench.cages ?? [n.cage]).map((cage) => ({ ...n, cage })));
   for (;;) {
-    const ready = new Map<string, CageLinks>();
+    const ready: { node: NodeSpec; cage: CageLinks }[] = [];
     let problem = '';
-    for (const n of bench.nodes) {
+    for (const n of wanted) {
       const r = await cageReady(bench, deps, n);
-      if ('cage' in r) ready.set(n.name, r.cage);
+      if ('cage' in r) ready.push({ node: n, cage: r.cage });
       else if (!problem) problem = `${n.name}: ${r.problem}`;
     }
-    if (ready.size === bench.nodes.length) return ready;
+    if (ready.length === wanted.length) return ready;
     if (deps.clock.now() >= deadline) {
       fail('link-timeout', `link not ready ${Math.round(deps.linkWaitMs / 1000)} s after the reboot: ${problem}`, {
         node: problem.split(':')[0]!,
@@ -276,11 +284,11 @@ async function awaitLinks(bench: SettleBench, deps: SettleDeps): Promise<Map<str
   }
 }
 
-// Loopback of both rails of every node (nodes one after the other here: the batch is not timing-critical).
-async function loopbackAll(bench: SettleBench, cages: Map<string, CageLinks>, deps: SettleDeps): Promise<LoopbackResult[]> {
+// Loopback of both rails of every node's cage(s) (one after the other here: the batch is not timing-critical).
+async function loopbackAll(bench: SettleBench, cages: { node: NodeSpec; cage: CageLinks }[], deps: SettleDeps): Promise<LoopbackResult[]> {
   const phase = loopbackPhaseOf(deps.protocol);
   const out: LoopbackResult[] = [];
-  for (const n of bench.nodes) {
+  for (const { node: n, cage } of cages) {
     const runner = bench.runners.get(n.name)!;
     const io: LoopbackIo = {
       start: async (command, name) => {
@@ -296,7 +304,7 @@ async function loopbackAll(bench: SettleBench, cages: Map<string, CageLinks>, de
       stop: (p) => p.stop(),
       sleep: (ms) => sleep(deps, ms),
     };
-    for (const [index, rail] of cages.get(n.name)!.rails.entries()) {
+    for (const [index, rail] of cage.rails.entries()) {
       const ipOut = await runLogged(bench, deps, n.name, 'ip-addr', ipAddrCommand(rail.netdev));
       let ip: string | null = null;
       try {

@@ -30,16 +30,34 @@ export interface CableState {
   controllerReboot?: { node: string; bootId: string } | undefined;
 }
 
+// One swap of a pair, on the batch's clock: its cable(s) asked for, seen in on both ends (swapped: plugged while the
+// batch waited, not in from the start), the nodes rebooted and settled, the cable(s) qualified.
+export interface CycleRecord {
+  pair: number;
+  labels: string[];
+  askedAt: string;
+  swapped: boolean;
+  inAt: string | null;
+  settledAt: string | null;
+  rebootS: number | null; // from the reboot command until both nodes answered with new boot ids (null: no reboot)
+  endedAt: string | null;
+  qualified: number; // cables of the cycle that got a cable verdict (PASS, MARGINAL or FAIL)
+}
+
 // The batch's memory across interruptions: written atomically after every change.
 export interface BatchState {
   schema: 'cablequal.batch/1';
   manifest: string;
   labels: string[]; // manifest order, to refuse a resume with another manifest
   pairs: string[];
+  // Each pair holds a cable in both cages, two per swap (--port both).
+  both?: boolean;
   protocol: string;
   golden: string | null;
   cables: CableState[];
   goldenDrift: { ok: boolean; detail: string } | null;
+  // Every swap cycle that qualified cables (what the batch's throughput is measured from); absent before any.
+  cycles?: CycleRecord[];
 }
 
 export function statePath(dir: string): string {

@@ -5,6 +5,7 @@ import type { RunRecord } from '../domain/record.js';
 import { CSV_COLUMNS, readRunRecord, runRow, summarise, toCsv, writeFileAtomic } from '../report/index.js';
 import { escapeXml } from '../report/escape.js';
 import type { BatchState, CableState } from './state.js';
+import { throughputLines, throughputOf } from './throughput.js';
 
 // One manifest cable as the summary shows it: its record (verdict overridden on golden drift) or why it has none.
 export interface SummaryRow {
@@ -87,6 +88,7 @@ export function batchHtml(s: BatchState, rows: SummaryRow[]): string {
 <h1>Batch: ${escapeXml(s.manifest)}</h1>
 ${simulated ? '<p><strong>SIMULATED LAB: no real hardware was measured.</strong></p>' : ''}
 <p>Protocol ${escapeXml(s.protocol)}; pairs: ${s.pairs.map(escapeXml).join(' | ')}; ${rows.length} cables.</p>
+${throughputHtml(s)}
 ${s.goldenDrift ? `<p class="${s.goldenDrift.ok ? 'PASS' : 'ERROR'}">Golden cable ${escapeXml(s.golden)}: ${escapeXml(s.goldenDrift.detail)}${s.goldenDrift.ok ? '' : ' — every verdict of this batch is marked ERROR (the bench changed, not the cables).'}</p>` : s.golden ? `<p>Golden cable ${escapeXml(s.golden)}: not compared (both golden runs are needed).</p>` : ''}
 <h2>Verdicts</h2>
 <table><tr>${[...counts.keys()].map((k) => `<th class="${escapeXml(k)}">${escapeXml(k)}</th>`).join('')}</tr><tr>${[...counts.values()].map((v) => `<td>${v}</td>`).join('')}</tr></table>
@@ -99,6 +101,12 @@ ${bad.length ? `<table><tr><th>label</th><th>serial</th><th>verdict</th><th>main
 ${golden.length ? `<h2>Golden cable runs</h2><table><tr><th>run</th><th>verdict</th><th>report</th></tr>${golden.map((c) => `<tr><td>${escapeXml(c.label)}</td><td>${escapeXml(c.outcome ?? c.status)}</td><td>${link(c)}</td></tr>`).join('')}</table>` : ''}
 </body></html>
 `;
+}
+
+// The batch's measured throughput (src/batch/throughput.ts), when a cycle has ended.
+function throughputHtml(s: BatchState): string {
+  const t = throughputOf(s);
+  return t ? `<p>${throughputLines(t).map(escapeXml).join('<br>')}</p>` : '';
 }
 
 // Write batch.csv and batch.html into the batch directory.

@@ -11,11 +11,14 @@ import { DEFAULT_CABLED_CAGE } from '../sim/lab-core.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import type { CommandRunner } from '../transport/types.js';
 import { parseManifest, simCableOf, type ManifestCable } from '../batch/manifest.js';
-import { initialState, runBatch, type Bench } from '../batch/campaign.js';
+import { initialState, runBatch, type Bench, type CableRunRequest } from '../batch/campaign.js';
+import { runBothCages } from '../run/both-cages.js';
+import type { RunResult } from '../run/qualify.js';
 import { silentOperator, streamOperator, type Operator } from '../batch/operator.js';
 import { loadState } from '../batch/state.js';
 import { controllerNodes } from '../batch/controller.js';
 import { writeBatchSummary } from '../batch/summary.js';
+import { throughputLines, throughputOf } from '../batch/throughput.js';
 import { rebootSudoersLine, type BenchLogEntry, type RebootMode } from '../batch/settle.js';
 import { cmd } from '../transport/commands.js';
 import { EXIT } from './exit-codes.js';
@@ -42,6 +45,9 @@ export interface BatchArgs {
   resume: boolean;
   sim?: string;
   seed?: number;
+  // With --sim: seconds the scripted operator takes to swap one cable (default 60), and a node to reboot.
+  simSwapS?: number;
+  simRebootS?: number;
   out?: string;
   acceptNewHostKeys?: boolean;
   dryRun?: boolean;
@@ -108,7 +114,16 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const pairSpecs = args.pair?.length ? args.pair : args.nodes ? [args.nodes] : args.sim ? ['spark-a,spark-b'] : [];
   if (!pairSpecs.length) throw new UsageError('batch: give --nodes a,b, one --pair per bench, or --sim');
   if (args.nodes && args.pair?.length) throw new UsageError('batch: give either --nodes or --pair, not both');
-  const pairNodes = pairSpecs.map((p) => parseNodes(p, args.port) as [NodeSpec, NodeSpec]);
+  // --port both: each pair's two cages, one cable in each, two cables per swap (the nodes name no cage then).
+  const both = args.port === 'both';
+  if (both && pairSpecs.some((p) => p.includes(':')))
+    throw new UsageError('--port both: give the nodes without cages (a,b): each pair has one cable in cage 0 and one in cage 1');
+  const pairNodes = pairSpecs.map((p) => parseNodes(p, both ? '0' : args.port) as [NodeSpec, NodeSpec]);
+  if (both) {
+    const names = pairNodes.flat().map((n) => n.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) throw new UsageError(`--port both: ${twice} is in two pairs, but each pair uses both cages of its nodes`);
+  }
   checkPairCages(pairNodes);
   if (args.sim !== undefined) {
     // Each simulated pair is a lab of its own: a node named in two pairs takes turns for the benchmarks (the
@@ -123,6 +138,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
   // --dry-run: per pair, the commands one cable's run executes (each cable repeats them; between cables the batch
   // polls for the swap and reboots the nodes, which the header line says).
+  if (args.dryRun && both) throw new UsageError('--dry-run --port both: plan one cage at a time (--port 0, then --port 1)');
   if (args.dryRun) return batchDryRun(args, pairSpecs, manifest, protocol, protocolText, io, signal);
   const goldenProto = args.goldenProtocol ? loadProtocolArg(args.goldenProtocol, io.cwd) : { protocol, protocolText };
   // A bad --out (a file, /proc/x) is refused in one line before anything runs.
@@ -134,7 +150,16 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     throw new UsageError(`--resume: ${args.manifest} lists other cables than the batch in ${dir} was started with`);
   if (state && state.pairs.length !== pairSpecs.length)
     throw new UsageError(`--resume: the batch ran on ${state.pairs.length} pair(s), got ${pairSpecs.length}`);
-  state ??= initialState({ manifestFile: basename(args.manifest), manifest, pairs: pairSpecs, protocol: protocol.name, golden: args.golden ?? null });
+  if (state && Boolean(state.both) !== both)
+    throw new UsageError(`--resume: the batch ran ${state.both ? 'with --port both (two cables per swap)' : 'one cable per swap'}: give the same --port`);
+  state ??= initialState({
+    manifestFile: basename(args.manifest),
+    manifest,
+    pairs: pairSpecs,
+    protocol: protocol.name,
+    golden: args.golden ?? null,
+    ...(both ? { both } : {}),
+  });
   await observers.open();
   const batchId = batchIdOf(observers.store.controller, dir);
   const storeBatch = () => {
@@ -157,21 +182,26 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     const vclock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
     clock = vclock;
     pairNodes.forEach((nodes, p) => {
-      const first = state!.cables.find((c) => c.pair === p && (c.status === 'pending' || c.status === 'running'));
+      // The cables in the lab from the start: the pair's first (two, with --port both) untested.
+      const [first, second] = state!.cables.filter((c) => c.pair === p && (c.status === 'pending' || c.status === 'running'));
       const entry = first ? simCableAt(first) : simCableOf(box![0]!);
       // The simulated cable sits in the cages the pair names (a:0,b:1 is the triangle wiring); auto keeps the scenario's.
       const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
+      // With --port both the first cable is in cage 0 and the second in cage 1.
+      const next = both && second ? simCableAt(second) : null;
       const lab = createLab({
-        scenario: entry.scenario,
+        scenario: next?.scenario ?? entry.scenario,
         clock,
         nodeNames: [nodes[0].name, nodes[1].name],
-        cages: [cageOf(nodes[0]), cageOf(nodes[1])],
-        ...(entry.serial ? { serial: entry.serial } : {}),
+        cages: both ? (next ? [1, 1] : [0, 0]) : [cageOf(nodes[0]), cageOf(nodes[1])],
+        ...((next ?? entry).serial ? { serial: (next ?? entry).serial } : {}),
+        ...(next ? { secondCable: { scenario: entry.scenario, ...(entry.serial ? { serial: entry.serial } : {}), cage: 0 as const } } : {}),
         ...(args.seed !== undefined ? { seed: args.seed } : {}),
+        ...(args.simRebootS !== undefined ? { rebootS: args.simRebootS } : {}),
       });
       labs.push(lab);
-      const where = (i: 0 | 1): NodeSpec => ({ ...nodes[i], cage: lab.scenario.nodes[i].cage ?? DEFAULT_CABLED_CAGE });
-      benches.push({ nodes: [where(0), where(1)], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])) });
+      const where = (i: 0 | 1): NodeSpec => ({ ...nodes[i], cage: both ? 0 : (lab.scenario.nodes[i].cage ?? DEFAULT_CABLED_CAGE) });
+      benches.push({ nodes: [where(0), where(1)], runners: new Map(lab.nodes.map((n) => [n, lab.runner(n)])), ...(both ? { both } : {}) });
     });
   } else {
     const sshConfig = args.sshConfig ? { sshConfig: resolve(io.cwd, args.sshConfig) } : {};
@@ -182,7 +212,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         warn: (l) => io.stderr(`${l}\n`),
         ...sshConfig,
       })) as Map<string, CommandRunner>;
-      benches.push({ nodes, runners });
+      benches.push({ nodes, runners, ...(both ? { both } : {}) });
       // Nodes of the simulated lab served over SSH say so: every run on them is marked simulated from its start.
       simulatedBench.push(saysSimulated(await nodeDmi(runners)));
     }
@@ -204,7 +234,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const toOperator = (s: string) => io.stderr(s.split('\n').map(printable).join('\n'));
   const stdinOp = !args.operator && !autoDetect ? streamOperator(process.stdin, toOperator) : null;
   const operator = args.operator ?? stdinOp ?? silentOperator(toOperator);
-  let lastPhase = new Map<number, string>();
+  let lastPhase = new Map<string, string>();
+  // The simulated operator's hands, per pair: the cables of one swap are swapped one after the other.
+  const operatorBusy = new Map<number, Promise<void>>();
   const warned = new Set<string>();
   // SIGHUP: the batch goes on (each run keeps its live.json for `cablequal status`), or stops cleanly if chosen.
   io.onHangup?.(args.onHangup ?? 'continue', () =>
@@ -220,6 +252,46 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         `[pair ${p + 1}] ${mine.name} is the machine this batch runs on: after each swap the batch reboots ${other.name} ${rebootMode === 'auto' ? '' : '(or asks you to) '}and asks you to reboot ${mine.name}, then to run the same command with --resume`,
       );
   }
+  // The run of one cable of the batch: the deps `cablequal run` would use, and its place in the store's batch.
+  const cableRun = (req: CableRunRequest) => {
+    const bench = benches[req.pair]!;
+    const proto = req.golden ? goldenProto : { protocol, protocolText };
+    const simEntry = box ? simCableAt(req) : null;
+    const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
+    const deps = cliRunDeps({
+      clock,
+      runners: bench.runners,
+      nodes: req.nodes,
+      ...proto,
+      outDir: req.outDir,
+      label: req.label,
+      signal,
+      ...(simEntry ? { sim: simEntry.scenario } : {}),
+      simulatedNodes: simulatedBench[req.pair] ?? false,
+      onStatus: (st) => {
+        observers.status(deps.runId, st);
+        if (lastPhase.get(req.label) !== st.phase) {
+          lastPhase.set(req.label, st.phase);
+          operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
+        }
+      },
+      // Said once per pair (every cable of the pair would repeat it), kept in each run's run.log.
+      onWarning: (line) => {
+        if (warned.has(`${req.pair}:${line}`)) return;
+        warned.add(`${req.pair}:${line}`);
+        operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
+      },
+    });
+    return { deps, place };
+  };
+  // A cable's run has ended: its reports, the store told, the batch row updated.
+  const cableDone = async (r: RunResult, place: { batchId: string; batchRole: 'golden-first' | 'golden-last' | 'cable' }): Promise<CableDone> => {
+    const written = await writeReports(r.record, r.runDir, io, undefined, r.journalContents);
+    const report = written.find((p) => p.endsWith('.html')) ?? null;
+    await observers.finished(r.record, r.runDir, place);
+    storeBatch();
+    return { record: r.record, runDir: r.runDir, report };
+  };
   try {
     state = await runBatch({
       dir,
@@ -235,65 +307,52 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       controllerNodes: controllers,
       benchLog: benchLogWriter(dir, clock),
       runCable: async (req) => {
-        const bench = benches[req.pair]!;
-        const proto = req.golden ? goldenProto : { protocol, protocolText };
-        const simEntry = box ? simCableAt(req) : null;
-        const place = { batchId, batchRole: req.golden ? (req.label === 'golden-last' ? 'golden-last' : 'golden-first') : 'cable' } as const;
-        const deps = cliRunDeps({
-          clock,
-          runners: bench.runners,
-          nodes: bench.nodes,
-          ...proto,
-          outDir: req.outDir,
-          label: req.label,
-          signal,
-          ...(simEntry ? { sim: simEntry.scenario } : {}),
-          simulatedNodes: simulatedBench[req.pair] ?? false,
-          onStatus: (st) => {
-            observers.status(deps.runId, st);
-            if (lastPhase.get(req.pair) !== st.phase) {
-              lastPhase.set(req.pair, st.phase);
-              operator.say(`[pair ${req.pair + 1}] ${req.label}: ${st.phase}`);
-            }
-          },
-          // Said once per pair (every cable of the pair would repeat it), kept in each run's run.log.
-          onWarning: (line) => {
-            if (warned.has(`${req.pair}:${line}`)) return;
-            warned.add(`${req.pair}:${line}`);
-            operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
-          },
-        });
+        const { deps, place } = cableRun(req);
         observers.started(observedRunOf(deps), place);
-        const { record, runDir, journalContents } = await runQualification({
+        const result = await runQualification({
           ...deps,
           sharedNodes: req.sharedNodes,
           ...(req.benchmarkGate ? { benchmarkGate: req.benchmarkGate } : {}),
         });
-        const written = await writeReports(record, runDir, io, undefined, journalContents);
-        const report = written.find((p) => p.endsWith('.html')) ?? null;
-        await observers.finished(record, runDir, place);
-        storeBatch();
-        return { record, runDir, report };
+        return cableDone(result, place);
+      },
+      // --port both: the swap's two cables at once, as `cablequal run --port both` qualifies them.
+      runCables: async (reqs) => {
+        const runs = reqs.map(cableRun);
+        for (const r of runs) observers.started(observedRunOf(r.deps), r.place);
+        const settled = await runBothCages({ runs: [runs[0]!.deps, runs[1]!.deps] });
+        const out = [];
+        for (const [i, x] of settled.entries()) {
+          if (x.status === 'rejected') throw x.reason;
+          out.push(await cableDone(x.value, runs[i]!.place));
+        }
+        return out as [CableDone, CableDone];
       },
       ...(box
         ? {
-            onPlugRequest: (pair, cable) => {
+            onPlugRequest: (pair, cable, cage) => {
               const lab = labs[pair]!;
               const entry = simCableAt(cable);
               const serial = entry.serial ?? undefined;
+              const there = cage === undefined ? lab.cable : lab.cableIn(cage);
               // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
               const inPlace =
-                lab.cable.name === loadScenario(entry.scenario).name &&
-                (serial === undefined || lab.cable.cable.eeprom.vendorSn === serial) &&
-                lab.state(lab.nodes[0]!).linkUp;
+                there !== null &&
+                there.name === loadScenario(entry.scenario).name &&
+                (serial === undefined || there.cable.eeprom.vendorSn === serial) &&
+                lab.state(lab.nodes[0]!, cage).linkUp;
               if (inPlace) return;
-              // The scripted operator: pulls the old cable after 20 s, plugs the next one 40 s later (virtual time).
-              void (async () => {
-                await clock.sleep(20_000);
-                lab.unplug();
-                await clock.sleep(40_000);
-                lab.plug(entry.scenario, serial ? { serial } : {});
-              })();
+              // The scripted operator, one cable after the other: pulls the old cable a third of the way into its swap
+              // time, plugs the next one at its end (virtual time; 60 s a cable unless --sim-swap says otherwise).
+              const swapMs = (args.simSwapS ?? 60) * 1000;
+              const turn = (operatorBusy.get(pair) ?? Promise.resolve()).then(async () => {
+                await clock.sleep(swapMs / 3);
+                lab.unplug(cage);
+                await clock.sleep(swapMs - swapMs / 3);
+                lab.plug(entry.scenario, { ...(serial ? { serial } : {}), ...(cage !== undefined ? { cage } : {}) });
+              });
+              operatorBusy.set(pair, turn);
+              void turn;
             },
             // With --reboot manual the scripted operator reboots the nodes 30 s after being told (virtual time).
             onRebootRequest: (pair, nodes) => {
@@ -317,6 +376,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
     io.stdout(
       `${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`,
     );
+  // What the batch measured of its own pace: cables per hour and per pair per day, swap, reboot and settle times.
+  const pace = throughputOf(state);
+  if (pace) for (const line of throughputLines(pace)) io.stdout(`${line}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
   // The last thing the operator reads when the batch stopped for a reboot only they may do.
   const asked = [...new Set(state.cables.flatMap((c) => (c.controllerReboot ? [c.controllerReboot.node] : [])))];
@@ -333,6 +395,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;
 }
+
+// What the batch keeps of a cable's run.
+type CableDone = { record: RunResult['record']; runDir: string; report: string | null };
 
 // The scenario of the golden cable in a simulated batch.
 const SIM_GOLDEN_SCENARIO = 'good-qsfp56';

@@ -229,7 +229,7 @@ function checkRunOptions(args: RunArgs, what: string): void {
     throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);
 }
 
-async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
+export async function prepare(args: RunArgs, io: CliIo, what: string, observers: RunObservers | null) {
   checkRunOptions(args, what);
   const speed = args.speed ?? 1;
   const { protocol, protocolText } = loadProtocolArg(args.protocol, io.cwd);
@@ -329,20 +329,20 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
 }
 
 // The exit code of a finished run: the signal's (130 SIGINT, 143 SIGTERM, 129 SIGHUP) when one stopped it.
-function finalCode(record: RunRecord, io: CliIo, signal: AbortSignal): number {
+export function finalCode(record: RunRecord, io: CliIo, signal: AbortSignal): number {
   if (!signal.aborted) return exitCodeFor(record.outcome);
   const by = io.interruptedBy?.();
   return by ? signalExitCode(by) : EXIT.interrupted;
 }
 
 // The reasons, each on its own line with its advice; text from cables and nodes is shown escaped.
-function printReasons(record: RunRecord, io: CliIo): void {
+export function printReasons(record: RunRecord, io: CliIo): void {
   for (const r of record.reasons)
     io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
 }
 
 // A run that broke its journal mid-way: no report is rendered on a full disk, only the one-line ERROR.
-function journalBroke(result: RunResult, io: CliIo): number | null {
+export function journalBroke(result: RunResult, io: CliIo): number | null {
   const journalWrite = result.record.reasons.find((r) => r.rule === 'journal-write');
   if (!journalWrite) return null;
   io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; run directory ${result.runDir}\n`);
@@ -353,6 +353,10 @@ function journalBroke(result: RunResult, io: CliIo): number | null {
 export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   // --dry-run runs nothing and writes nothing: no store, no metrics.
   if (args.dryRun) {
+    if (args.port === 'both')
+      throw new UsageError(
+        "--dry-run --port both: plan each cage on its own (--port 0, then --port 1); the run of both runs the same commands, the second cable's link-load ports 10 above the first's",
+      );
     // Every option a run would refuse is refused here too; --out is checked, never created.
     checkRunOptions(args, 'run');
     checkDir(resolve(io.cwd, args.out), '--out');
@@ -373,6 +377,10 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
 }
 
 async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
+  if (args.port === 'both') {
+    const { runBothCages } = await import('./run-both.js');
+    return runBothCages(args, io, signal, observers);
+  }
   const result = await execute(args, io, signal, 'run', observers);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
@@ -381,11 +389,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
     await observers.finished(record, runDir);
     return broke;
   }
-  const written = await writeReports(record, runDir, io, undefined, result.journalContents);
-  // The HTML document written: a certificate only for a qualification that judged the cable.
-  const document = written.find((p) => p.endsWith('.html')) ?? null;
-  const certificate = document?.endsWith('certificate.html') ? document : null;
-  await observers.finished(record, runDir);
+  const { certificate, document } = await finishRun(result, io, observers);
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
@@ -421,17 +425,31 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
       })}\n`,
     );
   } else {
-    const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
-    io.stdout(`${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
-    if (record.kind === 'setup-check')
-      io.stdout(
-        `  set-up check (protocol ${printable(record.protocol.name)}), not a qualification: ${(record.shortOfQualification ?? []).map(printable).join('; ')}\n`,
-      );
-    printReasons(record, io);
-    if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
-    io.stdout(`  run directory: ${runDir}\n`);
+    printOutcome(record, runDir, io);
   }
   return finalCode(record, io, signal);
+}
+
+// A finished run's reports written and the store told: the HTML document written (a certificate only for a
+// qualification that judged the cable).
+export async function finishRun(result: RunResult, io: CliIo, observers: RunObservers): Promise<{ certificate: string | null; document: string | null }> {
+  const written = await writeReports(result.record, result.runDir, io, undefined, result.journalContents);
+  const document = written.find((p) => p.endsWith('.html')) ?? null;
+  await observers.finished(result.record, result.runDir);
+  return { certificate: document?.endsWith('certificate.html') ? document : null, document };
+}
+
+// What a finished run says on stdout without --json: outcome and cable, what it may claim, reasons, where it is.
+export function printOutcome(record: RunRecord, runDir: string, io: CliIo, prefix = ''): void {
+  const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
+  io.stdout(`${prefix}${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
+  if (record.kind === 'setup-check')
+    io.stdout(
+      `  set-up check (protocol ${printable(record.protocol.name)}), not a qualification: ${(record.shortOfQualification ?? []).map(printable).join('; ')}\n`,
+    );
+  printReasons(record, io);
+  if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
+  io.stdout(`  run directory: ${runDir}\n`);
 }
 
 // `cablequal preflight`: checks both nodes without loading anything; says what each node showed, no cable verdict.

@@ -194,8 +194,14 @@ export interface DirectionLoadRecord {
   rows: number;
   medianGbps: number | null;
   benchmarkGbps: number | null;
+  // Of the benchmark figure, or with sharedBy of its share (benchmarkGbps / sharedBy).
   pctOfBenchmark: number | null;
   longestGapS: number; // the longest a read of the rows found none new on one of its rails
+  // How many cables carried the nodes' traffic from the soak's start (two cables qualified at once: 2), and when the
+  // other cable's load stopped (its early FAIL; absent when it ran to the end): absent alone. pctOfBenchmark then judges
+  // each row against its cable's share when it was read.
+  sharedBy?: number;
+  sharedUntilS?: number;
 }
 
 // The GPU utilisation judged on one node over a GPU-loaded soak: from fromS (its load's start plus the ramp-up) to
@@ -333,6 +339,15 @@ export interface RunRecord {
   // Nodes this run shared with another cable under test at the same time (batch with one node in two pairs):
   // their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped.
   sharedNodes?: string[];
+  // Qualified at once with the cable in the nodes' other cage (run --port both): this cable's cage, and the other
+  // cable's cage, run and (once a soak shared it) serial.
+  together?: TogetherRecord;
+}
+
+// The mode of a cable qualified beside another between the same two nodes (src/run/together.ts).
+export interface TogetherRecord {
+  cage: number;
+  with: { cage: number; runId: string; serial: string | null }[];
 }
 
 // A node's DMI/SMBIOS identity as /sys/class/dmi/id gives it; null where unreadable (src/probes/dmi.ts reads it).

@@ -3,6 +3,10 @@
 // (evidence.ts, from the journal's load lines): every link-load process must run to the soak's end, each client's
 // throughput rows must keep coming (no stretch without a new row longer than maxRowGapS), and, once the soak has run,
 // each direction's median load must reach the limit's share of the same direction's ib_write_bw benchmark figure.
+// When another cable between the same nodes was loaded beside it (two cables qualified at once), the nodes' traffic
+// was shared over both cables through the same two PCIe rails: each row is judged against its cable's share of the
+// benchmark figure when it was read (half of it while the other cable's load ran, all of it once that load stopped),
+// as the journal's link load-start line (the other cable) and load-sharing line (its load's end) say.
 import { median } from 'simple-statistics';
 import type { Limit } from '../domain/limit.js';
 import type { Reason } from '../domain/outcome.js';
@@ -84,9 +88,10 @@ export function checkLinkLoad(input: LinkLoadInput): { loads: DirectionLoad[]; r
       if (d.medianGbps === null) {
         reasons.push(say(`${d.from} -> ${d.to} ${soak.name}: a rail of this direction printed no throughput row: the link was not shown loaded`, d.from));
       } else if (d.pctOfBenchmark !== null && d.pctOfBenchmark < limit.fail) {
+        const figure = d.sharedBy ? `its cable's share (1/${d.sharedBy} while the other cable's load ran) of ` : '';
         reasons.push(
           say(
-            `${d.from} -> ${d.to} ${soak.name}: median load ${n(d.medianGbps)} Gb/s (each of ${d.rails} rails' median over ${d.rows} rows, summed) is ${d.pctOfBenchmark} % of this direction's ib_write_bw figure ${n(d.benchmarkGbps!)} Gb/s (< ${n(limit.fail)} %): the link was not fully loaded`,
+            `${d.from} -> ${d.to} ${soak.name}: median load ${n(d.medianGbps)} Gb/s (each of ${d.rails} rails' median over ${d.rows} rows, summed) is ${d.pctOfBenchmark} % of ${figure}this direction's ib_write_bw figure ${n(d.benchmarkGbps!)} Gb/s (< ${n(limit.fail)} %): the link was not fully loaded`,
             d.from,
             { value: d.pctOfBenchmark, unit: '%', limit: `>= ${n(limit.fail)} %` },
           ),
@@ -127,10 +132,11 @@ function longestGaps(input: LinkLoadInput): Map<string, Gap> {
 }
 
 // Per direction: each rail's median summed, against the same direction's benchmark figure (runs before per-direction
-// benchmarks have one figure for both).
+// benchmarks have one figure for both); beside another cable, each row against its cable's share when it was read.
 function directionLoads(input: LinkLoadInput, gaps: ReadonlyMap<string, Gap>): DirectionLoad[] {
   const out: DirectionLoad[] = [];
-  for (const { id, gbps } of rowsOf(input.evidence).values()) {
+  const ofShare = new Map<DirectionLoad, number>();
+  for (const { id, gbps, share } of rowsOf(input.evidence).values()) {
     let d = out.find((x) => x.from === id.from && x.to === id.to);
     if (!d) {
       const bw = input.benchmark;
@@ -146,14 +152,21 @@ function directionLoads(input: LinkLoadInput, gaps: ReadonlyMap<string, Gap>): D
     d.rails++;
     d.rows += gbps.length;
     d.medianGbps = d.medianGbps === null || gbps.length === 0 ? null : d.medianGbps + median(gbps);
+    if (gbps.length) ofShare.set(d, (ofShare.get(d) ?? 0) + median(gbps.map((g, i) => g / share[i]!)));
     d.longestGapS = Math.max(d.longestGapS, gaps.get(streamKey(id))?.s ?? 0);
   }
+  // Two cables loaded at once: how many, and until when (the other cable's load stopped early).
+  const { sharedWith, sharedUntilS } = input.evidence;
   for (const d of out) {
     // The figures as stated are the figures compared.
     d.longestGapS = Number(d.longestGapS.toFixed(3));
     if (d.medianGbps !== null) d.medianGbps = Number(d.medianGbps.toFixed(2));
-    if (d.medianGbps !== null && d.benchmarkGbps !== null && d.benchmarkGbps > 0)
-      d.pctOfBenchmark = Number(((100 * d.medianGbps) / d.benchmarkGbps).toFixed(2));
+    if (sharedWith.length) d.sharedBy = 1 + sharedWith.length;
+    if (sharedWith.length && sharedUntilS !== null) d.sharedUntilS = sharedUntilS;
+    // Alone, each row against the whole figure: the median as stated; beside another cable, the rows against their share.
+    const loaded = sharedWith.length ? (ofShare.get(d) ?? null) : d.medianGbps;
+    if (d.medianGbps !== null && loaded !== null && d.benchmarkGbps !== null && d.benchmarkGbps > 0)
+      d.pctOfBenchmark = Number(((100 * loaded) / d.benchmarkGbps).toFixed(2));
   }
   return out;
 }

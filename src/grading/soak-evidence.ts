@@ -19,6 +19,14 @@ export interface LinkRowsRead {
   streams: (LoadStreamId & { gbps: number[]; error?: string })[];
 }
 
+// Another cable whose link load shared this soak's nodes (two cables between the same nodes qualified at once: the
+// other cage's), as the link load's start line names it.
+export interface SharingCable {
+  cage: number;
+  serial: string | null;
+  runId: string | null;
+}
+
 // A load process that ended by itself during a soak (the soak stopping it at its end is not an exit).
 export interface LoadExit {
   tS: number;
@@ -33,6 +41,11 @@ export interface LoadExit {
 export interface SoakLoadEvidence {
   linkStartS: number | null; // when the link-load clients had been started (null: no link load-start line)
   streams: LoadStreamId[];
+  // The other cable whose link load shared the nodes' rails from the start of this one (a Spark has two cages: at most
+  // one), and when its load stopped (its early FAIL: this cable had the rails alone from then on; null: to the end).
+  // Each row is judged against its cable's share of the benchmark figure when it was read.
+  sharedWith: SharingCable[];
+  sharedUntilS: number | null;
   reads: LinkRowsRead[];
   rowsSoFar: Map<string, number>; // stream key -> rows read so far (where the next read's rows continue)
   gpuStartS: Map<string, number>; // node -> when its GPU load process had been started
@@ -41,7 +54,7 @@ export interface SoakLoadEvidence {
 }
 
 // The journal line types the soak writes.
-export const LOAD_LINES = { start: 'load-start', rows: 'load-rows', exit: 'load-exit', stop: 'load-stop' } as const;
+export const LOAD_LINES = { start: 'load-start', rows: 'load-rows', exit: 'load-exit', stop: 'load-stop', sharing: 'load-sharing' } as const;
 
 type Line = { type: string } & Record<string, unknown>;
 
@@ -52,7 +65,17 @@ export const streamKey = (s: LoadStreamId): string => `${s.from}->${s.to}#${s.ra
 export const streamName = (s: LoadStreamId): string => `${s.from} -> ${s.to} rail ${s.rail}`;
 
 export function emptyEvidence(): SoakLoadEvidence {
-  return { linkStartS: null, streams: [], reads: [], rowsSoFar: new Map(), gpuStartS: new Map(), exits: [], stoppedS: null };
+  return {
+    linkStartS: null,
+    streams: [],
+    sharedWith: [],
+    sharedUntilS: null,
+    reads: [],
+    rowsSoFar: new Map(),
+    gpuStartS: new Map(),
+    exits: [],
+    stoppedS: null,
+  };
 }
 
 const isName = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256;
@@ -65,6 +88,14 @@ function streamOf(o: unknown): LoadStreamId | null {
   return isRail(x['rail']) && isName(x['from']) && isName(x['to']) ? { rail: x['rail'], from: x['from'], to: x['to'] } : null;
 }
 
+// The cable a link load shared the nodes with: a Spark's other cage, one at most (more entries are not read).
+function sharingOf(v: unknown): SharingCable[] {
+  if (!Array.isArray(v)) return [];
+  const x = v[0] as Record<string, unknown> | null | undefined;
+  if (x === null || typeof x !== 'object' || (x['cage'] !== 0 && x['cage'] !== 1)) return [];
+  return [{ cage: x['cage'], serial: isName(x['serial']) ? x['serial'] : null, runId: isName(x['runId']) ? x['runId'] : null }];
+}
+
 // Apply one journal line to the soaks' evidence (lines of other types, or without the fields read, change nothing).
 export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line): void {
   if (!Object.values(LOAD_LINES).includes(line.type as never) || !isName(line['phase']) || !isTime(line.tS)) return;
@@ -74,6 +105,7 @@ export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line):
   if (line.type === LOAD_LINES.start && line['load'] === 'link' && Array.isArray(line['streams'])) {
     e.linkStartS = tS;
     e.streams = line['streams'].map(streamOf).filter((s): s is LoadStreamId => s !== null);
+    e.sharedWith = sharingOf(line['sharedWith']);
   } else if (line.type === LOAD_LINES.start && line['load'] === 'gpu' && isName(line['node'])) {
     e.gpuStartS.set(line['node'], tS);
   } else if (line.type === LOAD_LINES.rows && Array.isArray(line['streams'])) {
@@ -97,6 +129,9 @@ export function applyLoadLine(soaks: Map<string, SoakLoadEvidence>, line: Line):
     e.exits.push({ tS, load: line['load'], node: line['node'], process: line['process'], exitCode, ...(stream ? { stream } : {}) });
   } else if (line.type === LOAD_LINES.stop) {
     e.stoppedS = tS;
+  } else if (line.type === LOAD_LINES.sharing && Array.isArray(line['sharedWith']) && line['sharedWith'].length === 0) {
+    // The other cable's load has stopped: from here on this one has the rails alone.
+    e.sharedUntilS ??= tS;
   }
 }
 
@@ -107,15 +142,19 @@ export function soakLoadsOf(lines: readonly Line[]): Map<string, SoakLoadEvidenc
   return soaks;
 }
 
-// Every row of each stream over the soak, in order.
-export function rowsOf(e: SoakLoadEvidence): Map<string, { id: LoadStreamId; gbps: number[] }> {
-  const out = new Map<string, { id: LoadStreamId; gbps: number[] }>();
-  for (const s of e.streams) out.set(streamKey(s), { id: s, gbps: [] });
+// Every row of each stream over the soak, in order, each with the share of the benchmark figure its cable had when the
+// row was read (1 alone; 1/2 while another cable's load shared the rails).
+export function rowsOf(e: SoakLoadEvidence): Map<string, { id: LoadStreamId; gbps: number[]; share: number[] }> {
+  const out = new Map<string, { id: LoadStreamId; gbps: number[]; share: number[] }>();
+  for (const s of e.streams) out.set(streamKey(s), { id: s, gbps: [], share: [] });
   for (const r of e.reads) {
+    const share = e.sharedWith.length && (e.sharedUntilS === null || r.tS <= e.sharedUntilS) ? 1 / (1 + e.sharedWith.length) : 1;
     for (const s of r.streams) {
       const k = streamKey(s);
-      if (!out.has(k)) out.set(k, { id: { rail: s.rail, from: s.from, to: s.to }, gbps: [] });
-      out.get(k)!.gbps.push(...s.gbps);
+      if (!out.has(k)) out.set(k, { id: { rail: s.rail, from: s.from, to: s.to }, gbps: [], share: [] });
+      const row = out.get(k)!;
+      row.gbps.push(...s.gbps);
+      row.share.push(...s.gbps.map(() => share));
     }
   }
   return out;

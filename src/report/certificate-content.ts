@@ -14,6 +14,7 @@ import type {
   RunRecord,
   SamplingStats,
   SoakLoadRecord,
+  TogetherRecord,
   WindowStats,
 } from '../domain/record.js';
 
@@ -94,6 +95,8 @@ export interface CertificateContent {
   nodes: NodeRecord[];
   // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
   sharedNodes: string[];
+  // Qualified at once with the cable in the nodes' other cage (run --port both); absent for a run of one cable.
+  together?: TogetherRecord;
   cable: {
     family: CableFamily; // as the EEPROM advertises it
     familyBasis: string | null; // the EEPROM bytes that said so
@@ -234,6 +237,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     ...(record.protocolRecorded ? { protocolRecorded: { name: record.protocolRecorded.name, sha256: record.protocolRecorded.sha256 } } : {}),
     nodes: record.nodes,
     sharedNodes: record.sharedNodes ?? [],
+    ...(record.together ? { together: record.together } : {}),
     cable: {
       family: record.cable.family,
       familyBasis: record.cable.familyBasis ?? null,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Reason } from '../domain/outcome.js';
-import type { RunRecord } from '../domain/record.js';
+import type { RunRecord, TogetherRecord } from '../domain/record.js';
 import { differentCagesWarning } from '../domain/node.js';
 import { writeFileAtomic } from './atomic-write.js';
 import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
@@ -139,7 +139,7 @@ function conditions(c: CertificateContent): string {
     c.sharedNodes.length
       ? `<tr><th>shared nodes</th><td>${e(c.sharedNodes.join(', '))} carried another cable under test at the same time: their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped (lane errors do not depend on payload)</td></tr>`
       : ''
-  }${c.cable.differentCages ? `<tr><th>cages</th><td>${e(differentCagesWarning(c.cable.differentCages))}</td></tr>` : ''}
+  }${c.together ? `<tr><th>mode</th><td>${e(togetherStatement(c.together))}</td></tr>` : ''}${c.cable.differentCages ? `<tr><th>cages</th><td>${e(differentCagesWarning(c.cable.differentCages))}</td></tr>` : ''}
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
 ${soakLoadRows(c)}
 <tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>
@@ -153,6 +153,18 @@ function functionsText(d: NonNullable<CertificateContent['functionDivergence']>)
   return `the PCIe functions of a cage counted differently (the larger is graded): ${each.join('; ')}`;
 }
 
+// How a cable qualified beside another was run: what it shared, and what that changes (and does not) in its figures.
+function togetherStatement(t: TogetherRecord): string {
+  const others = t.with.map((o) => `the cable in cage ${o.cage}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join(', ');
+  return (
+    `qualified at once with ${others}; this cable in cage ${t.cage} (cablequal run --port both). The benchmarks ran one cable at a time, ` +
+    `against the one-cable limits; each soak started with both cables loaded together over the nodes' ~200 Gb/s (the same two PCIe ` +
+    `rails serve both cages), so this cable carried about half the payload while both loads ran (its load below, judged against ` +
+    `its share of its own ib_write_bw figure) while its wire ran at the full 212.5 Gb/s line rate, its lane errors counted as with ` +
+    `one cable, and the NIC carried the same total traffic and heat`
+  );
+}
+
 // The load each soak measured (each direction against its own ib_write_bw figure, the GPUs from their load's start)
 // and counters cleared during the run: the conditions the verdict stands on.
 function soakLoadRows(c: CertificateContent): string {
@@ -163,7 +175,7 @@ function soakLoadRows(c: CertificateContent): string {
       .filter((d) => d.phase === phase)
       .map(
         (d) =>
-          `${e(d.from)} → ${e(d.to)} ${d.medianGbps === null ? 'no rows' : `${fmtFixed(d.medianGbps, 1)} Gb/s median`}${d.pctOfBenchmark !== null ? ` (${fmtFixed(d.pctOfBenchmark, 1)} % of its ib_write_bw ${fmtFixed(d.benchmarkGbps, 1)})` : ''}, ${e(d.rows)} rows, longest wait ${fmtFixed(d.longestGapS, 0)} s`,
+          `${e(d.from)} → ${e(d.to)} ${d.medianGbps === null ? 'no rows' : `${fmtFixed(d.medianGbps, 1)} Gb/s median`}${d.pctOfBenchmark !== null ? ` (${fmtFixed(d.pctOfBenchmark, 1)} % of ${d.sharedBy ? `its share (1/${e(d.sharedBy)}${d.sharedUntilS !== undefined ? `, all of it from ${fmtFixed(d.sharedUntilS, 0)} s when the other cable's load stopped` : ''}) of ` : ''}its ib_write_bw ${fmtFixed(d.benchmarkGbps, 1)})` : ''}, ${e(d.rows)} rows, longest wait ${fmtFixed(d.longestGapS, 0)} s`,
       );
     const gpu = (c.soakLoad?.gpu ?? [])
       .filter((g) => g.phase === phase)

@@ -201,6 +201,7 @@ export const RUN_RECORD_SCHEMA = obj({
   sampling: samplingStats,
   journal: obj({ file: str, lines: num, bytes: num, 'badLines?': num, 'problems?': arrayOf(obj({ line: num, reason: str })) }),
   'sharedNodes?': arrayOf(str),
+  'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str) })) }),
 });
 
 // The first problem of a parsed record.json (path first), or null.

@@ -8,8 +8,10 @@ import type { CountedTotals } from '../analysis/intervals.js';
 import type { CageLinks } from '../probes/ibdev2netdev.js';
 import type { CommandResult, CommandRunner, RemoteProcess } from '../transport/types.js';
 import { RemoteCommandError } from '../transport/types.js';
+import type { SharingCable } from '../grading/soak-evidence.js';
 import type { JournalWriter } from './journal.js';
 import { RunAborted } from './run-errors.js';
+import type { Together } from './together.js';
 
 // What the run knows about one node once preflight has looked at it.
 export interface NodeState {
@@ -55,6 +57,10 @@ export class RunContext {
   lastThroughputGbps: number | null = null;
   // Told each warning the run has for its operator (the CLI prints it); null: run.log only.
   onWarning: ((line: string) => void) | null = null;
+  // One of two cables qualified at once (src/run/together.ts): what this run shares with the other; null alone.
+  together: Together | null = null;
+  // The other cable whose link load shares the soak under way (two cables qualified at once), as the soak started.
+  soakSharedWith: SharingCable[] = [];
   readonly startedMs: number;
 
   constructor(
@@ -116,11 +122,12 @@ export class RunContext {
     return r.stdout;
   }
 
-  // Start a load process and remember it so that every exit path stops it.
-  async startProcess(node: NodeState, command: string, name: string): Promise<RemoteProcess> {
+  // Start a load process and remember it so that every exit path stops it (`own: false`: a process shared with another
+  // cable's run, which whoever holds it last stops: src/run/together.ts).
+  async startProcess(node: NodeState, command: string, name: string, o: { own?: boolean } = {}): Promise<RemoteProcess> {
     this.checkAborted();
     const p = await node.runner.start(command, { runDir: this.remoteRunDir, name });
-    this.processes.push(p);
+    if (o.own !== false) this.processes.push(p);
     this.journal.append({ type: 'process-start', tS: this.tS, node: node.spec.name, name, command, pid: p.pid });
     return p;
   }

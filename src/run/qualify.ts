@@ -27,8 +27,9 @@ import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
 import { LiveStateFile, protocolRemainingS } from './live-state.js';
 import { cmd } from '../transport/commands.js';
-import { acquireLock, LOCK_HEARTBEAT_MS, type NodeLock } from '../transport/node-lock.js';
-import { cleanupStale } from '../transport/remote-process.js';
+import type { NodeLock } from '../transport/node-lock.js';
+import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
+import type { Together } from './together.js';
 
 // Everything a run needs from outside, injected (zx/OpenHTF style) so the core runs in virtual time under the simulator.
 export interface RunDeps {
@@ -54,9 +55,13 @@ export interface RunDeps {
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
   // Batch with a node in two pairs: the nodes shared with another cable under test (recorded), and a gate the
-  // benchmark phases (loopback, ib_write_bw, nccl) hold so that two cables never benchmark a node at once.
+  // benchmark phases (loopback, ib_write_bw, nccl) hold so that two cables never benchmark a node at once (a two-cable
+  // run gives one too).
   sharedNodes?: string[];
   benchmarkGate?: (phase: Phase) => Promise<() => void>;
+  // One of two cables between the same nodes qualified at once (src/run/both-cages.ts): the nodes taken for both, the
+  // soaks started together, the GPU load shared (src/run/together.ts).
+  together?: Together;
   // The journal's file calls (tests inject a disk that fills up).
   journalIo?: JournalIo;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
@@ -104,6 +109,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   });
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   if (deps.onWarning) ctx.onWarning = deps.onWarning;
+  if (deps.together) ctx.together = deps.together;
   if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
   // The wall clock when the run started, whatever the run's own clock (virtual or sped up on the simulated lab, which
   // would stamp a batch's later runs hours ahead); its end is that plus the run's duration on its own clock.
@@ -135,6 +141,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
+    // Qualified at once with the cable in the other cage: this cable's cage, and the other's with its run.
+    ...(deps.together ? { together: { cage: deps.together.cage, with: deps.together.others } } : {}),
   });
   log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
 
@@ -145,19 +153,28 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   // Wall-clock timers: live.json for `cablequal status`, and the node locks' heartbeat (a live run's lock stays fresh).
   const liveTimer = setInterval(() => liveNow(), 5000);
   liveTimer.unref();
-  const beatTimer = setInterval(() => {
-    for (const l of locks) l.heartbeat().catch((e: unknown) => log.warn({ err: e, node: l.node }, 'refreshing the node lock failed'));
-  }, deps.lockHeartbeatMs ?? LOCK_HEARTBEAT_MS);
-  beatTimer.unref();
+  const stopBeating = keepLocksFresh(locks, log, deps.lockHeartbeatMs);
   try {
     await takeNodes(ctx, locks, deps);
     for (const phase of protocol.phases) {
       ctx.checkAborted();
+      // Two cables at once: each soak starts when the other cable's run has reached it too (or has ended); the samples
+      // taken while waiting stay with the phase before (the other cable benchmarks meanwhile: this one carries nothing).
+      if (phase.kind === 'soak' && deps.together) {
+        ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, ctx.signal);
+        ctx.checkAborted();
+      }
       ctx.currentPhase = phase.name;
       liveNow(true);
       // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs).
       const gated = deps.benchmarkGate && ['loopback', 'ib_write_bw', 'nccl'].includes(phase.kind);
-      if (gated) journal.append({ type: 'gate-wait', tS: ctx.tS, phase: phase.name, sharedNodes: deps.sharedNodes ?? [] });
+      if (gated)
+        journal.append({
+          type: 'gate-wait',
+          tS: ctx.tS,
+          phase: phase.name,
+          sharedNodes: deps.sharedNodes ?? (deps.together ? deps.nodes.map((n) => n.name) : []),
+        });
       const release = gated ? await deps.benchmarkGate!(phase) : null;
       let status: 'done' | 'decided';
       try {
@@ -238,13 +255,15 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       log.error({ err: e }, 'harness error');
     }
   } finally {
+    // The other cable's run no longer waits for this one at a soak.
+    deps.together?.ended();
     if (statusTimer) clearInterval(statusTimer);
     clearInterval(liveTimer);
-    clearInterval(beatTimer);
+    stopBeating();
     if (loop && !ctx.signal.aborted && !journal.failure) await snapshotCounters(ctx, 'run-end').catch(() => undefined);
     // Loads stop on every path, a broken journal included (stopping journals nothing).
     await ctx.stopProcesses();
-    await Promise.all(locks.map((l) => l.release().catch((e: unknown) => log.warn({ err: e, node: l.node }, 'releasing the node lock failed'))));
+    await releaseLocks(locks, log);
     if (loop) {
       await loop.stop();
       tryAppend({ type: 'sampling', tS: ctx.tS, stats: loop.stats() });
@@ -299,17 +318,19 @@ function journalFailed(journal: JournalWriter, runDir: string, log: Logger): Run
   return { record, runDir };
 }
 
-// Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead
-// earlier run left behind (found by their pid files and run marker, never by process name).
+// Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead earlier run left
+// behind (src/run/node-taking.ts), journaling each; a two-cable run has taken them for both of its runs.
 async function takeNodes(ctx: RunContext, locks: NodeLock[], deps: RunDeps): Promise<void> {
-  for (const n of ctx.nodes) {
-    if (n.runner.simulated) continue;
-    locks.push(await acquireLock(n.runner, { runId: ctx.runId, label: deps.label ?? 'cablequal run', ...(deps.breakLock ? { breakLock: true } : {}) }));
-    const stale = await cleanupStale(n.runner, { exceptRunId: ctx.runId });
-    for (const p of stale) {
-      ctx.journal.append({ type: 'stale-process', tS: ctx.tS, node: n.spec.name, run: p.runId, name: p.name, pid: p.pid, outcome: p.outcome });
-      ctx.log.warn({ node: n.spec.name, stale: p }, 'stopped a load process left by an earlier run');
-    }
+  const stale = deps.together
+    ? deps.together.stale
+    : await lockAndClean(
+        ctx.nodes.map((n) => ({ name: n.spec.name, runner: n.runner })),
+        { runId: ctx.runId, label: deps.label ?? 'cablequal run', ...(deps.breakLock ? { breakLock: true } : {}) },
+        locks,
+      );
+  for (const p of stale) {
+    ctx.journal.append({ type: 'stale-process', tS: ctx.tS, node: p.node, run: p.run, name: p.name, pid: p.pid, outcome: p.outcome });
+    ctx.log.warn({ node: p.node, stale: p }, 'stopped a load process left by an earlier run');
   }
 }
 

@@ -17,6 +17,7 @@ import { integrityReasons } from './journal-integrity.js';
 import { stopNote, verdictOf } from '../grading/verdict.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
+import { togetherOf } from './together.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -122,6 +123,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
   const ran = opts.protocol ? recordedProtocolOf(start, protocol) : protocol;
+  const soakLoads = soakLoadsOf(lines);
   const evidence = checkEvidence({
     protocol: ran,
     phases,
@@ -137,7 +139,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     rules,
     limits: protocol.limits,
     journalVersion,
-    soakLoads: soakLoadsOf(lines),
+    soakLoads,
   });
   notes.push(...evidence.notes);
 
@@ -216,6 +218,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...(evidence.soakLoad ? { soakLoad: evidence.soakLoad } : {}),
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
+    ...togetherOf(start, soakLoads),
   };
 }
 

@@ -3,13 +3,14 @@
 import type { Clock } from '../domain/clock.js';
 import type { Rail } from '../domain/node.js';
 import type { Fault } from './faults.js';
-import { HOTPLUG_THROTTLE_GBPS, LabModel } from './model.js';
-import { railCapGbps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
+import { DEFAULT_CABLED_CAGE, HOTPLUG_THROTTLE_GBPS, LabModel, type LinkSim } from './model.js';
+import { railCapGbps, secondCageIps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
 import type { SimProcess } from './sim-process.js';
 import type { Session } from './model.js';
 
 // The two QSFP cages of a Spark, each seen through both PCIe functions, with the names DGX OS gives them; the
-// cable is in cage 1 unless a scenario node names its cage, and a scenario node may rename the interfaces.
+// cable is in cage 1 unless a scenario node names its cage (a second cable in the other), and a scenario node may
+// rename the interfaces.
 const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
   {
     index: 0,
@@ -26,7 +27,7 @@ const SPARK_CAGES: { index: number; rails: [Rail, Rail] }[] = [
     ],
   },
 ];
-export const DEFAULT_CABLED_CAGE = 1;
+export { DEFAULT_CABLED_CAGE };
 
 // One PCIe function of a simulated node: its names and its place (cage = physical port, rail = PCIe link).
 export interface SimRail extends Rail {
@@ -53,12 +54,14 @@ export interface Listener {
 }
 
 export class LabCore {
-  model: LabModel; // replaced by plug(): a new cable model over the same nodes
+  readonly model: LabModel;
   readonly t0: number;
   readonly procs: SimProcess[] = [];
   readonly listeners: Listener[] = [];
   private nextPid: number;
   readonly garbageFired = new Set<Fault>();
+  // Seconds a node told to reboot stays down, whatever cable's scenario is plugged (createLab's rebootS).
+  rebootS: number | undefined;
 
   constructor(
     public spec: ScenarioSpec, // the cable part changes on plug()
@@ -86,15 +89,35 @@ export class LabCore {
     return n;
   }
 
-  // The cage the cable is in on a node (the triangle wiring puts it in cage 0 at one end).
+  // The cage the (first) cable is in on a node (the triangle wiring puts it in cage 0 at one end).
   cageOf(node: string): number {
     return this.nodeSpec(node).cage ?? DEFAULT_CABLED_CAGE;
   }
 
+  // The cable in a cage of a node, or null for a cage the lab puts no cable in (plugged or pulled: see link.plugged).
+  cableAt(node: string, cage: number): LinkSim | null {
+    return this.model.linkAt(node, cage) ?? null;
+  }
+
+  // Whether the link of the cable in a node's cage is up now (false for a cage without a cable).
+  linkUpAt(node: string, cage: number): boolean {
+    const link = this.cableAt(node, cage);
+    return link !== null && this.model.isLinkUp(this.now(), link);
+  }
+
+  // A node's two rail addresses in a cage (the first cable's from the node, the second cable's from it), or null for a
+  // cage without a cable.
+  railIpsAt(node: string, cage: number): [string, string] | null {
+    const link = this.cableAt(node, cage);
+    if (!link) return null;
+    if (link.index === 0) return this.nodeSpec(node).railIps;
+    return this.spec.secondCable!.railIps[this.spec.nodes.findIndex((n) => n.name === node)]!;
+  }
+
   // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
-  // removes the CX-7 PCI functions (udev mtk-hotplug handler, docs/formats.md §0): none while the cable is out.
+  // removes the CX-7 PCI functions (udev mtk-hotplug handler, docs/formats.md §0): none while no cable is in.
   functions(node: string): readonly SimRail[] {
-    if (!this.model.plugged) return [];
+    if (!this.model.anyPlugged) return [];
     // Asked on every ethtool, ip and sysfs read: built once per node (the names are the scenario node's, fixed for the lab).
     let fns = this.functionsOf.get(node);
     if (!fns) {
@@ -122,11 +145,14 @@ export class LabCore {
     return caps.length ? Math.min(...caps) : null;
   }
 
-  // Which node and rail own an IPv4 address.
-  ownerOf(ip: string): { node: string; rail: number } | null {
-    for (const n of this.spec.nodes) {
+  // Which node, cage and rail own an IPv4 address.
+  ownerOf(ip: string): { node: string; rail: number; cage: number } | null {
+    for (const [i, n] of this.spec.nodes.entries()) {
       const rail = n.railIps.indexOf(ip);
-      if (rail >= 0) return { node: n.name, rail };
+      if (rail >= 0) return { node: n.name, rail, cage: this.cageOf(n.name) };
+      const second = this.spec.secondCable;
+      const other = second?.railIps[i]?.indexOf(ip) ?? -1;
+      if (second && other >= 0) return { node: n.name, rail: other, cage: second.cage };
     }
     return null;
   }
@@ -141,32 +167,45 @@ export class LabCore {
       const t = this.now();
       this.model.advance(t);
       const seen = this.reaped;
-      if (seen && seen.t === t && seen.model === this.model && seen.events === this.model.events.length && seen.procs === this.procs.length) return;
+      if (seen && seen.t === t && seen.events === this.model.events.length && seen.procs === this.procs.length) return;
       for (const p of this.procs) p.check();
-      this.reaped = { t, model: this.model, events: this.model.events.length, procs: this.procs.length };
+      this.reaped = { t, events: this.model.events.length, procs: this.procs.length };
     } finally {
       this.reaping = false;
     }
   }
   private reaping = false;
-  private reaped: { t: number; model: LabModel; events: number; procs: number } | null = null;
+  private reaped: { t: number; events: number; procs: number } | null = null;
 
   running(node: string): SimProcess[] {
     this.reap();
     return this.procs.filter((p) => p.node === node && !p.finished);
   }
 
-  // Pull the cable out of the cage (a batch operator swapping cables).
-  unplug(): void {
-    this.model.unplug(this.now());
+  // Pull the cable out of a cage, or every cable (a batch operator swapping cables).
+  unplug(cage?: number): void {
+    this.model.unplug(this.now(), cage);
   }
 
-  // Put another scenario's cable in: same nodes and addresses, that scenario's cable, link and load figures.
-  plug(cable: ScenarioSpec): void {
-    const t = this.now();
-    if (this.model.plugged) this.model.unplug(t);
-    this.spec = { ...cable, nodes: this.spec.nodes };
-    this.model = new LabModel(this.spec, this.seed, this.faults, { from: this.model, atS: t });
+  // Put another scenario's cable in (into the cage of the second cable when named, else the first cable's): same nodes
+  // and addresses, that scenario's cable, link and load figures (the first cable's scenario also brings its bench's).
+  plug(cable: ScenarioSpec, cage?: number): void {
+    const link = cage === undefined ? this.model.links[0]! : this.model.links.find((l) => l.cages.includes(cage));
+    const second = (s: ScenarioSpec): ScenarioSpec['secondCable'] => ({
+      scenario: s.name,
+      cage: cage as 0 | 1,
+      railIps: this.spec.secondCable?.railIps ?? secondCageIps(this.spec.nodes),
+      expected: s.expected,
+      spec: s,
+    });
+    if (!link || link.index === 0) {
+      // The first cable's scenario brings its bench; a cable in a cage that had none becomes the lab's second cable.
+      const secondCable = link ? this.spec.secondCable : second(cable);
+      const rebootS = this.rebootS !== undefined ? { rebootS: this.rebootS } : {};
+      this.spec = { ...(link ? cable : this.spec), nodes: this.spec.nodes, ...(secondCable ? { secondCable } : {}), ...rebootS };
+      this.model.spec = this.spec;
+    } else this.spec = { ...this.spec, secondCable: second(cable) };
+    this.model.plug(cable, this.now(), cage);
   }
 
   // Why a node cannot be reached right now (ssh drop or reboot), or null.

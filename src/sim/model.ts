@@ -1,6 +1,9 @@
-// The physical model of the simulated lab: two nodes joined by one cable (cage 1 unless a node names its cage), stepped one second at a time
-// from the event timeline (loads started and stopped, faults). State is computed lazily up to clock.now():
-// nothing runs in the background, and the same scenario and seed always give the same counters.
+// The physical model of the simulated lab: two nodes joined by one cable (cage 1 unless a node names its cage), or by
+// two (one per cage: a scenario's second cable), stepped one second at a time from the event timeline (loads started
+// and stopped, faults). Each cable has its own link, lanes and port counters; the nodes' NIC (its temperature, from
+// the traffic of both cables), GPU, PCIe rails (a rail's bandwidth shared by the streams of both cables through it)
+// and boots are shared. State is computed lazily up to clock.now(): nothing runs in the background, and the same
+// scenario and seed always give the same counters.
 import type { Fault } from './faults.js';
 import { BLOCKS_PER_CODEWORD, codewordStats, HI_BER_UNCORRECTABLE, HI_BER_WINDOW_S, laneCountOf, type CodewordStats, type LaneErrors } from './fec.js';
 import { drawSecond } from './fec-draws.js';
@@ -14,6 +17,10 @@ export interface Session {
   serverNode: string;
   clientRail: number;
   serverRail: number;
+  // The cage of each end's device, and the cable (link index) between them.
+  clientCage: number;
+  serverCage: number;
+  link: number;
   bidir: boolean;
   loopback: boolean;
   startS: number;
@@ -40,9 +47,11 @@ export interface LabEvent {
   kind: string;
   node?: string;
   detail?: string;
+  // Which cable's cage, in a lab of two cables.
+  cage?: number;
 }
 
-// The physical-port (PPCNT) counters of the cabled cage: both netdevs of the cage read these.
+// The physical-port (PPCNT) counters of a cabled cage: both netdevs of the cage read these.
 export interface PortCounters {
   rxBytes: number;
   txBytes: number;
@@ -70,14 +79,35 @@ interface NodeSim {
   index: number;
   temp: number;
   gpuTemp: number;
-  port: PortCounters;
-  rails: [RailCounters, RailCounters];
+  // Per cage, its two PCIe functions' traffic counters.
+  rails: [RailCounters, RailCounters][];
   baseline: number; // traffic counted before the lab started (seeded)
   bootCount: number;
   bootS: number; // lab time of the last boot (negative: before the lab)
-  lastUncorrectableS: number; // lab time of the last uncorrectable codeword, for the PCS's BER monitor
   // The hot-plug trap: a cable plugged into this node while it ran; every transfer crawls until it reboots with the cable in.
   hotplugThrottled: boolean;
+}
+
+// One end of a cable: its port's counters and the last uncorrectable codeword there (for the PCS's BER monitor).
+interface PortEnd {
+  counters: PortCounters;
+  lastUncorrectableS: number;
+}
+
+// One cable of the lab, in one cage at each node: the scenario its cable comes from (its EEPROM, lanes, bursts,
+// flaps, link recovery, throughput and NCCL figures), its link state and each end's port.
+export interface LinkSim {
+  readonly index: number;
+  spec: ScenarioSpec;
+  readonly cages: [number, number]; // per node, in the order of the scenario's nodes
+  laneCount: 4 | 2;
+  plugged: boolean;
+  linkUp: boolean;
+  downUntil: number;
+  idleLoadRunS: number;
+  flapsFired: Set<number>;
+  ends: [PortEnd, PortEnd];
+  readonly keys: [number, number]; // per node, the noise stream of this cable's receiver there
 }
 
 // A reboot a node was told to do (`systemctl reboot --no-block`): down from atS for durationS.
@@ -92,6 +122,15 @@ interface CommandedReboot {
 export const HOTPLUG_THROTTLE_GBPS = 13.2;
 // Seconds between `systemctl reboot --no-block` returning and the node going down.
 const SHUTDOWN_S = 3;
+// The cage a cable is in when the scenario does not say.
+export const DEFAULT_CABLED_CAGE = 1;
+
+// What a session's bytes pass through that another session may share: each end's PCIe rail, per direction.
+function resourcesOf(s: Session): string[] {
+  const out = [`${s.clientNode}/${s.clientRail}/tx`, `${s.serverNode}/${s.serverRail}/rx`];
+  if (s.bidir) out.push(`${s.clientNode}/${s.clientRail}/rx`, `${s.serverNode}/${s.serverRail}/tx`);
+  return out;
+}
 
 // What lab.state(node) returns: a snapshot for tests.
 export interface SimNodeState {
@@ -127,6 +166,11 @@ export const ZERO_PORT = (): PortCounters => ({
   linkDown: 0,
 });
 const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
+const ZERO_RAILS = (): [RailCounters, RailCounters][] => [
+  [ZERO_RAIL(), ZERO_RAIL()],
+  [ZERO_RAIL(), ZERO_RAIL()],
+];
+const freshEnd = (): PortEnd => ({ counters: ZERO_PORT(), lastUncorrectableS: -Infinity });
 const WIRE_FRAME_BYTES = 1024 + 58; // RoCE MTU 1024 payload + headers and FCS
 const FRAME_SLOT_BYTES = WIRE_FRAME_BYTES + 20; // + preamble, SFD and inter-frame gap
 // MAC bytes one codeword carries (80 x 66b blocks of 8 bytes).
@@ -137,69 +181,108 @@ export class LabModel {
   readonly sessions: Session[] = [];
   readonly gpuLoads: GpuLoad[] = [];
   private readonly nodes: NodeSim[];
+  // The cables: the scenario's, then its second cable (another cage at both nodes).
+  readonly links: LinkSim[];
   private k = 0; // seconds stepped so far
-  private linkUp = true;
-  private downUntil = 0;
-  private idleLoadRunS = 0;
-  private flapsFired = new Set<number>();
   private nextId = 1;
   // Reboots the nodes were told to do, kept across cable swaps (the nodes stay the same).
-  private commandedReboots: CommandedReboot[] = [];
-  readonly laneCount: 4 | 2;
+  private readonly commandedReboots: CommandedReboot[] = [];
 
   constructor(
-    readonly spec: ScenarioSpec,
+    // The bench: the nodes, their thermal and GPU figures (replaced with the cable's scenario when the first cable is
+    // swapped, as a cable's scenario describes the bench it was seen on).
+    public spec: ScenarioSpec,
     readonly seed: number,
     readonly faults: Fault[],
-    replug?: { from: LabModel; atS: number },
   ) {
-    this.laneCount = laneCountOf(spec.cable.family);
     this.nodes = spec.nodes.map((n, index) => ({
       name: n.name,
       index,
       temp: spec.thermal.ambientC + (n.nicTempOffsetC ?? 0),
       gpuTemp: spec.gpu.idleTempC,
-      port: ZERO_PORT(),
-      rails: [ZERO_RAIL(), ZERO_RAIL()],
+      rails: ZERO_RAILS(),
       baseline: Math.floor(1e9 + uniform(seed, streamId(n.name), 7) * 5e10),
       bootCount: 0,
       bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
-      lastUncorrectableS: -Infinity,
       hotplugThrottled: false,
     }));
-    if (replug) this.takeOver(replug.from, replug.atS);
+    const first: [number, number] = [spec.nodes[0].cage ?? DEFAULT_CABLED_CAGE, spec.nodes[1].cage ?? DEFAULT_CABLED_CAGE];
+    this.links = [this.newLink(0, spec, first)];
+    const second = spec.secondCable;
+    if (second) this.links.push(this.newLink(1, second.spec, [second.cage, second.cage]));
   }
 
-  // A cable is in the cage (false between unplug() and the next plug: no link, no EEPROM).
-  plugged = true;
+  private newLink(index: number, spec: ScenarioSpec, cages: [number, number]): LinkSim {
+    // The first cable's noise streams are the node's own (a one-cable lab draws as it always has).
+    const key = (name: string) => streamId(index === 0 ? name : `${name}/cable${index}`);
+    return {
+      index,
+      spec,
+      cages,
+      laneCount: laneCountOf(spec.cable.family),
+      plugged: true,
+      linkUp: true,
+      downUntil: 0,
+      idleLoadRunS: 0,
+      flapsFired: new Set(),
+      ends: [freshEnd(), freshEnd()],
+      keys: [key(this.spec.nodes[0].name), key(this.spec.nodes[1].name)],
+    };
+  }
 
-  // Pull the cable: the link goes down and stays down; the EEPROM can no longer be read.
-  unplug(tS: number): void {
+  // The cable in a node's cage, or undefined for an empty cage (one the scenario puts no cable in).
+  linkAt(node: string, cage: number): LinkSim | undefined {
+    const i = this.node(node).index;
+    return this.links.find((l) => l.cages[i] === cage);
+  }
+
+  // Whether any cable is in (false once every cable has been pulled: no link, no EEPROM, no CX-7 functions).
+  get anyPlugged(): boolean {
+    return this.links.some((l) => l.plugged);
+  }
+
+  // The links a cage names (every one when none is given).
+  private linksIn(cage?: number): LinkSim[] {
+    return this.links.filter((l) => cage === undefined || l.cages.includes(cage));
+  }
+
+  // Pull the cable (of one cage, or every cable): the link goes down and stays down; the EEPROM can no longer be read.
+  unplug(tS: number, cage?: number): void {
     this.advance(tS);
-    if (!this.plugged) return;
-    if (this.linkUp) this.dropLink(tS, 'cable unplugged', Infinity);
-    else this.downUntil = Infinity;
-    this.plugged = false;
-    this.events.push({ tS, kind: 'cable-unplugged' });
+    for (const link of this.linksIn(cage)) {
+      if (!link.plugged) continue;
+      if (link.linkUp) this.dropLink(link, tS, 'cable unplugged', Infinity);
+      else link.downUntil = Infinity;
+      link.plugged = false;
+      this.events.push({ tS, kind: 'cable-unplugged', ...this.cageOf(link) });
+    }
   }
 
-  // A new cable in the same nodes: node state (temperatures, boots, per-function traffic, reboots under way) carries
-  // over, the port's PPCNT counters restart from zero as on a re-plugged Spark, and the link trains for linkRecoverS.
-  // The hot-plug trap: every node that was running when the cable went in is throttled until it reboots.
-  private takeOver(old: LabModel, tS: number): void {
-    old.advance(tS);
-    this.events.push(...old.events);
-    this.k = old.k;
-    this.commandedReboots = old.commandedReboots;
-    for (const n of this.nodes) {
-      const o = old.nodes.find((x) => x.name === n.name);
-      if (!o) continue;
-      Object.assign(n, { temp: o.temp, gpuTemp: o.gpuTemp, rails: o.rails, baseline: o.baseline, bootCount: o.bootCount, bootS: o.bootS });
-      n.hotplugThrottled = !this.rebooting(n.name, tS);
-    }
-    this.linkUp = false;
-    this.downUntil = Math.ceil(tS + this.spec.linkRecoverS);
-    this.events.push({ tS, kind: 'cable-plugged', detail: `${this.spec.name} serial ${this.spec.cable.eeprom.vendorSn}` });
+  // A new cable in a cage of the same nodes (the first cable's when none is named): node state (temperatures, boots,
+  // per-function traffic, reboots under way) carries over, the port's PPCNT counters restart from zero as on a
+  // re-plugged Spark, and the link trains for linkRecoverS. The hot-plug trap: every node that was running when the
+  // cable went in is throttled until it reboots.
+  plug(cable: ScenarioSpec, tS: number, cage?: number): void {
+    this.advance(tS);
+    // A cage that had no cable: a second link, in that cage at both nodes (its rail addresses are the lab's to give).
+    if (cage !== undefined && this.linksIn(cage).length === 0)
+      this.links.push({ ...this.newLink(this.links.length, cable, [cage, cage]), plugged: false, linkUp: false });
+    const link = cage === undefined ? this.links[0]! : this.linksIn(cage)[0]!;
+    this.unplug(tS, cage ?? link.cages[0]);
+    link.spec = cable;
+    link.laneCount = laneCountOf(cable.cable.family);
+    link.ends = [freshEnd(), freshEnd()];
+    link.idleLoadRunS = 0;
+    link.flapsFired = new Set();
+    link.plugged = true;
+    link.downUntil = Math.ceil(tS + cable.linkRecoverS);
+    for (const n of this.nodes) n.hotplugThrottled = !this.rebooting(n.name, tS);
+    this.events.push({ tS, kind: 'cable-plugged', detail: `${cable.name} serial ${cable.cable.eeprom.vendorSn}`, ...this.cageOf(link) });
+  }
+
+  // The cage of a link for its events, in a lab of two cables.
+  private cageOf(link: LinkSim): { cage?: number } {
+    return this.links.length > 1 ? { cage: link.cages[0] } : {};
   }
 
   // `systemctl reboot --no-block` on a node at tS: it goes down a few seconds later and answers again after the
@@ -225,18 +308,10 @@ export class LabModel {
     return this.events.some((e) => e.kind === 'reboot' && e.node === node && e.tS > sinceS && e.tS <= tS);
   }
 
-  get nodeNames(): string[] {
-    return this.nodes.map((n) => n.name);
-  }
-
   private node(name: string): NodeSim {
     const n = this.nodes.find((x) => x.name === name);
     if (!n) throw new Error(`no simulated node ${name}`);
     return n;
-  }
-
-  peerOf(name: string): string {
-    return this.nodes.find((x) => x.name !== name)!.name;
   }
 
   // ---- timeline input (called by the runner at the current time)
@@ -244,7 +319,7 @@ export class LabModel {
   addSession(s: Omit<Session, 'id' | 'stoppedS' | 'diedS' | 'quitS'>): Session {
     this.advance(s.startS);
     const session: Session = { ...s, id: this.nextId++, stoppedS: null, diedS: null, quitS: null };
-    if (!session.loopback && !this.linkUp) session.diedS = s.startS;
+    if (!session.loopback && !this.links[s.link]!.linkUp) session.diedS = s.startS;
     this.sessions.push(session);
     this.events.push({
       tS: s.startS,
@@ -310,15 +385,43 @@ export class LabModel {
     return n?.gpuLoadIneffective ? 0.04 : 1;
   }
 
-  // Wire traffic into and out of a node over [a, b), in Gb/s averaged over the interval, per rail.
-  private traffic(node: string, a: number, b: number): { rx: [number, number]; tx: [number, number] } {
+  // The sessions on the wire over [a, b) (loopback aside: it never leaves the node).
+  private wireSessions(a: number, b: number): Session[] {
+    return this.sessions.filter((s) => !s.loopback && s.startS < b && this.sessionEnd(s) > a);
+  }
+
+  // The share of its own rate a session gets, averaged over its time within [a, b): a PCIe rail carries one rate per
+  // direction, shared equally by the streams of both cables through it (exactly 1 with no other stream there).
+  shareOver(s: Session, a: number, b: number, live: Session[] = this.wireSessions(a, b)): number {
+    if (s.loopback) return 1;
+    const mine = resourcesOf(s);
+    const rivals = live.filter((x) => x !== s && resourcesOf(x).some((r) => mine.includes(r)));
+    if (rivals.length === 0) return 1;
+    const from = Math.max(a, s.startS);
+    const to = Math.min(b, this.sessionEnd(s));
+    if (!(to > from)) return 1;
+    const cuts = [from, to, ...rivals.flatMap((x) => [x.startS, this.sessionEnd(x)]).filter((t) => t > from && t < to)].sort((x, y) => x - y);
+    let sum = 0;
+    for (let i = 1; i < cuts.length; i++) {
+      const mid = (cuts[i - 1]! + cuts[i]!) / 2;
+      const on = rivals.filter((x) => x.startS <= mid && mid < this.sessionEnd(x));
+      const crowd = Math.max(...mine.map((r) => 1 + on.filter((x) => resourcesOf(x).includes(r)).length));
+      sum += (cuts[i]! - cuts[i - 1]!) / crowd;
+    }
+    return sum / (to - from);
+  }
+
+  // Wire traffic into and out of a node over [a, b), in Gb/s averaged over the interval, per rail (PCIe function);
+  // of one cable's sessions when a link is given, else of every cable (what the NIC carries).
+  private traffic(node: string, a: number, b: number, link?: LinkSim): { rx: [number, number]; tx: [number, number] } {
     const rx: [number, number] = [0, 0];
     const tx: [number, number] = [0, 0];
-    for (const s of this.sessions) {
-      if (s.loopback) continue;
+    const live = this.wireSessions(a, b);
+    for (const s of live) {
+      if (link && s.link !== link.index) continue;
       const overlap = Math.max(0, Math.min(b, this.sessionEnd(s)) - Math.max(a, s.startS)) / (b - a);
       if (overlap <= 0) continue;
-      const g = s.gbpsPerDir * overlap;
+      const g = s.gbpsPerDir * overlap * this.shareOver(s, a, b, live);
       const cr = s.clientRail === 0 ? 0 : 1;
       const sr = s.serverRail === 0 ? 0 : 1;
       if (s.clientNode === node) {
@@ -341,20 +444,20 @@ export class LabModel {
     return th.ambientC + off + linkShare * th.linkLoadC + this.gpuShare(n.name, (a + b) / 2) * th.gpuLoadC;
   }
 
-  // Pre-FEC raw errors per second of each lane at one receiver (node) at its NIC temperature tempC.
-  laneRates(node: string, tempC: number): number[] {
-    return receiverLanes(this.spec, node).map((c) => curveAt(c, tempC));
+  // Pre-FEC raw errors per second of each lane of a cable at one receiver (node) at its NIC temperature tempC.
+  laneRates(link: LinkSim, node: string, tempC: number): number[] {
+    return receiverLanes(link.spec, node).map((c) => curveAt(c, tempC));
   }
 
-  // RS(544,514) codeword statistics of one receiver whose lanes run at these raw error rates.
-  fecStats(rates: number[]): CodewordStats {
-    return codewordStats(this.laneCount, this.laneErrors(rates));
+  // RS(544,514) codeword statistics of one receiver of a cable whose lanes run at these raw error rates.
+  fecStats(link: LinkSim, rates: number[]): CodewordStats {
+    return codewordStats(link.laneCount, this.laneErrors(link, rates));
   }
 
-  // Each lane's error process: its raw error rate and the scenario's mean burst length at that rate.
-  private laneErrors(rates: number[]): LaneErrors[] {
-    const rate = laneBitRate(this.spec.cable.family);
-    return rates.slice(0, this.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(this.spec, r / rate) }));
+  // Each lane's error process: its raw error rate and the cable's mean burst length at that rate.
+  private laneErrors(link: LinkSim, rates: number[]): LaneErrors[] {
+    const rate = laneBitRate(link.spec.cable.family);
+    return rates.slice(0, link.laneCount).map((r) => ({ bitsPerS: r, meanBits: burstBitsAt(link.spec, r / rate) }));
   }
 
   // ---- the integrator
@@ -375,76 +478,21 @@ export class LabModel {
     }
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
-    if (!this.linkUp && k >= this.downUntil && !anyRebooting) {
-      this.linkUp = true;
-      this.events.push({ tS: k, kind: 'link-up' });
+    for (const link of this.links) {
+      if (!link.linkUp && k >= link.downUntil && !anyRebooting) {
+        link.linkUp = true;
+        this.events.push({ tS: k, kind: 'link-up', ...this.cageOf(link) });
+      }
+      if (link.linkUp && anyRebooting) this.dropLink(link, k, 'peer rebooting', link.spec.linkRecoverS);
+      // The link trains again only once both ends are up.
+      if (anyRebooting) link.downUntil = Math.max(link.downUntil, Math.ceil(k + 1 + link.spec.linkRecoverS));
     }
-    if (this.linkUp && anyRebooting) this.dropLink(k, 'peer rebooting', this.spec.linkRecoverS);
-    // The link trains again only once both ends are up.
-    if (anyRebooting) this.downUntil = Math.max(this.downUntil, Math.ceil(k + 1 + this.spec.linkRecoverS));
 
     const targets = this.nodes.map((n) => this.thermalTarget(n, k, k + 1));
     const tau = this.spec.thermal.tauS;
     const midTemps = this.nodes.map((n, i) => targets[i]! + (n.temp - targets[i]!) * Math.exp(-0.5 / tau));
 
-    if (this.linkUp) {
-      let hiBer: string | null = null;
-      for (const n of this.nodes) {
-        const temp = midTemps[n.index]!;
-        const key = streamId(n.name);
-        const lanes = this.laneErrors(this.laneRates(n.name, temp));
-        const drawn = drawSecond(lanes, codewordStats(this.laneCount, lanes), this.seed, key, k);
-        let bits = 0;
-        for (let l = 0; l < this.laneCount; l++) {
-          n.port.lanes[l as 0 | 1 | 2 | 3] += drawn.laneBits[l]!;
-          bits += drawn.laneBits[l]!;
-        }
-        // The scenario's scripted uncorrectable codewords (not physics: no errored bits come with them).
-        const extra = this.spec.uncorrectablePerS ? poisson(curveAt(this.spec.uncorrectablePerS, temp), this.seed, key, 19, k) : 0;
-        const unc = drawn.uncorrectable + extra;
-        n.port.correctedBits += bits;
-        n.port.correctedBlocks += drawn.corrected;
-        n.port.uncorrectable += unc;
-        const { rx, tx } = this.traffic(n.name, k, k + 1);
-        // Frames an uncorrectable codeword overlaps: with frames on the line (the share of the receiver's line time that
-        // carries them; idle codewords hit none) its 640 bytes lie in one frame slot, or across two for 640 of every
-        // 1102 places. A frame it overlaps fails its FCS; mlx5 counts it in rx_crc_errors_phy, rx_symbol_err_phy and
-        // rx_pcs_symbol_err_phy alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...: 386 each).
-        const busy = Math.min(1, (rx[0] + rx[1]) / 200);
-        const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
-        n.port.crcFrames += lost;
-        n.port.pcsSymbolErrors += lost;
-        if (!hiBer && this.uncorrectableBurst(n, unc, k)) hiBer = n.name;
-        for (const r of [0, 1] as const) {
-          const rb = (rx[r] * 1e9) / 8;
-          const tb = (tx[r] * 1e9) / 8;
-          n.rails[r].rxBytes += Math.round(rb);
-          n.rails[r].txBytes += Math.round(tb);
-          n.rails[r].rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
-          n.rails[r].txPackets += Math.round(tb / WIRE_FRAME_BYTES);
-          n.port.rxBytes += Math.round(rb);
-          n.port.txBytes += Math.round(tb);
-          n.port.rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
-          n.port.txPackets += Math.round(tb / WIRE_FRAME_BYTES);
-        }
-      }
-      // Idle-GPU link load run, for the scenario's scheduled flaps.
-      const { rx, tx } = this.traffic(this.nodes[0]!.name, k, k + 1);
-      const loaded = rx[0] + rx[1] + tx[0] + tx[1] >= 3.6 * this.spec.throughput.railGbps * 0.5;
-      const gpusIdle = this.nodes.every((n) => this.gpuShare(n.name, mid) === 0);
-      this.idleLoadRunS = loaded && gpusIdle ? this.idleLoadRunS + 1 : 0;
-      const flap = (this.spec.flaps ?? []).findIndex((f, i) => !this.flapsFired.has(i) && this.idleLoadRunS >= f.afterIdleLinkLoadS);
-      if (hiBer) {
-        this.dropLink(
-          k + 1,
-          `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`,
-          this.spec.linkRecoverS,
-        );
-      } else if (flap >= 0) {
-        this.flapsFired.add(flap);
-        this.dropLink(k + 1, 'link flap', this.spec.flaps![flap]!.downS);
-      }
-    }
+    for (const link of this.links) if (link.linkUp) this.stepLink(link, k, midTemps);
 
     for (const n of this.nodes) {
       const target = targets[n.index]!;
@@ -455,32 +503,98 @@ export class LabModel {
     }
   }
 
+  // One second of one cable whose link is up: each receiver's lane errors and codewords at its NIC's temperature, the
+  // traffic it carried, and the link drops they cause (two uncorrectable codewords close together, a scheduled flap).
+  private stepLink(link: LinkSim, k: number, midTemps: number[]): void {
+    const mid = k + 0.5;
+    let hiBer: string | null = null;
+    for (const n of this.nodes) {
+      const temp = midTemps[n.index]!;
+      const key = link.keys[n.index]!;
+      const port = link.ends[n.index]!.counters;
+      const lanes = this.laneErrors(link, this.laneRates(link, n.name, temp));
+      const drawn = drawSecond(lanes, codewordStats(link.laneCount, lanes), this.seed, key, k);
+      let bits = 0;
+      for (let l = 0; l < link.laneCount; l++) {
+        port.lanes[l as 0 | 1 | 2 | 3] += drawn.laneBits[l]!;
+        bits += drawn.laneBits[l]!;
+      }
+      // The scenario's scripted uncorrectable codewords (not physics: no errored bits come with them).
+      const extra = link.spec.uncorrectablePerS ? poisson(curveAt(link.spec.uncorrectablePerS, temp), this.seed, key, 19, k) : 0;
+      const unc = drawn.uncorrectable + extra;
+      port.correctedBits += bits;
+      port.correctedBlocks += drawn.corrected;
+      port.uncorrectable += unc;
+      const { rx, tx } = this.traffic(n.name, k, k + 1, link);
+      // Frames an uncorrectable codeword overlaps: with frames on the line (the share of the receiver's line time that
+      // carries them; idle codewords hit none) its 640 bytes lie in one frame slot, or across two for 640 of every
+      // 1102 places. A frame it overlaps fails its FCS; mlx5 counts it in rx_crc_errors_phy, rx_symbol_err_phy and
+      // rx_pcs_symbol_err_phy alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...: 386 each).
+      const busy = Math.min(1, (rx[0] + rx[1]) / 200);
+      const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
+      port.crcFrames += lost;
+      port.pcsSymbolErrors += lost;
+      if (!hiBer && this.uncorrectableBurst(link, n, unc, k)) hiBer = n.name;
+      const rails = n.rails[link.cages[n.index]!]!;
+      for (const r of [0, 1] as const) {
+        const rb = (rx[r] * 1e9) / 8;
+        const tb = (tx[r] * 1e9) / 8;
+        rails[r].rxBytes += Math.round(rb);
+        rails[r].txBytes += Math.round(tb);
+        rails[r].rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
+        rails[r].txPackets += Math.round(tb / WIRE_FRAME_BYTES);
+        port.rxBytes += Math.round(rb);
+        port.txBytes += Math.round(tb);
+        port.rxPackets += Math.round(rb / WIRE_FRAME_BYTES);
+        port.txPackets += Math.round(tb / WIRE_FRAME_BYTES);
+      }
+    }
+    // Idle-GPU link load run, for the scenario's scheduled flaps.
+    const { rx, tx } = this.traffic(this.nodes[0]!.name, k, k + 1, link);
+    const loaded = rx[0] + rx[1] + tx[0] + tx[1] >= 3.6 * link.spec.throughput.railGbps * 0.5;
+    const gpusIdle = this.nodes.every((n) => this.gpuShare(n.name, mid) === 0);
+    link.idleLoadRunS = loaded && gpusIdle ? link.idleLoadRunS + 1 : 0;
+    const flap = (link.spec.flaps ?? []).findIndex((f, i) => !link.flapsFired.has(i) && link.idleLoadRunS >= f.afterIdleLinkLoadS);
+    if (hiBer) {
+      this.dropLink(
+        link,
+        k + 1,
+        `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`,
+        link.spec.linkRecoverS,
+      );
+    } else if (flap >= 0) {
+      link.flapsFired.add(flap);
+      this.dropLink(link, k + 1, 'link flap', link.spec.flaps![flap]!.downS);
+    }
+  }
+
   // Whether this second's `count` uncorrectable codewords at a receiver (at seeded times within the second) put two
   // within the PCS's BER-monitor window, counting the last one of earlier seconds.
-  private uncorrectableBurst(n: NodeSim, count: number, k: number): boolean {
+  private uncorrectableBurst(link: LinkSim, n: NodeSim, count: number, k: number): boolean {
     if (count <= 0) return false;
     if (count > 1 / HI_BER_WINDOW_S + 1) return true; // more than fit a second without two in one window
-    const key = streamId(n.name);
+    const key = link.keys[n.index]!;
+    const end = link.ends[n.index]!;
     const times = Array.from({ length: count }, (_, i) => k + uniform(this.seed, key, 14, k, i)).sort((a, b) => a - b);
-    let last = n.lastUncorrectableS;
+    let last = end.lastUncorrectableS;
     let burst = false;
     for (const t of times) {
       if (t - last < HI_BER_WINDOW_S) burst = true;
       last = t;
     }
-    n.lastUncorrectableS = last;
+    end.lastUncorrectableS = last;
     return burst;
   }
 
-  private dropLink(tS: number, why: string, downS: number): void {
-    this.linkUp = false;
-    this.downUntil = Math.ceil(tS + downS);
+  private dropLink(link: LinkSim, tS: number, why: string, downS: number): void {
+    link.linkUp = false;
+    link.downUntil = Math.ceil(tS + downS);
     for (const n of this.nodes) {
-      if (!this.rebooting(n.name, tS)) n.port.linkDown += 1;
-      this.events.push({ tS, kind: 'link-down', node: n.name, detail: why });
+      if (!this.rebooting(n.name, tS)) link.ends[n.index]!.counters.linkDown += 1;
+      this.events.push({ tS, kind: 'link-down', node: n.name, detail: why, ...this.cageOf(link) });
     }
     for (const s of this.sessions) {
-      if (!s.loopback && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
+      if (!s.loopback && s.link === link.index && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
     }
   }
 
@@ -505,19 +619,20 @@ export class LabModel {
   // Every physical-port (*_phy) and FEC counter of the node back to 0, as `mlxlink --pc` clears them (docs/formats.md
   // §1); the link, the per-function (vport) counters and the node's boot stay as they were.
   private resetCounters(node: string, tS: number): void {
-    this.node(node).port = ZERO_PORT();
+    const i = this.node(node).index;
+    for (const link of this.links) link.ends[i]!.counters = ZERO_PORT();
     this.events.push({ tS, kind: 'counter-reset', node });
   }
 
   private reboot(node: string, tS: number): void {
     const n = this.node(node);
-    n.port = ZERO_PORT();
-    n.rails = [ZERO_RAIL(), ZERO_RAIL()];
+    for (const link of this.links) link.ends[n.index]!.counters = ZERO_PORT();
+    n.rails = ZERO_RAILS();
     n.baseline = 0;
     n.bootCount += 1;
     n.bootS = tS;
     // Booting with the cable in clears the hot-plug trap (docs/formats.md §0: a reboot of both nodes with the cable attached).
-    if (this.plugged) n.hotplugThrottled = false;
+    if (this.anyPlugged) n.hotplugThrottled = false;
     this.events.push({ tS, kind: 'reboot', node });
     for (const s of this.sessions) {
       if ((s.clientNode === node || s.serverNode === node) && s.diedS === null && tS < this.sessionEnd(s)) s.diedS = tS;
@@ -527,9 +642,10 @@ export class LabModel {
 
   // ---- queries (each advances the model to tS first)
 
-  isLinkUp(tS: number): boolean {
+  // Whether a cable's link is up (the first cable's when none is given).
+  isLinkUp(tS: number, link: LinkSim = this.links[0]!): boolean {
     this.advance(tS);
-    return this.linkUp;
+    return link.linkUp;
   }
 
   nicTemp(node: string, tS: number): number {
@@ -551,10 +667,13 @@ export class LabModel {
     return { util: Math.max(0, Math.min(100, util)), temp: Math.round(this.node(node).gpuTemp), power: Math.max(1, power) };
   }
 
-  counters(node: string, tS: number): { port: PortCounters; rails: [RailCounters, RailCounters]; baseline: number } {
+  // A node's counters of one cage: its cable's port (zero on a cage without a cable) and its two functions' traffic.
+  counters(node: string, tS: number, cage: number): { port: PortCounters; rails: [RailCounters, RailCounters] } {
     this.advance(tS);
     const n = this.node(node);
-    return { port: { ...n.port, lanes: [...n.port.lanes] }, rails: [{ ...n.rails[0] }, { ...n.rails[1] }], baseline: n.baseline };
+    const p = this.linkAt(node, cage)?.ends[n.index]!.counters ?? ZERO_PORT();
+    const rails = n.rails[cage] ?? [ZERO_RAIL(), ZERO_RAIL()];
+    return { port: { ...p, lanes: [...p.lanes] }, rails: [{ ...rails[0] }, { ...rails[1] }] };
   }
 
   boot(node: string, tS: number): { bootId: string; uptimeS: number } {
@@ -580,22 +699,25 @@ export class LabModel {
   }
   private readonly bootIds = new Map<string, string>();
 
-  state(node: string, tS: number): SimNodeState {
+  // A node as one cable's receiver (the first cable's when no cage is given).
+  state(node: string, tS: number, cage?: number): SimNodeState {
+    const link = (cage === undefined ? this.links[0] : this.linkAt(node, cage)) ?? this.links[0]!;
     const temp = this.nicTemp(node, tS);
-    const rates = this.laneRates(node, temp).slice(0, this.laneCount);
+    const rates = this.laneRates(link, node, temp).slice(0, link.laneCount);
     const g = this.gpu(node, tS);
-    const c = this.counters(node, tS);
+    const c = this.counters(node, tS, link.cages[this.node(node).index]!);
     const b = this.boot(node, tS);
+    const up = link.linkUp;
     return {
       tS,
-      linkUp: this.linkUp,
+      linkUp: up,
       nicTempC: temp,
       gpuUtilPct: g.util,
       gpuTempC: g.temp,
       gpuPowerW: g.power,
-      laneErrorRates: this.linkUp ? rates : rates.map(() => 0),
-      laneBer: rates.map((r) => (this.linkUp ? r / laneBitRate(this.spec.cable.family) : 0)),
-      fec: this.fecStats(this.linkUp ? rates : rates.map(() => 0)),
+      laneErrorRates: up ? rates : rates.map(() => 0),
+      laneBer: rates.map((r) => (up ? r / laneBitRate(link.spec.cable.family) : 0)),
+      fec: this.fecStats(link, up ? rates : rates.map(() => 0)),
       port: c.port,
       rails: c.rails,
       bootId: b.bootId,

@@ -10,7 +10,7 @@ import { SIMULATED_SYS_VENDOR, simulatedBiosVersion } from '../probes/dmi.js';
 import { ScaledClock } from './scaled-clock.js';
 import { homeOf, programPath } from './node-files.js';
 import { streamId, uniform } from './prng.js';
-import { ZERO_PORT } from './model.js';
+import type { ScenarioSpec } from './scenario.js';
 
 export interface Answer {
   stdout: string;
@@ -44,19 +44,19 @@ const CMIS_APPLICATIONS = {
 } as const;
 
 // The module's memory map: the scenario's, else SFF-8636 for QSFP56 and CMIS for QSFP112.
-function memoryMapOf(spec: LabCore['spec']): 'sff8636' | 'cmis' {
+function memoryMapOf(spec: ScenarioSpec): 'sff8636' | 'cmis' {
   return spec.cable.eeprom.memoryMap ?? (spec.cable.family === 'QSFP56' ? 'sff8636' : 'cmis');
 }
 
-// Bytes of the cable EEPROM as seen from one node (serials may differ per end in eeprom-mismatch).
-function eepromBytes(core: LabCore, node: string): Uint8Array {
-  const c = core.spec.cable;
+// Bytes of a cable's EEPROM (its scenario's) as seen from one node (serials may differ per end in eeprom-mismatch).
+function eepromBytes(spec: ScenarioSpec, node: string): Uint8Array {
+  const c = spec.cable;
   const e = c.eeprom;
   const base = { ...e, vendorSn: c.serialByNode?.[node] ?? e.vendorSn };
   // What the EEPROM advertises: the trained family unless the scenario says otherwise (a 400G-class cable trains 4 x 50G).
   const cls = c.eepromClass ?? c.family;
   const [a, b, x, y] = e.attenuationDb;
-  if (memoryMapOf(core.spec) === 'sff8636') {
+  if (memoryMapOf(spec) === 'sff8636') {
     const att: Record<string, number> = { '2.5GHz': a, '5.0GHz': b, '7.0GHz': x, '12.9GHz': y };
     if (e.attenuation25gDb !== undefined) att['25.8GHz'] = e.attenuation25gDb;
     return encodeSff8636({ ...base, attenuationDb: att, compliance: 0x08, ...SFF8636_CLASS[cls] });
@@ -99,15 +99,17 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (!iface || iface.startsWith('-')) return err('ethtool: bad command line argument(s)\nFor more information run ethtool -h\n');
   const loc = core.locate(node, iface);
   if (!loc || loc.netdev !== iface) return noDevice(iface);
-  const cabled = loc.cage === core.cageOf(node);
+  // The cable of this netdev's cage (none in a cage the lab leaves empty).
+  const cable = core.cableAt(node, loc.cage);
+  const cabled = cable !== null;
   if (flag === '-i' || flag === '--driver') return ok(formatEthtoolDriver(loc.pci, core.nodeSpec(node).nicFirmware ?? SIM_NIC_FIRMWARE));
-  const up = cabled && core.model.isLinkUp(t);
-  const c = core.model.counters(node, t);
-  const port = cabled ? c.port : ZERO_PORT();
+  const up = cabled && core.model.isLinkUp(t, cable);
+  const c = core.model.counters(node, t, loc.cage);
+  const port = c.port;
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
     const speedMbps = core.nodeSpec(node).speedMbps ?? 200000;
-    const link = formatEthtoolLink(iface, { cabled, up, lanes: core.model.laneCount, linkDownEvents: port.linkDown, root: sudo, speedMbps });
+    const link = formatEthtoolLink(iface, { cabled, up, lanes: cable?.laneCount ?? 4, linkDownEvents: port.linkDown, root: sudo, speedMbps });
     return { stdout: link.stdout, stderr: link.stderr, exitCode: 0 };
   }
   if (flag === '-S' || flag === '--statistics') {
@@ -127,18 +129,16 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
     // Reading a module needs CAP_NET_ADMIN: the netlink request is refused, and so is the legacy ioctl.
     if (!sudo)
       return err(isLegacyRead(params) ? 'Cannot get module EEPROM information: Operation not permitted\n' : 'netlink error: Operation not permitted\n');
-    if (!cabled || !core.model.plugged)
+    if (!cable?.plugged)
       return err('netlink warning: mlx5_core: Query module eeprom by page failed, read 0 bytes, err -5\nnetlink error: Input/output error\n');
-    return answerModuleEeprom(eepromBytes(core, node), iface, params);
+    return answerModuleEeprom(eepromBytes(cable.spec, node), iface, params);
   }
   return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
 }
 
 // ibdev2netdev in C collation (roceP2... before rocep1...), carrier from the model; nothing while the PCI functions are removed.
 export function ibdev2netdev(core: LabCore, node: string): Answer {
-  const up = core.model.isLinkUp(core.now());
-  const cage = core.cageOf(node);
-  const rows = core.functions(node).map((r) => ({ ...r, up: r.cage === cage && up }));
+  const rows = core.functions(node).map((r) => ({ ...r, up: core.linkUpAt(node, r.cage) }));
   if (rows.length === 0) return ok('');
   rows.sort((x, y) => (x.rdmaDevice < y.rdmaDevice ? -1 : x.rdmaDevice > y.rdmaDevice ? 1 : 0));
   return ok(rows.map((r) => `${r.rdmaDevice} port 1 ==> ${r.netdev} (${r.up ? 'Up' : 'Down'})`).join('\n') + '\n');
@@ -146,21 +146,19 @@ export function ibdev2netdev(core: LabCore, node: string): Answer {
 
 // `rdma link show` (iproute2), in device-index order.
 export function rdmaLink(core: LabCore, node: string): Answer {
-  const up = core.model.isLinkUp(core.now());
-  const cage = core.cageOf(node);
   const order = [...core.functions(node)].sort((x, y) => x.rail - y.rail || x.cage - y.cage);
   if (order.length === 0) return ok('');
   return ok(
     order
       .map((l) => {
-        const a = l.cage === cage && up;
+        const a = core.linkUpAt(node, l.cage);
         return `link ${l.rdmaDevice}/1 state ${a ? 'ACTIVE' : 'DOWN'} physical_state ${a ? 'LINK_UP' : 'DISABLED'} netdev ${l.netdev} `;
       })
       .join('\n') + '\n',
   );
 }
 
-// `ip -o -4 addr show dev <if>`: the rail's address on the cabled cage, nothing elsewhere.
+// `ip -o -4 addr show dev <if>`: the rail's address on a cabled cage, nothing elsewhere.
 export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   const di = argv.indexOf('dev');
   const iface = di >= 0 ? argv[di + 1] : undefined;
@@ -168,8 +166,9 @@ export function ipAddr(core: LabCore, node: string, argv: string[]): Answer {
   if (!iface) return err('Command line is not complete. Try option "help"\n', 255);
   const loc = core.locate(node, iface);
   if (!loc || loc.netdev !== iface) return err(`Device "${iface}" does not exist.\n`);
-  if (loc.cage !== core.cageOf(node)) return ok('');
-  const ip = core.nodeSpec(node).railIps[loc.rail]!;
+  const ips = core.railIpsAt(node, loc.cage);
+  if (!ips) return ok('');
+  const ip = ips[loc.rail]!;
   const brd = ip.replace(/\.\d+$/, '.255');
   return ok(`${loc.ifindex}: ${iface}    inet ${ip}/24 brd ${brd} scope global ${iface}\\       valid_lft forever preferred_lft forever\n`);
 }
@@ -264,7 +263,7 @@ function virtualFiles(core: LabCore, node: string): Map<string, () => string> {
     const up = core.model.boot(node, t).uptimeS;
     return `${up.toFixed(2)} ${(up * 19.3).toFixed(2)}\n`;
   });
-  const active = (r: SimRail) => r.cage === core.cageOf(node) && core.model.isLinkUp(t);
+  const active = (r: SimRail) => core.linkUpAt(node, r.cage);
   for (const r of fns) {
     files.set(`/sys/class/net/${r.netdev}/carrier`, () => `${active(r) ? 1 : 0}\n`);
     files.set(`/sys/class/net/${r.netdev}/speed`, () => `${active(r) ? (n.speedMbps ?? 200000) : -1}\n`);

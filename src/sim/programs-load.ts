@@ -87,10 +87,12 @@ function parsePerftest(argv: string[]): PerftestArgs | string {
 }
 
 function header(core: LabCore, s: Session, side: 'client' | 'server', device: string, bidir: boolean): PerftestHeader {
-  const ipOf = (node: string, rail: number) => core.nodeSpec(node).railIps[rail]!;
+  const ipOf = (node: string, cage: number, rail: number) => core.railIpsAt(node, cage)?.[rail] ?? '0.0.0.0';
   const r = (k: number) => Math.floor(uniform(core.seed, s.id, k) * 0xffffff);
-  const mine = side === 'client' ? ipOf(s.clientNode, s.clientRail) : ipOf(s.serverNode, s.serverRail);
-  const theirs = side === 'client' ? ipOf(s.serverNode, s.serverRail) : ipOf(s.clientNode, s.clientRail);
+  const client = ipOf(s.clientNode, s.clientCage, s.clientRail);
+  const server = ipOf(s.serverNode, s.serverCage, s.serverRail);
+  const mine = side === 'client' ? client : server;
+  const theirs = side === 'client' ? server : client;
   const swap = side === 'server';
   const pair = (a: number, b: number): [number, number] => (swap ? [b, a] : [a, b]);
   return {
@@ -124,9 +126,10 @@ export const SERVER_STARTUP_S = 0.4;
 function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNormally: boolean): Rows {
   const end = Math.min(tS, core.model.sessionEnd(s));
   const gbps = s.gbpsPerDir * (s.bidir ? 2 : 1);
-  const noise = (i: number) => gbps * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
+  // Over [from, to) the session had its share of the rails it shares with the other cable's streams (1 alone).
+  const noise = (i: number, from: number, to: number) => gbps * core.model.shareOver(s, from, to) * (1 + 0.0004 * normal(core.seed, s.id, 40, i));
   const row = (i: number) => {
-    const bw = noise(i);
+    const bw = noise(i, s.startS + (i - 1) * ROW_S, s.startS + i * ROW_S);
     return formatPerftestRow(a.size, Math.round((bw * 1e9 * ROW_S) / (8 * a.size)), 0, bw);
   };
   if (a.infinite) {
@@ -146,8 +149,8 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
     return { text: out, open: out.slice(0, -1) };
   }
   if (!endedNormally) return NO_ROWS;
-  const bw = noise(0);
   const secs = s.plannedEndS! - s.startS;
+  const bw = noise(0, s.startS, s.plannedEndS!);
   const peak = a.durationS === null ? bw * 1.004 : 0;
   const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
   return { text, open: text.slice(0, -1) };
@@ -199,12 +202,15 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
   const l = owner ? core.listeners.find((x) => x.node === owner.node && x.port === a.port && !x.closed && x.session === null && x.readyS <= t) : undefined;
   const loopback = owner?.node === node;
   core.model.advance(t);
-  // Both ends must use a device of their node's cabled cage: another cage has no cable (and no address).
+  // Both ends must use a device of a cabled cage of their node, joined by one cable (loopback: on one node): a cage
+  // without a cable has no address, and two cages are two cables.
   const serverCage = l && owner ? core.locate(owner.node, l.device)?.cage : undefined;
-  if (!owner || !l || dev.cage !== core.cageOf(node) || serverCage !== core.cageOf(owner.node) || (!loopback && !core.model.isLinkUp(t))) {
+  const cable = core.cableAt(node, dev.cage);
+  const serverCable = owner && serverCage !== undefined ? core.cableAt(owner.node, serverCage) : null;
+  if (!owner || !l || !cable || !serverCable || (loopback ? false : cable !== serverCable || !core.model.isLinkUp(t, cable))) {
     return exitedAtOnce('', connectFailure(a.serverIp, a.port), 1);
   }
-  const spec = core.spec;
+  const spec = cable.spec;
   const caps = [spec.throughput.railGbps];
   if (loopback) caps.push(spec.throughput.loopbackGbps);
   // A throttled rail (PCIe function) caps every transfer through it, at either end.
@@ -222,6 +228,9 @@ export function startIbWriteBw(core: LabCore, node: string, argv: string[], buff
     serverNode: owner.node,
     clientRail: dev.rail,
     serverRail: l.rail,
+    clientCage: dev.cage,
+    serverCage: serverCage!,
+    link: cable.index,
     bidir: a.bidir,
     loopback,
     startS: t,
@@ -548,8 +557,7 @@ const DASHES = '-'.repeat(74);
 
 // Does a node have an address matching an OpenMPI *_if_include value (interface names or CIDR subnets, comma-separated)?
 function nodeMatchesInclude(core: LabCore, node: string, include: string): boolean {
-  const ips = core.nodeSpec(node).railIps;
-  const cage = core.cageOf(node);
+  const ips = [0, 1].flatMap((cage) => core.railIpsAt(node, cage) ?? []);
   return include.split(',').some((item) => {
     const cidr = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec(item);
     if (cidr) {
@@ -558,7 +566,7 @@ function nodeMatchesInclude(core: LabCore, node: string, include: string): boole
       return ips.some((ip) => Math.floor(num(ip) / block) === Math.floor(num(cidr[1]!) / block));
     }
     const loc = core.locate(node, item);
-    return loc !== null && loc.netdev === item && loc.cage === cage;
+    return loc !== null && loc.netdev === item && core.cableAt(node, loc.cage) !== null;
   });
 }
 
@@ -631,19 +639,23 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
       1,
     );
   }
-  // A node's cabled cage: its two functions (rail 0, rail 1), as that node names them.
-  const cabled = (n: string) => {
-    const rails = core.functions(n).filter((f) => f.cage === core.cageOf(n));
-    return { index: core.cageOf(n), rails };
+  // The cage a rank runs over on its node: that of the first device its NCCL_IB_HCA names there, else of its
+  // NCCL_SOCKET_IFNAME, else the node's (first) cable's; its two functions (rail 0, rail 1), as that node names them.
+  const cageOfRank = (n: string, env: Map<string, string>) => {
+    const named = [...(env.get('NCCL_IB_HCA') ?? '').split(',').map((h) => h.replace(/^[=^]/, '').split(':')[0]!), env.get('NCCL_SOCKET_IFNAME') ?? ''];
+    const index = named.map((d) => core.locate(n, d)?.cage).find((c) => c !== undefined && core.cableAt(n, c) !== null) ?? core.cageOf(n);
+    return { index, rails: core.functions(n).filter((f) => f.cage === index), cable: core.cableAt(n, index) };
   };
-  const linkUp = core.model.isLinkUp(t);
+  // The cable NCCL runs over: the first rank's (a rank on another cable has its devices down: see below).
+  const cable = cageOfRank(names[0]!, ranks[0]!.ctx.env).cable ?? core.model.links[0]!;
+  const linkUp = core.model.isLinkUp(t, cable);
   const rankRuns: NcclRankRun[] = ranks.map((r, i) => {
     const n = names[i]!;
     const spec = core.nodeSpec(n);
-    const cage = cabled(n);
+    const cage = cageOfRank(n, r.ctx.env);
     const ifname = r.ctx.env.get('NCCL_SOCKET_IFNAME') || (cage.rails[0]?.netdev ?? '');
     const ifLoc = core.locate(n, ifname);
-    const ip = ifLoc && ifLoc.netdev === ifname && ifLoc.cage === cage.index ? spec.railIps[ifLoc.rail]! : '';
+    const ip = ifLoc && ifLoc.netdev === ifname && ifLoc.cage === cage.index ? (core.railIpsAt(n, ifLoc.cage)?.[ifLoc.rail] ?? '') : '';
     const hcaEnv = r.ctx.env.get('NCCL_IB_HCA');
     const named = hcaEnv
       ? hcaEnv
@@ -651,9 +663,9 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
           .map((h) => h.replace(/^[=^]/, '').split(':')[0]!)
           .filter(Boolean)
       : cage.rails.map((x) => x.rdmaDevice);
-    // Devices of this node's cabled cage are ACTIVE; the other cage has no cable (and a down link has none at all).
-    let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && linkUp);
-    if (core.spec.nccl.devices === 1) devices = devices.slice(0, 1);
+    // Devices of the cable's cage are ACTIVE; a cage without that cable has none (and a down link has none at all).
+    let devices = named.filter((d) => core.locate(n, d)?.rdmaDevice === d && core.locate(n, d)!.cage === cage.index && cage.cable === cable && linkUp);
+    if (cable.spec.nccl.devices === 1) devices = devices.slice(0, 1);
     // /etc/nccl.conf's NCCL_IB_DISABLE=1 applies unless the rank's environment sets the variable (docs/formats.md §13).
     if (!r.ctx.env.has('NCCL_IB_DISABLE') && /^NCCL_IB_DISABLE=\s*[1-9]/m.test(spec.ncclConf ?? '')) devices = [];
     const pid = 20000 + Math.floor(uniform(core.seed, streamId(n), 60, Math.floor(t)) * 30000);
@@ -686,7 +698,8 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   // docs/formats.md); one device means one rail (the single-rail figure); else the scenario's figure.
   const socket = rankRuns.some((h) => h.devices.length === 0);
   const fewest = Math.min(...rankRuns.map((h) => h.devices.length));
-  const busbw = socket ? Math.min(2.9, core.spec.nccl.busbwGBs) : core.spec.nccl.busbwGBs * (fewest === 1 && core.spec.nccl.devices !== 1 ? 0.66 : 1);
+  const nccl = cable.spec.nccl;
+  const busbw = socket ? Math.min(2.9, nccl.busbwGBs) : nccl.busbwGBs * (fewest === 1 && nccl.devices !== 1 ? 0.66 : 1);
   const r = formatAllReduce({
     hosts: rankRuns,
     minBytes,
@@ -700,7 +713,7 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
     plannedEndS: () => end,
     onStop: () => undefined,
     status: (tS): ProcStatus => {
-      if (!core.model.isLinkUp(Math.min(tS, end))) {
+      if (!core.model.isLinkUp(Math.min(tS, end), cable)) {
         const h = core.nodeSpec(node).hostname ?? node;
         const stdout = r.text.split('\n#\n#   ')[0]!.split('\n').slice(0, 8).join('\n') + '\n';
         return {

@@ -77,6 +77,7 @@ const eeprom = closed(
 );
 
 const outcomes = ['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED'];
+const expected = closed({ outcome: { enum: outcomes }, why: { type: 'string', maxLength: 2000 } }, ['outcome', 'why']);
 
 // scenario.ts ScenarioSpec.
 export const SCENARIO_SCHEMA: JsonSchema = closed(
@@ -84,7 +85,7 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
     name: text('^[a-z0-9][a-z0-9-]{0,63}$', 'lower-case letters, digits and -, at most 64'),
     generated: text('not a recording', 'a sentence saying it is a simulator scenario, not a recording'),
     description: { type: 'string', maxLength: 2000 },
-    expected: closed({ outcome: { enum: outcomes }, why: { type: 'string', maxLength: 2000 } }, ['outcome', 'why']),
+    expected,
     nodes: pair(node),
     cable: closed(
       {
@@ -130,6 +131,16 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
         loadPowerW: num(0, 1000, 'watts in [0, 1000]'),
       },
       ['idleUtilPct', 'loadUtilPct', 'idleTempC', 'loadTempC', 'idlePowerW', 'loadPowerW'],
+    ),
+    secondCable: closed(
+      {
+        scenario: text('^[a-z0-9][a-z0-9-]{0,63}$', "a shipped scenario's name"),
+        serial: eepromText(16),
+        cage: { enum: [0, 1] },
+        railIps: pair(pair(ipv4)),
+        expected,
+      },
+      ['scenario', 'cage', 'railIps', 'expected'],
     ),
   },
   ['name', 'generated', 'description', 'expected', 'nodes', 'cable', 'thermal', 'lanes', 'throughput', 'nccl', 'gpu'],

@@ -111,6 +111,26 @@ export interface ScenarioSpec {
   throughput: { railGbps: number; loopbackGbps: number };
   nccl: { busbwGBs: number; devices: 1 | 2 };
   gpu: { idleUtilPct: number; loadUtilPct: number; idleTempC: number; loadTempC: number; idlePowerW: number; loadPowerW: number };
+  // A second cable between the same two nodes, in the other cage at both ends (what `run --port both` qualifies with
+  // the first): the cable of another scenario (its EEPROM, lanes, bursts, flaps, throughput and NCCL figures) on these
+  // nodes, their NIC, GPU and heat shared by both cables.
+  secondCable?: SecondCable;
+}
+
+// The second cable of a two-cable scenario, as its file gives it (`scenario`, `serial`) and as loaded (`spec`).
+export interface SecondCable {
+  // The scenario whose cable this is (its nodes, thermal and GPU figures are not used: the bench is this scenario's).
+  scenario: string;
+  // Its EEPROM serial, when not the other scenario's (each shipped cable has its own).
+  serial?: string;
+  // Its cage at both nodes: the other one than the first cable's.
+  cage: 0 | 1;
+  // Each node's two rail addresses in that cage (PCIe 0000: function first), in the order of `nodes`.
+  railIps: [[string, string], [string, string]];
+  // What a run of this cable concludes, and why.
+  expected: { outcome: Outcome; why: string };
+  // The loaded scenario of `scenario` (with `serial`).
+  spec: ScenarioSpec;
 }
 
 function fail(where: string, what: string): never {
@@ -203,7 +223,17 @@ function checkInterfaces(v: unknown, where: string): void {
 
 // Load a scenario by name (from samples/scenarios/) or by path to a JSON file: a regular file of at most 1 MiB
 // (io/read-input.ts), checked against its JSON Schema (scenario-schema.ts); a bad file is one line naming the field.
+// A file may take another scenario's fields (`extends`, its own replacing them; `serial` replaces the cable's EEPROM
+// serial) and name a second cable (`secondCable`, the cable of another scenario in the other cage).
 export function loadScenario(nameOrPath: string): ScenarioSpec {
+  const { raw, label } = resolvedRaw(nameOrPath, 0);
+  const spec = validateScenario(raw, label);
+  const second = (raw as { secondCable?: Omit<SecondCable, 'spec'> }).secondCable;
+  return second ? { ...spec, secondCable: secondCableOf(spec, second, label) } : spec;
+}
+
+// A scenario file's fields with what it extends filled in, checked against the schema (depth: extends followed so far).
+function resolvedRaw(nameOrPath: string, depth: number): { raw: Record<string, unknown>; label: string } {
   const file = nameOrPath.endsWith('.json') ? nameOrPath : join(SCENARIOS_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {
     throw new UsageError(`unknown scenario "${nameOrPath}": known are ${scenarioNames().join(', ')}`);
@@ -216,10 +246,46 @@ export function loadScenario(nameOrPath: string): ScenarioSpec {
     if (e instanceof UsageError) throw e;
     throw new UsageError(`${label}: not valid JSON (${(e as Error).message})`);
   }
+  const parent = typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>)['extends'] : undefined;
+  if (typeof parent === 'string') {
+    if (depth >= 3) throw new UsageError(`${label}: extends: more than 3 scenarios deep (a loop?)`);
+    if (!/^[a-z0-9][a-z0-9-]{0,63}$/.test(parent)) throw new UsageError(`${label}: extends: "${parent}" is not a shipped scenario's name`);
+    const { extends: _e, serial, ...own } = raw as Record<string, unknown>;
+    const base = resolvedRaw(parent, depth + 1).raw;
+    const { secondCable: _s, ...inherited } = base;
+    raw = { ...inherited, ...own };
+    if (typeof serial === 'string') raw = withRawSerial(raw as Record<string, unknown>, serial);
+    else if (serial !== undefined) throw new UsageError(`${label}: serial must be the cable's EEPROM serial (text)`);
+  }
   // The file's JSON Schema first (every field, type and range), then what a schema cannot say.
   const problem = nestingExceeds(raw, 16) ? ': nested deeper than 16 levels: not a scenario' : scenarioProblem(raw);
   if (problem) throw new UsageError(problemOf(label, problem));
-  return validateScenario(raw, label);
+  return { raw: raw as Record<string, unknown>, label };
+}
+
+// The fields with the cable's EEPROM serial replaced.
+function withRawSerial(raw: Record<string, unknown>, serial: string): Record<string, unknown> {
+  const cable = (raw['cable'] ?? {}) as Record<string, unknown>;
+  return { ...raw, cable: { ...cable, eeprom: { ...((cable['eeprom'] ?? {}) as object), vendorSn: serial } } };
+}
+
+// Rail addresses for a second cable's cage when none are given: each node's first-cable addresses two /24s up
+// (192.168.100.10 and 192.168.101.10 beside 192.168.102.10 and 192.168.103.10), as dual-cage.json has them.
+export function secondCageIps(nodes: ScenarioSpec['nodes']): SecondCable['railIps'] {
+  const up = (ip: string) => ip.replace(/^(\d+\.\d+\.)(\d+)(\.\d+)$/, (_m, a: string, c: string, d: string) => `${a}${(Number(c) + 2) % 256}${d}`);
+  return [nodes[0].railIps.map(up) as [string, string], nodes[1].railIps.map(up) as [string, string]];
+}
+
+// The second cable loaded: another scenario's cable, in the other cage at both nodes of this one.
+function secondCableOf(spec: ScenarioSpec, raw: Omit<SecondCable, 'spec'>, label: string): SecondCable {
+  const where = `${label}: secondCable`;
+  let cable = loadScenario(raw.scenario);
+  if (cable.secondCable) fail(where, `${raw.scenario} has a second cable itself: name a one-cable scenario`);
+  if (raw.serial !== undefined) cable = { ...cable, cable: { ...cable.cable, eeprom: { ...cable.cable.eeprom, vendorSn: raw.serial } } };
+  for (const n of spec.nodes) if ((n.cage ?? 1) === raw.cage) fail(where, `cage ${raw.cage} holds the first cable at ${n.name}: give the other cage`);
+  const ips = [...spec.nodes.flatMap((n) => n.railIps), ...raw.railIps.flat()];
+  if (new Set(ips).size !== ips.length) fail(where, 'railIps: every rail of both cages needs an address of its own');
+  return { ...raw, spec: cable };
 }
 
 function scenarioNames(): string[] {

@@ -278,3 +278,58 @@ describe('gpu-util-min after the load started (rules version 3)', () => {
     expect(meanGpuUtilPct([{ utilizationPct: null }])).toBeNull();
   });
 });
+
+// Two cables between the same nodes qualified at once (run --port both): the link load-start line names the other
+// cable, each rail then carries half its rate, and a load-sharing line says when the other cable's load stopped.
+describe('soak-link-load beside another cable: each row against its cable’s share when it was read', () => {
+  const beside = (lines: Line[]) =>
+    lines.map((l) => (l.type === 'load-start' ? { ...l, sharedWith: [{ cage: 0, serial: 'MT2412VS01562', runId: '20261202T000000Z-aaaaaa' }] } : l));
+  const half = () => [46.25, 46.3];
+
+  it('half the rails each while both loads run: ~100 % of its half of the benchmark figure, stated as measured', () => {
+    const r = link(evidenceOf(beside(soakLines(half))));
+    expect(r.reasons).toEqual([]);
+    expect(r.loads.map((d) => [d.from, d.medianGbps, d.sharedBy, d.pctOfBenchmark, d.sharedUntilS])).toEqual([
+      ['spark-a', 92.55, 2, 100, undefined],
+      ['spark-b', 92.55, 2, 99.95, undefined],
+    ]);
+  });
+
+  it('the same rows without the other cable named: half the link load, ERROR naming the direction', () => {
+    const r = link(evidenceOf(soakLines(half)));
+    expect(r.reasons.map((x) => [x.node, x.value])).toEqual([
+      ['spark-a', 50],
+      ['spark-b', 49.97],
+    ]);
+    expect(r.reasons[0]!.message).toBe(
+      "spark-a -> spark-b soak-loaded: median load 92.5 Gb/s (each of 2 rails' median over 68 rows, summed) is 50 % of this direction's ib_write_bw figure 185.1 Gb/s (< 90 %): the link was not fully loaded",
+    );
+  });
+
+  it('the other cable’s load stops at 170 s: rows read after it count against the whole figure', () => {
+    const rows = (_s: unknown, tS: number) => (tS > 171 ? [92.5, 92.6] : half());
+    const stopped = { type: 'load-sharing', tS: 170.5, phase: 'soak-loaded', sharedWith: [] };
+    const r = link(evidenceOf(beside(soakLines(rows, [stopped]))));
+    expect(r.reasons).toEqual([]);
+    expect(r.loads.map((d) => [d.sharedUntilS, d.pctOfBenchmark])).toEqual([
+      [170.5, 100],
+      [170.5, 99.95],
+    ]);
+    // Had the load stayed at half the rails once it had them alone (most of the soak), it would not have been fully loaded.
+    const stuck = link(evidenceOf(beside(soakLines(half, [stopped]))));
+    expect(stuck.reasons.map((x) => [x.node, x.value])).toEqual([
+      ['spark-a', 50.03],
+      ['spark-b', 50],
+    ]);
+    expect(stuck.reasons[0]!.message).toContain(
+      "is 50.03 % of its cable's share (1/2 while the other cable's load ran) of this direction's ib_write_bw figure 185.1 Gb/s",
+    );
+  });
+
+  it('a journal naming more than one other cable is read for the first only (a Spark has two cages)', () => {
+    const lines = beside(soakLines(half)).map((l) =>
+      l.type === 'load-start' ? { ...l, sharedWith: [...(l['sharedWith'] as object[]), { cage: 1, serial: 'X', runId: 'y' }, { cage: 7 }] } : l,
+    );
+    expect(evidenceOf(lines).sharedWith).toEqual([{ cage: 0, serial: 'MT2412VS01562', runId: '20261202T000000Z-aaaaaa' }]);
+  });
+});

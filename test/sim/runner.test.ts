@@ -178,6 +178,7 @@ describe('scenarios', () => {
     const list = listScenarios();
     expect(Object.fromEntries(list.map((s) => [s.name, s.expectedOutcome]))).toEqual({
       'crc-errors': 'FAIL',
+      'dual-cage': 'FAIL',
       'eeprom-mismatch': 'ERROR',
       'failing-clone': 'FAIL',
       'good-qsfp112': 'PASS',

@@ -26,6 +26,7 @@ describe('shipped scenarios', () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(14);
     const serials = scenarios.flatMap((s) => [
       { scenario: s.name, serial: s.cable.eeprom.vendorSn },
+      ...(s.secondCable ? [{ scenario: `${s.name} (second cable)`, serial: s.secondCable.spec.cable.eeprom.vendorSn }] : []),
       ...Object.values(s.cable.serialByNode ?? {})
         .filter((sn) => sn !== s.cable.eeprom.vendorSn)
         .map((serial) => ({ scenario: `${s.name} (other end)`, serial })),
@@ -53,6 +54,12 @@ describe('shipped scenarios', () => {
           s.cable.eeprom.vendorPn,
           s.cable.serialByNode?.[node.name] ?? s.cable.eeprom.vendorSn,
         ]);
+        // A second cable, in the other cage, reads as its own.
+        const second = s.secondCable;
+        if (second)
+          expect((await readModuleEeprom(lab.runner(lab.nodes[i]!), second.cage === 0 ? 'enp1s0f0np0' : 'enp1s0f1np1')).vendorSn).toBe(
+            second.spec.cable.eeprom.vendorSn,
+          );
       }
     }
   });

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
+import { loadScenario, SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { scenarioProblem } from '../../src/sim/scenario-schema.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -57,10 +57,21 @@ const CASES: Case[] = [
 ];
 
 describe('scenario files are checked against their JSON Schema at load', () => {
-  it('every shipped scenario fits', () => {
+  it('every shipped scenario fits (one that extends another once the fields it takes are filled in)', () => {
     for (const f of readdirSync(SCENARIOS_DIR).filter((x) => x.endsWith('.json'))) {
-      expect(scenarioProblem(JSON.parse(readFileSync(join(SCENARIOS_DIR, f), 'utf8'))), f).toBeNull();
+      const raw = JSON.parse(readFileSync(join(SCENARIOS_DIR, f), 'utf8'));
+      if (typeof raw.extends === 'string') expect(loadScenario(f.slice(0, -5)).name, f).toBe(raw.name);
+      else expect(scenarioProblem(raw), f).toBeNull();
     }
+  });
+
+  it('a scenario that extends another is checked whole: a field it sets out of range is named', () => {
+    const raw = JSON.parse(readFileSync(join(SCENARIOS_DIR, 'dual-cage.json'), 'utf8'));
+    const file = join(dir, 'bad-extends.json');
+    writeFileSync(file, JSON.stringify({ ...raw, thermal: { ambientC: 500, linkLoadC: 8, gpuLoadC: 24, tauS: 90 } }));
+    expect(() => loadScenario(file)).toThrow(/bad-extends\.json: thermal\.ambientC: expected degrees C in \[-20, 80\], got number 500/);
+    writeFileSync(file, JSON.stringify({ ...raw, extends: 'no-such-scenario' }));
+    expect(() => loadScenario(file)).toThrow(/unknown scenario "no-such-scenario"/);
   });
 
   for (const [what, edit, message] of CASES) {

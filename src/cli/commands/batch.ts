@@ -1,6 +1,7 @@
 import type { HangupMode } from '../io.js';
+import { intArg } from '../options.js';
 import { defineCommand } from './define.js';
-import { ACCEPT_NEW_HOST_KEYS, liveOptions, PROTOCOL_HELP, seedOption, SSH_CONFIG } from './shared-options.js';
+import { ACCEPT_NEW_HOST_KEYS, liveOptions, PORT_BOTH_HELP, PROTOCOL_HELP, seedOption, SSH_CONFIG } from './shared-options.js';
 
 // `cablequal batch`: a box of cables, one after another, per node pair.
 export const batchSpec = defineCommand({
@@ -11,7 +12,7 @@ export const batchSpec = defineCommand({
       manifest: { type: 'string', demandOption: true, describe: 'CSV: label[,pn][,serial][,scenario] (README: Batch campaigns)' },
       nodes: { type: 'string', describe: 'the two nodes of the bench: a,b or a:0,b:1' },
       pair: { type: 'string', array: true, describe: 'one bench per --pair (a:0,b:1); several run concurrently' },
-      port: { type: 'string', describe: 'cage: 0, 1 or auto' },
+      port: { type: 'string', describe: PORT_BOTH_HELP },
       protocol: { type: 'string', default: 'spark-burnin', describe: PROTOCOL_HELP },
       golden: { type: 'string', describe: 'EEPROM serial of the reference cable: runs first and last; drift marks the batch ERROR' },
       'golden-protocol': { type: 'string', describe: 'protocol of the golden runs (e.g. quick)' },
@@ -26,6 +27,16 @@ export const batchSpec = defineCommand({
       resume: { type: 'boolean', default: false, describe: 'continue the batch in --out with the next untested cable' },
       sim: { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' },
       seed: seedOption('simulator seed, a whole number'),
+      'sim-swap': {
+        type: 'string',
+        describe: "with --sim: seconds the simulated lab's operator takes to swap one cable (pull the old one, plug the next; default 60)",
+        coerce: intArg('sim-swap', 3, 3600),
+      },
+      'sim-reboot': {
+        type: 'string',
+        describe: "with --sim: seconds a simulated node takes to reboot (default: the scenario's rebootS, 90 s)",
+        coerce: intArg('sim-reboot', 1, 3600),
+      },
       out: { type: 'string', describe: 'batch directory (default reports/batch-<manifest name>)' },
       'accept-new-host-keys': ACCEPT_NEW_HOST_KEYS,
       'dry-run': {
@@ -59,6 +70,8 @@ export const batchSpec = defineCommand({
         resume: args.resume,
         ...(args.sim !== undefined ? { sim: args.sim } : {}),
         ...(args.seed !== undefined ? { seed: args.seed } : {}),
+        ...(args.simSwap !== undefined ? { simSwapS: args.simSwap } : {}),
+        ...(args.simReboot !== undefined ? { simRebootS: args.simReboot } : {}),
         ...(args.out ? { out: args.out } : {}),
         acceptNewHostKeys: args.acceptNewHostKeys,
         dryRun: args.dryRun,

@@ -1,7 +1,7 @@
 import { positiveArg } from '../options.js';
 import type { HangupMode } from '../io.js';
 import { defineCommand } from './define.js';
-import { liveOptions, nodeOptions, seedOption } from './shared-options.js';
+import { liveOptions, nodeOptions, PORT_BOTH_HELP, seedOption } from './shared-options.js';
 
 // `cablequal run`: one cable, on two nodes over SSH or on the simulated lab.
 export const runSpec = defineCommand({
@@ -16,7 +16,10 @@ export const runSpec = defineCommand({
         describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s',
       },
       seed: seedOption('simulator seed, a whole number (same seed, same journal)'),
-      ...nodeOptions('the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages'),
+      ...nodeOptions(
+        'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages',
+        PORT_BOTH_HELP,
+      ),
       label: { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' },
       'break-lock': {
         type: 'boolean',

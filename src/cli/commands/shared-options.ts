@@ -23,11 +23,15 @@ export function seedOption(describe: string) {
   return { type: 'string', describe, coerce: intArg('seed', 0, 2 ** 32 - 1) } as const satisfies Options;
 }
 
+// What --port takes where one cable is qualified (`preflight`), and where two at once may be (`run`, `batch`).
+const PORT_HELP = 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)';
+export const PORT_BOTH_HELP = `${PORT_HELP}; both: the cables in cage 0 and cage 1 at once, each with its own verdict (each soak carries half the payload per cable)`;
+
 // The options `run` and `preflight` share: the nodes, the protocol, the output.
-export function nodeOptions(nodes: string) {
+export function nodeOptions(nodes: string, port = PORT_HELP) {
   return {
     nodes: { type: 'string', describe: nodes },
-    port: { type: 'string', describe: 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)' },
+    port: { type: 'string', describe: port },
     protocol: { type: 'string', describe: PROTOCOL_HELP, default: 'spark-burnin' },
     out: { type: 'string', describe: 'reports directory', default: 'reports' },
     json: { type: 'boolean', describe: 'print one JSON object on stdout', default: false },

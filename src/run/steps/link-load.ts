@@ -115,7 +115,13 @@ interface DirectionPlan {
 // direction's Gb/s as it is.
 async function startDirections(ctx: RunContext, directions: DirectionPlan[], opts: { msgSize: number; tag: string }): Promise<LinkLoad> {
   const plan = directions.flatMap(({ src, dst, index }) =>
-    ([0, 1] as const).map((rail) => ({ rail, src, dst, suffix: index === 0 ? '' : '-rev', port: BASE_PORT + 2 * index + rail })),
+    ([0, 1] as const).map((rail) => ({
+      rail,
+      src,
+      dst,
+      suffix: index === 0 ? '' : '-rev',
+      port: BASE_PORT + (ctx.together?.portOffset ?? 0) + 2 * index + rail,
+    })),
   );
   // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
   const servers = await Promise.all(

@@ -50,7 +50,9 @@ export class SoakLoads {
   linkStarted(load: LinkLoad): void {
     this.link = load;
     const streams = load.streams.map((s) => ({ rail: s.rail, from: s.from, to: s.to, device: s.device, client: s.client.name, server: s.server.name }));
-    this.write({ type: LOAD_LINES.start, tS: this.ctx.tS, phase: this.phase.name, load: 'link', streams });
+    // Beside another cable's load (two cables qualified at once): which one, so each direction is judged on its share.
+    const shared = this.ctx.soakSharedWith.length ? { sharedWith: this.ctx.soakSharedWith } : {};
+    this.write({ type: LOAD_LINES.start, tS: this.ctx.tS, phase: this.phase.name, load: 'link', streams, ...shared });
   }
 
   gpuStarted(node: string, p: RemoteProcess): void {
@@ -131,9 +133,20 @@ export class SoakLoads {
     return out;
   }
 
-  // The loads are about to be stopped: the end of the loaded window, and every row of the soak in one line (what
-  // throughput.csv spreads over the soak; the rows lines already hold each of them).
-  stopping(): void {
+  // Beside another cable's load (two cables qualified at once): once that load has stopped (its early FAIL), the rows
+  // printed so far, then the line that says so: from here on this cable has the rails alone, each row judged so.
+  async noteSharing(): Promise<void> {
+    const e = this.evidence;
+    const together = this.ctx.together;
+    if (!together || !e.sharedWith.length || e.sharedUntilS !== null || together.othersLoading(this.phase.name)) return;
+    await this.readRows(true);
+    this.write({ type: LOAD_LINES.sharing, tS: this.ctx.tS, phase: this.phase.name, sharedWith: [] });
+  }
+
+  // The loads are about to be stopped (`early`: before the soak's end): the end of the loaded window, and every row of
+  // the soak in one line (what throughput.csv spreads over the soak; the rows lines already hold each of them).
+  stopping(early: boolean): void {
+    if (early) this.ctx.together?.soakLoadStoppedEarly(this.phase.name);
     this.write({ type: LOAD_LINES.stop, tS: this.ctx.tS, phase: this.phase.name });
     if (this.link) {
       const rails = [...this.allRows.values()];

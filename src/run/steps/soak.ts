@@ -38,7 +38,9 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
     }
     if (phase.gpuLoad) {
       for (const n of ctx.nodes) {
-        const p = await ctx.startProcess(n, gpuLoadCommand(ctx.protocol.commands.gpuLoad, phase.durationS + 60), `${phase.name}-gpu`);
+        const command = gpuLoadCommand(ctx.protocol.commands.gpuLoad, phase.durationS + 60);
+        // Two cables qualified at once soak under one GPU load per node, started by whichever run comes first.
+        const p = ctx.together ? await ctx.together.gpuLoad(ctx, n, command, `${phase.name}-gpu`) : await ctx.startProcess(n, command, `${phase.name}-gpu`);
         gpu.push(p);
         loads.gpuStarted(n.spec.name, p);
       }
@@ -54,6 +56,7 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
       // A node that does not answer: its loads cannot be read or judged. The sampler's gap tolerance decides (node-lost
       // ERROR, or the node answers again and the loads are judged afresh, with what they printed meanwhile).
       if (loop.nodesInGap.length > 0) continue;
+      await loads.noteSharing();
       await loads.readRows();
       await loads.noteExits();
       judge(false);
@@ -67,9 +70,17 @@ export async function soak(ctx: RunContext, phase: SoakPhase, loop: SamplingLoop
   } finally {
     // Nothing collected is lost: the rows printed since the last read (a soak cut short), then the stop.
     if (!ran) await loads.readRows(true);
-    loads.stopping();
+    loads.stopping(!ran);
     if (load) await stopLinkLoad(ctx, load);
-    if (gpu.length) await ctx.stopProcesses(gpu);
+    if (gpu.length && ctx.together) await releaseShared(ctx, gpu);
+    else if (gpu.length) await ctx.stopProcesses(gpu);
     ctx.phaseEndsAtS = null;
   }
+}
+
+// Let go of the GPU loads shared with the other cable's run: the last run to let go stops them.
+async function releaseShared(ctx: RunContext, gpu: RemoteProcess[]): Promise<void> {
+  await Promise.all(
+    gpu.map((p) => ctx.together!.releaseGpu(p).catch((e: unknown) => ctx.log.warn({ err: e, process: p.name }, 'stopping a remote process failed'))),
+  );
 }

@@ -1,0 +1,62 @@
+// `cablequal run --port both`: the cables in cage 0 and cage 1 between the same two nodes qualified at once, one run per
+// cable (its own journal, record and certificate), sharing what src/run/together.ts says: the nodes are taken once for
+// both, the benchmarks run one cable at a time, each soak starts on both cables together under one GPU load per node,
+// and an early FAIL of one cable stops only its own load.
+import pino, { type Logger } from 'pino';
+import { UsageError } from '../domain/errors.js';
+import type { NodeLock } from '../transport/node-lock.js';
+import { keepLocksFresh, releaseLocks, takeNodes } from './node-taking.js';
+import { runQualification, type RunDeps, type RunResult } from './qualify.js';
+import { TogetherRuns } from './together.js';
+import { Mutex } from './turns.js';
+
+// The second cable's link-load streams listen this far above the first's TCP ports.
+const PORT_STEP = 10;
+
+export interface BothCagesDeps {
+  // The run of each cable, cage 0's first: the same clock, runners, protocol and signal; the same nodes, each at the
+  // cage of its cable; each with its own run id, label, logger and tick source.
+  runs: readonly [RunDeps, RunDeps];
+  // Take over a stale node lock (`--break-lock`).
+  breakLock?: boolean;
+  // Where lock troubles are logged (each run logs to its own run.log).
+  log?: Logger;
+}
+
+// Run both cables' qualifications at once; each run's result, or why it could not even start (cage 0's first).
+export async function runBothCages(d: BothCagesDeps): Promise<PromiseSettledResult<RunResult>[]> {
+  const [a, b] = d.runs;
+  checkPairing(a, b);
+  const log = d.log ?? pino({ enabled: false });
+  const together = new TogetherRuns(d.runs.map((r) => ({ cage: r.nodes[0]!.cage as number, runId: r.runId })));
+  const locks: NodeLock[] = [];
+  const stopBeating = keepLocksFresh(locks, log, a.lockHeartbeatMs);
+  try {
+    const nodes = a.nodes.map((n) => ({ name: n.name, runner: a.runners.get(n.name)! }));
+    const stale = await takeNodes(nodes, { runId: a.runId, label: 'cablequal run --port both', ...(d.breakLock ? { breakLock: true } : {}) }, locks);
+    // One benchmark phase at a time over both runs (first come, first served): each cable is benchmarked alone.
+    const turns = new Mutex();
+    return await Promise.allSettled(
+      d.runs.map((r, i) => {
+        const member = together.member(i, { stale, portOffset: i * PORT_STEP });
+        // A run that could not start still lets the other go on alone.
+        return runQualification({ ...r, together: member, benchmarkGate: () => turns.lock() }).finally(() => member.ended());
+      }),
+    );
+  } finally {
+    await together.close();
+    stopBeating();
+    await releaseLocks(locks, log);
+  }
+}
+
+// The two runs join the same two nodes, each node's cages told apart: one cable per cage.
+function checkPairing(a: RunDeps, b: RunDeps): void {
+  const names = (r: RunDeps) => r.nodes.map((n) => n.name).join(',');
+  if (names(a) !== names(b)) throw new UsageError(`--port both: both cables join the same two nodes (got ${names(a)} and ${names(b)})`);
+  for (const [i, n] of a.nodes.entries()) {
+    const other = b.nodes[i]!.cage;
+    if (typeof n.cage !== 'number' || typeof other !== 'number' || n.cage === other)
+      throw new UsageError(`--port both: ${n.name} needs one cable in each cage (got cages ${String(n.cage)} and ${String(other)})`);
+  }
+}

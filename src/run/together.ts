@@ -1,0 +1,145 @@
+// Two cables between the same two nodes qualified at once (`run --port both`, src/run/both-cages.ts): one run per
+// cable, each with its own journal, record and certificate, and what the two share here. A Spark's ~200 Gb/s goes over
+// the same two PCIe rails whichever cage a cable is in, so a second cable adds no bandwidth; each link's wire still
+// runs at its full line rate whatever the payload, so lane errors are counted as with one cable. The runs therefore
+// benchmark one cable at a time (the benchmark gate), start each soak together (each cable then carries about half the
+// nodes' traffic, and the NIC the same total traffic and heat as with one cable), and soak under one GPU load per node.
+import type { TogetherRecord } from '../domain/record.js';
+import type { SharingCable, SoakLoadEvidence } from '../grading/soak-evidence.js';
+import type { RemoteProcess } from '../transport/types.js';
+import type { NodeState, RunContext } from './context.js';
+import type { StaleFound } from './node-taking.js';
+
+// What one of the two runs shares with the other.
+export interface Together {
+  // This run's cage, and the other cable's cage and run: the journal's run-start says so (the mode a certificate states).
+  readonly cage: number;
+  readonly others: readonly { cage: number; runId: string }[];
+  // The nodes were locked and cleaned once for both runs: the load processes of dead runs that stopped (the first run
+  // journals them).
+  readonly stale: readonly StaleFound[];
+  // This run's link-load streams listen this far above the default TCP ports (both cables' servers run on the same nodes).
+  readonly portOffset: number;
+  // Wait until the other run has reached this soak too, or has ended; the other cable whose load will share the soak.
+  soak(phase: string, serial: string | null, signal: AbortSignal): Promise<SharingCable[]>;
+  // This run has stopped its load in the soak before the soak's end (an early FAIL, a setup error); whether the other
+  // cable's load still runs (or ran to the soak's end).
+  soakLoadStoppedEarly(phase: string): void;
+  othersLoading(phase: string): boolean;
+  // The GPU load of a node for a soak: started by the first run to ask (journaled in its journal), shared by both,
+  // stopped when the last run lets go of it.
+  gpuLoad(ctx: RunContext, node: NodeState, command: string, name: string): Promise<RemoteProcess>;
+  releaseGpu(p: RemoteProcess): Promise<void>;
+  // The run is ending: the other no longer waits for it.
+  ended(): void;
+}
+
+interface SharedLoad {
+  process: Promise<RemoteProcess>;
+  holders: Set<number>;
+}
+
+// The coordination of the runs of one two-cable run: who has reached which soak, who has ended, the GPU loads held.
+export class TogetherRuns {
+  private readonly arrived = new Map<string, Map<number, SharingCable>>();
+  private readonly done = new Set<number>();
+  private readonly unloaded = new Map<string, Set<number>>();
+  private waiting: (() => void)[] = [];
+  private readonly loads = new Map<string, SharedLoad>();
+
+  // The runs, in order: each one's cage and run id.
+  constructor(private readonly runs: readonly { cage: number; runId: string }[]) {}
+
+  // What run i is given (the stale processes the taking of the nodes stopped go to the first run's journal).
+  member(i: number, o: { stale: readonly StaleFound[]; portOffset: number }): Together {
+    const me = this.runs[i]!;
+    return {
+      cage: me.cage,
+      others: this.runs.filter((_, j) => j !== i),
+      stale: i === 0 ? o.stale : [],
+      portOffset: o.portOffset,
+      soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
+      soakLoadStoppedEarly: (phase) => {
+        if (!this.unloaded.has(phase)) this.unloaded.set(phase, new Set());
+        this.unloaded.get(phase)!.add(i);
+      },
+      othersLoading: (phase) => [...(this.arrived.get(phase)?.keys() ?? [])].some((j) => j !== i && !this.done.has(j) && !this.unloaded.get(phase)?.has(j)),
+      gpuLoad: (ctx, node, command, name) => this.gpuLoad(i, ctx, node, command, name),
+      releaseGpu: (p) => this.release(i, p),
+      ended: () => {
+        this.done.add(i);
+        this.wakeAll();
+      },
+    };
+  }
+
+  private async soak(i: number, phase: string, serial: string | null, signal: AbortSignal): Promise<SharingCable[]> {
+    let here = this.arrived.get(phase);
+    if (!here) this.arrived.set(phase, (here = new Map()));
+    here.set(i, { cage: this.runs[i]!.cage, serial, runId: this.runs[i]!.runId });
+    this.wakeAll();
+    const others = this.runs.map((_, j) => j).filter((j) => j !== i);
+    while (!signal.aborted && others.some((j) => !here.has(j) && !this.done.has(j))) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiting.push(done);
+        signal.addEventListener('abort', done, { once: true });
+      });
+    }
+    return others.filter((j) => here.has(j) && !this.done.has(j)).map((j) => here.get(j)!);
+  }
+
+  private wakeAll(): void {
+    const w = this.waiting;
+    this.waiting = [];
+    for (const resolve of w) resolve();
+  }
+
+  private async gpuLoad(i: number, ctx: RunContext, node: NodeState, command: string, name: string): Promise<RemoteProcess> {
+    const key = `${node.spec.name}\n${name}`;
+    let load = this.loads.get(key);
+    if (!load) {
+      // Not the run's own process: a run that ends first (an early FAIL) leaves it to the other.
+      const process = ctx.startProcess(node, command, name, { own: false });
+      this.loads.set(key, (load = { process, holders: new Set() }));
+      process.catch(() => this.loads.delete(key));
+    }
+    load.holders.add(i);
+    return load.process;
+  }
+
+  private async release(i: number, p: RemoteProcess): Promise<void> {
+    for (const [key, load] of this.loads) {
+      if ((await load.process.catch(() => null)) !== p) continue;
+      load.holders.delete(i);
+      if (load.holders.size > 0) return;
+      this.loads.delete(key);
+      await p.stop();
+      return;
+    }
+  }
+
+  // Stop every GPU load still held (the runs have ended, whichever way).
+  async close(): Promise<void> {
+    const held = [...this.loads.values()];
+    this.loads.clear();
+    await Promise.all(held.map(async (l) => (await l.process.catch(() => null))?.stop().catch(() => undefined)));
+  }
+}
+
+// What a journal says of a cable qualified beside another (its run-start's `together`, checked by journal-shape.ts),
+// with the other cable's serial from the first soak that shared its load; nothing for a run of one cable.
+export function togetherOf(start: Record<string, unknown>, soaks: ReadonlyMap<string, SoakLoadEvidence>): { together?: TogetherRecord } {
+  const t = start['together'] as { cage: number; with: { cage: number; runId: string }[] } | undefined;
+  if (!t) return {};
+  const sharing = [...soaks.values()].flatMap((s) => s.sharedWith);
+  return {
+    together: {
+      cage: t.cage,
+      with: t.with.map((o) => ({ cage: o.cage, runId: o.runId, serial: sharing.find((x) => x.cage === o.cage && x.serial !== null)?.serial ?? null })),
+    },
+  };
+}
