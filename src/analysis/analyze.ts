@@ -192,7 +192,8 @@ function worstLaneOf(
 
 // Analyse a run: counter deltas with reset detection, per-lane BER with exact Poisson bounds, lane ratio, FEC margin,
 // sliding windows and each lane's growth with temperature (samples may come unsorted; the early-stop watch sees them
-// per node in time order, nodes one after the other).
+// per node in time order, nodes one after the other). Grading feeds a RunAnalyzer as it reads the journal
+// (src/grading/engine.ts); this is the same analysis over a list of samples, for the tests. @internal
 export function analyzeRun(input: AnalysisInput): AnalysisRecord {
   const byNode = new Map<string, LabelledSample[]>();
   for (const s of input.samples) {

@@ -117,7 +117,7 @@ function wilsonHilferty(p: number, shape: number): number {
   return shape * (1 - k + z * Math.sqrt(k)) ** 3;
 }
 
-// Chi-square quantile: chi2inv(p, dof) = 2 · GammaQuantile(p, dof/2).
+/** Chi-square quantile: chi2inv(p, dof) = 2 · GammaQuantile(p, dof/2); the tests check gammaQuantile against tables with it. @internal */
 export function chiSquareQuantile(p: number, dof: number): number {
   return 2 * gammaQuantile(p, dof / 2);
 }

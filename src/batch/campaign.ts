@@ -34,6 +34,9 @@ export interface CableRunRequest {
   nodes: [NodeSpec, NodeSpec];
   sharedNodes: string[];
   benchmarkGate?: (phase: Phase) => Promise<() => void>;
+  // How far above the default TCP ports this cable's link-load streams listen: each pair its own range, so that a node
+  // in two pairs serves both pairs' soaks at once (a two-cable bench's second cable adds its own step to it).
+  portOffset: number;
 }
 type CableResult = { record: RunRecord; runDir: string; report: string | null };
 export type CableRunner = (req: CableRunRequest) => Promise<CableResult>;
@@ -106,6 +109,9 @@ export function initialState(o: {
     goldenDrift: null,
   };
 }
+
+// Each pair's link-load TCP ports lie this far above the previous pair's (a run uses 4, a two-cable bench 14).
+const PAIR_PORT_STEP = 20;
 
 // Nodes of bench i that another bench also uses (one cage each): their benchmarks must take turns.
 export function sharedNodesOf(benches: Bench[], i: number): string[] {
@@ -315,6 +321,7 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
         nodes: x.nodes,
         sharedNodes: shared,
         ...(shared.length ? { benchmarkGate: () => mutexes.lockAll(shared) } : {}),
+        portOffset: pair * PAIR_PORT_STEP,
       });
       let results: CableResult[];
       try {

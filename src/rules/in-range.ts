@@ -45,11 +45,6 @@ export function formatLimit(limit: Limit, decl: RuleDeclaration | undefined = ru
   return note ? `${bands}; ${note}` : bands;
 }
 
-// What a rule's value is called in a sentence (the registry's label; the rule id for one it does not know).
-export function labelOf(rule: string): string {
-  return ruleOf(rule)?.label ?? rule;
-}
-
 // Grade a value and say why in one line, e.g. "margin 2.7 decades >= 2 (marginal below 2, fail below 1)".
 export function checkLimit(limit: Limit, value: number, decl: RuleDeclaration | undefined = ruleOf(limit.rule)): { grade: Grade; text: string } {
   const grade = gradeValue(limit, value);

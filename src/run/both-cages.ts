@@ -10,7 +10,7 @@ import { runQualification, type RunDeps, type RunResult } from './qualify.js';
 import { TogetherRuns } from './together.js';
 import { Mutex } from './turns.js';
 
-// The second cable's link-load streams listen this far above the first's TCP ports.
+// The second cable's link-load streams listen this far above the first's TCP ports (a run uses 4 of them).
 const PORT_STEP = 10;
 
 export interface BothCagesDeps {
@@ -38,9 +38,10 @@ export async function runBothCages(d: BothCagesDeps): Promise<PromiseSettledResu
     const turns = new Mutex();
     return await Promise.allSettled(
       d.runs.map((r, i) => {
-        const member = together.member(i, { stale, portOffset: i * PORT_STEP });
+        const member = together.member(i, { stale });
         // A run that could not start still lets the other go on alone.
-        return runQualification({ ...r, together: member, benchmarkGate: () => turns.lock() }).finally(() => member.ended());
+        const portOffset = (r.portOffset ?? 0) + i * PORT_STEP;
+        return runQualification({ ...r, together: member, portOffset, benchmarkGate: () => turns.lock() }).finally(() => member.ended());
       }),
     );
   } finally {

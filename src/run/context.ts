@@ -59,6 +59,8 @@ export class RunContext {
   onWarning: ((line: string) => void) | null = null;
   // One of two cables qualified at once (src/run/together.ts): what this run shares with the other; null alone.
   together: Together | null = null;
+  // How far above the default TCP ports this run's link-load streams listen (RunDeps.portOffset).
+  portOffset = 0;
   // The other cable whose link load shares the soak under way (two cables qualified at once), as the soak started.
   soakSharedWith: SharingCable[] = [];
   readonly startedMs: number;

@@ -62,6 +62,9 @@ export interface RunDeps {
   // One of two cables between the same nodes qualified at once (src/run/both-cages.ts): the nodes taken for both, the
   // soaks started together, the GPU load shared (src/run/together.ts).
   together?: Together;
+  // This run's link-load streams listen this far above the default TCP ports: another run's servers may be on the same
+  // node at the same time (the other cage's cable, another batch pair sharing a node). Default 0.
+  portOffset?: number;
   // The journal's file calls (tests inject a disk that fills up).
   journalIo?: JournalIo;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
@@ -110,6 +113,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const ctx = new RunContext(deps.runId, clock, protocol, nodes, journal, log, deps.signal, `/tmp/cablequal/${deps.runId}`);
   if (deps.onWarning) ctx.onWarning = deps.onWarning;
   if (deps.together) ctx.together = deps.together;
+  if (deps.portOffset) ctx.portOffset = deps.portOffset;
   if (deps.soakCapS !== undefined) ctx.soakCapS = deps.soakCapS;
   // The wall clock when the run started, whatever the run's own clock (virtual or sped up on the simulated lab, which
   // would stamp a batch's later runs hours ahead); its end is that plus the run's duration on its own clock.

@@ -18,8 +18,6 @@ export interface Together {
   // The nodes were locked and cleaned once for both runs: the load processes of dead runs that stopped (the first run
   // journals them).
   readonly stale: readonly StaleFound[];
-  // This run's link-load streams listen this far above the default TCP ports (both cables' servers run on the same nodes).
-  readonly portOffset: number;
   // Wait until the other run has reached this soak too, or has ended; the other cable whose load will share the soak.
   soak(phase: string, serial: string | null, signal: AbortSignal): Promise<SharingCable[]>;
   // This run has stopped its load in the soak before the soak's end (an early FAIL, a setup error); whether the other
@@ -51,13 +49,12 @@ export class TogetherRuns {
   constructor(private readonly runs: readonly { cage: number; runId: string }[]) {}
 
   // What run i is given (the stale processes the taking of the nodes stopped go to the first run's journal).
-  member(i: number, o: { stale: readonly StaleFound[]; portOffset: number }): Together {
+  member(i: number, o: { stale: readonly StaleFound[] }): Together {
     const me = this.runs[i]!;
     return {
       cage: me.cage,
       others: this.runs.filter((_, j) => j !== i),
       stale: i === 0 ? o.stale : [],
-      portOffset: o.portOffset,
       soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
       soakLoadStoppedEarly: (phase) => {
         if (!this.unloaded.has(phase)) this.unloaded.set(phase, new Set());

@@ -100,7 +100,7 @@ describe('batch --sim with a node in two pairs', () => {
       '--pair',
       'a:0,b:1',
       '--pair',
-      'b:0,c:1',
+      'c:1,b:0',
       '--protocol',
       'quick',
       '--out',
@@ -133,5 +133,18 @@ describe('batch --sim with a node in two pairs', () => {
     const [a, b] = journals.map((j) => spans(j as never));
     for (const [s1, e1] of a!) for (const [s2, e2] of b!) expect(e1! <= s2! || e2! <= s1!, `${s1}-${e1} vs ${s2}-${e2}`).toBe(true);
     expect(journals.some((j) => (j as { type: string }[]).some((l) => l.type === 'gate-wait'))).toBe(true);
+    // The soaks overlap on b, the second node of both pairs (it receives both pairs' first direction): each pair's
+    // ib_write_bw servers there listen on TCP ports of their own.
+    const portsOnB = journals.map(
+      (j) =>
+        new Set(
+          (j as { type: string; node?: string; name?: string; command?: string }[])
+            .filter((l) => l.type === 'process-start' && l.node === 'b' && /^soak-.*-server-/.test(l.name ?? ''))
+            .map((l) => Number(/-p (\d+)/.exec(l.command!)![1])),
+        ),
+    );
+    expect(portsOnB[0]!.size).toBeGreaterThan(0);
+    expect(portsOnB[1]!.size).toBeGreaterThan(0);
+    expect([...portsOnB[0]!].filter((p) => portsOnB[1]!.has(p))).toEqual([]);
   });
 });

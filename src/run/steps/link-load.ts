@@ -120,7 +120,7 @@ async function startDirections(ctx: RunContext, directions: DirectionPlan[], opt
       src,
       dst,
       suffix: index === 0 ? '' : '-rev',
-      port: BASE_PORT + (ctx.together?.portOffset ?? 0) + 2 * index + rail,
+      port: BASE_PORT + ctx.portOffset + 2 * index + rail,
     })),
   );
   // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
