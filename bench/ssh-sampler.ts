@@ -2,7 +2,7 @@
 // SshRunner to two real OpenSSH sshd "nodes" on loopback (see ssh-nodes.ts for the nodes and the rc chosen).
 import { runSampleSet } from '../src/run/tick-source.js';
 import { execFileSync } from 'node:child_process';
-import { measureSampling, type MeasureResult, type SamplingMode } from '../src/sampling/measure.js';
+import { measureSampling, type MeasureResult, type SamplingMode } from './sampler-strategies.js';
 import type { SampleSetConfig } from '../src/sampling/sample-set.js';
 import { RAILS, rcStartupMs, simulatedToolOutputs, startBenchNode, type BenchNode } from './ssh-nodes.js';
 import { summarizeFields, type Summary } from './stats.js';

@@ -20,6 +20,7 @@ import { isGrowing, isRunaway, LaneTempBins, othersGrowth } from './lane-temp.js
 import { poissonLowerBound } from './poisson.js';
 import { CountTotals, type CountRule, type DecisionPlace, type EarlyStopDecision, type RunWatch } from './watch.js';
 import { Held, WindowSum } from './windows.js';
+import { sci } from '../domain/number-format.js';
 
 // The FEC margin of a sliding window, from its BER 95% lower bound, held for holdS: FAIL below `fail` decades is certain.
 export interface FecWindowSettings {
@@ -43,7 +44,7 @@ export interface LaneRatioSettings {
   holdS: number;
 }
 
-// Everything the watch needs of the protocol (built from its limits by src/rules/watch.ts).
+// Everything the watch needs of the protocol (built from its limits by src/rules/watch-config.ts).
 export interface WatchSettings {
   countFail: Record<CountRule, number>; // FAIL when the total reaches this
   fecWindow: FecWindowSettings | null;
@@ -337,6 +338,5 @@ export function growthText(
   return `steady: lane ${lane} ${grew}, less than the ${lr.growingDecades} decade(s) a lane must grow by before a ratio can fail it`;
 }
 
-const sci = (x: number) => x.toExponential(1);
 const dec = (x: number) => (Math.abs(x) < 0.05 ? '0.0' : x.toFixed(1));
 const fix = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(2)).toString());

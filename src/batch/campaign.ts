@@ -10,7 +10,7 @@ import { cmd } from '../transport/commands.js';
 import type { ManifestCable } from './manifest.js';
 import { NodeMutexes, NodeUse } from './mutex.js';
 import type { Operator } from './operator.js';
-import { pairReady, probeEnd } from './probe.js';
+import { pairReady, probeEnd } from './cable-ends.js';
 import { unreachableReporter } from './reachability.js';
 import { saveState, type BatchState, type CableState, type CycleRecord } from './state.js';
 import { settleBench, type BenchLogEntry, type RebootMode, type SettleResult } from './settle.js';

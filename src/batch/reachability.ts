@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import type { EndView } from './probe.js';
+import type { EndView } from './cable-ends.js';
 
 // While a batch polls for a cable swap, a node that cannot be reached is said at once, then every `everyMs`
 // while it stays so, and once more when it answers again: unattended polling never goes silent on a dead node.

@@ -2,10 +2,12 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { median } from 'simple-statistics';
 import type { RunRecord } from '../domain/record.js';
-import { CSV_COLUMNS, readRunRecord, runRow, summarise, toCsv, writeFileAtomic } from '../report/index.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
+import { CSV_COLUMNS, readRunRecord, runRow, summarise, toCsv } from '../report/index.js';
 import { escapeXml } from '../report/escape.js';
 import type { BatchState, CableState } from './state.js';
 import { throughputLines, throughputOf } from './throughput.js';
+import { sci } from '../domain/number-format.js';
 
 // One manifest cable as the summary shows it: its record (verdict overridden on golden drift) or why it has none.
 export interface SummaryRow {
@@ -53,7 +55,7 @@ export function batchCsv(rows: SummaryRow[]): string {
   );
 }
 
-const fmtBer = (b: number | null) => (b === null ? '–' : b.toExponential(1));
+const fmtBer = (b: number | null) => (b === null ? '–' : sci(b));
 
 // batch.html: self-contained (no script, no external file), relative links to each cable's certificate or run report.
 export function batchHtml(s: BatchState, rows: SummaryRow[]): string {

@@ -3,7 +3,7 @@ import { ParseError, UsageError } from '../domain/errors.js';
 import { bigintReplacer } from '../domain/u64.js';
 import { clip, printable, quoteInput } from '../domain/text.js';
 import { readInputText } from '../io/read-input.js';
-import { PARSERS } from '../probes/registry.js';
+import { PARSERS } from '../probes/parse-kinds.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { RunRecord } from '../domain/record.js';
 import { renderAll, type LabKey } from '../report/index.js';
 import { readJournal, type JournalContents } from '../run/journal.js';
-import { buildTimeseries } from '../run/timeseries.js';
+import { buildTimeseries } from '../run/journal-series.js';
 import type { CliIo } from './io.js';
 import { printable } from '../domain/text.js';
 

@@ -1,5 +1,6 @@
 import { printable } from '../domain/text.js';
 import type { LiveStatus } from '../run/context.js';
+import { sci } from '../domain/number-format.js';
 
 // m:ss, or h:mm:ss from an hour on.
 function fmtDuration(s: number): string {
@@ -13,7 +14,7 @@ function fmtDuration(s: number): string {
 function fmtRate(r: number): string {
   if (r === 0) return '0';
   if (r < 1000) return r.toFixed(r < 10 ? 1 : 0);
-  return r.toExponential(1);
+  return sci(r);
 }
 
 const celsius = (c: number | null | undefined) => (c === null || c === undefined ? '-' : `${c.toFixed(0)}C`);

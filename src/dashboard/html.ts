@@ -2,6 +2,7 @@
 // attributes go through esc(), URLs through href() (path segments and query values encoded), data for the charts
 // through jsonScript() (no `<`, `>`, `&` or line separators left raw inside <script>).
 import { escapeXml } from '../report/escape.js';
+import { sci } from '../domain/number-format.js';
 
 export const esc = escapeXml;
 
@@ -82,5 +83,5 @@ export function fmtMargin(v: number | null | undefined, deciding = false): strin
 
 // A BER bound as the certificate states it: "< 1.6e-14" (a 95% upper bound, never a bare 0).
 export function fmtBerBound(v: number | null | undefined): string {
-  return v === null || v === undefined || !Number.isFinite(v) || v <= 0 ? '–' : `< ${v.toExponential(1)}`;
+  return v === null || v === undefined || !Number.isFinite(v) || v <= 0 ? '–' : `< ${sci(v)}`;
 }

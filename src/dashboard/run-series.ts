@@ -9,7 +9,7 @@ import { FEC_LIMIT_BER, SERIAL_RATE_BPS, berBounds } from '../analysis/counters.
 import { certainLaneRatio } from '../analysis/lane-ratio.js';
 import { journalLineProblem } from '../run/journal-shape.js';
 import type { JournalLine } from '../run/journal.js';
-import { TimeseriesBuilder, type LanePoint, type RailThroughputPoint } from '../run/timeseries.js';
+import { TimeseriesBuilder, type LanePoint, type RailThroughputPoint } from '../run/journal-series.js';
 import { ruleOf } from '../rules/versions.js';
 
 // At most this many points per series, whatever the run's length.

@@ -10,7 +10,7 @@ export interface Limit {
   unit: string; // e.g. "decades", "x", "Gb/s", "events"
   description?: string;
   // How the rule is measured, where it has settings (window length, floors), each filled with the rule's default
-  // when the protocol leaves it out (src/rules/registry.ts declares them).
+  // when the protocol leaves it out (src/rules/definitions.ts declares them).
   params?: Readonly<Record<string, number>>;
 }
 

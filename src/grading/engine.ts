@@ -10,7 +10,7 @@ import { RunAnalyzer, functionsRuleOf, gradedPhasesOf, watchOf } from '../analys
 import type { EarlyStopDecision, RunWatch } from '../analysis/watch.js';
 import { RULES_VERSION, rulesVersionOf, type RulesVersion } from '../rules/versions.js';
 import { formatLimit } from '../rules/in-range.js';
-import { watchConfigOf } from '../rules/watch.js';
+import { watchConfigOf } from '../rules/watch-config.js';
 import { gradeRun } from './grade-run.js';
 
 // A journal's samples as the record builder hands them over: per node what one pass over the lines told (canonical

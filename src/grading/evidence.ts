@@ -6,12 +6,12 @@
 import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, SoakLoadRecord } from '../domain/record.js';
 import type { Protocol } from '../protocol/types.js';
-import type { RuleDeclaration } from '../rules/registry.js';
-import { formatNumber } from '../rules/in-range.js';
+import type { RuleDeclaration } from '../rules/definitions.js';
 import { limitOf } from '../protocol/limits.js';
 import { checkGpuLoad } from './gpu-load-check.js';
 import { checkLinkLoad, exitGraceS } from './link-load-check.js';
 import { emptyEvidence, type SoakLoadEvidence } from './soak-evidence.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // One node's samples as the journal holds them: the controller time (line tS), tick, and mean GPU utilisation; the
 // ticks the run journaled as skipped (unreadable output) and when it journaled the node's gaps (no sample).

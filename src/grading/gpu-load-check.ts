@@ -7,9 +7,9 @@
 import type { Limit } from '../domain/limit.js';
 import type { Reason } from '../domain/outcome.js';
 import type { GpuLoadRecord } from '../domain/record.js';
-import { formatNumber } from '../rules/in-range.js';
 import type { SoakWindow } from './link-load-check.js';
 import type { LoadExit } from './soak-evidence.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // One sample's GPU utilisation on one node (mean of its GPUs; null: not read that tick), at the journal line's tS.
 export interface GpuUtilSample {

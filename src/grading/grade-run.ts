@@ -8,10 +8,12 @@ import type { AnalysisRecord, BenchmarkRecord, Headline, HeadlineReceiver, NodeP
 import type { Protocol } from '../protocol/types.js';
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
 import { resetRuleOf } from '../analysis/analyze.js';
-import { defaultLimit, type Check, type RuleDeclaration } from '../rules/registry.js';
+import { defaultLimit, type Check, type RuleDeclaration } from '../rules/definitions.js';
 import { RULES_VERSION, rulesOf, rulesVersionOf, type RulesVersion } from '../rules/versions.js';
-import { checkLimit, formatLimit, formatNumber, sayLimit } from '../rules/in-range.js';
+import { checkLimit, formatLimit, sayLimit } from '../rules/in-range.js';
 import { checkLoopback, loopbackCoversRails } from './setup-checks.js';
+import { formatNumber } from '../domain/number-format.js';
+import { sci } from '../domain/number-format.js';
 
 export interface CableVerdict {
   outcome: Grade;
@@ -260,5 +262,3 @@ function passStatement(headline: Headline | null, fecLimit: Limit): Reason[] {
 function duration(s: number): string {
   return s >= 120 ? `${formatNumber(Math.round(s / 6) / 10)} min` : `${formatNumber(Math.round(s))} s`;
 }
-
-const sci = (x: number) => x.toExponential(1);

@@ -11,9 +11,9 @@ import { median } from 'simple-statistics';
 import type { Limit } from '../domain/limit.js';
 import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord, DirectionLoadRecord as DirectionLoad } from '../domain/record.js';
-import { formatNumber } from '../rules/in-range.js';
-import { RULE_DEFINITIONS } from '../rules/registry.js';
+import { RULE_DEFINITIONS } from '../rules/definitions.js';
 import { rowsOf, streamKey, streamName, type LoadStreamId, type SoakLoadEvidence } from './soak-evidence.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // A soak as the checks see it: its name, when it started, its planned length, and the end of what is judged (the
 // time the soak stopped its loads, or now while it runs).

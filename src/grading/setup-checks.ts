@@ -2,7 +2,8 @@
 import type { Limit } from '../domain/limit.js';
 import type { Reason } from '../domain/outcome.js';
 import type { BenchmarkRecord } from '../domain/record.js';
-import { formatLimit, formatNumber, gradeValue } from '../rules/in-range.js';
+import { formatLimit, gradeValue } from '../rules/in-range.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // A throttled NIC (~13 Gb/s in loopback) looks like a bad cable; loopback below the floor means reboot, not replace.
 export function checkLoopback(rows: BenchmarkRecord['loopback'], floor: Limit): Reason[] {

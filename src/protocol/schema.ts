@@ -1,12 +1,12 @@
 // The protocol's JSON Schema, protocols/protocol.schema.json, compiled by ajv: the one statement of what a protocol file
-// may hold. Its `limits` part is rebuilt from the rule registry at load, so a rule added to src/rules/registry.ts is
+// may hold. Its `limits` part is rebuilt from the rule registry at load, so a rule added to src/rules/definitions.ts is
 // validated without editing the schema (scripts/rule-docs.ts writes the same part into the file for editors).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { limitsSchema } from '../rules/docs.js';
-import type { RuleDeclaration } from '../rules/registry.js';
+import type { RuleDeclaration } from '../rules/definitions.js';
 import { RULES } from '../rules/versions.js';
 
 // src/protocol and dist/protocol are both two levels below the package root, beside protocols/.

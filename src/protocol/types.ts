@@ -105,7 +105,7 @@ export const COMMAND_PLACEHOLDERS = {
 export const GPU_LOAD_PLACEHOLDERS = ['durationS'] as const;
 
 // What happens once the run's watch has seen a certain FAIL (which FAILs are certain, and how long a window must hold,
-// is each rule's own setting: src/rules/registry.ts). Protocols of rules version 1 said `laneRatioConsecutiveTicks`;
+// is each rule's own setting: src/rules/definitions.ts). Protocols of rules version 1 said `laneRatioConsecutiveTicks`;
 // the loader reads it as the lane-ratio rule's holdS (ticks x samplingIntervalS) and notes it.
 export interface EarlyStopConfig {
   keepSamplingS: number; // keep sampling this long after the decision, for the record
@@ -120,7 +120,7 @@ export interface RegressionTolerances {
   tempC: number;
 }
 
-// Rule ids are a contract: the certificate and the CSVs name them (declared in src/rules/registry.ts).
+// Rule ids are a contract: the certificate and the CSVs name them (declared in src/rules/definitions.ts).
 export const LIMIT_RULES: readonly string[] = RULES.map((r) => r.id);
 
 // A loaded, validated protocol: every command line, duration, interval and limit of a run.

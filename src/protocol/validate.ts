@@ -3,7 +3,7 @@
 // what is allowed. Then the defaults are filled in.
 import { UsageError } from '../domain/errors.js';
 import type { Limit } from '../domain/limit.js';
-import { LIMIT_KEYS, defaultLimit, type RuleDeclaration } from '../rules/registry.js';
+import { LIMIT_KEYS, defaultLimit, type RuleDeclaration } from '../rules/definitions.js';
 import { RULES } from '../rules/versions.js';
 import { protocolValidator } from './schema.js';
 import { describeValue, isRangeError, problemOf, relevantErrors } from './schema-message.js';

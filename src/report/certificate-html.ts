@@ -2,13 +2,13 @@ import { join } from 'node:path';
 import type { Reason } from '../domain/outcome.js';
 import type { RunRecord, TogetherRecord } from '../domain/record.js';
 import { differentCagesWarning } from '../domain/node.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
 import { zeroErrorBound } from '../rules/qualification.js';
 import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
-import { fmtCount, fmtExp, fmtFixed, fmtRatio } from './format.js';
-import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
+import { fmtCount, fmtExp, fmtFixed, fmtRatio } from '../domain/number-format.js';
+import { EMPTY_TIMESERIES, type RunTimeseries } from './series.js';
 
 // What the HTML says about the signed JSON beside it (the HTML itself is not signed).
 export interface SignatureNote {

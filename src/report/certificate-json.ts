@@ -6,7 +6,7 @@ import type { Outcome, Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { certificateProblem } from './certificate-schema.js';
 import { canonicalJson } from './canonical-json.js';
 import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';

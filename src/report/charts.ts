@@ -1,6 +1,6 @@
 import type { PhaseRecord } from '../domain/record.js';
 import { escapeXml } from './escape.js';
-import type { JournalPoint, ThroughputPoint } from './timeseries.js';
+import type { JournalPoint, ThroughputPoint } from './series.js';
 
 // Inline SVG only: the certificate must render offline and print identically, so no chart library or script.
 

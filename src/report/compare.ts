@@ -4,7 +4,7 @@ import { median } from 'simple-statistics';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { summarise } from './certificate-content.js';
 import { CSV_COLUMNS } from './csv-columns.js';
 import { runRow, toCsv, type CsvCell } from './csv.js';

@@ -1,10 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
 import { join } from 'node:path';
 import type { NodeRecord, RunRecord } from '../domain/record.js';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { summarise, trainedMode } from './certificate-content.js';
 import { CSV_COLUMNS } from './csv-columns.js';
-import type { RunTimeseries } from './timeseries.js';
+import type { RunTimeseries } from './series.js';
 
 export type CsvCell = string | number | boolean | null | undefined;
 

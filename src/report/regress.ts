@@ -2,8 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
-import { writeFileAtomic } from './atomic-write.js';
-import { fmtExp } from './format.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
+import { fmtExp } from '../domain/number-format.js';
 import { junitXml, type JunitSuite } from './junit.js';
 import { readRunRecord } from './record-io.js';
 

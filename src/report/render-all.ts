@@ -3,7 +3,7 @@ import { writeCertificateHtml } from './certificate-html.js';
 import { certificateDocumentFor, writeCertificateDocument } from './certificate-json.js';
 import { writeRunCsvs } from './csv.js';
 import { labKeyPath, loadLabKey, type LabKey } from './sign.js';
-import { EMPTY_TIMESERIES, type RunTimeseries } from './timeseries.js';
+import { EMPTY_TIMESERIES, type RunTimeseries } from './series.js';
 
 export interface RenderOptions {
   // A loaded key wins; null forces an unsigned certificate; undefined loads from labKeyFile / $CABLEQUAL_LAB_KEY / default.

@@ -1,8 +1,8 @@
 // What the registry says about itself, for people and editors: the JSON Schema of a protocol's `limits` and README's
 // verdict table. scripts/rule-docs.ts writes both into their files; test/rules/docs.test.ts checks they are current.
-import { LIMIT_KEYS, type Bounds, type RuleDeclaration } from './registry.js';
+import { LIMIT_KEYS, type Bounds, type RuleDeclaration } from './definitions.js';
 import { RULES, RULES_VERSION } from './versions.js';
-import { formatNumber } from './in-range.js';
+import { formatNumber } from '../domain/number-format.js';
 
 type Json = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
   return {
     type: 'array',
     maxItems: 4 * rules.length,
-    description: `One limit per rule id (rules version ${RULES_VERSION}); a rule left out gets its declared default. max: FAIL when value >= fail, MARGINAL when value >= marginal. min: FAIL when value < fail, MARGINAL when value < marginal. Generated from src/rules/registry.ts by scripts/rule-docs.ts.`,
+    description: `One limit per rule id (rules version ${RULES_VERSION}); a rule left out gets its declared default. max: FAIL when value >= fail, MARGINAL when value >= marginal. min: FAIL when value < fail, MARGINAL when value < marginal. Generated from src/rules/definitions.ts by scripts/rule-docs.ts.`,
     items: {
       type: 'object',
       required: [...LIMIT_KEYS.required],
@@ -67,7 +67,7 @@ export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
   };
 }
 
-const BEGIN = '<!-- verdict-table:begin (generated from src/rules/registry.ts by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
+const BEGIN = '<!-- verdict-table:begin (generated from src/rules/definitions.ts by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
 const END = '<!-- verdict-table:end -->';
 
 // README's verdict table: per cable rule its FAIL and MARGINAL bands, how it is measured, and when it stops a run.

@@ -1,8 +1,9 @@
 // OpenHTF-style InRange: a limit with a marginal band that grades a value and prints itself next to it.
 import type { Limit } from '../domain/limit.js';
 import type { Grade } from '../domain/outcome.js';
-import type { RuleDeclaration } from './registry.js';
+import type { RuleDeclaration } from './definitions.js';
 import { ruleOf } from './versions.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // Thresholds are the first bad value on the high side, so each band is half-open [a, b):
 //   max: FAIL when value >= fail, MARGINAL when value >= marginal (crc-errors fail 1 => one error fails; lane-ratio fails at exactly 1000)
@@ -15,16 +16,6 @@ export function gradeValue(limit: Limit, value: number): Grade {
   }
   if (value < limit.fail) return 'FAIL';
   return limit.marginal !== undefined && value < limit.marginal ? 'MARGINAL' : 'PASS';
-}
-
-// Numbers as a reader wants them on a certificate: integers exact, others to about three figures.
-export function formatNumber(v: number): string {
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : v < 0 ? '-inf' : 'NaN';
-  if (Number.isInteger(v)) return String(v);
-  const a = Math.abs(v);
-  if (a >= 100) return v.toFixed(1);
-  if (a >= 0.01) return String(Number(v.toPrecision(3)));
-  return v.toExponential(2);
 }
 
 const withUnit = (v: number, unit: string) => (unit === 'x' ? `${formatNumber(v)}x` : `${formatNumber(v)} ${unit}`);

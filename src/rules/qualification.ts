@@ -5,7 +5,7 @@
 // set-up check: it shows the lab, the nodes and the tools work, and its FAIL is a failure, but its PASS qualifies no
 // cable. The minimums are declared here once; the record, the reports, the store and `--json` read the run's kind.
 import { SERIAL_RATE_BPS, berBounds } from '../analysis/counters.js';
-import { formatNumber } from './in-range.js';
+import { formatNumber } from '../domain/number-format.js';
 
 // What a protocol must run for its verdict to qualify a cable.
 export const QUALIFICATION_MINIMUMS = {

@@ -1,11 +1,11 @@
-// The rules versions, each a declaration over the one registry (src/rules/registry.ts) and the one set of pure
+// The rules versions, each a declaration over the one registry (src/rules/definitions.ts) and the one set of pure
 // functions in src/analysis: which rules it grades with and which variant of each, which variant of the analysis and
 // of the watch, and how it states its verdict. Every record and certificate names the version that produced it, and
 // `verify` grades a certificate again with the version that signed it. A version never changes once released: the
 // compat journals and their golden grades (test/compat) hold each one to what it concluded. Adding one is an entry
 // here (usually the last one with a change) and its golden grades (`npx tsx scripts/golden-grades.ts`).
 import type { AnalysisVariant } from '../analysis/analyze.js';
-import { RULE_DEFINITIONS, type RuleDeclaration } from './registry.js';
+import { RULE_DEFINITIONS, type RuleDeclaration } from './definitions.js';
 
 // How a version states its verdict and treats the journal's stop.
 export interface RulesVersion {

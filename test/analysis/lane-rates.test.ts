@@ -5,7 +5,7 @@ import { laneRatesOf, nextReading, type RailReading } from '../../src/analysis/c
 import type { NodeSample, PhyCounters } from '../../src/domain/sample.js';
 import { RunMetrics } from '../../src/metrics/run-metrics.js';
 import { encodeSample } from '../../src/run/sample-codec.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 
 // GENERATED samples: one receiver, cumulative rx_err_lane_N_phy per tick, at 1 Hz; tick 3 reads lower than tick 2 (the
 // counters were cleared: mlxlink --pc or a driver reload) and tick 4 counts on from there.

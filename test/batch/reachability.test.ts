@@ -1,7 +1,7 @@
 // --auto-detect polling a node that does not answer: said at once, then every minute while it lasts, and when it answers again.
 import { describe, expect, it } from 'vitest';
 import { unreachableReporter } from '../../src/batch/reachability.js';
-import type { EndView } from '../../src/batch/probe.js';
+import type { EndView } from '../../src/batch/cable-ends.js';
 
 describe('unreachable nodes while polling for a cable', () => {
   it('are said at once, every 60 s while they stay so, and when they answer again', () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProtocol } from '../../src/protocol/load.js';
 import { buildRecord } from '../../src/run/record-builder.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 import { readJournal, type JournalContents } from '../../src/run/journal.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'journals-v1');

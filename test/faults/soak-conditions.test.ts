@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
 import { readJournal } from '../../src/run/journal.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 import { runCli } from '../helpers/cli.js';
 import { labRun } from './lab-run.js';
 

@@ -6,7 +6,7 @@ import { registerReading, type ReadingProbe } from '../../src/probes/readings.js
 import { registerSimReading, type SimReadingAt } from '../../src/sim/readings.js';
 import { renderAll } from '../../src/report/render-all.js';
 import { readJournal } from '../../src/run/journal.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 import { labRun } from '../faults/lab-run.js';
 
 // A new reading added as one entry (what docs/adding-a-probe.md describes): a made-up module temperature whose command,

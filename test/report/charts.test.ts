@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/report/atomic-write.js';
+import { writeFileAtomic } from '../../src/io/atomic-write.js';
 import { bucketMax, laneRateChart, throughputChart } from '../../src/report/charts.js';
 import { tempRoot } from '../fixtures/records/run-dir.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { limitsSchema, verdictTable, withVerdictTable } from '../../src/rules/docs.js';
-import { defaultLimit } from '../../src/rules/registry.js';
+import { defaultLimit } from '../../src/rules/definitions.js';
 import { RULES } from '../../src/rules/versions.js';
 import { DEFAULT_PROTOCOL } from './defaults.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Limit } from '../../src/domain/limit.js';
-import { checkLimit, formatLimit, formatNumber, gradeValue } from '../../src/rules/in-range.js';
+import { checkLimit, formatLimit, gradeValue } from '../../src/rules/in-range.js';
+import { formatNumber } from '../../src/domain/number-format.js';
 
 // The defaults of protocols/*.json (copied here so a change to the files cannot silently move these boundaries).
 const L: Record<string, Limit> = {

@@ -7,7 +7,7 @@ import { gradeRun } from '../../src/grading/grade-run.js';
 import { validateProtocol } from '../../src/protocol/validate.js';
 import { limitsSchema, verdictTable } from '../../src/rules/docs.js';
 import { checkLimit } from '../../src/rules/in-range.js';
-import { LIMIT_KEYS, RULE_DEFINITIONS, defaultLimit, type RuleDeclaration } from '../../src/rules/registry.js';
+import { LIMIT_KEYS, RULE_DEFINITIONS, defaultLimit, type RuleDeclaration } from '../../src/rules/definitions.js';
 import { RULES, RULES_VERSION, RULES_VERSIONS, ruleOf, rulesOf, rulesVersionOf } from '../../src/rules/versions.js';
 
 const PROTOCOL = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'protocols', 'spark-burnin.json'), 'utf8'));
@@ -116,7 +116,7 @@ describe('the rule registry', () => {
 });
 
 // Worked example: a rule that FAILs a cable on rx_symbol_err_phy (packets dropped for physical coding errors). Adding
-// it to cablequal is this declaration in src/rules/registry.ts (RULES) plus this test; everything below follows from it.
+// it to cablequal is this declaration in src/rules/definitions.ts (RULES) plus this test; everything below follows from it.
 describe('adding a rule: its declaration plus its test (worked example: symbol-errors)', () => {
   const symbolErrors: RuleDeclaration = {
     id: 'symbol-errors',

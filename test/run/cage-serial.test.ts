@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { probeEnd } from '../../src/batch/probe.js';
+import { probeEnd } from '../../src/batch/cable-ends.js';
 import { encodeSff8636, formatHexDump } from '../../src/eeprom/encode.js';
 import { loadProtocol } from '../../src/protocol/index.js';
 import { runQualification } from '../../src/run/qualify.js';

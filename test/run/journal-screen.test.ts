@@ -10,7 +10,7 @@ import { UsageError } from '../../src/domain/errors.js';
 import type { JournalContents, JournalLine } from '../../src/run/journal.js';
 import { screenJournal } from '../../src/run/journal-shape.js';
 import { buildRecord } from '../../src/run/record-builder.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 
 const V1 = join(process.cwd(), 'test', 'fixtures', 'journals-v1');
 const load = (name: string): JournalLine[] =>

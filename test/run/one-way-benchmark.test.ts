@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { BenchmarkRecord, DirectionThroughput } from '../../src/domain/record.js';
 import { gradeRun } from '../../src/grading/grade-run.js';
 import { loadProtocol } from '../../src/protocol/load.js';
-import { buildTimeseries } from '../../src/run/timeseries.js';
+import { buildTimeseries } from '../../src/run/journal-series.js';
 import { labRun } from '../faults/lab-run.js';
 import { nodePhase } from '../fixtures/records/build.js';
 

@@ -1,4 +1,4 @@
-import { PARSERS } from '../../probes/registry.js';
+import { PARSERS } from '../../probes/parse-kinds.js';
 import { defineCommand } from './define.js';
 
 // `cablequal parse <kind> <file>`: one recorded output through its parser.

@@ -9,6 +9,7 @@ import type { AnalysisRecord, BenchmarkRecord, LaneTempStats, NodePhaseStats } f
 import { SERIAL_RATE_BPS, berBounds, decadesBelowFecLimit } from '../analysis/counters.js';
 import { fecMarginOf } from '../analysis/analyze.js';
 import { growthText } from '../analysis/early-stop.js';
+import { sci } from '../domain/number-format.js';
 
 // The keys every limit entry of a protocol may have; a rule's settings (its `params`) come beside them.
 export const LIMIT_KEYS = { required: ['rule', 'fail'], optional: ['direction', 'marginal', 'unit', 'description'] } as const;
@@ -102,7 +103,6 @@ const GROWTH_DECADES: Bounds = { min: 0, max: 15, why: 'decades of error-rate gr
 
 // ---- helpers shared by the measuring below
 
-const sci = (x: number, d = 1) => x.toExponential(d);
 const num = (x: number) => (Number.isInteger(x) ? String(x) : Math.abs(x) >= 100 ? x.toFixed(0) : String(Number(x.toPrecision(3))));
 const gradedOf = (a: AnalysisRecord): NodePhaseStats[] => {
   const g = a.gradedPhases;

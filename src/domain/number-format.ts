@@ -1,4 +1,9 @@
-// Number formats shared by the certificate, the CSVs and the regression text, so one value reads the same everywhere.
+// Every number format a sentence, a certificate, a CSV or a status line uses, so one value reads the same everywhere.
+// Each is part of what old certificates say (their verdict sentences are re-graded byte for byte): change none of them;
+// add a new one instead.
+
+// Exponent form with d decimals ("2.4e-4" for d = 1): the BERs of the rules' sentences and the status line.
+export const sci = (x: number, d = 1): string => x.toExponential(d);
 
 // BER and other tiny quantities: two significant digits in exponent form ("2.9e-13"), "0" for zero.
 export function fmtExp(v: number | null | undefined, digits = 2): string {
@@ -23,4 +28,14 @@ export function fmtCount(v: number | null | undefined): string {
 export function fmtRatio(v: number | null | undefined): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return '—';
   return Math.abs(v) >= 1e4 ? fmtExp(v, 2) : v.toFixed(1);
+}
+
+// Numbers as a reader wants them on a certificate: integers exact, others to about three figures.
+export function formatNumber(v: number): string {
+  if (!Number.isFinite(v)) return v > 0 ? 'inf' : v < 0 ? '-inf' : 'NaN';
+  if (Number.isInteger(v)) return String(v);
+  const a = Math.abs(v);
+  if (a >= 100) return v.toFixed(1);
+  if (a >= 0.01) return String(Number(v.toPrecision(3)));
+  return v.toExponential(2);
 }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { measureSampling } from '../../src/sampling/measure.js';
+import { measureSampling } from '../../bench/sampler-strategies.js';
 import type { SamplerNode } from '../../src/sampling/sampler.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import type { ScriptItem } from '../../src/transport/tick-script.js';
-import { FakeRunner } from './fake-runner.js';
-import { genFec, genLink, genStats } from './generated.js';
+import { FakeRunner } from '../sampling/fake-runner.js';
+import { genFec, genLink, genStats } from '../sampling/generated.js';
 
 const A = 'enp1s0f1np1';
 

@@ -1,13 +1,13 @@
 // Measures a sampling strategy on real transports (for the benchmark): the persistent sampler (one tick-script round
 // trip per node per tick) against the naive way (a fresh runner.run() per command), same items, same statistics.
-import { systemClock, type Clock } from '../domain/clock.js';
-import { cmd } from '../transport/commands.js';
-import type { ScriptItemOutput } from '../transport/tick-script.js';
-import { parseNodeTime } from '../probes/node-time.js';
-import { assembleSample, sampleSetItems, validateSampleSet } from './sample-set.js';
-import { Sampler, tickNode, type NodeTick, type SamplerNode } from './sampler.js';
-import { runOnSchedule, type ScheduleSummary } from './schedule.js';
-import { estimateOffset, TickFigures, type OffsetRound } from './stats.js';
+import { systemClock, type Clock } from '../src/domain/clock.js';
+import { cmd } from '../src/transport/commands.js';
+import type { ScriptItemOutput } from '../src/transport/tick-script.js';
+import { parseNodeTime } from '../src/probes/node-time.js';
+import { assembleSample, sampleSetItems, validateSampleSet } from '../src/sampling/sample-set.js';
+import { Sampler, tickNode, type NodeTick, type SamplerNode } from '../src/sampling/sampler.js';
+import { runOnSchedule, type ScheduleSummary } from '../src/sampling/schedule.js';
+import { estimateOffset, TickFigures, type OffsetRound } from '../src/sampling/stats.js';
 
 // Persistent = one tick script per node per tick over a long-lived shell; naive = one fresh run() per command.
 export type SamplingMode = 'persistent' | 'naive';

@@ -1,2 +1,0 @@
-// The report writers' atomic write is the shared one (temp file, fsync, rename).
-export { writeFileAtomic } from '../io/atomic-write.js';
