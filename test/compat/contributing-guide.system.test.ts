@@ -16,7 +16,7 @@ describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly
 
   it('the guide`s edits apply, build, and every released version still grades its journals unchanged', { timeout: 900_000 }, () => {
     // Step 1: the rule at the end of RULE_DEFINITIONS.
-    const registryPath = join(dir, 'src', 'rules', 'registry.ts');
+    const registryPath = join(dir, 'src', 'rules', 'definitions.ts');
     const registry = readFileSync(registryPath, 'utf8');
     const start = registry.indexOf('export const RULE_DEFINITIONS');
     const close = registry.indexOf('\n];\n', start);
