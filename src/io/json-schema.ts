@@ -10,9 +10,14 @@ export type JsonSchema = { [key: string]: unknown };
 // ": ..." for the value itself) so a caller can put its own prefix in front.
 export type SchemaCheck = (value: unknown) => string | null;
 
-const options = { verbose: true, strict: true, strictTuples: false, allowUnionTypes: true } as const;
+// validateSchema: false: the schemas are this project's own, held to the draft 2020-12 meta-schema by a test
+// (test/io/schemas-meta.test.ts) rather than at every start (compiling the meta-schema cost a verify ~120 ms).
+const options = { verbose: true, strict: true, strictTuples: false, allowUnionTypes: true, validateSchema: false, code: { optimize: false } } as const;
 const ajv = new Ajv2020({ ...options, allErrors: false });
 const explainer = new Ajv2020({ ...options, allErrors: true });
+
+// Every schema compileSchema was given in this process, for the test that holds them to the meta-schema. @internal
+export const SCHEMAS_GIVEN: JsonSchema[] = [];
 
 // How a value is shown in a message: its kind, and for a number or boolean the value (cut at 40 characters).
 export function describeJson(v: unknown): string {
@@ -115,6 +120,7 @@ export function compileSchema(schema: JsonSchema): SchemaCheck {
   // Compiled on first use: a command that reads no certificate does not pay for its schema at start-up.
   let validate: ValidateFunction | null = null;
   let explain: ValidateFunction | null = null;
+  SCHEMAS_GIVEN.push(schema);
   return (value) => {
     validate ??= ajv.compile(schema);
     if (validate(value)) return null;
