@@ -41,3 +41,51 @@ describe('reading a running ib_write_bw', () => {
     expect(r.error).toMatch(/result/);
   });
 });
+
+// A soak reads each client every 10 s for up to an hour, and only what it printed since is parsed (the head of its
+// output gives the unit): at every length its output can be read at, the rows and the error are what a fresh read of
+// the whole output gives.
+describe('reading a growing output: only what is new is parsed, the answer is a whole read`s', () => {
+  const growing = (texts: string[]) => {
+    let i = 0;
+    const client: RemoteProcess = { ...proc(''), output: async () => ({ stdout: texts[i]!, stderr: '' }) };
+    const load: LinkLoad = { streams: [{ rail: 0, from: 'spark-a', to: 'spark-b', device: 'rocep1s0f0', server: proc(''), client }], startedS: 0 };
+    return async () => {
+      const r = (await linkLoadRows(load))[0]!;
+      i++;
+      return r;
+    };
+  };
+  const cuts = (text: string, step: number) =>
+    Array.from({ length: Math.ceil(text.length / step) + 1 }, (_, k) => text.slice(0, Math.min(text.length, k * step)));
+
+  it('the recorded Spark client read at every byte it can be cut at', async () => {
+    const texts = cuts(TEXT, 1);
+    const read = growing(texts);
+    let rowsSeen = 0;
+    for (const t of texts) {
+      const [inc, whole] = [await read(), await rowsOf(t)];
+      expect(inc, `cut at ${t.length}`).toEqual(whole);
+      rowsSeen = Math.max(rowsSeen, inc.gbps.length);
+    }
+    expect(rowsSeen).toBe(5);
+  });
+
+  it('more rows than the recording (a long soak), then the client failing: the same rows, then the same error', async () => {
+    const row = TEXT.split('\n').find((l) => l.startsWith(' 65536'))!;
+    const long = TEXT + `${row}\n`.repeat(40);
+    const broken = `${long}---------------------------------------------------------------------------------------\n Failed to complete run\n`;
+    const texts = [...cuts(long, 37), ...cuts(broken, 11).filter((t) => t.length > long.length)];
+    const read = growing(texts);
+    for (const t of texts) expect(await read(), `cut at ${t.length}`).toEqual(await rowsOf(t));
+    expect((await rowsOf(long)).gbps.length).toBe(45);
+    expect((await rowsOf(broken)).error).toMatch(/after the result table/);
+  });
+
+  it('an output that does not grow from what was read (another text): read whole again', async () => {
+    const other = TEXT.replace(/92\.57/g, '91.00');
+    const read = growing([TEXT, other]);
+    expect((await read()).gbps[0]).toBe(92.57);
+    expect((await read()).gbps).toEqual((await rowsOf(other)).gbps);
+  });
+});

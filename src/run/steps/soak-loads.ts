@@ -123,7 +123,7 @@ export class SoakLoads {
       this.linkChanged = false;
       const graceS = exitGraceS(this.ctx.protocol.samplingIntervalS);
       const limit = limitOf(this.ctx.protocol, 'soak-link-load');
-      out.push(...checkLinkLoad({ soak, final, evidence: e, benchmark: this.ctx.benchmarks.ibWriteBw, limit, exitGraceS: graceS }).reasons);
+      out.push(...checkLinkLoad({ soak, final, measure: false, evidence: e, benchmark: this.ctx.benchmarks.ibWriteBw, limit, exitGraceS: graceS }).reasons);
     }
     if (this.phase.gpuLoad) {
       const nodes = this.ctx.nodes.map((n) => n.spec.name);
