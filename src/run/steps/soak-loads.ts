@@ -27,6 +27,10 @@ export class SoakLoads {
   private readonly allRows = new Map<string, StreamRows>();
   private lastReadS: number;
   private linkChanged = false;
+  // The GPU load is judged every ROWS_EVERY_S (a mean over every utilisation reading so far: at each tick it made an
+  // hour's soak quadratic), and at once when a GPU load process has ended.
+  private lastGpuCheckS = -Infinity;
+  private gpuChanged = false;
 
   constructor(
     private readonly ctx: RunContext,
@@ -110,6 +114,7 @@ export class SoakLoads {
         ...(x.stream ?? {}),
       });
       if (x.load === 'link') this.linkChanged = true;
+      else this.gpuChanged = true;
     }
   }
 
@@ -125,7 +130,9 @@ export class SoakLoads {
       const limit = limitOf(this.ctx.protocol, 'soak-link-load');
       out.push(...checkLinkLoad({ soak, final, measure: false, evidence: e, benchmark: this.ctx.benchmarks.ibWriteBw, limit, exitGraceS: graceS }).reasons);
     }
-    if (this.phase.gpuLoad) {
+    if (this.phase.gpuLoad && (final || this.gpuChanged || this.ctx.tS - this.lastGpuCheckS >= ROWS_EVERY_S)) {
+      this.lastGpuCheckS = this.ctx.tS;
+      this.gpuChanged = false;
       const nodes = this.ctx.nodes.map((n) => n.spec.name);
       const limit = limitOf(this.ctx.protocol, 'gpu-util-min');
       out.push(...checkGpuLoad({ soak, final, nodes, utilisation: this.loop.gpuUtil, starts: e.gpuStartS, exits: e.exits, limit }).reasons);
