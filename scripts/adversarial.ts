@@ -333,7 +333,8 @@ const dryCases: [string, string[], RegExp][] = [
   ['--sim-fault on an unknown node', ['--sim', 'good-qsfp56', '--sim-fault', 'ssh-drop@10s:spark-z'], /no simulated node "spark-z"/],
   ['--seed with --nodes', ['--nodes', 'a,b', '--seed', '3'], /--sim-fault and --seed apply to the simulated lab only/],
   ['--sim-fault with --nodes', ['--nodes', 'a,b', '--sim-fault', 'ssh-drop@10s'], /--sim-fault and --seed apply to the simulated lab only/],
-  ['--speed with --sim', ['--sim', 'good-qsfp56', '--speed', '5'], /--speed: --sim runs in virtual time already/],
+  // `run --sim X --speed N` runs the lab in process at N times real time (#23 item 8), up to 100.
+  ['--speed above the --sim maximum', ['--sim', 'good-qsfp56', '--speed', '500'], /--speed 500: with --sim at most 100/],
   ['--speed 0', ['--nodes', 'a,b', '--speed', '0'], /--speed: expected a number above 0/],
   ['--label empty', ['--sim', 'good-qsfp56', '--label', ' '], /--label: empty/],
   ['--out under a file', ['--sim', 'good-qsfp56', '--out', 'afile/reports'], /--out: .*afile is a file, not a directory$/],
