@@ -168,9 +168,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, ctx.signal);
         ctx.checkAborted();
       }
-      ctx.currentPhase = phase.name;
-      liveNow(true);
-      // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs).
+      // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs;
+      // as at a soak, the samples taken while waiting stay with the phase before: the other cable benchmarks meanwhile).
       const gated = deps.benchmarkGate && ['loopback', 'ib_write_bw', 'nccl'].includes(phase.kind);
       if (gated)
         journal.append({
@@ -180,6 +179,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           sharedNodes: deps.sharedNodes ?? (deps.together ? deps.nodes.map((n) => n.name) : []),
         });
       const release = gated ? await deps.benchmarkGate!(phase) : null;
+      ctx.currentPhase = phase.name;
+      liveNow(true);
       let status: 'done' | 'decided';
       try {
         journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });

@@ -96,6 +96,20 @@ describe('run --sim dual-cage --port both (quick protocol)', () => {
     expect(ports(jb).sort()).toEqual([18525, 18526, 18527, 18528]);
   });
 
+  it('labels no sample with a phase before that phase starts (the samples taken while waiting a turn stay with the phase before)', () => {
+    for (const c of out.cables) {
+      const started = new Set<string>();
+      const early: string[] = [];
+      for (const l of journal(c)) {
+        if (l['type'] === 'phase-start') started.add(l['phase']);
+        if (l['type'] === 'sample' && !started.has(l['phase'])) early.push(`${l['phase']} at ${l['tS']} s`);
+      }
+      expect(early, c.serial).toEqual([]);
+      // Each run waited its turn at least once (the other cable benchmarked meanwhile).
+      expect(journal(c).some((l) => l['type'] === 'gate-wait')).toBe(true);
+    }
+  });
+
   it('judges each cable’s soak load against its half of its own benchmark figure, and says so', () => {
     for (const [i, c] of out.cables.entries()) {
       const other = out.cables[1 - i]!;
