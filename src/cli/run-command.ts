@@ -99,6 +99,8 @@ export function parseNodeList(spec: string, port: string | undefined): NodeSpec[
 function parseCage(v: string, where: string): number | 'auto' {
   if (v === 'auto') return 'auto';
   if (v === '0' || v === '1') return Number(v);
+  // `run` and `batch` take both cages at once (handled before the nodes are read); a preflight reads one cage.
+  if (v === 'both') throw new UsageError(`${where} both: a preflight checks one cage: run it with --port 0, then with --port 1`);
   throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}`);
 }
 

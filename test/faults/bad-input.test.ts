@@ -120,6 +120,7 @@ describe('bad CLI input: exit 2, one stderr line, no stack trace', { timeout: 30
     [['run', '--nodes', 'a,a'], /^cablequal: --nodes: the two nodes must differ$/],
     [['run', '--sim', 'good-qsfp56', '--sim-fault', 'ssh-drop@soon'], /^cablequal: bad fault "ssh-drop@soon": expected ssh-drop@900s/],
     [['run', '--sim', 'good-qsfp56', '--port', '7'], /^cablequal: --port: cage must be 0, 1 or auto, got "7"$/],
+    [['preflight', '--sim', 'dual-cage', '--port', 'both'], /^cablequal: --port both: a preflight checks one cage: run it with --port 0, then with --port 1$/],
   ])('%j', async (argv, message) => {
     const r = await runCli(argv, { cwd: dir });
     expect(r.code, r.err).toBe(2);
