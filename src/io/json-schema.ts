@@ -10,11 +10,20 @@ export type JsonSchema = { [key: string]: unknown };
 // ": ..." for the value itself) so a caller can put its own prefix in front.
 export type SchemaCheck = (value: unknown) => string | null;
 
-// validateSchema: false: the schemas are this project's own, held to the draft 2020-12 meta-schema by a test
-// (test/io/schemas-meta.test.ts) rather than at every start (compiling the meta-schema cost a verify ~120 ms).
-const options = { verbose: true, strict: true, strictTuples: false, allowUnionTypes: true, validateSchema: false, code: { optimize: false } } as const;
-const ajv = new Ajv2020({ ...options, allErrors: false });
-const explainer = new Ajv2020({ ...options, allErrors: true });
+// How every schema of this project is compiled (these checks and the protocol's, src/protocol/schema.ts). verbose: each
+// error carries its schema, so a message can say the whole allowed range. validateSchema: false and no code optimiser:
+// the schemas are this project's own, held to the draft 2020-12 meta-schema by a test (test/io/schemas-meta.test.ts)
+// rather than at every start (the meta-schema and the optimiser cost a verify ~190 ms of its start).
+export const AJV_OPTIONS = {
+  verbose: true,
+  strict: true,
+  strictTuples: false,
+  allowUnionTypes: true,
+  validateSchema: false,
+  code: { optimize: false },
+} as const;
+const ajv = new Ajv2020({ ...AJV_OPTIONS, allErrors: false });
+const explainer = new Ajv2020({ ...AJV_OPTIONS, allErrors: true });
 
 // Every schema compileSchema was given in this process, for the test that holds them to the meta-schema. @internal
 export const SCHEMAS_GIVEN: JsonSchema[] = [];

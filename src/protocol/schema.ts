@@ -8,6 +8,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { limitsSchema } from '../rules/docs.js';
 import type { RuleDeclaration } from '../rules/definitions.js';
 import { RULES } from '../rules/versions.js';
+import { AJV_OPTIONS } from '../io/json-schema.js';
 
 // src/protocol and dist/protocol are both two levels below the package root, beside protocols/.
 export const SCHEMA_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'protocols', 'protocol.schema.json');
@@ -30,15 +31,12 @@ export function protocolSchema(rules: readonly RuleDeclaration[] = RULES): Json 
 
 const compiled = new WeakMap<readonly RuleDeclaration[], ValidateFunction>();
 
-// The compiled validator for a rule list (compiled once per list). allErrors: a lenient read sorts every error;
-// verbose: each error carries its schema, so a message can say the whole allowed range.
+// The compiled validator for a rule list (compiled once per list, each on its own instance: every list's schema has the
+// same $id). allErrors: a lenient read sorts every error.
 export function protocolValidator(rules: readonly RuleDeclaration[] = RULES): ValidateFunction {
   let v = compiled.get(rules);
   if (!v) {
-    // validateSchema: false: test/io/schemas-meta.test.ts holds every version's schema to the meta-schema.
-    v = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictTuples: false, validateSchema: false, code: { optimize: false } }).compile(
-      protocolSchema(rules),
-    );
+    v = new Ajv2020({ ...AJV_OPTIONS, allErrors: true }).compile(protocolSchema(rules));
     compiled.set(rules, v);
   }
   return v;
