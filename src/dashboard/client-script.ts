@@ -111,6 +111,26 @@ export const CLIENT_JS = String.raw`'use strict';
   // Whole minutes only: the axis is labelled in minutes.
   var timeIncrs = [60, 120, 300, 600, 900, 1800, 3600, 7200];
 
+  // A chart's frame on the run page: its box (the id the page links to) and its title.
+  function chartBox(id, titleText) {
+    var box = document.createElement('div');
+    box.className = 'chart'; box.id = id;
+    var title = document.createElement('div');
+    title.className = 'chart-title';
+    title.textContent = titleText;
+    box.appendChild(title);
+    return box;
+  }
+
+  // Every run chart's time axis (seconds, labelled in minutes since the start): from the start to where the run is, at
+  // least a minute.
+  function xScale(s) {
+    return { time: false, range: function () { return [0, Math.max(60, s.untilS)]; } };
+  }
+  function xAxis(entry) {
+    return { label: 'minutes since start', incrs: timeIncrs, values: ticks(entry, 0, fmtMin) };
+  }
+
   // One receiver: each lane's BER (log), NIC temperature (right axis), the soak bound and the limit lines.
   function receiverChart(host, s, rx, old) {
     var id = 'ber-' + rx.node;
@@ -142,12 +162,7 @@ export const CLIENT_JS = String.raw`'use strict';
     entry.decision = s.decision;
     entry.soakBound = rx.soakBound;
     if (old && old.plot) { old.plot.setData(data); fill(entry, old.plot.data); return old; }
-    var box = document.createElement('div');
-    box.className = 'chart'; box.id = id;
-    var title = document.createElement('div');
-    title.className = 'chart-title';
-    title.textContent = 'Receiver ' + rx.node + ': pre-FEC BER per lane (' + rx.lanes + ' lanes at ' + (rx.laneRateBps / 1e9) + ' Gb/s), NIC temperature';
-    box.appendChild(title);
+    var box = chartBox(id, 'Receiver ' + rx.node + ': pre-FEC BER per lane (' + rx.lanes + ' lanes at ' + (rx.laneRateBps / 1e9) + ' Gb/s), NIC temperature');
     if (rx.outlier) {
       var o = document.createElement('div');
       o.className = 'outlier';
@@ -157,9 +172,9 @@ export const CLIENT_JS = String.raw`'use strict';
     host.appendChild(box);
     var plot = new uPlot({
       width: width(), height: 300, series: series,
-      scales: { x: { time: false, range: function () { return [0, Math.max(60, s.untilS)]; } }, ber: { distr: 3, log: 10 }, C: {} },
+      scales: { x: xScale(s), ber: { distr: 3, log: 10 }, C: {} },
       axes: [
-        { label: 'minutes since start', incrs: timeIncrs, values: ticks(entry, 0, fmtMin) },
+        xAxis(entry),
         { label: 'pre-FEC BER', scale: 'ber', size: 60, values: ticks(entry, 1, fmtExp) },
         { label: 'NIC °C', scale: 'C', side: 1, grid: { show: false }, values: ticks(entry, 2, fmtNum) },
       ],
@@ -176,18 +191,13 @@ export const CLIENT_JS = String.raw`'use strict';
     var entry = register('throughput', 'run-throughput', labels, ['minutes since start', 'Gb/s']);
     var data = [tp.t].concat(tp.series.map(function (x) { return x.gbps; }));
     if (old && old.plot) { old.plot.setData(data); fill(entry, old.plot.data); return old; }
-    var box = document.createElement('div');
-    box.className = 'chart'; box.id = 'throughput';
-    var title = document.createElement('div');
-    title.className = 'chart-title';
-    title.textContent = 'Throughput per rail and direction (ib_write_bw during the benchmark and the soaks)';
-    box.appendChild(title);
+    var box = chartBox('throughput', 'Throughput per rail and direction (ib_write_bw during the benchmark and the soaks)');
     host.appendChild(box);
     var plot = new uPlot({
       width: width(), height: 240,
       series: [{ label: 'minutes since start' }].concat(tp.series.map(function (x, i) { return { label: x.label, stroke: palette[i % palette.length], width: 1.2, spanGaps: true, points: { show: false } }; })),
-      scales: { x: { time: false, range: function () { return [0, Math.max(60, s.untilS)]; } } },
-      axes: [{ label: 'minutes since start', incrs: timeIncrs, values: ticks(entry, 0, fmtMin) }, { label: 'Gb/s', size: 60, values: ticks(entry, 1, fmtNum) }],
+      scales: { x: xScale(s) },
+      axes: [xAxis(entry), { label: 'Gb/s', size: 60, values: ticks(entry, 1, fmtNum) }],
       hooks: runHooks(s),
       legend: { show: true },
     }, data, box);
