@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import { serveSimLab, type SimServe } from '../../src/sim/serve.js';
 import { runCli } from './cli.js';
+import { servedNodeArgs } from './served-nodes.js';
 
 // x20: the full default protocol (~72 simulated minutes) in under 4 minutes on a 2-core machine.
 export const SPEED = 20;
@@ -23,19 +24,7 @@ export async function served(scenario: string, dir: string): Promise<SimServe> {
 
 export async function overSsh(s: SimServe, dir: string, extra: string[] = []): Promise<{ code: number; result: JsonResult; err: string; realS: number }> {
   const t0 = Date.now();
-  const r = await runCli([
-    'run',
-    '--nodes',
-    s.nodes.map((n) => n.name).join(','),
-    '--ssh-config',
-    s.files.config,
-    '--speed',
-    String(SPEED),
-    '--out',
-    join(dir, 'reports'),
-    '--json',
-    ...extra,
-  ]);
+  const r = await runCli(['run', ...servedNodeArgs(s), '--speed', String(SPEED), '--out', join(dir, 'reports'), '--json', ...extra]);
   return { code: r.code, result: JSON.parse(r.out || '{}') as JsonResult, err: r.err, realS: (Date.now() - t0) / 1000 };
 }
 

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
 import { serveSimLab } from '../../src/sim/serve.js';
 import { runCli } from './cli.js';
+import { servedNodeArgs } from './served-nodes.js';
 
 // The lock holder: waits until the run's journal shows its soak started, takes the write lock of the store with
 // `BEGIN EXCLUSIVE` (no busy wait: it must get it at once), says when (epoch ms), holds it, commits, says when.
@@ -141,7 +142,7 @@ export async function runWithStoreLocked(dir: string, o: { soakS: number; lock: 
   const t0 = Date.now();
   try {
     const protocol = soakProtocol(dir, o.soakS);
-    const args = ['run', '--nodes', lab.nodes.map((n) => n.name).join(','), '--ssh-config', lab.files.config, '--protocol', protocol, '--label', 'store-busy'];
+    const args = ['run', ...servedNodeArgs(lab), '--protocol', protocol, '--label', 'store-busy'];
     const r = await runCli([...args, '--out', out, ...(db ? ['--db', db] : []), '--json']);
     const runWallS = (Date.now() - t0) / 1000;
     holder.release();

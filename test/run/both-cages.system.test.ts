@@ -10,6 +10,7 @@ import { keygen } from '../../src/report/sign.js';
 import { serveSimLab, type SimServe } from '../../src/sim/serve.js';
 import { runCli } from '../helpers/cli.js';
 import { SEED, SPEED } from '../helpers/sim-speed.js';
+import { servedNodeArgs } from '../helpers/served-nodes.js';
 
 interface Cable {
   cage: number;
@@ -74,20 +75,7 @@ describe(`run --port both over SSH against sim serve --scenario dual-cage at x${
 
   it('gives the verdicts of the run in virtual time, and leaves no process on either node', { timeout: 900_000 }, async () => {
     s = await serveSimLab({ scenario: 'dual-cage', dir: join(root, 'keys'), speed: SPEED, seed: SEED });
-    const r = await runCli([
-      'run',
-      '--nodes',
-      s.nodes.map((n) => n.name).join(','),
-      '--port',
-      'both',
-      '--ssh-config',
-      s.files.config,
-      '--speed',
-      String(SPEED),
-      '--out',
-      join(root, 'ssh'),
-      '--json',
-    ]);
+    const r = await runCli(['run', ...servedNodeArgs(s), '--port', 'both', '--speed', String(SPEED), '--out', join(root, 'ssh'), '--json']);
     const cables = (JSON.parse(r.out || '{"cables":[]}') as { cables: Cable[] }).cables;
     expect(verdicts(cables), r.err).toEqual(verdicts(inProcess));
     expect(r.code).toBe(1);

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { serveSimLab, type SimServe } from '../../src/sim/serve.js';
 import { SCENARIOS_DIR } from '../../src/sim/scenario.js';
 import { runCli } from '../helpers/cli.js';
+import { servedNodeArgs } from '../helpers/served-nodes.js';
 
 const PINNED = join(import.meta.dirname, '..', 'fixtures', 'dry-run', 'spark-burnin-triangle.txt');
 
@@ -49,18 +50,7 @@ describe('run --nodes --dry-run on nodes reached over SSH (`sim serve`)', () => 
     writeFileSync(scenario, JSON.stringify(s));
     served = await serveSimLab({ scenario, dir: join(dir, 'keys'), speed: 1 });
     const out = join(dir, 'reports');
-    const real = await runCli([
-      'run',
-      '--nodes',
-      served.nodes.map((n) => n.name).join(','),
-      '--ssh-config',
-      served.files.config,
-      '--protocol',
-      'quick',
-      '--out',
-      out,
-      '--dry-run',
-    ]);
+    const real = await runCli(['run', ...servedNodeArgs(served), '--protocol', 'quick', '--out', out, '--dry-run']);
     expect(real.err).toBe('');
     expect(real.code).toBe(0);
     expect(real.out).toContain('nodes spark-a (cage 0), spark-b (cage 1)');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { serveSimLab, type SimServe } from '../../src/sim/serve.js';
 import { runCli } from '../helpers/cli.js';
+import { servedNodeArgs } from '../helpers/served-nodes.js';
 
 // The whole run path as on a real lab: SSH (ssh2 client, host keys from known_hosts, key auth via the ssh config that
 // `sim serve` writes), node locks, remote process wrappers, the persistent sampler; in real time sped up 4 times on both
@@ -20,10 +21,7 @@ describe('run --nodes over SSH against `cablequal sim serve`', () => {
     const out = join(dir, 'reports');
     const r = await runCli([
       'run',
-      '--nodes',
-      served.nodes.map((n) => n.name).join(','),
-      '--ssh-config',
-      served.files.config,
+      ...servedNodeArgs(served),
       '--protocol',
       join(import.meta.dirname, '..', 'fixtures', 'protocols', 'ssh-smoke.json'),
       '--speed',
@@ -42,16 +40,7 @@ describe('run --nodes over SSH against `cablequal sim serve`', () => {
     const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8');
     expect(journal).toContain('"type":"process-start"');
     // A second run can take the nodes: the first released its locks.
-    const again = await runCli([
-      'preflight',
-      '--nodes',
-      served.nodes.map((n) => n.name).join(','),
-      '--ssh-config',
-      served.files.config,
-      '--out',
-      out,
-      '--json',
-    ]);
+    const again = await runCli(['preflight', ...servedNodeArgs(served), '--out', out, '--json']);
     expect(JSON.parse(again.out).outcome, again.out + again.err).toBe('PASS');
     expect(again.code).toBe(0);
   });

@@ -6,6 +6,7 @@ import type { SimServe } from '../../src/sim/serve.js';
 import { runCli } from '../helpers/cli.js';
 import { sshdAvailable, startSshd, type Sshd } from '../helpers/sshd.js';
 import { inVirtualTime, overSsh, served, SPEED, verdict } from '../helpers/sim-speed.js';
+import { servedNodeArgs } from '../helpers/served-nodes.js';
 
 // `run --nodes --speed N` against `sim serve --speed N`: the clone's verdict over SSH is run --sim's; a speed that
 // does not match the nodes', --speed with --sim, and --speed against a real node are refused before anything runs.
@@ -41,18 +42,7 @@ describe(`run --nodes --speed ${SPEED} against sim serve --speed ${SPEED}`, () =
     const dir = mkdtempSync(join(tmpdir(), 'cq-speed-'));
     const s = await served('good-qsfp56', dir);
     open.push(s);
-    const r = await runCli([
-      'run',
-      '--nodes',
-      s.nodes.map((n) => n.name).join(','),
-      '--ssh-config',
-      s.files.config,
-      '--speed',
-      '10',
-      '--out',
-      join(dir, 'reports'),
-      '--json',
-    ]);
+    const r = await runCli(['run', ...servedNodeArgs(s), '--speed', '10', '--out', join(dir, 'reports'), '--json']);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--speed 10: spark-a runs at speed x20 .*give the same --speed/);
     expect(readdirSync(dir)).not.toContain('reports');
