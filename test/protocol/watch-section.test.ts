@@ -6,7 +6,9 @@ import { serviceSettingsOf } from '../../src/watch/settings.js';
 
 const base = JSON.parse(readFileSync('protocols/spark-burnin.json', 'utf8')) as Record<string, unknown>;
 const withWatch = (watch: unknown) => parseProtocol(JSON.stringify({ ...base, watch }), 'protocols/x.json');
-const schema = JSON.parse(readFileSync('protocols/protocol.schema.json', 'utf8')) as { properties: { watch: { properties: Record<string, { default?: number }> } } };
+const schema = JSON.parse(readFileSync('protocols/protocol.schema.json', 'utf8')) as {
+  properties: { watch: { properties: Record<string, { default?: number }> } };
+};
 
 describe("the protocol's watch section", () => {
   it('declares in the schema the defaults the loader and the watch use', () => {
@@ -21,8 +23,21 @@ describe("the protocol's watch section", () => {
   });
 
   it("overrides a rule's qualification limit field by field; the rest stays the qualification's", () => {
-    const p = withWatch({ intervalS: 30, limits: [{ rule: 'lane-ratio', marginal: 50, windowS: 600 }, { rule: 'crc-errors', fail: 10 }] });
-    expect(p.watch).toEqual({ ...DEFAULT_SERVICE_WATCH, intervalS: 30, limits: [{ rule: 'lane-ratio', marginal: 50, params: { windowS: 600 } }, { rule: 'crc-errors', fail: 10 }] });
+    const p = withWatch({
+      intervalS: 30,
+      limits: [
+        { rule: 'lane-ratio', marginal: 50, windowS: 600 },
+        { rule: 'crc-errors', fail: 10 },
+      ],
+    });
+    expect(p.watch).toEqual({
+      ...DEFAULT_SERVICE_WATCH,
+      intervalS: 30,
+      limits: [
+        { rule: 'lane-ratio', marginal: 50, params: { windowS: 600 } },
+        { rule: 'crc-errors', fail: 10 },
+      ],
+    });
     const s = serviceSettingsOf(p);
     expect(s.intervalS).toBe(30);
     expect(s.laneRatio).toMatchObject({ marginal: 50, fail: 1000, windowS: 600, holdS: 10, failFloorBer: 1e-6 });
