@@ -20,6 +20,7 @@ import { batchSpec } from './commands/batch.js';
 import { dbGroup } from './commands/db.js';
 import { dashboardSpec } from './commands/dashboard.js';
 import { simGroup } from './commands/sim.js';
+import { watchSpec } from './commands/watch.js';
 
 // Every command, in the order `--help` lists them. Each module holds its options; its handler loads the rest.
 const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
@@ -35,6 +36,7 @@ const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   compareSpec,
   regressSpec,
   batchSpec,
+  watchSpec,
   dbGroup,
   dashboardSpec,
   simGroup,

@@ -12,6 +12,7 @@ export interface ActiveAlarm {
   cage: number;
   lane: number | null;
   cable: string;
+  serial: string | null;
   raisedS: number;
   lastSeenS: number;
 }
@@ -57,6 +58,7 @@ export class AlarmBook {
           cage: place.cage,
           lane: c.lane,
           cable: place.cable,
+          serial: place.serial,
           raisedS: place.atS,
           lastSeenS: place.atS,
         });

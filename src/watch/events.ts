@@ -1,6 +1,7 @@
 // What `cablequal watch` says, one event a line: on stdout (JSON lines with --json, else a short line), in the journal
 // under --out, and in the results store. `atS` is seconds since the watch first started (a resumed watch goes on
 // counting), `at` the same moment as an ISO time.
+import { printable } from '../domain/text.js';
 import type { WatchedRule } from './conditions.js';
 
 // Where an event happened: the cable (its CableLink id and serial) and the receiver (node, cage) that saw it.
@@ -47,6 +48,8 @@ export interface EndSnapshot {
 
 export interface LinkDownEvent extends EventPlace {
   type: 'link-down';
+  // 'node': a node of the cable was away (rebooting, unreachable) when it dropped: not counted against the cable
+  cause: 'cable' | 'node';
   resets: number; // link drops of this cable since the watch first started, this one included
   snapshot: { ends: EndSnapshot[] };
   message: string;
@@ -107,10 +110,12 @@ export interface EndEvent {
 
 export type WatchEvent = AlarmEvent | ClearEvent | LinkDownEvent | LinkUpEvent | ResetEvent | NodeEvent | StatusEvent | StartEvent | EndEvent;
 
-// The short terminal line of an event, cut to `columns`: "12:00:10 ALARM MARGINAL lane-ratio spark-b:1 lane 2 ...".
-export function eventLine(e: WatchEvent, columns = 100): string {
+// The short line of an event, cut to `columns` on a terminal (null: whole, for a log):
+// "12:00:10 ALARM MARGINAL lane-ratio ONT2403150288 spark-b cage 1 lane 2: 101x the median ...".
+export function eventLine(e: WatchEvent, columns: number | null = 100): string {
   const time = e.at.slice(11, 19);
-  const head = `${time} ${e.type === 'alarm' ? `ALARM ${e.grade}` : e.type.toUpperCase()}`;
-  const text = `${head} ${e.message}`.replace(/[\r\n\t]+/g, ' ');
-  return text.length > columns ? `${text.slice(0, Math.max(1, columns - 1))}…` : text;
+  const kind = e.type === 'alarm' || e.type === 'clear' ? `${e.type.toUpperCase()} ${e.grade} ${e.rule}` : e.type.toUpperCase();
+  const cable = e.type === 'alarm' || e.type === 'clear' || e.type === 'counter-reset' ? ` ${e.serial ?? e.cable}` : '';
+  const text = printable(`${time} ${kind}${cable} ${e.message}`);
+  return columns !== null && text.length > columns ? `${text.slice(0, Math.max(1, columns - 1))}…` : text;
 }

@@ -22,6 +22,9 @@ export interface TickLine {
 
 export type JournalLine = WatchEvent | TickLine;
 
+// A cable as a resume knows it: the same cage at the same nodes holding the same serial (a swapped cable starts afresh).
+export const cableKey = (c: { cable: string; serial: string | null }) => `${c.cable}|${c.serial ?? ''}`;
+
 // What a journal's lines say for a restart (null: nothing watched yet).
 export function resumeOf(lines: readonly JournalLine[]): WatchResume | null {
   const start = lines.find((l) => l.type === 'start');
@@ -40,16 +43,18 @@ export function resumeOf(lines: readonly JournalLine[]): WatchResume | null {
         cage: l.cage,
         lane: l.lane,
         cable: l.cable,
+        serial: l.serial,
         raisedS: was?.raisedS ?? l.atS,
         lastSeenS: l.atS,
       });
     } else if (l.type === 'clear') active.delete(key);
     else if (l.type === 'link-down') {
-      resets[l.cable] = Math.max(resets[l.cable] ?? 0, l.resets);
-      down[l.cable] = l.atS;
-    } else if (l.type === 'link-up') down[l.cable] = null;
+      resets[cableKey(l)] = Math.max(resets[cableKey(l)] ?? 0, l.resets);
+      down[cableKey(l)] = l.atS;
+    } else if (l.type === 'link-up') down[cableKey(l)] = null;
   }
-  return { originMs: Date.parse(start.at) - start.atS * 1000, alarms: [...active.values()], resets, down };
+  const last = lines.at(-1)!;
+  return { originMs: Date.parse(start.at) - start.atS * 1000, lastMs: Date.parse(last.at), alarms: [...active.values()], resets, down };
 }
 
 // Every line of a journal's text. A line cut short by a kill (the last one, or one a restart wrote after) is left out

@@ -45,9 +45,10 @@ export interface WatchSinks {
 // drops (counters are taken again from the nodes: nothing is counted twice).
 export interface WatchResume {
   originMs: number;
+  lastMs: number; // the journal's last line
   alarms: ActiveAlarm[];
-  resets: Record<string, number>;
-  down: Record<string, number | null>; // cable -> atS it went down (still down when the watcher stopped)
+  resets: Record<string, number>; // "<cable id>|<serial>" -> drops
+  down: Record<string, number | null>; // "<cable id>|<serial>" -> atS it went down (still down when the watcher stopped)
 }
 
 export interface WatchOptions {
@@ -68,7 +69,7 @@ export function watchSampleSet(rails: string[]): SampleSetConfig {
 }
 
 // Watch until forS has passed or the signal fires; the number of ticks taken.
-export async function watchCables(o: WatchOptions): Promise<{ ticks: number; missedDeadlines: number }> {
+export async function watchCables(o: WatchOptions): Promise<{ ticks: number; missedDeadlines: number; originMs: number }> {
   const { clock, settings, sinks } = o;
   const originMs = o.resume?.originMs ?? clock.now();
   const startMs = clock.now();
@@ -76,10 +77,12 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
   const at = () => new Date(clock.now()).toISOString();
   const cables = o.links.map((l) => new CableState(l, settings));
   const book = new AlarmBook(settings.clearAfterS);
-  for (const a of o.resume?.alarms ?? []) book.restore(a);
+  // Only what the journal says of these cables (the same serial in the same cages) carries over.
+  const key = (l: CableLink) => `${l.id}|${l.serial ?? ''}`;
+  for (const a of o.resume?.alarms ?? []) if (o.links.some((l) => key(l) === `${a.cable}|${a.serial ?? ''}`)) book.restore(a);
   for (const c of cables) {
-    c.resets = o.resume?.resets[c.link.id] ?? 0;
-    c.downSinceS = o.resume?.down[c.link.id] ?? null;
+    c.resets = o.resume?.resets[key(c.link)] ?? 0;
+    c.downSinceS = o.resume?.down[key(c.link)] ?? null;
   }
   const railsOf = new Map<string, string[]>();
   for (const l of o.links) for (const e of [l.a, l.b]) railsOf.set(e.node, [...(railsOf.get(e.node) ?? []), ...e.rails.map((r) => r.netdev)]);
@@ -94,7 +97,7 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
     cables: o.links.map((l) => ({ cable: l.id, serial: l.serial, ends: [l.a, l.b].map((e) => ({ node: e.node, cage: e.cage, netdev: e.rails[0]!.netdev })) })),
     message: `${o.resume ? 'resumed' : 'watching'} ${o.links.length} cable(s) on ${watched.map((n) => n.name).join(', ')} every ${settings.intervalS} s`,
   });
-  if (watched.length === 0) return { ticks: 0, missedDeadlines: 0 };
+  if (watched.length === 0) return { ticks: 0, missedDeadlines: 0, originMs };
   const sampler = new Sampler({
     clock,
     nodes: watched.map((n) => ({ name: n.name, runner: n.runner, sampleSet: watchSampleSet(railsOf.get(n.name)!) })),
@@ -144,10 +147,12 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
         c.receivers.map((r) => snapshotEnd(runnerOf.get(r.end.node)!, clock, { node: r.end.node, cage: r.end.cage, netdev: r.netdevs[0]! })),
       );
       const why = ends.map((e) => e.reason).find((x) => x !== null);
-      const cause = nodeAway(c) ? '; a node of the cable was away (a reboot?)' : '';
+      const away = nodeAway(c);
+      const cause = away ? '; a node of the cable was away (a reboot?)' : '';
       const ev: LinkDownEvent = {
         type: 'link-down',
         ...place(c, first.receiver.end.node, first.receiver.end.cage),
+        cause: away ? 'node' : 'cable',
         resets: c.resets,
         snapshot: { ends },
         message: `cable ${c.link.serial ?? c.link.id} (${c.link.id}): link down${seenDown ? '' : ' and back between two samples'}${why ? ` (${why})` : ''}, drop ${c.resets} since the watch started${cause}`,
@@ -244,7 +249,7 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
       tick,
     );
     for (const c of cables) sinks.event(status(c));
-    return summary;
+    return { ...summary, originMs };
   } finally {
     await sampler.close();
   }
