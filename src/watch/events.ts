@@ -2,6 +2,7 @@
 // under --out, and in the results store. `atS` is seconds since the watch first started (a resumed watch goes on
 // counting), `at` the same moment as an ISO time.
 import { printable } from '../domain/text.js';
+import type { LinkSnapshot } from '../probes/link-snapshot.js';
 import type { WatchedRule } from './conditions.js';
 
 // Where an event happened: the cable (its CableLink id and serial) and the receiver (node, cage) that saw it.
@@ -34,17 +35,9 @@ export interface ClearEvent extends EventPlace {
   message: string;
 }
 
-// What each end showed while the link was down: `ethtool <if>` (the PHY's reason is readable only then), `ethtool -S`
-// and `ethtool -m`, raw, with what was read from them.
-export interface EndSnapshot {
-  node: string;
-  cage: number;
-  netdev: string;
-  takenAt: string;
-  linkDetected: boolean | null;
-  reason: string | null; // "Link detected: no (<reason>)": the driver's link-down reason, when it gives one
-  texts: Record<string, string>; // 'ethtool', 'ethtool -S', 'ethtool -m' -> the output (or the error)
-}
+// What each end showed while the link was down (src/probes/link-snapshot.ts, the run's snapshot): `ethtool <if>`
+// (the PHY's reason is readable only then), `ethtool -S` and `ethtool -m`, raw, with the link's state and reason.
+export type EndSnapshot = LinkSnapshot & { cage: number };
 
 export interface LinkDownEvent extends EventPlace {
   type: 'link-down';

@@ -14,7 +14,7 @@ import { CableState, type ReceiverTick } from './cable-state.js';
 import type { WatchedNode } from './cables.js';
 import type { EventPlace, LinkDownEvent, StatusEvent, WatchEvent } from './events.js';
 import type { ServiceSettings } from './settings.js';
-import { snapshotEnd } from './snapshot.js';
+import { takeLinkSnapshot } from '../probes/link-snapshot.js';
 
 // One tick's figures of one receiver, for the journal's history, the store and the metrics.
 export interface ReceiverFigures {
@@ -144,9 +144,9 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
       const first = rt.find((x) => x.receiver.linkUp === false) ?? rt.find((x) => (x.interval?.d.linkDownEvents ?? 0) > 0)!;
       // Both ends at once: the reason is readable only while the link is down.
       const ends = await Promise.all(
-        c.receivers.map((r) => snapshotEnd(runnerOf.get(r.end.node)!, clock, { node: r.end.node, cage: r.end.cage, netdev: r.netdevs[0]! })),
+        c.receivers.map(async (r) => ({ ...(await takeLinkSnapshot(runnerOf.get(r.end.node)!, r.netdevs[0]!, clock, { originMs })), cage: r.end.cage })),
       );
-      const why = ends.map((e) => e.reason).find((x) => x !== null);
+      const why = ends.map((e) => e.link.reason).find((x) => x !== null);
       const away = nodeAway(c);
       const cause = away ? '; a node of the cable was away (a reboot?)' : '';
       const ev: LinkDownEvent = {

@@ -108,6 +108,7 @@ describe('parseEthtoolLink on real samples', () => {
       port: 'Direct Attach Copper',
       autoNegotiation: true,
       linkDetected: true,
+      linkDownReason: null,
       linkDownEvents: null, // ethtool of 2021 did not print it
       supportedLinkModes: [], // the supported list was cut from the published example
       notices: [],
@@ -154,7 +155,30 @@ describe('parseEthtoolLink on constructed full outputs', () => {
     expect(l.duplex).toBeNull();
     expect(l.autoNegotiation).toBe(false);
     expect(l.linkDetected).toBe(false);
+    expect(l.linkDownReason).toBe('No cable');
     expect(l.notices).toEqual(['Cannot get wake-on-lan settings: Operation not permitted']);
+  });
+
+  // Constructed from ethtool's netlink/settings.c (linkstate_link_ext_state_print): " (<state>", then ", <substate>"
+  // when the kernel gives one (a name, or its number when ethtool has none), then ")".
+  it.each([
+    ['no (Cable issue)', false, 'Cable issue'],
+    ['no (Bad signal integrity, Large number of physical errors)', false, 'Bad signal integrity, Large number of physical errors'],
+    ['no (Link training failure, KR frame lock not acquired)', false, 'Link training failure, KR frame lock not acquired'],
+    ['no (12)', false, '12'],
+    ['no (Autoneg, 9)', false, 'Autoneg, 9'],
+    ['no', false, null],
+    ['yes', true, null],
+  ])('Link detected: %s reads %s with reason %s', (value, detected, reason) => {
+    const l = parseEthtoolLink(`Settings for enp1s0f0np0:\n\tSpeed: Unknown!\n\tLink detected: ${value}\n`);
+    expect(l.linkDetected).toBe(detected);
+    expect(l.linkDownReason).toBe(reason);
+  });
+
+  it('a reason carrying control bytes is screened, a long one cut', () => {
+    const l = parseEthtoolLink(`\tLink detected: no (Cable\u001b[2J issue${'x'.repeat(300)})\n`);
+    expect(l.linkDownReason).toMatch(/^Cable\\x1b\[2J issuex+… \(\d+ chars\)$/);
+    expect(parseErr('\tLink detected: no ()\n').reason).toContain('yes or no');
   });
 });
 

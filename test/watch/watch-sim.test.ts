@@ -44,14 +44,15 @@ describe('watch on the simulated lab in service', () => {
     expect(events[firstDrop]!.atS - lane!.atS).toBeGreaterThan(600);
     const down = events[firstDrop]!;
     if (down.type !== 'link-down') throw new Error('not a link-down');
-    expect(down.snapshot.ends.map((e) => [e.node, e.linkDetected])).toEqual([
+    expect(down.snapshot.ends.map((e) => [e.node, e.link.detected])).toEqual([
       ['spark-a', false],
       ['spark-b', false],
     ]);
     for (const e of down.snapshot.ends) {
-      expect(e.texts['ethtool']).toMatch(/\tLink detected: no/);
-      expect(e.texts['ethtool -S']).toMatch(/rx_err_lane_2_phy: \d+/);
-      expect(e.texts['ethtool -m']).toMatch(/Vendor SN\s+: ONT2403150288/);
+      expect(e.link.raw).toMatch(/\tLink detected: no \(Bad signal integrity, Large number of physical errors\)/);
+      expect(e.link.reason).toBe('Bad signal integrity, Large number of physical errors');
+      expect(e.stats.raw).toMatch(/rx_err_lane_2_phy: \d+/);
+      expect(e.module.raw).toMatch(/Vendor SN\s+: ONT2403150288/);
     }
     const up = events.find((e) => e.type === 'link-up');
     expect(up).toMatchObject({ resets: 1 });
