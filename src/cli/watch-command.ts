@@ -20,6 +20,11 @@ import type { CliIo } from './io.js';
 import { signalExitCode } from './io.js';
 import { loadProtocolArg, parseNodeList } from './run-command.js';
 import { makeRunners } from './transports.js';
+import { serveMetrics, type MetricsServer } from '../metrics/serve.js';
+import { ServiceMetrics } from '../metrics/service-metrics.js';
+import { chooseStore, openStore, whereOf } from '../store/open-store.js';
+import { StoreRecorder } from '../store/recorder.js';
+import { serviceStoreSinks } from '../store/service.js';
 
 export interface WatchArgs {
   nodes?: string;
@@ -29,6 +34,8 @@ export interface WatchArgs {
   out: string;
   protocol: string;
   db?: string;
+  metricsPort?: number;
+  metricsHost?: string;
   acceptNewHostKeys: boolean;
   sshConfig?: string;
   sim?: string;
@@ -102,12 +109,39 @@ export async function watchCommand(args: WatchArgs, io: CliIo, signal: AbortSign
     if (args.json) io.stdout(`${JSON.stringify(e)}\n`);
     else io.stdout(`${eventLine(e, io.isTTY ? (io.columns?.() ?? 80) : null)}\n`);
   };
+  // The results store (never waited on: given up, with one warning, after its first failed write) and the metrics.
+  const db = args.db ?? io.env['CABLEQUAL_DB'];
+  const store =
+    db === 'off'
+      ? null
+      : (() => {
+          const choice = chooseStore({ out: outDir, db, env: {}, cwd: io.cwd });
+          const target = {
+            where: whereOf(choice),
+            open: () => openStore(choice, { writer: true }),
+            importCommand: `the journal ${journal.path} holds every event`,
+          };
+          return serviceStoreSinks(new StoreRecorder(target, (l) => io.stderr(`${l}\n`)));
+        })();
+  const metrics = args.metricsPort !== undefined ? new ServiceMetrics() : null;
+  let server: MetricsServer | null = null;
+  if (metrics) {
+    server = await serveMetrics(metrics, { port: args.metricsPort!, ...(args.metricsHost ? { host: args.metricsHost } : {}) });
+    io.stderr(`cablequal: metrics at ${server.url}\n`);
+  }
   const sinks: WatchSinks = {
     event: (e) => {
       journal.sinks.event(e);
+      store?.event(e);
+      if (metrics && (e.type === 'alarm' || e.type === 'clear')) metrics.alarmEvent(e);
+      if (metrics && e.type === 'link-down') metrics.linkDown(e.serial, e.cable);
       print(e);
     },
-    tick: (atS, at, f) => journal.sinks.tick(atS, at, f),
+    tick: (atS, at, f) => {
+      journal.sinks.tick(atS, at, f);
+      store?.tick?.(atS, at, f);
+      if (metrics) for (const x of f) metrics.tick(x);
+    },
   };
   try {
     if (journal.cutLines) io.stderr(`cablequal watch: ${journal.path}: ${journal.cutLines} line(s) cut short by a kill left out; resuming\n`);
@@ -147,6 +181,8 @@ export async function watchCommand(args: WatchArgs, io: CliIo, signal: AbortSign
       message: `watch ended: ${reason}; ${summary.ticks} sample(s) of every node${summary.missedDeadlines ? `, ${summary.missedDeadlines} interval(s) missed` : ''}; journal ${journal.path}`,
     });
   } finally {
+    await store?.close(new Date(clock.now()).toISOString());
+    await server?.close();
     await close();
   }
   if (signal.aborted) {

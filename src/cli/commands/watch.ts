@@ -1,4 +1,4 @@
-import { positiveArg } from '../options.js';
+import { intArg, positiveArg } from '../options.js';
 import { defineCommand } from './define.js';
 import { ACCEPT_NEW_HOST_KEYS, PROTOCOL_HELP, SSH_CONFIG, seedOption } from './shared-options.js';
 
@@ -23,13 +23,19 @@ export const watchSpec = defineCommand({
         },
         protocol: { type: 'string', describe: `${PROTOCOL_HELP}: its limits and watch section`, default: 'spark-burnin' },
         db: { type: 'string', describe: 'results store: postgres://... (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)' },
+        'metrics-port': {
+          type: 'string',
+          describe: 'serve the watch metrics (Prometheus/OpenMetrics, an allowlist of series) on this port (/metrics)',
+          coerce: intArg('metrics-port', 0, 65535),
+        },
+        'metrics-host': { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' },
         'accept-new-host-keys': ACCEPT_NEW_HOST_KEYS,
         'ssh-config': SSH_CONFIG,
         sim: { type: 'string', describe: 'watch the built-in simulated lab in service, in virtual time (in-service-clone, in-service-good)' },
         'sim-fault': { type: 'string', array: true, describe: 'inject a fault into the simulated lab, e.g. node-reboot@43200s:spark-a, ssh-drop@3600s' },
         seed: seedOption('simulator seed, a whole number'),
       })
-      .group(['nodes', 'for', 'interval', 'json', 'out', 'protocol', 'db', 'accept-new-host-keys', 'ssh-config'], OPERATOR)
+      .group(['nodes', 'for', 'interval', 'json', 'out', 'protocol', 'db', 'metrics-port', 'metrics-host', 'accept-new-host-keys', 'ssh-config'], OPERATOR)
       .group(['sim', 'sim-fault', 'seed'], SIMULATOR)
       .example('$0 watch --nodes spark-a,spark-b', 'watch the cable(s) between two Sparks until Ctrl-C; events on the terminal, the journal in reports/watch/')
       .example('$0 watch --nodes s1,s2,s3 --json --for 7d', 'a triangle of three Sparks for a week, one JSON line per event (for a log shipper)')
@@ -52,6 +58,8 @@ export const watchSpec = defineCommand({
         out: args.out,
         protocol: args.protocol,
         ...(args.db !== undefined ? { db: args.db } : {}),
+        ...(args.metricsPort !== undefined ? { metricsPort: args.metricsPort } : {}),
+        metricsHost: args.metricsHost,
         acceptNewHostKeys: args.acceptNewHostKeys,
         ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
         ...(args.sim !== undefined ? { sim: args.sim } : {}),
