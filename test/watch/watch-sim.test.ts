@@ -82,4 +82,28 @@ describe('watch on the simulated lab in service', () => {
     const reset = events.find((e) => e.type === 'counter-reset');
     expect(reset).toMatchObject({ rebooted: true });
   });
+
+  it('two cables between the same nodes (dual-cage): both found by serial, each receiver of each cage counted on its own', async () => {
+    const { links, events, ticks } = await watchSim('dual-cage', 0.25);
+    expect(links.map((l) => [l.id, l.serial])).toEqual([
+      ['spark-a:0--spark-b:0', 'MT2412VS01562'],
+      ['spark-a:1--spark-b:1', 'ONT2403150203'],
+    ]);
+    expect(events.filter((e) => e.type === 'status').map((e) => e.type === 'status' && `${e.cable} ${e.link}`)).toEqual([
+      'spark-a:0--spark-b:0 up',
+      'spark-a:1--spark-b:1 up',
+      'spark-a:0--spark-b:0 up',
+      'spark-a:1--spark-b:1 up',
+    ]);
+    const last = ticks.at(-1)!;
+    expect(last.map((f) => `${f.node}:${f.cage}`).sort()).toEqual(['spark-a:0', 'spark-a:1', 'spark-b:0', 'spark-b:1']);
+    // the good cable counts nothing; the clone's lane 2 at spark-b (its bad direction) far more than at spark-a
+    const sum = (node: string, cage: number, lane: number) =>
+      ticks
+        .flat()
+        .filter((f) => f.node === node && f.cage === cage)
+        .reduce((n, f) => n + f.laneErrors[lane]!, 0);
+    expect(sum('spark-b', 0, 2)).toBe(0);
+    expect(sum('spark-b', 1, 2)).toBeGreaterThan(50 * sum('spark-a', 1, 2)); // ~72x with idle GPUs (failing-clone: <100x)
+  });
 });
