@@ -15,6 +15,10 @@ import type { WatchedNode } from './cables.js';
 import type { EventPlace, LinkDownEvent, StatusEvent, WatchEvent } from './events.js';
 import type { ServiceSettings } from './settings.js';
 import { takeLinkSnapshot } from '../probes/link-snapshot.js';
+import { parseEthtoolModule } from '../probes/ethtool-module.js';
+import { ParseError } from '../domain/errors.js';
+import { cmd } from '../transport/commands.js';
+import { TransportError } from '../transport/types.js';
 
 // One tick's figures of one receiver, for the journal's history, the store and the metrics.
 export interface ReceiverFigures {
@@ -175,13 +179,28 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
     });
   };
 
-  const status = (c: CableState): StatusEvent => {
+  // The module's own temperature, read with each status (`ethtool -m`, through sudo -n as identity reads it): active
+  // cables and optics have one; a passive DAC (every Spark cable of DOMAIN.md) reports none, and that is null.
+  const moduleTemp = async (node: string, netdev: string): Promise<number | null> => {
+    try {
+      const r = await runnerOf.get(node)!.run(cmd.ethtoolModule(netdev), { timeoutMs: 10_000 });
+      if (r.exitCode !== 0) return null;
+      const m = parseEthtoolModule(r.stdout);
+      return 'diagnostics' in m ? (m.diagnostics?.temperatureC ?? null) : null;
+    } catch (e) {
+      if (e instanceof ParseError || e instanceof TransportError) return null;
+      throw e;
+    }
+  };
+
+  const status = async (c: CableState): Promise<StatusEvent> => {
     // The receiver with the smaller margin speaks for the cable.
     const [r] = [...c.receivers].sort((x, y) => (x.conditions.marginDecades ?? Infinity) - (y.conditions.marginDecades ?? Infinity));
     const link = c.downSinceS !== null ? 'down' : c.receivers.every((x) => x.linkUp === true) ? 'up' : 'unknown';
     const alarms = c.receivers.reduce((n, x) => n + book.count(x.end.node, x.end.cage), 0);
     const margin = r!.conditions.marginDecades;
     const temps = c.receivers.map((x) => (x.nicTempC === null ? '?' : `${Math.round(x.nicTempC)} °C`)).join('/');
+    const moduleTempC = lost.has(r!.end.node) ? null : await moduleTemp(r!.end.node, r!.netdevs[0]!);
     return {
       type: 'status',
       ...place(c, r!.end.node, r!.end.cage),
@@ -191,8 +210,8 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
       laneBer: r!.conditions.laneBer,
       marginDecades: margin !== null && Number.isFinite(margin) ? margin : null,
       nicTempC: r!.nicTempC,
-      moduleTempC: null,
-      message: `cable ${c.link.serial ?? c.link.id} (${c.link.id}): link ${link}, ${alarms} alarm(s), ${c.resets} drop(s), FEC margin ${margin === null ? 'not yet measured' : Number.isFinite(margin) ? `${margin.toFixed(1)} decades` : 'no errors'}, NIC ${temps}`,
+      moduleTempC,
+      message: `cable ${c.link.serial ?? c.link.id} (${c.link.id}): link ${link}, ${alarms} alarm(s), ${c.resets} drop(s), FEC margin ${margin === null ? 'not yet measured' : Number.isFinite(margin) ? `${margin.toFixed(1)} decades` : 'no errors'}, NIC ${temps}${moduleTempC !== null ? `, module ${moduleTempC} °C` : ''}`,
     };
   };
 
@@ -237,7 +256,7 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
     }
     sinks.tick?.(atS(), at(), figures);
     if (atS() >= nextStatusS) {
-      for (const c of cables) sinks.event(status(c));
+      for (const c of cables) sinks.event(await status(c));
       nextStatusS = atS() + settings.statusEveryS;
     }
   };
@@ -248,7 +267,7 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
       { clock, intervalMs: settings.intervalS * 1000, ...(o.signal ? { signal: o.signal } : {}), stop: () => clock.now() >= endMs },
       tick,
     );
-    for (const c of cables) sinks.event(status(c));
+    for (const c of cables) sinks.event(await status(c));
     return { ...summary, originMs };
   } finally {
     await sampler.close();

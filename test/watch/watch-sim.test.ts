@@ -6,6 +6,9 @@ import { findCables } from '../../src/watch/cables.js';
 import type { WatchEvent } from '../../src/watch/events.js';
 import { serviceSettingsOf } from '../../src/watch/settings.js';
 import { watchCables, type ReceiverFigures } from '../../src/watch/watcher.js';
+import { cmd } from '../../src/transport/commands.js';
+import type { CommandRunner } from '../../src/transport/types.js';
+import { sample } from '../helpers/samples.js';
 
 const settings = serviceSettingsOf(loadProtocol('protocols/spark-burnin.json'));
 
@@ -105,5 +108,32 @@ describe('watch on the simulated lab in service', () => {
         .reduce((n, f) => n + f.laneErrors[lane]!, 0);
     expect(sum('spark-b', 0, 2)).toBe(0);
     expect(sum('spark-b', 1, 2)).toBeGreaterThan(50 * sum('spark-a', 1, 2)); // ~72x with idle GPUs (failing-clone: <100x)
+  });
+
+  it("an active cable's module temperature (ethtool -m) is in each status line; a passive DAC's is null", async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+    const lab = createLab({ scenario: 'in-service-good', clock });
+    // spark-b answers `ethtool -m` with a real optic's decode (samples/ethtool-module/qsfp28-sr4-...: 30.56 degrees C)
+    const optic = sample('ethtool-module/qsfp28-sr4-optic-mellanox-mma1b00-cumulus-dom-thresholds.txt');
+    const wrap = (name: string): CommandRunner => {
+      const r = lab.runner(name);
+      if (name !== 'spark-b') return r;
+      return new Proxy(r, {
+        get: (t, k) =>
+          k === 'run'
+            ? async (command: string, o?: Parameters<CommandRunner['run']>[1]) =>
+                command === cmd.ethtoolModule('enp1s0f1np1')
+                  ? { command, stdout: optic, stderr: '', exitCode: 0, signal: null, durationMs: 1 }
+                  : t.run(command, o)
+            : (t as unknown as Record<string | symbol, unknown>)[k],
+      });
+    };
+    const nodes = lab.nodes.map((name) => ({ name, runner: wrap(name) }));
+    const { links } = await findCables(nodes);
+    const events: WatchEvent[] = [];
+    await watchCables({ nodes, links, clock, settings, forS: 600, sinks: { event: (e) => events.push(e) } });
+    const temps = events.flatMap((e) => (e.type === 'status' ? [[e.node, e.moduleTempC]] : []));
+    expect(temps.length).toBe(2);
+    for (const [node, t] of temps) expect(t).toBe(node === 'spark-b' ? 30.56 : null);
   });
 });
