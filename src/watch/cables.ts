@@ -9,7 +9,7 @@ import { cagesFromLinks, parseIbdev2netdev, type CageLinks } from '../probes/ibd
 import { parseNetIdentity } from '../probes/net-identity.js';
 import { parseEepromHex } from '../probes/eeprom-hex.js';
 import { cmd } from '../transport/commands.js';
-import type { CommandRunner } from '../transport/types.js';
+import { TransportError, type CommandRunner } from '../transport/types.js';
 import { printable } from '../domain/text.js';
 
 export interface WatchedNode {
@@ -76,7 +76,21 @@ async function cabledEnds(n: WatchedNode): Promise<{ ends: LinkEnd[]; problems: 
 // Every cable between the nodes: two cabled ends with the same serial on two nodes. An end whose serial no other node
 // reads (a cable to a node not watched, a switch) is a problem, not a cable.
 export async function findCables(nodes: readonly WatchedNode[]): Promise<{ links: CableLink[]; problems: CablingProblem[] }> {
-  const found = await Promise.all(nodes.map(cabledEnds));
+  // A node that cannot be reached is a problem of the map, not the end of it: the other nodes' cables are watched.
+  const found = await Promise.all(
+    nodes.map((n) =>
+      cabledEnds(n).catch((e: unknown) => {
+        if (!(e instanceof TransportError)) throw e;
+        const problem: CablingProblem = {
+          kind: 'unreachable',
+          message: `${n.name}: not reachable (${e.message})`,
+          fix: 'check the node is up and its SSH (cablequal preflight)',
+          nodes: [n.name],
+        };
+        return { ends: [], problems: [problem] };
+      }),
+    ),
+  );
   const problems = found.flatMap((f) => f.problems);
   const bySerial = new Map<string, LinkEnd[]>();
   for (const e of found.flatMap((f) => f.ends)) if (e.serial !== null) bySerial.set(e.serial, [...(bySerial.get(e.serial) ?? []), e]);

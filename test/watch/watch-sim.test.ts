@@ -136,4 +136,23 @@ describe('watch on the simulated lab in service', () => {
     expect(temps.length).toBe(2);
     for (const [node, t] of temps) expect(t).toBe(node === 'spark-b' ? 30.56 : null);
   });
+
+  it('counters cleared under the watch (mlxlink --pc): a counter-reset event, counted from zero, never a negative count, no alarm', async () => {
+    const { events, ticks } = await watchSim('in-service-good', 0.5, ['counter-reset@900s:spark-b']);
+    const resets = events.filter((e) => e.type === 'counter-reset');
+    expect(resets).toMatchObject([{ node: 'spark-b', cage: 1, rebooted: false }]);
+    expect(events.some((e) => e.type === 'alarm' || e.type === 'link-down')).toBe(false);
+    const b = ticks.flat().filter((f) => f.node === 'spark-b');
+    expect(b.every((f) => f.laneErrors.every((n) => n >= 0 && n < 100))).toBe(true);
+  });
+
+  it('a node that cannot be reached at the start is a problem of the map; the watch goes on without its cables', async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+    const lab = createLab({ scenario: 'in-service-good', clock, faults: ['ssh-drop@0s+600s:spark-b'] });
+    const nodes = lab.nodes.map((name) => ({ name, runner: lab.runner(name) }));
+    const { links, problems } = await findCables(nodes);
+    expect(links).toEqual([]);
+    expect(problems.map((p) => p.kind)).toEqual(['unreachable', 'unmatched-end']);
+    expect(problems[0]!.message).toMatch(/^spark-b: not reachable \(/);
+  });
 });
