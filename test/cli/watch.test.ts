@@ -15,12 +15,12 @@ const lines = (text: string) =>
 describe('cablequal watch (in process, simulated lab in virtual time)', () => {
   it('--json: one JSON event a line; the clone raises its lane alarm before the drop; the journal holds the same events and every tick; exit 1', async () => {
     const out = tmp();
-    const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.6h', '--json', '--out', out]);
+    const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.2h', '--json', '--out', out]);
     expect(r.err).toBe('');
     expect(r.code).toBe(1);
     const events = lines(r.out) as WatchEvent[];
     expect(events[0]).toMatchObject({ type: 'start', resumed: false, intervalS: 10, cables: [{ cable: 'spark-a:1--spark-b:1', serial: 'ONT2403150288' }] });
-    expect(events.at(-1)).toMatchObject({ type: 'end', reason: '--for 1.6h passed' });
+    expect(events.at(-1)).toMatchObject({ type: 'end', reason: '--for 1.2h passed' });
     const drop = events.findIndex((e) => e.type === 'link-down');
     const alarm = events.findIndex((e) => e.type === 'alarm' && e.rule === 'lane-ratio');
     expect(alarm).toBeGreaterThan(0);
@@ -28,12 +28,12 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
     expect(events[alarm]).toMatchObject({ serial: 'ONT2403150288', node: 'spark-b', lane: 2 });
     const journal = lines(readFileSync(join(out, 'watch', 'watch.jsonl'), 'utf8'));
     expect(journal.filter((l) => l.type !== 'tick')).toEqual(events);
-    // 576 ticks; the first reading of the counters is the baseline of the intervals that follow
-    expect(journal.filter((l) => l.type === 'tick')).toHaveLength(Math.round((1.6 * 3600) / 10) - 1);
+    // 432 ticks; the first reading of the counters is the baseline of the intervals that follow
+    expect(journal.filter((l) => l.type === 'tick')).toHaveLength(Math.round((1.2 * 3600) / 10) - 1);
   });
 
   it('without --json: a short line per event, the serial, node and lane in the alarm line; cut to the width on a terminal', async () => {
-    const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.2h', '--out', tmp()], { tty: { columns: 90 } });
+    const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '0.1h', '--out', tmp()], { tty: { columns: 90 } });
     const out = r.out.trim().split('\n');
     expect(out.every((l) => l.length <= 90)).toBe(true);
     expect(out.some((l) => l.length === 90 && l.endsWith('…'))).toBe(true);
@@ -42,12 +42,12 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
 
   it('a watcher started again on its --out resumes: one origin, resumed start, alarms and drops carried; a line cut by a kill is left out and said', async () => {
     const out = tmp();
-    const first = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.6h', '--json', '--out', out]);
+    const first = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.2h', '--json', '--out', out]);
     const before = lines(first.out) as WatchEvent[];
     const path = join(out, 'watch', 'watch.jsonl');
     // SIGKILL in the middle of a line: the journal ends with half a tick line.
     writeFileSync(path, `${readFileSync(path, 'utf8')}{"type":"tick","atS":57`);
-    const second = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '30m', '--json', '--out', out]);
+    const second = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '10m', '--json', '--out', out]);
     expect(second.err).toMatch(/^cablequal watch: .*watch\.jsonl: 1 line\(s\) cut short by a kill left out; resuming\n$/);
     const after = lines(second.out) as WatchEvent[];
     expect(after[0]).toMatchObject({ type: 'start', resumed: true });
@@ -68,7 +68,7 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
     const journal = readFileSync(path, 'utf8').trim().split('\n');
     expect(journal.filter((l) => l.includes('"type":"start"'))).toHaveLength(2);
     // another cable in the same cages starts afresh
-    const third = lines((await runCli(['watch', '--sim', 'in-service-good', '--for', '10m', '--json', '--out', out])).out) as WatchEvent[];
+    const third = lines((await runCli(['watch', '--sim', 'in-service-good', '--for', '5m', '--json', '--out', out])).out) as WatchEvent[];
     expect(third.find((e) => e.type === 'status')).toMatchObject({ serial: 'MT2412VS01733', resets: 0, alarms: 0 });
   });
 

@@ -16,7 +16,7 @@ let store: ResultsStore;
 let dash: Dashboard;
 beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'cq-service-'));
-  const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.6h', '--json', '--out', out]);
+  const r = await runCli(['watch', '--sim', 'test/fixtures/scenarios/service-clone-early.json', '--for', '1.2h', '--json', '--out', out]);
   expect(r.err).toBe('');
   store = await openStore(chooseStore({ out }));
   dash = await startDashboard({ store, outDir: out, port: 0, host: '127.0.0.1' });
@@ -41,7 +41,7 @@ describe('cables in service in the store and on the dashboard', () => {
     expect(types).toContain('status');
     // two receivers; each bucket 300 s of intervals, the last one the rest (the first reading is the baseline)
     expect(new Set(s.samples.map((x) => `${x.node}:${x.cage}`))).toEqual(new Set(['spark-a:1', 'spark-b:1']));
-    for (const node of ['spark-a', 'spark-b']) expect(s.samples.filter((x) => x.node === node).reduce((n, x) => n + x.seconds, 0)).toBe(1.6 * 3600 - 10);
+    for (const node of ['spark-a', 'spark-b']) expect(s.samples.filter((x) => x.node === node).reduce((n, x) => n + x.seconds, 0)).toBe(1.2 * 3600 - 10);
     const lane2 = s.samples.filter((x) => x.node === 'spark-b').map((x) => (JSON.parse(x.lane_errors) as number[])[2]!);
     expect(Math.max(...lane2)).toBeGreaterThan(1e6);
     expect(await watchedCables(store.db)).toMatchObject([{ serial: 'ONT2403150288', cable: 'spark-a:1--spark-b:1' }]);

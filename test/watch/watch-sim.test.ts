@@ -26,7 +26,7 @@ async function watchSim(scenario: string, hours: number, faults: string[] = []) 
 
 describe('watch on the simulated lab in service', () => {
   it('in-service-clone: the cable found by its serial at both ends; a lane alarm naming serial, node and lane before the first drop; the drop snapshot taken while down', async () => {
-    const { links, problems, events } = await watchSim('test/fixtures/scenarios/service-clone-early.json', 1.6);
+    const { links, problems, events } = await watchSim('test/fixtures/scenarios/service-clone-early.json', 1.2);
     expect(problems).toEqual([]);
     expect(links.map((l) => [l.id, l.serial, l.matchedBy])).toEqual([['spark-a:1--spark-b:1', 'ONT2403150288', 'serial']]);
     const firstDrop = events.findIndex((e) => e.type === 'link-down');
