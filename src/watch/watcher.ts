@@ -5,7 +5,7 @@
 // as they happen. A node that stops answering is an event, never the end of the watch.
 import type { CableLink } from '../domain/cabling.js';
 import type { Clock } from '../domain/clock.js';
-import type { NodeSample } from '../domain/sample.js';
+import { laneCounterName, PHY_COUNTERS, type NodeSample, type PhyCounters } from '../domain/sample.js';
 import { Sampler, type NodeTick } from '../sampling/sampler.js';
 import { runOnSchedule } from '../sampling/schedule.js';
 import type { SampleSetConfig } from '../sampling/sample-set.js';
@@ -36,6 +36,9 @@ export interface ReceiverFigures {
   nicTempC: number | null;
   marginDecades: number | null;
   alarms: number;
+  // The counters as read at this tick (the larger of the cage's functions, decimal strings: 64-bit), so the journal
+  // keeps what was read and not only what was derived from it.
+  counters: Record<string, string | string[]>;
 }
 
 // Where the watch's output goes: each event, each tick's figures. A sink must not throw (the journal's full disk is
@@ -64,6 +67,16 @@ export interface WatchOptions {
   forS?: number; // stop after this long (else at the signal)
   signal?: AbortSignal;
   resume?: WatchResume;
+}
+
+// The *_phy counters a watch derives its figures from, by their ethtool names, as read.
+function countersOf(phy: PhyCounters): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = { [laneCounterName(0).replace('_0_', '_N_')]: phy.laneErrors.map(String) };
+  for (const [field, name] of PHY_COUNTERS) {
+    const v = phy[field];
+    if (v !== undefined && typeof v === 'bigint') out[name] = String(v);
+  }
+  return out;
 }
 
 // The sample set of a node: both rails of every cabled cage, each reading every tick (at 10 s nothing is read more
@@ -250,6 +263,7 @@ export async function watchCables(o: WatchOptions): Promise<{ ticks: number; mis
             nicTempC: x.receiver.nicTempC,
             marginDecades: x.receiver.conditions.marginDecades,
             alarms: book.count(end.node, end.cage),
+            counters: countersOf(iv.rail.phy),
           });
       }
       await linkEvents(c, rt);

@@ -30,6 +30,16 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
     expect(journal.filter((l) => l.type !== 'tick')).toEqual(events);
     // 432 ticks; the first reading of the counters is the baseline of the intervals that follow
     expect(journal.filter((l) => l.type === 'tick')).toHaveLength(Math.round((1.2 * 3600) / 10) - 1);
+    // each tick keeps the counters as read: consecutive readings differ by the interval's counts (no reset here)
+    type Tick = { type: 'tick'; receivers: { node: string; laneErrors: number[]; counters: Record<string, string | string[]> }[] };
+    const b = (journal.filter((l) => l.type === 'tick') as unknown as Tick[]).map((t) => t.receivers.find((x) => x.node === 'spark-b')!);
+    expect(Object.keys(b[0]!.counters)).toEqual(
+      expect.arrayContaining(['rx_err_lane_N_phy', 'rx_corrected_bits_phy', 'rx_crc_errors_phy', 'link_down_events_phy']),
+    );
+    for (let i = 1; i < 50; i++) {
+      const [p, c] = [b[i - 1]!.counters['rx_err_lane_N_phy'] as string[], b[i]!.counters['rx_err_lane_N_phy'] as string[]];
+      expect(c.map((v, l) => Number(BigInt(v) - BigInt(p[l]!)))).toEqual(b[i]!.laneErrors);
+    }
   });
 
   it('without --json: a short line per event, the serial, node and lane in the alarm line; cut to the width on a terminal', async () => {
