@@ -119,7 +119,8 @@ export async function watchCommand(args: WatchArgs, io: CliIo, signal: AbortSign
           const target = {
             where: whereOf(choice),
             open: () => openStore(choice, { writer: true }),
-            importCommand: `the journal ${journal.path} holds every event`,
+            importCommand: '',
+            without: `the watch goes on without the store (its journal ${journal.path} holds every event and tick)`,
           };
           return serviceStoreSinks(new StoreRecorder(target, (l) => io.stderr(`${l}\n`)));
         })();
