@@ -126,10 +126,6 @@ export async function watchCommand(args: WatchArgs, io: CliIo, signal: AbortSign
         })();
   const metrics = args.metricsPort !== undefined ? new ServiceMetrics() : null;
   let server: MetricsServer | null = null;
-  if (metrics) {
-    server = await serveMetrics(metrics, { port: args.metricsPort!, ...(args.metricsHost ? { host: args.metricsHost } : {}) });
-    io.stderr(`cablequal: metrics at ${server.url}\n`);
-  }
   const sinks: WatchSinks = {
     event: (e) => {
       journal.sinks.event(e);
@@ -145,6 +141,10 @@ export async function watchCommand(args: WatchArgs, io: CliIo, signal: AbortSign
     },
   };
   try {
+    if (metrics) {
+      server = await serveMetrics(metrics, { port: args.metricsPort!, ...(args.metricsHost ? { host: args.metricsHost } : {}) });
+      io.stderr(`cablequal: metrics at ${server.url}\n`);
+    }
     if (journal.cutLines) io.stderr(`cablequal watch: ${journal.path}: ${journal.cutLines} line(s) cut short by a kill left out; resuming\n`);
     let found;
     try {

@@ -89,6 +89,14 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
     expect([...types].sort()).toEqual(['end', 'start', 'status']);
   });
 
+  it('--metrics-port: served while the watch goes on (said on stderr), closed at its end', async () => {
+    const r = await runCli(['watch', '--sim', 'in-service-good', '--for', '5m', '--metrics-port', '0', '--db', 'off', '--out', tmp()]);
+    expect(r.code).toBe(0);
+    const url = /^cablequal: metrics at (http:\/\/127\.0\.0\.1:\d+\/metrics)\n$/.exec(r.err)?.[1];
+    expect(url).toBeDefined();
+    await expect(fetch(url!)).rejects.toThrow();
+  });
+
   it('bad usage: one line, exit 2, before anything is read', async () => {
     for (const [argv, msg] of [
       [['watch'], /^cablequal: watch: give --nodes a,b\[,c\.\.\.\] \(or --sim <scenario>\)\n$/],
