@@ -55,6 +55,12 @@ function unknownCommand(msg: string | undefined, argv: string[]): string | null 
 
 // The composition root: parses the arguments, runs the command they name; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  // `cablequal --version` (-V): which cablequal, which grading rules and which journal format (loaded only then).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    const { versionText } = await import('./version.js');
+    io.stdout(versionText());
+    return EXIT.ok;
+  }
   let code: number = EXIT.ok;
   const ctx: CommandContext = { io, signal: io.signal ?? new AbortController().signal };
   const base = yargs(argv);
@@ -62,6 +68,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     (y: Argv, spec) => registerCommand(y, spec, ctx, (c) => (code = c)),
     base
       .scriptName('cablequal')
+      .version(false)
+      .option('version', { alias: 'V', type: 'boolean', global: false, describe: 'print the package, rules and journal format versions' })
       .usage('$0 <command> [options]\n\nBurn-in qualification of 200G cables between DGX Spark nodes.')
       .strict()
       .middleware((args) => refuseRepeated(args, (base as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions()), true)
@@ -75,7 +83,6 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       throw new ArgvError(unknownCommand(msg, argv) ?? err?.message ?? msg ?? 'bad usage');
     })
     .help()
-    .version(false)
     .wrap(Math.min(110, process.stdout.columns ?? 100));
   try {
     // With a callback yargs hands --help over as text instead of printing it and exiting the process.
