@@ -1,9 +1,9 @@
 import yargs, { type Argv } from 'yargs';
 import { EXIT } from './exit-codes.js';
-import { ArgvError, describeFailure } from './failure.js';
+import { describeFailure } from './failure.js';
+import { usageProblem } from './usage-errors.js';
 import { processIo, type CliIo } from './io.js';
 import { refuseRepeated } from './options.js';
-import { quoteInput } from '../domain/text.js';
 import { registerCommand, type CommandContext, type CommandGroup, type SomeCommand } from './commands/define.js';
 import { parseSpec } from './commands/parse.js';
 import { runSpec } from './commands/run.js';
@@ -40,19 +40,6 @@ const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   simGroup,
 ];
 
-// Every command's first word, at every level (`run`, `db`, `import`, `sim`, `serve`, ...).
-const COMMAND_WORDS = new Set(
-  COMMANDS.flatMap((c) => [c.command, ...('subcommands' in c ? c.subcommands.map((s) => s.command) : [])].map((w) => w.split(' ')[0]!)),
-);
-
-// yargs' recommendation ("Did you mean run?") as a sentence naming what was typed.
-function unknownCommand(msg: string | undefined, argv: string[]): string | null {
-  const m = /^Did you mean (\S+)\?$/.exec(msg ?? '');
-  if (!m) return null;
-  const typed = argv.find((a) => !a.startsWith('-') && !COMMAND_WORDS.has(a));
-  return `unknown command ${quoteInput(typed ?? '', 40)}: did you mean ${m[1]}?`;
-}
-
 // The composition root: parses the arguments, runs the command they name; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
   // `cablequal --version` (-V): which cablequal, which grading rules and which journal format (loaded only then).
@@ -73,14 +60,13 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       .usage('$0 <command> [options]\n\nBurn-in qualification of 200G cables between DGX Spark nodes.')
       .strict()
       .middleware((args) => refuseRepeated(args, (base as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions()), true)
-      .demandCommand(1, 'name a command (see --help)')
-      .recommendCommands(),
+      .demandCommand(1, 'name a command (see --help)'),
   )
     // Stop at the first problem: a command never runs with arguments yargs found wrong.
     .fail((msg, err) => {
       // yargs wraps what a coerce function throws in its own YError: that is a usage problem too.
       if (err && err.name !== 'YError') throw err;
-      throw new ArgvError(unknownCommand(msg, argv) ?? err?.message ?? msg ?? 'bad usage');
+      throw usageProblem(err?.message ?? msg ?? 'bad usage', argv, COMMANDS);
     })
     .help()
     .wrap(Math.min(110, process.stdout.columns ?? 100));

@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
+import { didYouMean } from '../domain/suggest.js';
 import type { NodeSpec } from '../domain/node.js';
 import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
@@ -101,7 +102,7 @@ function parseCage(v: string, where: string): number | 'auto' {
   if (v === '0' || v === '1') return Number(v);
   // `run` and `batch` take both cages at once (handled before the nodes are read); a preflight reads one cage.
   if (v === 'both') throw new UsageError(`${where} both: a preflight checks one cage: run it with --port 0, then with --port 1`);
-  throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}`);
+  throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}${/^\d+$/.test(v) ? '' : didYouMean(v, ['auto', 'both'])}`);
 }
 
 // `--protocol` read and validated (shared by run and batch).
@@ -112,7 +113,9 @@ export function loadProtocolArg(p: string | undefined, cwd: string): { protocol:
     protocolText = readInputText(protocolPath, 'protocol');
   } catch (e) {
     if (!existsSync(protocolPath) && p !== undefined && /^[a-z0-9-]+$/.test(p))
-      throw new UsageError(`--protocol ${p}: no built-in protocol of that name (built in: ${builtinProtocols().join(', ')}); or give a protocol file's path`);
+      throw new UsageError(
+        `--protocol ${p}: no built-in protocol of that name${didYouMean(p, builtinProtocols()) || ` (built in: ${builtinProtocols().join(', ')})`} (or give a protocol file's path)`,
+      );
     throw e;
   }
   const protocol = ownOrBuiltin(parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`));

@@ -12,23 +12,30 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('usage mistakes', () => {
   it.each([
-    [['runn'], 'unknown command "runn": did you mean run?'],
-    [['verfy', 'cert.json'], 'unknown command "verfy": did you mean verify?'],
-    [['sim', 'scenario'], 'unknown command "scenario": did you mean scenarios?'],
-  ])('%j', async (argv, first) => {
+    [['runn'], 'unknown command "runn": did you mean run?', 'cablequal --help'],
+    [['verfy', 'cert.json'], 'unknown command "verfy": did you mean verify?', 'cablequal --help'],
+    [['sim', 'scenario'], 'unknown command "scenario": did you mean scenarios?', 'cablequal sim --help'],
+    [['db', 'imprt'], 'unknown command "imprt": did you mean import?', 'cablequal db --help'],
+    [['frobnicate'], 'unknown command "frobnicate"', 'cablequal --help'],
+  ])('%j', async (argv, first, help) => {
     const r = await runCli(argv);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`cablequal: ${first}\nRun "cablequal --help" for usage.\n`);
+    expect(r.err).toBe(`cablequal: ${first}\nRun "${help}" for usage.\n`);
   });
 
-  it('a --protocol name that is not built in lists the built-in protocols (run and batch)', async () => {
+  it('a --protocol name that is not built in: the nearest built-in one, else the list of them (run and batch)', async () => {
     const builtIn = readdirSync(join(ROOT, 'protocols'))
       .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
       .map((f) => f.replace(/\.json$/, ''))
       .sort();
     expect(builtIn).toEqual(['quick', 'spark-burnin']);
-    const line = `cablequal: --protocol quik: no built-in protocol of that name (built in: ${builtIn.join(', ')}); or give a protocol file's path\n`;
-    expect((await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quik'])).err).toBe(line);
+    const line = "cablequal: --protocol quik: no built-in protocol of that name: did you mean quick? (or give a protocol file's path)\n";
+    const run = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quik']);
+    expect(run.code).toBe(2);
+    expect(run.err).toBe(line);
+    expect((await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'soak'])).err).toBe(
+      `cablequal: --protocol soak: no built-in protocol of that name (built in: ${builtIn.join(', ')}) (or give a protocol file's path)\n`,
+    );
     const batch = await runCli(['batch', '--manifest', join(ROOT, 'test', 'fixtures', 'batch', 'two-cables.csv'), '--sim', 'manifest', '--protocol', 'quik']);
     expect(batch.code).toBe(2);
     expect(batch.err).toBe(line);

@@ -29,7 +29,7 @@ describe('cablequal --version', () => {
   it('belongs to the top level: `run -V` is an unknown option', async () => {
     const r = await runCli(['run', '-V', '--sim', 'good-qsfp56']);
     expect(r.code).toBe(2);
-    expect(r.err.split('\n')[0]).toBe('cablequal: Unknown argument: V');
+    expect(r.err.split('\n')[0]).toBe('cablequal: run: unknown option "-V"');
   });
 });
 
