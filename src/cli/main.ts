@@ -21,8 +21,10 @@ import { dbGroup } from './commands/db.js';
 import { dashboardSpec } from './commands/dashboard.js';
 import { simGroup } from './commands/sim.js';
 
-// Every command, in the order `--help` lists them. Each module holds its options; its handler loads the rest.
-const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
+// Every command, in the order `--help` lists them. Each module holds its options, help examples and handler (which
+// loads the rest); a new command is one module added here (test/cli/help.test.ts holds its help and README line).
+/** @internal */
+export const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   parseSpec,
   runSpec,
   preflightSpec,
@@ -69,7 +71,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       throw usageProblem(err?.message ?? msg ?? 'bad usage', argv, COMMANDS);
     })
     .help()
-    .wrap(Math.min(110, process.stdout.columns ?? 100));
+    // As wide as the terminal, up to 160 columns (examples are two columns of command line and what it does).
+    .wrap(Math.min(160, io.columns?.() ?? process.stdout.columns ?? 100));
   try {
     // With a callback yargs hands --help over as text instead of printing it and exiting the process.
     let help = '';

@@ -63,6 +63,16 @@ function unknownOptions(argv: readonly string[], names: Set<string>): { typed: s
   return out;
 }
 
+// The text typed after `--name` (or in `--name=text`), the last time it was given; undefined when not found.
+function typedValue(argv: readonly string[], name: string): string | undefined {
+  for (let i = argv.length - 1; i >= 0; i--) {
+    const a = argv[i]!;
+    if (a.startsWith(`--${name}=`)) return a.slice(name.length + 3);
+    if (a === `--${name}`) return argv[i + 1];
+  }
+  return undefined;
+}
+
 // The ArgvError for what yargs reported (`msg`, or the message of what a coerce function threw).
 export function usageProblem(msg: string, argv: readonly string[], commands: readonly Entry[]): ArgvError {
   const { path, unknown } = commandPath(argv, commands);
@@ -107,5 +117,9 @@ export function usageProblem(msg: string, argv: readonly string[], commands: rea
     const list = choices.length <= 6 ? `: expected one of ${choices.join(', ')}` : '';
     return new ArgvError(`${what}${guess || list}`, { helpFor });
   }
+  // A number option's coerce names the number yargs read (NaN for text): say what was typed instead.
+  const value = /^--([\w-]+): (.*), got ([^"]*)$/.exec(msg);
+  const typed = value ? typedValue(argv, value[1]!) : undefined;
+  if (value && typed !== undefined) return new ArgvError(`--${value[1]}: ${value[2]}, got ${quoteInput(typed, 40)}`, { helpFor });
   return new ArgvError(msg, { helpFor });
 }

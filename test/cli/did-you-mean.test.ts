@@ -92,7 +92,7 @@ describe('a missing argument says which, with the usage line', () => {
     [['parse', 'nccl'], 'cablequal: parse: missing <file> (file, or - for stdin)', 'usage: cablequal parse <kind> <file> [options]'],
     [
       ['batch', '--sim', 'good-qsfp56'],
-      'cablequal: batch: missing --manifest (CSV: label[,pn][,serial][,scenario] (README: Batch campaigns))',
+      'cablequal: batch: missing --manifest (CSV: label[,pn][,serial][,scenario] (docs/operator-guide.md §7))',
       'usage: cablequal batch [options]',
     ],
   ])('%j', async (argv, first, usage) => {
