@@ -85,7 +85,7 @@ describe('help', () => {
 });
 
 describe('the manifest format in the guides', () => {
-  it("docs/operator-guide.md §7 shows it with an example that parses as written; README's batch section points there", () => {
+  it("docs/operator-guide.md §7 shows it with an example that parses as written; README's and docs/batch.md's batch sections point there", () => {
     const guide = readFileSync(join(ROOT, 'docs', 'operator-guide.md'), 'utf8');
     const section = guide.slice(guide.indexOf('## 7. '), guide.indexOf('## 8. '));
     const example = /```csv\n([\s\S]*?)```/.exec(section)![1]!;
@@ -96,6 +96,10 @@ describe('the manifest format in the guides', () => {
     ]);
     for (const column of ['`label`', '`pn` (or `part_number`)', '`serial`', '`scenario`']) expect(section).toContain(`| ${column} |`);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('The format, with an example, is in [docs/operator-guide.md](docs/operator-guide.md) §7.');
+    expect(readme).toContain(
+      'The manifest is a CSV with a `label` column\n([operator guide §7](docs/operator-guide.md#7-batches-and-cable-swaps-the-hot-plug-trap)).',
+    );
+    const batch = readFileSync(join(ROOT, 'docs', 'batch.md'), 'utf8');
+    expect(batch).toContain('The format, with an example, is in [docs/operator-guide.md](operator-guide.md) §7.');
   });
 });
