@@ -62,7 +62,11 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       .usage('$0 <command> [options]\n\nBurn-in qualification of 200G cables between DGX Spark nodes.')
       .strict()
       .middleware((args) => refuseRepeated(args, (base as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions()), true)
-      .demandCommand(1, 'name a command (see --help)'),
+      .demandCommand(1, 'name a command (see --help)')
+      .example('$0 run --sim failing-clone', 'the whole procedure on the simulated lab, in seconds (the clone FAILs: exit 1)')
+      .example('$0 run --nodes spark-a,spark-b', 'qualify the cable between two Sparks')
+      .example('$0 batch --manifest box17.csv --nodes spark-a:1,spark-b:1', 'qualify a box of cables, one after another')
+      .example('$0 <command> --help', "a command's options and examples"),
   )
     // Stop at the first problem: a command never runs with arguments yargs found wrong.
     .fail((msg, err) => {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandGroup, SomeCommand } from '../../src/cli/commands/define.js';
 import { COMMANDS } from '../../src/cli/main.js';
+import { usageProblem } from '../../src/cli/usage-errors.js';
 import { runCli } from '../helpers/cli.js';
 
 // Every command and group as the words that name it, with its declaration.
@@ -68,6 +69,23 @@ describe('every command teaches by example', () => {
     for (const [cmd, what] of spec.examples) {
       expect(cmd).toMatch(/(^|\| )\$0 [a-z]/);
       expect(what.length).toBeGreaterThan(10);
+    }
+  });
+});
+
+describe('the examples are command lines the CLI takes', () => {
+  it('cablequal --help ends with examples too', async () => {
+    const r = await runCli(['--help'], { tty: { columns: 160 } });
+    expect(examplesOf(r.out)).toMatch(/^cablequal run --sim failing-clone the whole procedure on the simulated lab/);
+  });
+
+  it.each(ALL)('%j: every example names known commands and options', (_words, spec) => {
+    for (const [cmd] of spec.examples) {
+      // The cablequal part of a pipeline, its placeholders (<run dir>) as one word each.
+      const line = cmd.slice(cmd.indexOf('$0 ') + 3).replace(/<[^>]+>/g, 'X');
+      const argv = line.split(' ').filter(Boolean);
+      // Nothing unknown: the message yargs gave (here 'none') comes back as it was.
+      expect(usageProblem('none', argv, COMMANDS).message, cmd).toBe('none');
     }
   });
 });
