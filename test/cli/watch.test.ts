@@ -106,7 +106,7 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
       ],
       [['watch', '--nodes', 'a,b', '--sim-fault', 'ssh-drop@10s'], /^cablequal: watch: --sim-fault and --seed apply to the simulated lab only \(--sim\)\n$/],
       [['watch', '--nodes', 'a'], /^cablequal: --nodes: a cable joins two nodes: name at least two, got 1\n$/],
-      [['watch', '--sim', 'in-service-good', '--interval', '0'], /^cablequal: --interval: expected a number above 0 and at most 600, got "0"\n/],
+      [['watch', '--sim', 'in-service-good', '--interval', '0'], /^cablequal: --interval: expected a whole number from 1 to 600, got "0"\n/],
     ] as const) {
       const r = await runCli([...argv, '--out', tmp()]);
       expect(r.err, argv.join(' ')).toMatch(msg);
