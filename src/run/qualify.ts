@@ -15,7 +15,8 @@ import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
-import { RunAborted, SetupError } from './run-errors.js';
+import { FailDecided, RunAborted, SetupError } from './run-errors.js';
+import { anySignal, decidedTail, untilDecided } from './fail-stop.js';
 import { SamplingLoop, bootIdOf, type TickSource } from './sampling-loop.js';
 import { preflight } from './steps/preflight.js';
 import { identity } from './steps/identity.js';
@@ -160,13 +161,27 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const stopBeating = keepLocksFresh(locks, log, deps.lockHeartbeatMs);
   try {
     await takeNodes(ctx, locks, deps);
-    for (const phase of protocol.phases) {
+    for (const [index, phase] of protocol.phases.entries()) {
       ctx.checkAborted();
+      // A FAIL decided between phases, or while this one waited for its turn: it never starts.
+      if (ctx.decided.aborted) {
+        await decidedTail(ctx, index);
+        break;
+      }
       // Two cables at once: each soak starts when the other cable's run has reached it too (or has ended); the samples
       // taken while waiting stay with the phase before (the other cable benchmarks meanwhile: this one carries nothing).
       if (phase.kind === 'soak' && deps.together) {
-        ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, ctx.signal);
+        const waitCut = anySignal([ctx.signal, ctx.decided]);
+        try {
+          ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, waitCut.signal);
+        } finally {
+          waitCut.dispose();
+        }
         ctx.checkAborted();
+        if (ctx.decided.aborted) {
+          await decidedTail(ctx, index);
+          break;
+        }
       }
       // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs;
       // as at a soak, the samples taken while waiting stay with the phase before: the other cable benchmarks meanwhile).
@@ -178,7 +193,11 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           phase: phase.name,
           sharedNodes: deps.sharedNodes ?? (deps.together ? deps.nodes.map((n) => n.name) : []),
         });
-      const release = gated ? await deps.benchmarkGate!(phase) : null;
+      const release = gated ? await untilDecided(ctx, deps.benchmarkGate!(phase)) : null;
+      if (gated && !release) {
+        await decidedTail(ctx, index);
+        break;
+      }
       ctx.currentPhase = phase.name;
       liveNow(true);
       let status: 'done' | 'decided';
@@ -228,11 +247,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         }
       }
       if (status === 'decided') {
-        await ctx.sleep(protocol.earlyStop.keepSamplingS * 1000);
-        for (const rest of protocol.phases.slice(protocol.phases.indexOf(phase) + 1)) {
-          journal.append({ type: 'phase-start', tS: ctx.tS, phase: rest.name, kind: rest.kind });
-          journal.append({ type: 'phase-end', tS: ctx.tS, phase: rest.name, status: 'skipped', note: 'FAIL already decided' });
-        }
+        await decidedTail(ctx, index + 1);
         break;
       }
     }
@@ -369,7 +384,20 @@ function moveRunDir(from: string, to: string): string {
   return to;
 }
 
+// A phase, 'decided' when a FAIL was decided while it ran: its loads are stopped at once (the run's sleeps and load
+// starts throw FailDecided from the decision on), and a load that failed after the decision (its link gone) is no
+// setup fault of its own.
 async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
+  try {
+    const status = await phaseSteps(ctx, phase, loop, deps);
+    return loop?.decision ? 'decided' : status;
+  } catch (e) {
+    if (e instanceof FailDecided || (e instanceof SetupError && loop?.decision && !loop.setupFault)) return 'decided';
+    throw e;
+  }
+}
+
+async function phaseSteps(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
   switch (phase.kind) {
     case 'preflight':
       await preflight(ctx);
@@ -384,10 +412,10 @@ async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null
       return 'done';
     case 'ib_write_bw':
       await ibWriteBw(ctx, phase);
-      return loop?.decision ? 'decided' : 'done';
+      return 'done';
     case 'nccl':
       await nccl(ctx, phase);
-      return loop?.decision ? 'decided' : 'done';
+      return 'done';
     case 'soak':
       // Unreachable for a loaded protocol: src/protocol/semantics.ts refuses a soak before identity (exit 2).
       if (!loop) throw new Error('soak before identity: the protocol must read the EEPROM first');

@@ -208,6 +208,8 @@ export class SamplingLoop {
     ctx.journal.append({ type: 'decision', tS: p.tS, phase: p.phase, outcome: 'FAIL', reason: p.reason });
     if (p.raw) ctx.journal.append({ type: 'raw', tS: p.tS, phase: p.phase, node: p.node, what: 'decision', raw: p.raw });
     ctx.log.warn({ reason: p.reason }, 'FAIL decided');
+    // Whatever phase runs, its loads stop now: its sleeps and waits are cut and no load starts from here on.
+    ctx.decide();
   }
 
   private onMissing(r: NodeTick, phase: string): void {
