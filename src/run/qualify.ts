@@ -15,18 +15,14 @@ import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
-import { FailDecided, RunAborted, SetupError } from './run-errors.js';
+import { RunAborted, SetupError } from './run-errors.js';
+import { runPhase } from './phase-steps.js';
 import { anySignal, decidedTail, untilDecided } from './fail-stop.js';
-import { SamplingLoop, bootIdOf, type TickSource } from './sampling-loop.js';
-import { preflight } from './steps/preflight.js';
-import { identity } from './steps/identity.js';
-import { loopback } from './steps/loopback.js';
-import { ibWriteBw, nccl } from './steps/benchmarks.js';
-import { soak } from './steps/soak.js';
+import { SamplingLoop, type TickSource } from './sampling-loop.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
-import { LiveStateFile, protocolRemainingS } from './live-state.js';
+import { LiveStateFile, liveStatus, protocolRemainingS } from './live-state.js';
 import { cmd } from '../transport/commands.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
@@ -205,7 +201,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
         log.info({ phase: phase.name }, 'phase started');
         if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
-        status = await runPhase(ctx, phase, loop, deps);
+        status = await runPhase(ctx, phase, loop);
       } finally {
         release?.();
       }
@@ -382,71 +378,4 @@ function moveRunDir(from: string, to: string): string {
     // not empty, or already gone
   }
   return to;
-}
-
-// A phase, 'decided' when a FAIL was decided while it ran: its loads are stopped at once (the run's sleeps and load
-// starts throw FailDecided from the decision on), and a load that failed after the decision (its link gone) is no
-// setup fault of its own.
-async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
-  try {
-    const status = await phaseSteps(ctx, phase, loop, deps);
-    return loop?.decision ? 'decided' : status;
-  } catch (e) {
-    if (e instanceof FailDecided || (e instanceof SetupError && loop?.decision && !loop.setupFault)) return 'decided';
-    throw e;
-  }
-}
-
-async function phaseSteps(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
-  switch (phase.kind) {
-    case 'preflight':
-      await preflight(ctx);
-      return 'done';
-    case 'identity':
-      await identity(ctx);
-      // Sampling starts after identity: what a counter reset will be told from a reboot by.
-      for (const n of ctx.nodes) n.bootId = await bootIdOf(ctx, n);
-      return 'done';
-    case 'loopback':
-      await loopback(ctx, phase);
-      return 'done';
-    case 'ib_write_bw':
-      await ibWriteBw(ctx, phase);
-      return 'done';
-    case 'nccl':
-      await nccl(ctx, phase);
-      return 'done';
-    case 'soak':
-      // Unreachable for a loaded protocol: src/protocol/semantics.ts refuses a soak before identity (exit 2).
-      if (!loop) throw new Error('soak before identity: the protocol must read the EEPROM first');
-      return soak(ctx, phase, loop);
-  }
-  void deps;
-}
-
-function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
-  const laneRates: LiveStatus['laneRates'] = {};
-  const nicTempC: LiveStatus['nicTempC'] = {};
-  const gpuTempC: LiveStatus['gpuTempC'] = {};
-  const gpuUtilPct: LiveStatus['gpuUtilPct'] = {};
-  for (const n of ctx.nodes) {
-    const name = n.spec.name;
-    laneRates[name] = loop?.laneRates.get(name) ?? [];
-    const g = loop?.gauges.get(name);
-    nicTempC[name] = g?.nicTempC ?? null;
-    gpuTempC[name] = g?.gpu?.temperatureC ?? null;
-    gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
-  }
-  return {
-    phase: ctx.currentPhase,
-    elapsedS: ctx.tS,
-    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
-    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
-    laneRates,
-    nicTempC,
-    gpuTempC,
-    gpuUtilPct,
-    throughputGbps: ctx.lastThroughputGbps,
-    ...(loop ? { counted: Object.fromEntries(loop.counted) } : {}),
-  };
 }
