@@ -59,6 +59,20 @@ describe('a link drop: the snapshot and the quoted reason', { timeout: 60_000 },
     for (const x of plainDown) expect(x.message).toMatch(/^spark-[ab] soak-idle: link down events 1 events >= 1 \(fail at 1 or more\)$/);
   });
 
+  it('a drop under NCCL (which gives up at once, before the next tick): FAIL on the link, never ERROR nccl-failed', async () => {
+    const r = await labRun({ scenario: 'good-qsfp56', faults: ['link-drop@54s'] });
+    expect(r.journal.filter((l) => l.type === 'setup-error')).toEqual([]);
+    // NCCL's own word is kept: its output, failed, in the journal.
+    const out = r.journal.find((l) => l.type === 'raw' && l['what'] === 'nccl')!;
+    expect(`${String(out['stdout'])}\n${String(out['stderr'])}`).toMatch(/remote process exited or there was a network error/);
+    expect(r.journal.find((l) => l.type === 'phase-end' && l['phase'] === 'nccl')!['status']).toBe('stopped-early');
+    expect(r.record.outcome).toBe('FAIL');
+    expect(r.record.reasons.map((x) => x.rule)).toEqual(['link-down-events', 'link-down-events']);
+    for (const x of r.record.reasons) expect(x.message).toContain('the PHY said why: "Cable issue"');
+    const graded = JSON.parse((await runCli(['grade', r.runDir, '--json'])).out) as { outcome: string; reasons: { message: string }[] };
+    expect([graded.outcome, graded.reasons.map((x) => x.message)]).toEqual(['FAIL', r.record.reasons.map((x) => x.message)]);
+  });
+
   it('the setup-check document shows the quoted reason', async () => {
     const out = mkdtempSync(join(tmpdir(), 'cq-snap-doc-'));
     const r = await runCli([
