@@ -17,15 +17,17 @@ export const MAX_SNAPSHOTS_PER_NODE = 5;
 export type SnapshotTrigger = 'link-down' | 'link-down-events';
 
 // The rail of a sample whose link went down since the node's previous sample, and what showed it; null: none did.
-export function linkDropOf(prev: NodeSample | undefined, cur: NodeSample): { rail: RailSample; trigger: SnapshotTrigger } | null {
+// `snapped`: this drop has its snapshot already (the counter rose a tick before the link state, read every 10 s, says
+// it is down): a link seen down then is the same drop, a counter risen again is a new one.
+export function linkDropOf(prev: NodeSample | undefined, cur: NodeSample, snapped = false): { rail: RailSample; trigger: SnapshotTrigger } | null {
   if (!prev) return null;
   for (const rail of cur.rails) {
     const before = prev.rails.find((r) => r.netdev === rail.netdev);
     if (!before) continue;
-    if (rail.linkUp === false && before.linkUp !== false) return { rail, trigger: 'link-down' };
     const a = before.phy.linkDownEvents;
     const b = rail.phy.linkDownEvents;
     if (a !== undefined && b !== undefined && b > a) return { rail, trigger: 'link-down-events' };
+    if (rail.linkUp === false && before.linkUp !== false && !snapped) return { rail, trigger: 'link-down' };
   }
   return null;
 }

@@ -64,6 +64,8 @@ export class SamplingLoop {
   private readonly gapStart = new Map<string, number>();
   // Link snapshots taken per node (at most MAX_SNAPSHOTS_PER_NODE).
   private readonly snapshots = new Map<string, number>();
+  // Nodes whose drop under way has its snapshot (until a sample reads their link up again).
+  private readonly snapped = new Set<string>();
   // Every gap the loop noticed, with its cause: a node without a sample (transport), or ticks lost to a late or slow tick.
   readonly gaps: SamplingStats['gaps'] = [];
   private prevTick: { startMs: number; endMs: number; tS: number } | null = null;
@@ -201,10 +203,12 @@ export class SamplingLoop {
   // A receiver's link went down since its last sample: what the PHY says about it now, while it is still down (the
   // reason is gone once the link is back), journaled before the tick's decision (src/run/link-snapshots.ts).
   private async snapshotDrop(prev: NodeSample | undefined, sample: NodeSample, phase: string): Promise<void> {
-    const drop = linkDropOf(prev, sample);
+    if (sample.rails.some((r) => r.linkUp === true)) this.snapped.delete(sample.node);
+    const drop = linkDropOf(prev, sample, this.snapped.has(sample.node));
     const taken = this.snapshots.get(sample.node) ?? 0;
     if (!drop || taken >= MAX_SNAPSHOTS_PER_NODE) return;
     this.snapshots.set(sample.node, taken + 1);
+    this.snapped.add(sample.node);
     const ctx = this.ctx;
     let s;
     try {

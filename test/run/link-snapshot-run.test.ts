@@ -18,7 +18,8 @@ describe('a link drop: the snapshot and the quoted reason', { timeout: 60_000 },
   it('snapshots the receiver while the link is down, journals the three outputs, and the FAIL quotes the reason (grade agrees)', async () => {
     const r = await labRun({ scenario: 'good-qsfp56', faults: [`link-drop@${DROP_S}s`] });
     const snaps = r.journal.filter((l) => l.type === 'link-snapshot');
-    // Both receivers saw the drop (a link has two ends): one snapshot each, at the first sample after it.
+    // Both receivers saw the drop (a link has two ends): one snapshot each, at the first sample after it (the link
+    // state read a tick later saying down is the same drop).
     expect(snaps.map((l) => l['node']).sort()).toEqual(['spark-a', 'spark-b']);
     for (const l of snaps) {
       const s = l['snapshot'] as { atS: number; link: { raw: string; detected: boolean; reason: string }; stats: { raw: string }; module: { raw: string } };

@@ -24,6 +24,12 @@ describe('linkDropOf', () => {
     const seen = sample([rail('a0', { up: true, downs: 0n }), rail('a1', { up: false, downs: 0n })]);
     expect(linkDropOf(up, seen)).toMatchObject({ rail: { netdev: 'a1' }, trigger: 'link-down' });
     expect(linkDropOf(seen, seen)).toBeNull();
+    // The same drop seen down a tick after its counter rose (and snapped then): no second snapshot; a new rise is one.
+    const counted2 = sample([rail('a0', { up: false, downs: 1n }), rail('a1', { up: false, downs: 1n })]);
+    expect(linkDropOf(counted, counted2, true)).toBeNull();
+    expect(linkDropOf(counted, counted2, false)).toMatchObject({ trigger: 'link-down' });
+    const again = sample([rail('a0', { up: false, downs: 2n }), rail('a1', { up: false, downs: 2n })]);
+    expect(linkDropOf(counted2, again, true)).toMatchObject({ rail: { netdev: 'a0' }, trigger: 'link-down-events' });
   });
 });
 
