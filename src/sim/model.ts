@@ -511,6 +511,9 @@ export class LabModel {
       else if (f.kind === 'link-load-stop') this.loadClientsQuit(this.faultNode(f), f.atS);
       else if (f.kind === 'gpu-load-stop') this.gpuLoadExits(this.faultNode(f), f.atS);
       else if (f.kind === 'counter-reset') this.resetCounters(this.faultNode(f), f.atS);
+      else if (f.kind === 'uncorrectable') this.uncorrectableAt(this.faultNode(f), f.atS);
+      else if (f.kind === 'link-drop' && this.links[0]!.linkUp)
+        this.dropLink(this.links[0]!, f.atS, 'simulated fault', f.durationS, SIM_LINK_DOWN_REASONS.flap);
     }
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
@@ -646,6 +649,15 @@ export class LabModel {
       s.quitS = tS;
       this.events.push({ tS, kind: 'ib_write_bw-exit', node, detail: `rail ${s.clientRail} -> ${s.serverNode} (simulated fault)` });
     }
+  }
+
+  // One uncorrectable RS codeword at the node's receiver of the first cable (a scripted fault, as a scenario's
+  // uncorrectablePerS: no errored bits come with it, and it is taken to fall between frames: the FEC counter alone).
+  private uncorrectableAt(node: string, tS: number): void {
+    const link = this.links[0]!;
+    if (!link.linkUp) return;
+    link.ends[this.node(node).index]!.counters.uncorrectable += 1;
+    this.events.push({ tS, kind: 'uncorrectable', node, detail: 'simulated fault' });
   }
 
   // The node's GPU load process exits by itself: the GPU falls idle.

@@ -73,6 +73,7 @@ describe('parseEthtoolLink on real samples', () => {
     expect(files).toEqual([
       'ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt',
       'ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt',
+      'ethtool-link/ethtool-ext-state-cover-letter-examples-partial.txt',
       'ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt',
     ]);
     for (const f of files) expect(sampleSource(f)).toMatch(/^# source: /);
@@ -173,6 +174,17 @@ describe('parseEthtoolLink on constructed full outputs', () => {
     const l = parseEthtoolLink(`Settings for enp1s0f0np0:\n\tSpeed: Unknown!\n\tLink detected: ${value}\n`);
     expect(l.linkDetected).toBe(detected);
     expect(l.linkDownReason).toBe(reason);
+  });
+
+  it("the ext-state patch set's published examples (no cable; autoneg with its sub-state) read their reasons", () => {
+    // The author's "..." elides the lines above; each run is the `Link detected` line alone.
+    const runs = sample('ethtool-link/ethtool-ext-state-cover-letter-examples-partial.txt')
+      .split('\n')
+      .filter((l) => l.startsWith('Link detected:'));
+    expect(runs.map((l) => parseEthtoolLink(`${l}\n`)).map((x) => [x.linkDetected, x.linkDownReason])).toEqual([
+      [false, 'No cable'],
+      [false, 'Autoneg, No partner detected'],
+    ]);
   });
 
   it('a reason carrying control bytes is screened, a long one cut', () => {

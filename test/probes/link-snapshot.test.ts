@@ -5,6 +5,24 @@ import { linkState, linkSnapshotCommands, takeLinkSnapshot } from '../../src/pro
 import { TransportError, type CommandRunner } from '../../src/transport/types.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
 import { newLab, startGpuLoad, startLinkLoad } from '../sim/drive.js';
+import { SIM_LINK_DOWN_REASONS } from '../../src/sim/model.js';
+
+// ethtool netlink/settings.c: names_link_ext_state, and the substates the simulator uses (names_autoneg_..., the
+// link training, bad signal integrity and cable issue tables).
+const EXT_STATES = [
+  'Autoneg',
+  'Link training failure',
+  'Logical mismatch',
+  'Bad signal integrity',
+  'No cable',
+  'Cable issue',
+  'EEPROM issue',
+  'Calibration failure',
+  'Power budget exceeded',
+  'Overheat',
+  'Module',
+];
+const SUBSTATES = ['No partner detected', 'Remote side is not ready yet', 'Large number of physical errors', 'Unsupported cable', 'Cable test failure'];
 
 const IFACE = 'enp1s0f1np1';
 
@@ -66,5 +84,14 @@ describe('takeLinkSnapshot', () => {
     expect(linkState({ raw, stderr: 'netlink error: Operation not permitted\n' })).toEqual({ detected: false, reason: 'Overheat' });
     expect(linkState({ raw, stderr: 'sudo: a password is required\n' })).toEqual({ detected: false, reason: 'Overheat' });
     expect(linkState({ raw: 'ethtool: command not found' })).toEqual({ detected: null, reason: null });
+  });
+
+  it("the simulator's reasons are ethtool's names: a state, then a substate of it when one is given", () => {
+    for (const reason of Object.values(SIM_LINK_DOWN_REASONS)) {
+      const [state, sub, ...rest] = reason.split(', ');
+      expect(EXT_STATES).toContain(state);
+      if (sub !== undefined) expect(SUBSTATES).toContain(sub);
+      expect(rest).toEqual([]);
+    }
   });
 });
