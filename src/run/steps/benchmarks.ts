@@ -5,7 +5,7 @@ import { parseNccl } from '../../probes/nccl.js';
 import { ParseError } from '../../domain/errors.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
-import { linkLoadRows, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
+import { linkLoadRows, loadOutputWarning, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
 import type { DirectionThroughput } from '../../domain/record.js';
 
 // One direction's streams as the journal keeps them: the rows of each rail and the time they ran.
@@ -17,6 +17,7 @@ async function oneDirection(ctx: RunContext, phase: IbWriteBwPhase, direction: 0
   try {
     await ctx.sleep(phase.durationS * 1000);
     const rows = await linkLoadRows(load);
+    for (const r of rows) for (const w of r.warnings ?? []) ctx.warn(loadOutputWarning(r, w));
     return rows.map((r) => ({ ...r, startS: load.startedS, endS: ctx.tS }));
   } finally {
     await stopLinkLoad(ctx, load);
