@@ -137,6 +137,16 @@ function fail(where: string, what: string): never {
   throw new UsageError(`${where}: ${what}`);
 }
 
+// A curve is read between its points in the order of their first value (curveAt): out of order, a curve becomes a
+// constant (every temperature at or below a first point that is the hottest) without a word. Refused, the point named.
+function ascending(curve: RateCurve, field: string, where: string, x: string): void {
+  for (let i = 1; i < curve.length; i++) {
+    if (curve[i]![0] <= curve[i - 1]![0]) {
+      fail(where, `${field}[${i}]: ${x} ${curve[i]![0]} after ${curve[i - 1]![0]}: a curve's points must be in ascending ${x}, each point once`);
+    }
+  }
+}
+
 function isCurve(v: unknown): v is RateCurve {
   return (
     Array.isArray(v) &&
@@ -186,21 +196,22 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     fail(where, 'cable.eeprom.attenuation25gDb is an SFF-8636 byte: set memoryMap "sff8636"');
   const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
   if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
+  s.lanes.forEach((c, i) => ascending(c, `lanes[${i}]`, where, 'NIC temperature'));
   if (s.lanesByReceiver !== undefined) {
     if (typeof s.lanesByReceiver !== 'object' || s.lanesByReceiver === null || Array.isArray(s.lanesByReceiver))
       fail(where, 'lanesByReceiver must map node names to lane curves');
     for (const [node, curves] of Object.entries(s.lanesByReceiver)) {
       if (!s.nodes.some((n) => n.name === node)) fail(where, `lanesByReceiver.${node}: no such node (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
       if (!Array.isArray(curves) || curves.length !== lanes || !curves.every(isCurve)) fail(where, `lanesByReceiver.${node} must hold ${lanes} rate curves`);
+      curves.forEach((c, i) => ascending(c, `lanesByReceiver.${node}[${i}]`, where, 'NIC temperature'));
     }
   }
   if (s.uncorrectablePerS !== undefined && !isCurve(s.uncorrectablePerS)) fail(where, 'uncorrectablePerS must be a rate curve');
-  if (
-    s.burstBits !== undefined &&
-    !(isCurve(s.burstBits) && s.burstBits.every(([ber, bits], i, a) => ber > 0 && ber < 1 && bits >= 1 && bits <= 1000 && (i === 0 || ber > a[i - 1]![0])))
-  ) {
+  if (s.uncorrectablePerS !== undefined) ascending(s.uncorrectablePerS, 'uncorrectablePerS', where, 'NIC temperature');
+  if (s.burstBits !== undefined && !(isCurve(s.burstBits) && s.burstBits.every(([ber, bits]) => ber > 0 && ber < 1 && bits >= 1 && bits <= 1000))) {
     fail(where, 'burstBits must be a list of [pre-FEC BER (0..1, increasing), mean errored bits per error event (1..1000)] points');
   }
+  if (s.burstBits !== undefined) ascending(s.burstBits, 'burstBits', where, 'pre-FEC BER');
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
   return { linkRecoverS: 6, ...s } as ScenarioSpec;
