@@ -39,6 +39,9 @@ export interface NodePhaseStats {
   crcErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  // Successful PHY recoveries without a link drop (total_success_recovery_phy); absent where the receiver's kernel does
+  // not expose the counter (mlx5 before the 2025-03 patch) and in records of journals that never read it.
+  recoveries?: number;
   counterResets: number;
   worstLane: number | null;
   // Rules version 2: the certain ratio, worst lane's 95% lower bound over the others' median 95% upper bound (0: no

@@ -58,6 +58,7 @@ export interface NodePhaseContent {
   postFecErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  recoveries?: number; // successful PHY recoveries (total_success_recovery_phy); absent where not read
   counterResets: number;
   worstLane: number | null;
   worstLaneRatio: number;
@@ -128,6 +129,7 @@ export interface CertificateContent {
     crcErrors: number;
     postFecErrors: number;
     linkDownEvents: number;
+    recoveries?: number; // all receivers and phases, where total_success_recovery_phy was read
     nicTempMaxC: number | null;
   };
   measurements: Measurement[];
@@ -161,6 +163,7 @@ export function summarise(record: RunRecord): CertificateContent['summary'] {
     crcErrors: per.reduce((a, p) => a + p.crcErrors, 0),
     postFecErrors: per.reduce((a, p) => a + p.postFecErrors, 0),
     linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
+    ...(per.some((p) => p.recoveries !== undefined) ? { recoveries: per.reduce((a, p) => a + (p.recoveries ?? 0), 0) } : {}),
     nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
   };
 }
@@ -266,6 +269,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
       postFecErrors: p.postFecErrors,
       symbolErrors: p.symbolErrors,
       linkDownEvents: p.linkDownEvents,
+      ...(p.recoveries !== undefined ? { recoveries: p.recoveries } : {}),
       counterResets: p.counterResets,
       worstLane: p.worstLane,
       worstLaneRatio: p.worstLaneRatio,

@@ -32,6 +32,10 @@ const RUN_ROW: CsvColumn[] = [
   col('crc_errors', 'CRC errors, all receivers and phases'),
   col('post_fec_errors', 'post-FEC (uncorrectable) errors, all receivers and phases'),
   col('link_down_events', 'link-down events, all receivers and phases'),
+  col(
+    'phy_recoveries',
+    'successful PHY recoveries without a link drop (total_success_recovery_phy), all receivers and phases; empty where no kernel exposed it',
+  ),
   col('nic_temp_max_c', 'highest NIC temperature seen, degrees C'),
   col('nodes', 'the two nodes; the node columns below list their values in this order, joined by " / " (empty: unknown)'),
   col('product_name', 'machine (DMI product_name) per node'),

@@ -62,6 +62,7 @@ export function runRow(record: RunRecord): CsvCell[] {
     crc_errors: record.analysis ? s.crcErrors : null,
     post_fec_errors: record.analysis ? s.postFecErrors : null,
     link_down_events: record.analysis ? s.linkDownEvents : null,
+    phy_recoveries: s.recoveries ?? null,
     nic_temp_max_c: s.nicTempMaxC,
     nodes: record.nodes.map((n) => n.name).join(' / '),
     product_name: perNode(record, (n) => n.dmi?.productName),

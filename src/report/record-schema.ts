@@ -158,6 +158,7 @@ const nodePhaseStats = obj({
   crcErrors: num,
   symbolErrors: num,
   linkDownEvents: num,
+  'recoveries?': num,
   counterResets: num,
   worstLane: orNull(num),
   worstLaneRatio: num,

@@ -1,7 +1,7 @@
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
 import type { Reason } from '../domain/outcome.js';
-import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+import type { AnalysisRecord, BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { differentCages } from '../domain/node.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
@@ -119,6 +119,8 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const phases = phasesOf(lines, aborted);
   const stop = decisionLine && graded && rulesVersion.confirmsStop ? stopNote(decisionLine.reason, journalVersion, graded.decision) : null;
   if (stop) notes.push(stop);
+  const unread = rulesVersion.rules['phy-recoveries'] && graded ? recoveriesUnread(graded.analysis) : null;
+  if (unread) notes.push(unread);
 
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
@@ -383,4 +385,14 @@ function cageEnds(nodes: readonly NodeRecord[]): { differentCages?: { node: stri
   const ends = nodes.flatMap((n) => (typeof n.cage?.index === 'number' ? [{ node: n.name, cage: n.cage.index }] : []));
   const differ = differentCages(ends);
   return differ ? { differentCages: differ } : {};
+}
+
+// The receivers whose kernel did not expose total_success_recovery_phy, said once (rules version 5 grades recoveries
+// where it is read): their recoveries without a link drop were not counted, which is not an error.
+function recoveriesUnread(analysis: AnalysisRecord): string | null {
+  const nodes = [...new Set(analysis.perNodePhase.map((s) => s.node))];
+  const unread = nodes.filter((n) => !analysis.perNodePhase.some((s) => s.node === n && s.recoveries !== undefined));
+  if (unread.length === 0) return null;
+  const who = unread.length === nodes.length ? `any receiver (${unread.join(', ')})` : unread.join(', ');
+  return `total_success_recovery_phy: not exposed on ${who} (mlx5 before the 2025-03 patch, or firmware without the PPCNT recovery group): recoveries without a link drop were not counted there`;
 }

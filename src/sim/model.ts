@@ -64,6 +64,7 @@ export interface PortCounters {
   pcsSymbolErrors: number; // rx_pcs_symbol_err_phy: on mlx5 the frames lost as crcFrames (see step())
   crcFrames: number; // frames that overlapped an uncorrectable codeword (rx_crc_errors_phy)
   linkDown: number;
+  recoveries: number; // successful PHY recoveries, the link staying up (total_success_recovery_phy)
 }
 
 // Per-rail (per PCIe function) RDMA traffic counters (vport).
@@ -164,6 +165,7 @@ export const ZERO_PORT = (): PortCounters => ({
   pcsSymbolErrors: 0,
   crcFrames: 0,
   linkDown: 0,
+  recoveries: 0,
 });
 const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
 const ZERO_RAILS = (): [RailCounters, RailCounters][] => [
@@ -475,7 +477,9 @@ export class LabModel {
       else if (f.kind === 'link-load-stop') this.loadClientsQuit(this.faultNode(f), f.atS);
       else if (f.kind === 'gpu-load-stop') this.gpuLoadExits(this.faultNode(f), f.atS);
       else if (f.kind === 'counter-reset') this.resetCounters(this.faultNode(f), f.atS);
+      else if (f.kind === 'phy-recovery') this.recover(this.faultNode(f), f.atS);
     }
+    for (const r of this.spec.recoveries ?? []) if (r.atS >= k && r.atS < k + 1) this.recover(r.node, r.atS);
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
     for (const link of this.links) {
@@ -622,6 +626,13 @@ export class LabModel {
     const i = this.node(node).index;
     for (const link of this.links) link.ends[i]!.counters = ZERO_PORT();
     this.events.push({ tS, kind: 'counter-reset', node });
+  }
+
+  // The node's PHY recovers each of its links that is up without it going down (the port's reset cycle succeeded).
+  private recover(node: string, tS: number): void {
+    const i = this.node(node).index;
+    for (const link of this.links) if (link.linkUp) link.ends[i]!.counters.recoveries += 1;
+    this.events.push({ tS, kind: 'phy-recovery', node });
   }
 
   private reboot(node: string, tS: number): void {

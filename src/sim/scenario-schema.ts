@@ -54,6 +54,7 @@ const node = closed(
     nicFirmware: text('^[\\x20-\\x7e]{1,64}$', 'printable ASCII, at most 64 characters'),
     ncclConf: { type: 'string', maxLength: 4096, title: "the text of the node's /etc/nccl.conf (at most 4096 characters)" },
     ncclVersion: text('^[0-9][0-9A-Za-z.+_-]{0,31}$', 'a version such as 2.28.9+cuda13.0'),
+    recoveryCounter: { type: 'boolean' },
   },
   ['name', 'railIps'],
 );
@@ -109,6 +110,7 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
     lanesByReceiver: { type: 'object', propertyNames: nodeName, additionalProperties: lanes },
     burstBits: { type: 'array', minItems: 1, items: pair({ type: 'number', exclusiveMinimum: 0, maximum: 1000 }) },
     uncorrectablePerS: curve,
+    recoveries: { type: 'array', maxItems: 1000, items: closed({ atS: num(0, 604_800, 'lab seconds in [0, 604800]'), node: nodeName }, ['atS', 'node']) },
     flaps: {
       type: 'array',
       maxItems: 100,

@@ -52,6 +52,9 @@ export interface ScenarioNode {
   ncclConf?: string;
   // The NCCL this node's rank loads and prints (`NCCL version X`); default 2.28.9+cuda13.0.
   ncclVersion?: string;
+  // Its kernel exposes total_success_recovery_phy in `ethtool -S` (mlx5 with the 2025-03 patch, firmware with the PPCNT
+  // recovery group); default false: whether DGX OS's kernel has it is not verified (shared CLUSTERS.md).
+  recoveryCounter?: boolean;
 }
 
 export interface ScenarioEeprom {
@@ -94,6 +97,9 @@ export interface ScenarioSpec {
   // Per receiver (node name): lane curves that replace \`lanes\` at that node. Each direction of a cable is its own set
   // of twinax pairs, so a defect in one direction shows at one receiver only.
   lanesByReceiver?: Record<string, RateCurve[]>;
+  // Successful PHY recoveries (the link stays up), each counted by the receiver named at lab time atS; in ascending
+  // atS. Seen only on a node whose kernel has the counter (recoveryCounter).
+  recoveries?: { atS: number; node: string }[];
   // Pre-FEC errors come in bursts (DFE error propagation): points [pre-FEC BER of a lane, mean errored bits per error
   // event], log-log between points, held beyond the ends; absent = independent bit errors (1). Applies to every lane of
   // both receivers. With the lanes' rates it decides the RS(544,514) codeword statistics: corrected and uncorrectable
@@ -142,7 +148,7 @@ function fail(where: string, what: string): never {
 function ascending(curve: RateCurve, field: string, where: string, x: string): void {
   for (let i = 1; i < curve.length; i++) {
     if (curve[i]![0] <= curve[i - 1]![0]) {
-      fail(where, `${field}[${i}]: ${x} ${curve[i]![0]} after ${curve[i - 1]![0]}: a curve's points must be in ascending ${x}, each point once`);
+      fail(where, `${field}[${i}]: ${x} ${curve[i]![0]} after ${curve[i - 1]![0]}: a curve's points must be in increasing ${x}, each point once`);
     }
   }
 }
@@ -212,6 +218,12 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     fail(where, 'burstBits must be a list of [pre-FEC BER (0..1, increasing), mean errored bits per error event (1..1000)] points');
   }
   if (s.burstBits !== undefined) ascending(s.burstBits, 'burstBits', where, 'pre-FEC BER');
+  for (const [i, r] of (s.recoveries ?? []).entries()) {
+    if (!s.nodes.some((n) => n.name === r.node))
+      fail(where, `recoveries[${i}].node: no such node ${JSON.stringify(r.node)} (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
+    const before = s.recoveries![i - 1];
+    if (before && r.atS < before.atS) fail(where, `recoveries[${i}].atS: ${r.atS} after ${before.atS}: recoveries must be in ascending atS`);
+  }
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
   return { linkRecoverS: 6, ...s } as ScenarioSpec;

@@ -188,6 +188,7 @@ describe('scenarios', () => {
       'marginal-qsfp112': 'MARGINAL',
       'one-direction-runaway': 'FAIL',
       'rare-errors-qsfp56': 'PASS',
+      'recovery-qsfp56': 'MARGINAL',
       'single-rail': 'ERROR',
       'steady-lane-qsfp56': 'MARGINAL',
       'throttled-nic': 'ERROR',

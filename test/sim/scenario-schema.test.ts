@@ -63,7 +63,7 @@ const CASES: Case[] = [
         [60, 1e2],
         [40, 10],
       ]),
-    "lanes[2][1]: NIC temperature 60 after 80: a curve's points must be in ascending NIC temperature, each point once",
+    "lanes[2][1]: NIC temperature 60 after 80: a curve's points must be in increasing NIC temperature, each point once",
   ],
   [
     'a receiver curve with a temperature twice',
@@ -80,7 +80,7 @@ const CASES: Case[] = [
           [[40, 1]],
         ],
       }),
-    "lanesByReceiver.spark-b[2][2]: NIC temperature 70 after 70: a curve's points must be in ascending NIC temperature, each point once",
+    "lanesByReceiver.spark-b[2][2]: NIC temperature 70 after 70: a curve's points must be in increasing NIC temperature, each point once",
   ],
   [
     'an uncorrectable curve out of order',
@@ -89,7 +89,7 @@ const CASES: Case[] = [
         [70, 0.1],
         [50, 0],
       ]),
-    "uncorrectablePerS[1]: NIC temperature 50 after 70: a curve's points must be in ascending NIC temperature, each point once",
+    "uncorrectablePerS[1]: NIC temperature 50 after 70: a curve's points must be in increasing NIC temperature, each point once",
   ],
   [
     'burst points out of order',
@@ -98,7 +98,7 @@ const CASES: Case[] = [
         [1e-5, 2],
         [1e-7, 1.5],
       ]),
-    "burstBits[1]: pre-FEC BER 1e-7 after 0.00001: a curve's points must be in ascending pre-FEC BER, each point once",
+    "burstBits[1]: pre-FEC BER 1e-7 after 0.00001: a curve's points must be in increasing pre-FEC BER, each point once",
   ],
 ];
 
