@@ -152,7 +152,9 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
   const secs = s.plannedEndS! - s.startS;
   const bw = noise(0, s.startS, s.plannedEndS!);
   const peak = a.durationS === null ? bw * 1.004 : 0;
-  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  // What the node's perftest build prints after the table when the run completes (a scenario's perftestTrailer).
+  const trailer = (core.nodeSpec(s.clientNode).perftestTrailer ?? []).map((l) => `${l}\n`).join('');
+  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n${trailer}`;
   return { text, open: text.slice(0, -1) };
 }
 

@@ -55,6 +55,7 @@ const node = closed(
     ncclConf: { type: 'string', maxLength: 4096, title: "the text of the node's /etc/nccl.conf (at most 4096 characters)" },
     ncclVersion: text('^[0-9][0-9A-Za-z.+_-]{0,31}$', 'a version such as 2.28.9+cuda13.0'),
     recoveryCounter: { type: 'boolean' },
+    perftestTrailer: { type: 'array', maxItems: 20, items: text('^[\\x20-\\x7e\\t]{0,200}$', 'a line of printable ASCII (at most 200 characters)') },
   },
   ['name', 'railIps'],
 );

@@ -55,6 +55,9 @@ export interface ScenarioNode {
   // Its kernel exposes total_success_recovery_phy in `ethtool -S` (mlx5 with the 2025-03 patch, firmware with the PPCNT
   // recovery group); default false: whether DGX OS's kernel has it is not verified (shared CLUSTERS.md).
   recoveryCounter?: boolean;
+  // Lines this node's perftest build prints after the closing dashes of an ib_write_bw client run that completes (the
+  // loopback's -D runs), e.g. ["Completed: ...", "Total run time: 10.002s"] (docs/formats.md §5a); generated text.
+  perftestTrailer?: string[];
 }
 
 export interface ScenarioEeprom {

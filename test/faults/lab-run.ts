@@ -21,6 +21,8 @@ export async function labRun(opts: {
   journalIo?: JournalIo;
   // The run's label (default 'fault-test'); null: none, so the run dir is named by the cable serial once read.
   label?: string | null;
+  // Each warning the run gives the operator (ctx.warn), as the live terminal shows them.
+  onWarning?: (line: string) => void;
 }): Promise<RunResult & { lab: SimLab; journal: JournalLine[]; abortedAtS: number | null; runningAtAbort: Record<string, string[]> }> {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));
   const lab = createLab({ scenario: opts.scenario, seed: 7, faults: opts.faults ?? [], clock });
@@ -61,6 +63,7 @@ export async function labRun(opts: {
     scenario: opts.scenario,
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     ...(opts.journalIo ? { journalIo: opts.journalIo } : {}),
+    ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
   });
   const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
     .split('\n')
