@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
@@ -256,6 +257,33 @@ describe('parseEthtoolLink refuses garbage with a ParseError naming the line', (
     const e = parseErr('\tSupported link modes:   100000baseCR4/Full\n\t                        N/A\n\tSpeed: 1Mb/s\n');
     expect(e.line).toBe(2);
     expect(e.reason).toContain('is not a link mode');
+  });
+});
+
+describe('property: a mode list is data', () => {
+  it('any mode names (a digit in each, with or without a duplex suffix), any continuation indent, "Not reported" anywhere: read back in order', () => {
+    const mode = fc
+      .tuple(fc.integer({ min: 1, max: 1_600_000 }), fc.stringMatching(/^[A-Za-z0-9_]{1,12}$/), fc.constantFrom('', '/Full', '/Half'))
+      .map(([speed, media, duplex]) => `${speed}base${media}${duplex}`);
+    const indent = fc.stringMatching(/^[ \t]{1,34}$/);
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(mode, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }),
+        fc.array(indent, { minLength: 6, maxLength: 6 }),
+        fc.boolean(),
+        (lines, indents, nr) => {
+          const [first, ...more] = lines.map((l) => l.join(' '));
+          const text = [
+            `\tSupported link modes:   ${first}${nr ? ' Not reported' : ''}`,
+            ...more.map((l, i) => `${indents[i]}${l}`),
+            '\tSpeed: 200000Mb/s',
+            '',
+          ].join('\n');
+          expect(parseEthtoolLink(text).supportedLinkModes).toEqual(lines.flat());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { sample, samplesIn } from '../helpers/samples.js';
@@ -290,6 +291,46 @@ describe('parseIbWriteBw on the shapes other perftest builds print', () => {
   it("refuses a second run after the first one's table: one run per text", () => {
     const e = parseError(() => parseIbWriteBw(`${promax()}\n${promax()}`));
     expect(e.reason).toBe("a second ib_write_bw run after the first one's result table: one run per text");
+  });
+});
+
+describe('parseIbWriteBw properties of the lines around the table', () => {
+  // A line no build prints as a known shape: printable text led by a letter the known shapes do not start with.
+  const unknownLine = fc
+    .tuple(fc.constantFrom('x', 'q', 'z', 'j'), fc.string({ unit: fc.constantFrom(...' \tabc:=/.-_0123456789KMG[]()'.split('')), maxLength: 60 }))
+    .map(([a, b]) => `${a}${b}`);
+  const known = fc.constantFrom(
+    'Completed: Thu Apr 16 05:52:27 2026',
+    'Total run time: 187.693s',
+    'deallocating GPU buffer 0xfffe3c000000',
+    'destroying current CUDA Ctx',
+    '',
+  );
+
+  it('any lines after the closing dashes: the same rows; the unknown ones are the warnings, in order and trimmed', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(unknownLine, known), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), (after, eol) => {
+        const r = parseIbWriteBw(`${promax()}${after.join(eol)}${eol}`);
+        expect(r.rows).toEqual([promaxRow]);
+        expect(r.warnings).toEqual(after.filter((l) => /^[xqzj]/.test(l)).map((l) => l.trim()));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('any whitespace between the columns of the header and the rows: the same rows', () => {
+    const ws = fc.string({ unit: fc.constantFrom(' ', '\t'), minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(fc.array(ws, { minLength: 10, maxLength: 10 }), (gaps) => {
+        const header = ['#bytes', '#iterations', 'BW peak[Gb/sec]', 'BW average[Gb/sec]', 'MsgRate[Mpps]'].map((c, i) => `${gaps[i]}${c}`).join('');
+        const row = ['65536', '20000', '111.62', '111.61', '0.212877'].map((c, i) => `${gaps[i + 5]}${c}`).join('');
+        const text = promax()
+          .replace(/^ #bytes .*$/m, header)
+          .replace(/^ 65536 .*$/m, row);
+        expect(parseIbWriteBw(text).rows).toEqual([promaxRow]);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
