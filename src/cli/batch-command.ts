@@ -282,7 +282,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
       },
     });
-    return { deps: { ...deps, portOffset: req.portOffset }, place };
+    return { deps: { ...deps, portOffset: req.portOffset, ...(req.golden ? { role: 'golden' as const } : {}) }, place };
   };
   // A cable's run has ended: its reports, the store told, the batch row updated.
   const cableDone = async (r: RunResult, place: { batchId: string; batchRole: 'golden-first' | 'golden-last' | 'cable' }): Promise<CableDone> => {

@@ -52,6 +52,8 @@ export interface RunDeps {
   // Warnings for the operator while the run goes on (one line each, e.g. the cable's ends in different cages).
   onWarning?: (line: string) => void;
   preflightOnly?: boolean;
+  // The batch's golden reference cable, run first and last to check the bench (journaled in run-start).
+  role?: 'golden';
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
   // Batch with a node in two pairs: the nodes shared with another cable under test (recorded), and a gate the
@@ -143,6 +145,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
     chain: 'sha256-prev',
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
+    // The batch's golden reference cable (the record says so: counted apart from the box's cables).
+    ...(deps.role === 'golden' ? { role: 'golden' } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
     // Qualified at once with the cable in the other cage: this cable's cage, and the other's with its run.

@@ -1,0 +1,132 @@
+// A run's result computed once from its record (the record builder's last step, src/run/record-builder.ts): what
+// kind of run it was, whether it qualifies a cable, and each figure under its one name and definition
+// (src/domain/result.ts). Every output reads it through resultOfRecord, which computes it for records written before
+// it was stored. Pure: no I/O, no clock.
+import { FEC_LIMIT_BER } from '../analysis/counters.js';
+import { fecMarginOf } from '../analysis/analyze.js';
+import { CABLE_VERDICTS } from '../domain/outcome.js';
+import type { NodePhaseStats, RunRecord } from '../domain/record.js';
+import { RESULT_VERSION, reasonJson, type Located, type ResultKind, type RunResult, type SoakFigures } from '../domain/result.js';
+
+// A lane ratio as a reader should see it: "no errors" when no lane had any, "at least" when only bounded.
+export function laneRatioText(p: { laneStats: readonly unknown[]; worstLane: number | null; worstLaneRatio: number; ratioAgainstZero?: boolean }): string {
+  if (p.laneStats.length < 2) return '—';
+  if (p.worstLane === null || !(p.worstLaneRatio > 0)) return 'no errors';
+  const v = p.worstLaneRatio >= 100 ? p.worstLaneRatio.toFixed(0) : String(Number(p.worstLaneRatio.toPrecision(2)));
+  return `${p.ratioAgainstZero ? 'at least ' : ''}${v}x`;
+}
+
+// What the run was: a preflight (only the preflight phase ran: records before the kind said so too), else the kind the
+// record states (records before set-up checks were told apart got a certificate: a qualification).
+function kindOf(record: RunRecord): ResultKind {
+  if (record.kind === 'preflight') return 'preflight';
+  if (record.phases.length > 0 && record.phases.every((p) => p.kind === 'preflight')) return 'preflight';
+  return record.kind === 'setup-check' ? 'setup-check' : 'qualification';
+}
+
+// The worst of `stats` by `score` (highest), located; null when none scores.
+function worstOf(stats: readonly NodePhaseStats[], score: (s: NodePhaseStats) => { value: number; lane: number | null } | null): Located | null {
+  let best: Located | null = null;
+  for (const s of stats) {
+    const x = score(s);
+    if (x && (best === null || x.value > best.value)) best = { value: x.value, node: s.node, phase: s.phase, lane: x.lane };
+  }
+  return best;
+}
+
+// "FEC margin" over some receiver-phases: the worst lane's bound, as decades below the RS(544,514) input limit.
+function marginOver(stats: readonly NodePhaseStats[]): Located | null {
+  const worst = worstOf(stats, (s) => {
+    const m = fecMarginOf(s);
+    return m ? { value: -m.decades, lane: m.lane } : null;
+  });
+  return worst ? { ...worst, value: -worst.value } : null;
+}
+
+function soakFigures(phase: string, stats: readonly NodePhaseStats[]): SoakFigures {
+  const of = stats.filter((s) => s.phase === phase);
+  const max = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+  return {
+    phase,
+    seconds: of.length ? Math.min(...of.map((s) => s.seconds)) : 0,
+    preFecBer: max(of.map((s) => s.preFecBer).filter(Number.isFinite)),
+    preFecBerUb95: max(of.map((s) => s.preFecBerUb95).filter(Number.isFinite)),
+  };
+}
+
+const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+
+// The result of a finished record.
+export function resultOf(record: RunRecord): RunResult {
+  const kind = kindOf(record);
+  const role = record.role === 'golden' ? 'golden' : 'cable';
+  const judged = CABLE_VERDICTS.includes(record.outcome);
+  const stats = kind === 'preflight' ? [] : (record.analysis?.perNodePhase ?? []);
+  // The graded phases are the soaks, and only those with data (a run with no soak has no bound and no headline).
+  const soakNames = record.phases.filter((p) => p.kind === 'soak').map((p) => p.name);
+  const gradedPhases = [...new Set(soakNames)].filter((name) => stats.some((s) => s.phase === name));
+  const graded = stats.filter((s) => gradedPhases.includes(s.phase));
+  const headlinePhase = record.headline && gradedPhases.includes(record.headline.phase) ? record.headline.phase : (gradedPhases.at(-1) ?? null);
+  const worstLane = worstOf(graded, (s) => {
+    const l = s.laneStats.reduce<(typeof s.laneStats)[number] | null>((w, x) => (w === null || x.berUb95 > w.berUb95 ? x : w), null);
+    return l ? { value: l.berUb95, lane: l.lane } : null;
+  });
+  const worstLaneStats = worstLane ? graded.find((s) => s.node === worstLane.node && s.phase === worstLane.phase) : undefined;
+  const ratioStats = graded
+    .filter((s) => s.laneStats.length >= 2)
+    .reduce<NodePhaseStats | null>((w, s) => (w === null || s.worstLaneRatio > w.worstLaneRatio ? s : w), null);
+  const soaks = gradedPhases.map((p) => soakFigures(p, graded));
+  const loadedAt = soaks.findIndex((s) => s.phase === headlinePhase);
+  const deciding =
+    record.outcome === 'PASS'
+      ? undefined
+      : record.outcome === 'FAIL' || record.outcome === 'MARGINAL'
+        ? (record.reasons.find((r) => r.grade === record.outcome) ?? record.reasons[0])
+        : record.reasons[0];
+  const counted = graded.length > 0;
+  const temps = graded.map((s) => s.nicTempMaxC).filter((t): t is number => t !== null && Number.isFinite(t));
+  return {
+    version: RESULT_VERSION,
+    kind,
+    role,
+    outcome: record.outcome,
+    judged,
+    qualifies: judged && kind === 'qualification' && role === 'cable',
+    gradedPhases,
+    headlinePhase,
+    fecMargin: marginOver(graded),
+    headlineMargin: headlinePhase === null ? null : marginOver(graded.filter((s) => s.phase === headlinePhase)),
+    worstLaneBer: worstLane && worstLaneStats ? { ...worstLane, ber: worstLaneStats.laneStats.find((l) => l.lane === worstLane.lane)?.ber ?? 0 } : null,
+    laneRatio: ratioStats
+      ? {
+          value: ratioStats.worstLaneRatio,
+          node: ratioStats.node,
+          phase: ratioStats.phase,
+          lane: ratioStats.worstLane,
+          text: laneRatioText(ratioStats),
+          againstZero: ratioStats.ratioAgainstZero === true,
+        }
+      : null,
+    deciding: deciding ? reasonJson(deciding) : null,
+    decidedAtS: record.decidedAtS,
+    crcErrors: counted ? sum(graded.map((s) => s.crcErrors)) : null,
+    postFecErrors: counted ? sum(graded.map((s) => s.postFecErrors)) : null,
+    linkDownEvents: counted ? sum(graded.map((s) => s.linkDownEvents)) : null,
+    nicTempMaxC: temps.length ? Math.max(...temps) : null,
+    soaks,
+    loadedSoak: loadedAt >= 0 ? soaks[loadedAt]! : null,
+    idleSoak: loadedAt > 0 ? soaks[loadedAt - 1]! : null,
+    ibWriteBwGbps: record.benchmarks.ibWriteBw?.sumMedianGbps ?? null,
+    ncclBusbwGBs: record.benchmarks.nccl?.busbwGBs ?? null,
+  };
+}
+
+// The one reader of a record's result: the stored one when it is of this version, else computed from the record
+// (records written before results were stored, or by another version).
+export function resultOfRecord(record: RunRecord): RunResult {
+  const stored = record.result;
+  return stored && stored.version === RESULT_VERSION ? stored : resultOf(record);
+}
+
+// The FEC limit the margins are measured against, as the outputs name it.
+export const FEC_MARGIN_BASIS = `below the RS(544,514) design input BER ${FEC_LIMIT_BER.toExponential(1)} (worst lane, 95% upper bound)`;
