@@ -56,6 +56,16 @@ function soakFigures(phase: string, stats: readonly NodePhaseStats[]): SoakFigur
 
 const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
 
+// Records of rules version 1 (their analysis names no graded phases) stated their FEC margin by another definition (the
+// worst receiver-phase's BER bound of all lanes together, over every phase): it is read as they stated it, at the
+// receiver-phase whose bound it is. Later records state it over the graded soaks, as marginOver computes it.
+function recordedMargin(record: RunRecord, stats: readonly NodePhaseStats[]): Located | null {
+  const a = record.analysis;
+  if (!a || a.gradedPhases !== undefined || a.fecMarginDecades === null || !Number.isFinite(a.fecMarginDecades)) return null;
+  const at = stats.reduce<NodePhaseStats | null>((w, s) => (w === null || s.preFecBerUb95 > w.preFecBerUb95 ? s : w), null);
+  return at ? { value: a.fecMarginDecades, node: at.node, phase: at.phase, lane: null } : null;
+}
+
 // The result of a finished record.
 export function resultOf(record: RunRecord): RunResult {
   const kind = kindOf(record);
@@ -66,7 +76,8 @@ export function resultOf(record: RunRecord): RunResult {
   const soakNames = record.phases.filter((p) => p.kind === 'soak').map((p) => p.name);
   const gradedPhases = [...new Set(soakNames)].filter((name) => stats.some((s) => s.phase === name));
   const graded = stats.filter((s) => gradedPhases.includes(s.phase));
-  const headlinePhase = record.headline && gradedPhases.includes(record.headline.phase) ? record.headline.phase : (gradedPhases.at(-1) ?? null);
+  // The headline is the record's, when it is a graded soak (a record without one, as of rules version 1, states none).
+  const headlinePhase = record.headline && gradedPhases.includes(record.headline.phase) ? record.headline.phase : null;
   const worstLane = worstOf(graded, (s) => {
     const l = s.laneStats.reduce<(typeof s.laneStats)[number] | null>((w, x) => (w === null || x.berUb95 > w.berUb95 ? x : w), null);
     return l ? { value: l.berUb95, lane: l.lane } : null;
@@ -76,7 +87,8 @@ export function resultOf(record: RunRecord): RunResult {
     .filter((s) => s.laneStats.length >= 2)
     .reduce<NodePhaseStats | null>((w, s) => (w === null || s.worstLaneRatio > w.worstLaneRatio ? s : w), null);
   const soaks = gradedPhases.map((p) => soakFigures(p, graded));
-  const loadedAt = soaks.findIndex((s) => s.phase === headlinePhase);
+  // The loaded soak: the headline soak, else (records without a headline) the last graded soak.
+  const loadedAt = soaks.findIndex((s) => s.phase === (headlinePhase ?? gradedPhases.at(-1)));
   const deciding =
     record.outcome === 'PASS'
       ? undefined
@@ -94,7 +106,7 @@ export function resultOf(record: RunRecord): RunResult {
     qualifies: judged && kind === 'qualification' && role === 'cable',
     gradedPhases,
     headlinePhase,
-    fecMargin: marginOver(graded),
+    fecMargin: recordedMargin(record, stats) ?? marginOver(graded),
     headlineMargin: headlinePhase === null ? null : marginOver(graded.filter((s) => s.phase === headlinePhase)),
     worstLaneBer: worstLane && worstLaneStats ? { ...worstLane, ber: worstLaneStats.laneStats.find((l) => l.lane === worstLane.lane)?.ber ?? 0 } : null,
     laneRatio: ratioStats
