@@ -289,6 +289,8 @@ const LATEST_VERDICT = `ROW_NUMBER() OVER (PARTITION BY cable_serial ORDER BY st
 // The rows every count of qualified cables, yield and histogram reads: a judged qualification of a cable (the result's
 // qualifies; rows before schema 5 were given it by the migration).
 const QUALIFIES = 'qualifies = 1';
+// The golden reference's runs check the bench: its serial is no cable of the part (rows before schema 5: by batch role).
+const NOT_GOLDEN = "(batch_role IS NULL OR batch_role = 'cable') AND (run_role IS NULL OR run_role <> 'golden')";
 
 // Cables (by latest complete verdict) and runs (by outcome) per part number and per vendor.
 export async function partsAndVendors(
@@ -311,7 +313,7 @@ export async function partsAndVendors(
        ) t WHERE k = 1 GROUP BY part_number, vendor, outcome`,
     ),
     db.all<{ part_number: string; vendor: string | null; n: number | string }>(
-      `SELECT part_number, vendor, COUNT(DISTINCT cable_serial) AS n FROM runs WHERE part_number IS NOT NULL AND cable_serial IS NOT NULL ${sim} GROUP BY part_number, vendor`,
+      `SELECT part_number, vendor, COUNT(DISTINCT cable_serial) AS n FROM runs WHERE part_number IS NOT NULL AND cable_serial IS NOT NULL AND ${NOT_GOLDEN} ${sim} GROUP BY part_number, vendor`,
     ),
   ]);
   type Entry = { runs: Counts; cables: CableCounts; serials: number };
@@ -388,7 +390,7 @@ export async function yieldPage(
   const col = by === 'part' ? 'part_number' : 'vendor';
   const rows = await db.all(
     `SELECT run_id, cable_serial, lot, outcome, state, started_at, vendor, part_number, fec_margin_decades, worst_lane_ber, worst_lane_ber_ub95,
-       headline_margin_decades, headline_ber_ub95, deciding_unit, deciding_value, qualifies
+       headline_margin_decades, headline_ber_ub95, deciding_unit, deciding_value, qualifies, batch_role, run_role
      FROM runs WHERE ${col} = ? ${scope.simulated ? '' : 'AND simulated = 0'} ORDER BY started_at, run_id`,
     [key],
   );
@@ -408,7 +410,7 @@ export async function yieldPage(
     lotOf(lot).runs[k]++;
     total[k]++;
     const serial = s(r['cable_serial']);
-    if (!serial) continue;
+    if (!serial || r['batch_role'] === 'golden-first' || r['batch_role'] === 'golden-last' || r['run_role'] === 'golden') continue;
     seen.set(serial, lot);
     if (r['state'] === 'finished' && (k === 'PASS' || k === 'MARGINAL' || k === 'FAIL') && Number(r['qualifies']) === 1) latest.set(serial, r);
   }
@@ -508,12 +510,13 @@ export async function liveRuns(db: SqlDb): Promise<
     updatedAt: string | null;
     phase: string | null;
     elapsedS: number | null;
-    remainingS: number | null;
+    remainingS: number | null; // the whole procedure's time left
+    phaseRemainingS: number | null; // the current phase's
     status: unknown;
   }[]
 > {
   const rows = await db.all(
-    `SELECT r.run_id, r.label, r.station_id, r.simulated, r.started_at, r.batch_id, l.updated_at, l.phase, l.elapsed_s, l.remaining_s, l.status
+    `SELECT r.run_id, r.label, r.station_id, r.simulated, r.started_at, r.batch_id, l.updated_at, l.phase, l.elapsed_s, l.remaining_s, l.phase_remaining_s, l.status
      FROM runs r LEFT JOIN live l ON l.run_id = r.run_id WHERE r.state = 'running' ORDER BY r.started_at DESC LIMIT ?`,
     [200],
   );
@@ -528,6 +531,7 @@ export async function liveRuns(db: SqlDb): Promise<
     phase: s(r['phase']),
     elapsedS: n(r['elapsed_s']),
     remainingS: n(r['remaining_s']),
+    phaseRemainingS: n(r['phase_remaining_s']),
     status: typeof r['status'] === 'string' ? JSON.parse(r['status']) : null,
   }));
 }
@@ -609,13 +613,21 @@ export async function batchOf(db: SqlDb, id: string): Promise<{ batch: BatchItem
 export async function liveOf(
   db: SqlDb,
   runId: string,
-): Promise<{ phase: string | null; elapsedS: number | null; remainingS: number | null; updatedAt: string | null; status: unknown } | null> {
-  const [r] = await db.all('SELECT phase, elapsed_s, remaining_s, updated_at, status FROM live WHERE run_id = ?', [runId]);
+): Promise<{
+  phase: string | null;
+  elapsedS: number | null;
+  remainingS: number | null;
+  phaseRemainingS: number | null;
+  updatedAt: string | null;
+  status: unknown;
+} | null> {
+  const [r] = await db.all('SELECT phase, elapsed_s, remaining_s, phase_remaining_s, updated_at, status FROM live WHERE run_id = ?', [runId]);
   if (!r) return null;
   return {
     phase: s(r['phase']),
     elapsedS: n(r['elapsed_s']),
     remainingS: n(r['remaining_s']),
+    phaseRemainingS: n(r['phase_remaining_s']),
     updatedAt: s(r['updated_at']),
     status: typeof r['status'] === 'string' ? JSON.parse(r['status']) : null,
   };

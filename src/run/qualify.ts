@@ -25,7 +25,7 @@ import { soak } from './steps/soak.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
-import { LiveStateFile, protocolRemainingS } from './live-state.js';
+import { LiveStateFile, progressOf } from './live-state.js';
 import { cmd } from '../transport/commands.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
@@ -125,8 +125,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
     deps.wallNow ?? Date.now,
   );
-  const liveNow = (force = false) =>
-    live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
+  const liveNow = (force = false) => live.update(progressOf(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS), force);
   journal.append({
     type: 'run-start',
     tS: 0,
@@ -414,10 +413,7 @@ function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
     gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
   }
   return {
-    phase: ctx.currentPhase,
-    elapsedS: ctx.tS,
-    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
-    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
+    ...progressOf(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
     laneRates,
     nicTempC,
     gpuTempC,
