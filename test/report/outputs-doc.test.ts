@@ -13,7 +13,7 @@ describe('docs/outputs.md', () => {
     const start = doc.indexOf('<!-- csv-dictionary:');
     const end = doc.indexOf('<!-- /csv-dictionary -->');
     expect(start).toBeGreaterThan(0);
-    expect(doc.slice(doc.indexOf('\n', start) + 2, end)).toBe(csvDictionary());
+    expect(doc.slice(doc.indexOf('\n', start), end).trim()).toBe(csvDictionary().trim());
     expect(doc).toContain('| `fec_margin_decades` | decades | graded soaks | worst receiver |');
   });
 
