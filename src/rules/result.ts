@@ -2,7 +2,6 @@
 // kind of run it was, whether it qualifies a cable, and each figure under its one name and definition
 // (src/domain/result.ts). Every output reads it through resultOfRecord, which computes it for records written before
 // it was stored. Pure: no I/O, no clock.
-import { FEC_LIMIT_BER } from '../analysis/counters.js';
 import { fecMarginOf } from '../analysis/analyze.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
 import type { NodePhaseStats, RunRecord } from '../domain/record.js';
@@ -139,6 +138,3 @@ export function resultOfRecord(record: RunRecord): RunResult {
   const stored = record.result;
   return stored && stored.version === RESULT_VERSION ? stored : resultOf(record);
 }
-
-// The FEC limit the margins are measured against, as the outputs name it.
-export const FEC_MARGIN_BASIS = `below the RS(544,514) design input BER ${FEC_LIMIT_BER.toExponential(1)} (worst lane, 95% upper bound)`;
