@@ -146,7 +146,8 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
           record.simulated,
           p.node,
           p.phase,
-          ...[...Array(lanes).keys()].map((l) => p.laneRates[l]),
+          // A lane the cable does not have (a 2-lane cable read through 4-lane counters) is empty, not 0.
+          ...[...Array(lanes).keys()].map((l) => (l < (record.cable.lanes ?? Infinity) ? p.laneRates[l] : null)),
           p.nicTempC,
           ...extra.map((id) => cell(p.readings?.[id])),
         ] as CsvCell[],

@@ -103,6 +103,21 @@ describe('run CSVs', () => {
   });
 });
 
+describe('a 2-lane cable', () => {
+  it('timeseries.csv leaves the lanes it does not have empty, not 0 (#31 item 7)', async () => {
+    const base = failingCloneRecord();
+    const rec = { ...base, cable: { ...base.cable, lanes: 2 } };
+    const dir = makeRunDir(tempRoot(), rec);
+    await writeRunCsvs(rec, dir, { timeseries: failingCloneTimeseries() });
+    const rows = asObjects(readFileSync(join(dir, 'timeseries.csv'), 'utf8'));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect([r['lane_2_errors_per_s'], r['lane_3_errors_per_s']]).toEqual(['', '']);
+      expect(r['lane_0_errors_per_s']).not.toBe('');
+    }
+  });
+});
+
 describe('compareRuns', () => {
   it('one row per run, per-part summary beside it, non-run dirs skipped with a warning', async () => {
     const root = tempRoot();
