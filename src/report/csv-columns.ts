@@ -1,4 +1,4 @@
-// Every CSV column with its meaning; README docs are generated from this, and writers use it for header order.
+// Every CSV column with its meaning; the docs are generated from this, and writers use it for header order.
 // unit, phase and receiver: what a figure column measures in, over which phase(s) and at which receiver(s) (absent: the
 // column is not a measurement). docs/outputs.md's column dictionary is this table (test/report/outputs-doc.test.ts).
 export interface CsvColumn {
