@@ -60,6 +60,8 @@ export interface RunResult {
   headlineMargin: Located | null;
   // "worst-lane BER": the worst lane's pre-FEC BER 95% upper bound over the graded soaks (and its point estimate).
   worstLaneBer: (Located & { ber: number }) | null;
+  // "loaded-soak worst-lane BER": the same over the headline soak only (the certificate's headline table's "below").
+  headlineWorstLaneBer: Located | null;
   // "lane ratio": the worst lane against the others' median over the graded soaks, with its one text.
   laneRatio: (Located & { text: string; againstZero: boolean }) | null;
   // The reason that decided a FAIL or MARGINAL (or why an ERROR or ABORTED could not judge); null for a PASS.

@@ -77,10 +77,11 @@ export function resultOf(record: RunRecord): RunResult {
   const graded = stats.filter((s) => gradedPhases.includes(s.phase));
   // The headline is the record's, when it is a graded soak (a record without one, as of rules version 1, states none).
   const headlinePhase = record.headline && gradedPhases.includes(record.headline.phase) ? record.headline.phase : null;
-  const worstLane = worstOf(graded, (s) => {
+  const worstLaneOf = (s: NodePhaseStats) => {
     const l = s.laneStats.reduce<(typeof s.laneStats)[number] | null>((w, x) => (w === null || x.berUb95 > w.berUb95 ? x : w), null);
     return l ? { value: l.berUb95, lane: l.lane } : null;
-  });
+  };
+  const worstLane = worstOf(graded, worstLaneOf);
   const worstLaneStats = worstLane ? graded.find((s) => s.node === worstLane.node && s.phase === worstLane.phase) : undefined;
   const ratioStats = graded
     .filter((s) => s.laneStats.length >= 2)
@@ -108,6 +109,13 @@ export function resultOf(record: RunRecord): RunResult {
     fecMargin: recordedMargin(record, stats) ?? marginOver(graded),
     headlineMargin: headlinePhase === null ? null : marginOver(graded.filter((s) => s.phase === headlinePhase)),
     worstLaneBer: worstLane && worstLaneStats ? { ...worstLane, ber: worstLaneStats.laneStats.find((l) => l.lane === worstLane.lane)?.ber ?? 0 } : null,
+    headlineWorstLaneBer:
+      headlinePhase === null
+        ? null
+        : worstOf(
+            graded.filter((s) => s.phase === headlinePhase),
+            worstLaneOf,
+          ),
     laneRatio: ratioStats
       ? {
           value: ratioStats.worstLaneRatio,

@@ -114,10 +114,6 @@ const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.is
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const maxOf = (xs: (number | null)[]): number | null => {
-  const ok = xs.filter((x): x is number => x !== null);
-  return ok.length ? Math.max(...ok) : null;
-};
 
 // The station: the controller and the two nodes it drove (in the run's order).
 export function stationOf(controller: string | null, nodes: unknown[]): StationRow | null {
@@ -206,7 +202,7 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     signer_fingerprint: place.certificate?.signer ?? null,
     content_sha256: null,
     headline_margin_decades: result?.headlineMargin?.value ?? null,
-    headline_ber_ub95: headlineBound(result, obj(record['headline'])),
+    headline_ber_ub95: result?.headlineWorstLaneBer?.value ?? null,
     deciding_rule: result?.deciding?.rule ?? null,
     deciding_value: typeof result?.deciding?.value === 'number' ? result.deciding.value : null,
     deciding_unit: result?.deciding?.unit ?? null,
@@ -261,13 +257,6 @@ function resultOfValue(record: Obj): RunResult | null {
   } catch {
     return null;
   }
-}
-
-// The certificate's worst lane in the headline soak: its BER 95% upper bound (the table's "below" figure).
-function headlineBound(result: RunResult | null, headline: Obj | null): number | null {
-  if (!result?.headlinePhase) return null;
-  const bounds = arr(headline?.['receivers']).flatMap((r) => arr(obj(r)?.['lanes']).map((l) => num(obj(l)?.['berUb95'])));
-  return maxOf(bounds);
 }
 
 const UNIT_SHORT: Record<string, string> = { decades: 'dec', errors: 'err', events: 'ev' };

@@ -110,6 +110,10 @@ describe('every output of one run gives the same figures', { timeout: 60_000 }, 
       const worst = record.result!.worstLaneBer;
       const row = api.runs.find((x) => x['runId'] === record.runId)!;
       expect(row['worstLaneBerUb95'] ?? null, scenario).toBe(worst?.value ?? null);
+      // The loaded-soak worst-lane bound under its own name: the certificate's headline table's "below".
+      const headline = record.result!.headlineWorstLaneBer;
+      expect(row['headlineBerUb95'] ?? null, scenario).toBe(headline?.value ?? null);
+      if (headline) expect(headline.value, scenario).toBe(Math.max(...record.headline!.receivers.flatMap((x) => x.lanes.map((l) => l.berUb95))));
       if (!worst) continue;
       expect(record.phases.find((p) => p.name === worst.phase)!.kind, scenario).toBe('soak');
       // It is the largest lane bound over the soaks' receivers, and the record's own lane statistics say so.
