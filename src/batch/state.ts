@@ -42,7 +42,8 @@ export interface CycleRecord {
   settledAt: string | null;
   rebootS: number | null; // from the reboot command until both nodes answered with new boot ids (null: no reboot)
   endedAt: string | null;
-  qualified: number; // cables of the cycle that got a cable verdict (PASS, MARGINAL or FAIL)
+  qualified: number; // cables of the cycle a qualification judged (PASS, MARGINAL or FAIL); golden runs not counted
+  setupChecks?: number; // cables of the cycle a set-up check judged (they qualify none); absent in states before it
 }
 
 // The batch's memory across interruptions: written atomically after every change.

@@ -1,3 +1,4 @@
+import { cableJson } from '../report/run-json.js';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
@@ -77,22 +78,8 @@ export async function gradeCommand(args: { runDirs: string[]; protocol?: string;
     if (args.json) {
       io.stdout(
         `${JSON.stringify({
-          outcome: record.outcome,
-          reasons: record.reasons.map((r) => ({
-            rule: r.rule,
-            message: r.message,
-            ...(r.node ? { node: r.node } : {}),
-            ...(r.lane !== undefined ? { lane: r.lane } : {}),
-            ...(r.phase ? { phase: r.phase } : {}),
-          })),
-          headline: record.headline ?? null,
-          rulesVersion: record.rules?.version ?? null,
-          qualification: record.kind === 'qualification',
-          protocol: record.protocol.name,
+          ...cableJson(record, { runDir, certificate: null, document: null }),
           notes,
-          runDir,
-          decidedAtS: record.decidedAtS,
-          simulated: record.simulated,
           ...(record.journal.badLines ? { badJournalLines: record.journal.badLines } : {}),
         })}\n`,
       );

@@ -4,7 +4,6 @@
 import type pino from 'pino';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
-import type { RunRecord } from '../domain/record.js';
 import { printable } from '../domain/text.js';
 import type { LiveStatus } from '../run/context.js';
 import { JournalWriteError } from '../run/journal.js';
@@ -13,24 +12,13 @@ import type { RunDeps, RunResult } from '../run/qualify.js';
 import { observedRunOf, type RunObservers } from '../store/run-observers.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { signalExitCode, type CliIo } from './io.js';
-import { cliRunDeps, finishRun, journalBroke, prepare, printOutcome, type RunArgs } from './run-command.js';
+import { cliRunDeps, finishRun, journalBroke, prepare, type RunArgs } from './run-command.js';
+import { printOutcome } from './run-summary.js';
+import { cableJson, type CableJson } from '../report/run-json.js';
 import { formatStatus } from './status.js';
 
 // The cages, in the order the cables are run and reported.
 const CAGES = [0, 1] as const;
-
-// One cable's line of the --json output.
-interface CableJson {
-  cage: number;
-  serial: string | null;
-  outcome: string;
-  qualification: boolean;
-  reasons: { rule: string; message: string; node?: string; advice?: string }[];
-  decidedAtS: number | null;
-  certificate: string | null;
-  document: string | null;
-  runDir: string;
-}
 
 // Run both cables; the exit code is the worst of the two (ABORTED, ERROR, FAIL, then PASS or MARGINAL), or the signal's.
 export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
@@ -96,9 +84,9 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
       continue;
     }
     const { certificate, document } = await finishRun(s.value, io, observers);
-    cables.push(cableJson(cage, s.value.record, s.value.runDir, certificate, document));
+    cables.push(cableJson(s.value.record, { cage, runDir: s.value.runDir, certificate, document }));
     codes.push(exitCodeFor(s.value.record.outcome));
-    if (!args.json) printOutcome(s.value.record, s.value.runDir, io, `cage ${cage}: `);
+    if (!args.json) printOutcome(s.value.record, s.value.runDir, io, `cage ${cage}: `, document);
   }
   if (args.json)
     io.stdout(`${JSON.stringify({ mode: 'both-cages', simulated: settled.some((s) => s.status === 'fulfilled' && s.value.record.simulated), cables })}\n`);
@@ -113,20 +101,6 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
 function worstCode(codes: number[]): number {
   if (codes.includes(EXIT.fail)) return EXIT.fail;
   return Math.max(EXIT.ok, ...codes);
-}
-
-function cableJson(cage: number, record: RunRecord, runDir: string, certificate: string | null, document: string | null): CableJson {
-  return {
-    cage,
-    serial: record.cable.serial,
-    outcome: record.outcome,
-    qualification: record.kind === 'qualification',
-    reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
-    decidedAtS: record.decidedAtS,
-    certificate,
-    document,
-    runDir,
-  };
 }
 
 // Both runs on one status line (a terminal), each half as wide; a log gets each run's line when its phase changes.

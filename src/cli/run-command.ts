@@ -31,6 +31,9 @@ import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
 import { observedRunOf, RunObservers } from '../store/run-observers.js';
+import { cableJson } from '../report/run-json.js';
+import { reasonJson } from '../domain/result.js';
+import { printOutcome } from './run-summary.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -397,29 +400,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
-        outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({
-          rule: r.rule,
-          message: r.message,
-          ...(r.grade ? { grade: r.grade } : {}),
-          ...(r.node ? { node: r.node } : {}),
-          ...(r.lane !== undefined ? { lane: r.lane } : {}),
-          ...(r.phase ? { phase: r.phase } : {}),
-          ...(r.advice ? { advice: r.advice } : {}),
-        })),
-        // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
-        headline: record.headline ?? null,
-        rulesVersion: record.rules?.version ?? null,
-        // A set-up check (a protocol short of the burn-in, src/rules/qualification.ts) qualifies no cable.
-        qualification: record.kind === 'qualification',
-        protocol: record.protocol.name,
-        ...(record.shortOfQualification ? { shortOfQualification: record.shortOfQualification } : {}),
-        runDir,
-        certificate,
-        document,
-        cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
-        decidedAtS: record.decidedAtS,
-        simulated: record.simulated,
+        ...cableJson(record, { runDir, certificate, document }),
         sampling: {
           ticks: record.sampling.ticks,
           intervalP50Ms: record.sampling.intervalP50Ms,
@@ -429,7 +410,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
       })}\n`,
     );
   } else {
-    printOutcome(record, runDir, io);
+    printOutcome(record, runDir, io, '', document);
   }
   return finalCode(record, io, signal);
 }
@@ -441,19 +422,6 @@ export async function finishRun(result: RunResult, io: CliIo, observers: RunObse
   const document = written.find((p) => p.endsWith('.html')) ?? null;
   await observers.finished(result.record, result.runDir);
   return { certificate: document?.endsWith('certificate.html') ? document : null, document };
-}
-
-// What a finished run says on stdout without --json: outcome and cable, what it may claim, reasons, where it is.
-export function printOutcome(record: RunRecord, runDir: string, io: CliIo, prefix = ''): void {
-  const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
-  io.stdout(`${prefix}${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
-  if (record.kind === 'setup-check')
-    io.stdout(
-      `  set-up check (protocol ${printable(record.protocol.name)}), not a qualification: ${(record.shortOfQualification ?? []).map(printable).join('; ')}\n`,
-    );
-  printReasons(record, io);
-  if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
-  io.stdout(`  run directory: ${runDir}\n`);
 }
 
 // `cablequal preflight`: checks both nodes without loading anything; says what each node showed, no cable verdict.
@@ -469,12 +437,7 @@ export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: A
       `${JSON.stringify({
         ready,
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({
-          rule: r.rule,
-          message: r.message,
-          ...(r.node ? { node: r.node } : {}),
-          ...(r.advice ? { advice: r.advice } : {}),
-        })),
+        reasons: record.reasons.map(reasonJson),
         nodes: record.nodes,
         runDir,
         simulated: record.simulated,

@@ -93,7 +93,7 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
   const runs = liveRuns(dir);
   if (args.json) {
     io.stdout(
-      `${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`,
+      `${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, phaseRemainingS: r.phaseRemainingS ?? null, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`,
     );
     return EXIT.ok;
   }
@@ -106,7 +106,9 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
     const head = r.verdict === 'running' ? 'RUNNING' : r.verdict === 'died' ? 'DIED' : r.verdict === 'not-updating' ? 'NOT UPDATING' : 'UNKNOWN';
     io.stdout(printable(`${head}  ${r.runId}${r.label ? ` "${r.label}"` : ''}${r.simulated ? ' (simulated lab)' : ''}`) + '\n');
     io.stdout(
-      printable(`  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`) + '\n',
+      printable(
+        `  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)}${r.phaseRemainingS != null ? ` (phase ${mmss(r.phaseRemainingS)})` : ''} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`,
+      ) + '\n',
     );
     io.stdout(`  run directory: ${relative(io.cwd, r.dir) || '.'}\n`);
     if (r.verdict === 'died') {

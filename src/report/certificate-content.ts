@@ -18,10 +18,8 @@ import type {
   TogetherRecord,
   WindowStats,
 } from '../domain/record.js';
-
-// Phases whose BER the certificate headlines (the default protocol's soak phases).
-export const IDLE_PHASE = 'soak-idle';
-export const LOADED_PHASE = 'soak-loaded';
+import type { RunResult } from '../domain/result.js';
+import { laneRatioText, resultOfRecord } from '../rules/result.js';
 
 // ERROR/ABORTED runs could not judge the cable: they get a run report, never a certificate. A set-up check (a protocol
 // short of a qualification, src/rules/qualification.ts) gets a set-up-check report with its verdict, never a certificate.
@@ -126,7 +124,7 @@ export interface CertificateContent {
     maxLaneRatio: number | null;
     loadedVsIdleRatio: number | null;
     logRateVsTempSlope: number | null;
-    preFecBerIdle: number | null; // worst receiver
+    preFecBerIdle: number | null; // worst receiver, the graded soak before the headline soak
     preFecBerLoaded: number | null;
     preFecBerLoadedUb95: number | null;
     crcErrors: number;
@@ -136,6 +134,7 @@ export interface CertificateContent {
     nicTempMaxC: number | null;
   };
   measurements: Measurement[];
+  result: RunResult;
   sampling: SamplingStats;
   // The conditions the soaks measured (rules version 3 on): each direction's link load against its own ib_write_bw
   // figure, the GPU utilisation judged on each node, and counters cleared during the run.
@@ -145,38 +144,24 @@ export interface CertificateContent {
   functionDivergence?: FunctionDivergence[];
 }
 
-// Worst (max) of the finite values, or null when none.
-export function maxOrNull(values: (number | null | undefined)[]): number | null {
-  const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
-  return v.length ? Math.max(...v) : null;
-}
-
-// Totals and worst receiver figures used by the certificate headline, the CSVs and the compare table.
+// The summary figures of the certificate, the CSVs and compare, each the result's (src/rules/result.ts): over the
+// graded soaks, the loaded one being the headline soak; the two ratios of the whole analysis as it states them.
 export function summarise(record: RunRecord): CertificateContent['summary'] {
-  const per = record.analysis?.perNodePhase ?? [];
-  const inPhase = (name: string) => per.filter((p) => p.phase === name);
+  const r = resultOfRecord(record);
   return {
-    fecMarginDecades: record.analysis?.fecMarginDecades ?? null,
-    maxLaneRatio: record.analysis?.maxLaneRatio ?? null,
+    fecMarginDecades: r.fecMargin?.value ?? null,
+    maxLaneRatio: r.laneRatio?.value ?? null,
     loadedVsIdleRatio: record.analysis?.loadedVsIdleRatio ?? null,
     logRateVsTempSlope: record.analysis?.logRateVsTempSlope ?? null,
-    preFecBerIdle: maxOrNull(inPhase(IDLE_PHASE).map((p) => p.preFecBer)),
-    preFecBerLoaded: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBer)),
-    preFecBerLoadedUb95: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBerUb95)),
-    crcErrors: per.reduce((a, p) => a + p.crcErrors, 0),
-    postFecErrors: per.reduce((a, p) => a + p.postFecErrors, 0),
-    linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
-    ...(per.some((p) => p.recoveries !== undefined) ? { recoveries: per.reduce((a, p) => a + (p.recoveries ?? 0), 0) } : {}),
-    nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
+    preFecBerIdle: r.idleSoak?.preFecBer ?? null,
+    preFecBerLoaded: r.loadedSoak?.preFecBer ?? null,
+    preFecBerLoadedUb95: r.loadedSoak?.preFecBerUb95 ?? null,
+    crcErrors: r.crcErrors ?? 0,
+    postFecErrors: r.postFecErrors ?? 0,
+    linkDownEvents: r.linkDownEvents ?? 0,
+    ...(r.recoveries !== null ? { recoveries: r.recoveries } : {}),
+    nicTempMaxC: r.nicTempMaxC,
   };
-}
-
-// A lane ratio as a reader should see it: "no errors" when no lane had any, "at least" when only bounded.
-export function laneRatioText(p: { laneStats: readonly unknown[]; worstLane: number | null; worstLaneRatio: number; ratioAgainstZero?: boolean }): string {
-  if (p.laneStats.length < 2) return '—';
-  if (p.worstLane === null || !(p.worstLaneRatio > 0)) return 'no errors';
-  const v = p.worstLaneRatio >= 100 ? p.worstLaneRatio.toFixed(0) : String(Number(p.worstLaneRatio.toPrecision(2)));
-  return `${p.ratioAgainstZero ? 'at least ' : ''}${v}x`;
 }
 
 // How the link trained, from ethtool's Lanes and Speed: "4 x 50G" (lanes x speed per lane), or the lanes alone.
@@ -287,6 +272,8 @@ export function certificateContent(record: RunRecord): CertificateContent {
     worstWindows: record.analysis?.windows ?? [],
     laneTemperature: record.analysis?.laneTemp ?? [],
     summary: summarise(record),
+    // Every figure under its one name (src/domain/result.ts); certificates before it carry summary alone.
+    result: resultOfRecord(record),
     measurements: record.measurements,
     sampling: record.sampling,
     ...(record.soakLoad ? { soakLoad: record.soakLoad } : {}),

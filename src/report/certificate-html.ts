@@ -271,7 +271,8 @@ function laneTable(c: CertificateContent): string {
 // reasons; its figures are in the lane table and certificate.json's headline).
 function headline(c: CertificateContent): string {
   const h = c.headline;
-  if (!h || h.receivers.length === 0) return '';
+  // Only a soak is a headline: a run without one graded states none (src/rules/result.ts).
+  if (!h || h.receivers.length === 0 || c.result.headlinePhase !== h.phase) return '';
   const rows = h.receivers
     .map((r) => {
       const lanes = r.lanes.length
@@ -288,7 +289,7 @@ function headline(c: CertificateContent): string {
     c.kind === 'setup-check'
       ? `What the loaded soak showed (${e(h.phase)}, ${e(zero.duration)}: a set-up check, not a qualification)`
       : `What the loaded soak proved (${e(h.phase)}, per receiver and lane)`;
-  return `<section class="headline"><h2>${what}</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over ${e(zero.duration)} at 212.5 Gb/s bound the BER below ${e(fmtExp(zero.ber))}. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
+  return `<section class="headline"><h2>${what}</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">loaded-soak FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over ${e(zero.duration)} at 212.5 Gb/s bound the BER below ${e(fmtExp(zero.ber))}. The loaded-soak FEC margin is how many decades the worst lane's upper bound in this soak sits below the RS(544,514) design input BER 2.4e-4; the FEC margin (below) is the same over every graded soak. Shorter phases are in the table below, never stated here.</p></section>`;
 }
 
 // Lanes whose error rate grew with the NIC temperature (a runaway is the failing clone's signature).
@@ -303,7 +304,7 @@ function temperatureLine(c: CertificateContent): string {
 
 function summaryLine(c: CertificateContent): string {
   const s = c.summary;
-  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)}${s.recoveries !== undefined ? ` · PHY recoveries without a link drop ${fmtCount(s.recoveries)}` : ''} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
+  return `<p>FEC margin <b class="fec-margin">${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst lane's 95% bound over the graded soaks) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)}${s.recoveries !== undefined ? ` · PHY recoveries without a link drop ${fmtCount(s.recoveries)}` : ''} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
 }
 
 const GRADE_ORDER = { PASS: 0, MARGINAL: 1, FAIL: 2 } as const;

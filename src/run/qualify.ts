@@ -23,7 +23,7 @@ import { SamplingLoop, type TickSource } from './sampling-loop.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
-import { LiveStateFile, liveStatus, protocolRemainingS } from './live-state.js';
+import { LiveStateFile, liveStatus, progressOf } from './live-state.js';
 import { cmd } from '../transport/commands.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
@@ -50,6 +50,8 @@ export interface RunDeps {
   // Warnings for the operator while the run goes on (one line each, e.g. the cable's ends in different cages).
   onWarning?: (line: string) => void;
   preflightOnly?: boolean;
+  // The batch's golden reference cable, run first and last to check the bench (journaled in run-start).
+  role?: 'golden';
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
   // Batch with a node in two pairs: the nodes shared with another cable under test (recorded), and a gate the
@@ -121,8 +123,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
     deps.wallNow ?? Date.now,
   );
-  const liveNow = (force = false) =>
-    live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
+  const liveNow = (force = false) => live.update(progressOf(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS), force);
   journal.append({
     type: 'run-start',
     tS: 0,
@@ -144,6 +145,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     journalFormat: JOURNAL_FORMAT_VERSION,
     cablequalVersion: CABLEQUAL_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
+    // The batch's golden reference cable (the record says so: counted apart from the box's cables).
+    ...(deps.role === 'golden' ? { role: 'golden' } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
     // Qualified at once with the cable in the other cage: this cable's cage, and the other's with its run.

@@ -9,6 +9,7 @@ import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { qualificationShortfalls } from '../rules/qualification.js';
+import { resultOf } from '../rules/result.js';
 import { decodeSample } from './sample-codec.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
@@ -175,7 +176,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const lastLine = lines[lines.length - 1];
   const startedAt = String(start.startedAt);
   const endedAt = end ? String(end.endedAt) : lastLine?.tS !== undefined ? new Date(Date.parse(startedAt) + Number(lastLine.tS) * 1000).toISOString() : null;
-  return {
+  const record: RunRecord = {
     schema: 'cablequal.run/1',
     // The cablequal that built this record (a re-grade's own), and the one that wrote the journal when it said so.
     cablequalVersion: CABLEQUAL_VERSION,
@@ -194,7 +195,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     // Graded with limits given by --protocol: the protocol the run recorded (what ran) as well.
     ...(opts.protocol ? { protocolRecorded: recordedNameOf(start) } : {}),
-    ...claimOf(ran),
+    ...(start.preflightOnly === true ? { kind: 'preflight' as const } : claimOf(ran)),
     nodes,
     cable: {
       ...classOf(id),
@@ -230,7 +231,10 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
     ...togetherOf(start, soakLoads),
+    ...(start.role === 'golden' ? { role: 'golden' as const } : {}),
   };
+  // The last step: every figure the outputs show, computed once from the record (src/rules/result.ts).
+  return { ...record, result: resultOf(record) };
 }
 
 // The benchmark lines' figures as the record states them (journals before per-rail loopback measured rail 0 only).

@@ -6,6 +6,8 @@ import { UsageError } from '../domain/errors.js';
 import { readJournal } from '../run/journal.js';
 import { buildRecord } from '../run/record-builder.js';
 import { recordProblem } from '../report/record-io.js';
+import type { RunRecord } from '../domain/record.js';
+import { resultOfRecord } from '../rules/result.js';
 import { componentRegExp } from '../transport/ssh-config-files.js';
 import { certificateOf, regressionOfJournal } from './run-files.js';
 import type { RunPlace } from './run-row.js';
@@ -174,6 +176,11 @@ export async function importRuns(store: ResultsStore, args: string[], o: { cwd: 
       record = recordOfRunDir(d);
     } catch (e) {
       skipped.push(`${relative(o.cwd, d) || d}: ${(e as Error).message}`);
+      continue;
+    }
+    // A preflight checks the nodes: it is not a run of a cable, never imported (src/rules/result.ts).
+    if (resultOfRecord(record as RunRecord).kind === 'preflight') {
+      skipped.push(`${relative(o.cwd, d) || d}: a preflight (checks the nodes, qualifies no cable): not imported`);
       continue;
     }
     const journal = join(d, 'journal.jsonl');

@@ -118,7 +118,9 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const rows = await page.$$eval('#runs tbody tr', (trs) => trs.map((t) => [...t.querySelectorAll('td')].map((c) => c.textContent!.trim())));
     expect(rows.map((r) => r[1])).toEqual(['gen-retest-4', 'gen-retest-3', 'gen-retest-2', 'gen-retest-1', 'gen-retest-0']);
     expect(rows[1]!.slice(2, 7)).toEqual(['MARGINAL', 'MARGINAL fec-margin spark-b L1 1.50 dec', 'GEN-RETEST-0001', 'cable-07', 'batch-3']);
-    expect(rows[1]![11]).toBe('1.50'); // the deciding value, not a worst over soaks
+    // The one FEC margin of the run's result (#31 item 2); the deciding value is in the short code beside it.
+    const [stored] = await lab.store.db.all<{ fec_margin_decades: number }>('SELECT fec_margin_decades FROM runs WHERE run_id = ?', [rows[1]![1]]);
+    expect(rows[1]![11]).toBe(stored!.fec_margin_decades.toFixed(2));
     await page.close();
   });
 
@@ -272,7 +274,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const half = Math.floor(lines.length / 2);
     writeFileSync(join(dir, 'journal.jsonl'), lines.slice(0, half).join('\n') + '\n');
     await startRunning(lab.store, runId, 'box-9', 'failing-clone');
-    await lab.store.runLive(runId, 1, new Date().toISOString(), { phase: 'soak-idle', elapsedS: 100, remainingS: 200 } as never);
+    await lab.store.runLive(runId, 1, new Date().toISOString(), { phase: 'soak-idle', elapsedS: 100, phaseRemainingS: null, runRemainingS: 200 } as never);
     const page = await open(`/runs/${runId}`);
     expect(await page.textContent('#outcome')).toBe('running');
     const left = (text: string) => page.waitForFunction((t) => document.getElementById('run-left')!.textContent === t, text, { timeout: 15_000 });
@@ -280,7 +282,7 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     const before = Number(await page.getAttribute('body', 'data-series-until'));
     const pointsBefore = (await charts(page)).find((c) => c.id === 'ber-spark-b')!.series[0]!.points;
     appendFileSync(join(dir, 'journal.jsonl'), lines.slice(half).join('\n') + '\n');
-    await lab.store.runLive(runId, 2, new Date().toISOString(), { phase: 'soak-loaded', elapsedS: 250, remainingS: 50 } as never);
+    await lab.store.runLive(runId, 2, new Date().toISOString(), { phase: 'soak-loaded', elapsedS: 250, phaseRemainingS: null, runRemainingS: 50 } as never);
     await page.waitForFunction((b) => Number(document.body.getAttribute('data-series-until')) > b, before, { timeout: 15_000 });
     await left('0:50');
     expect(await page.textContent('#run-phase')).toBe('soak-loaded');
@@ -335,7 +337,8 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await lab.store.runLive(runId, 1, new Date().toISOString(), {
       phase: 'soak-idle',
       elapsedS: 130,
-      remainingS: 470,
+      phaseRemainingS: null,
+      runRemainingS: 470,
       laneRates: { 'spark-a': [0, 0, 12.5, 0], 'spark-b': [0, 0, 0, 0] },
       nicTempC: { 'spark-a': 61, 'spark-b': 60 },
       gpuTempC: { 'spark-a': 40, 'spark-b': 41 },
@@ -350,7 +353,8 @@ describe.skipIf(!have)('dashboard in headless Chromium', () => {
     await lab.store.runLive(runId, 2, new Date().toISOString(), {
       phase: 'soak-loaded',
       elapsedS: 800,
-      remainingS: 3500,
+      phaseRemainingS: null,
+      runRemainingS: 3500,
       laneRates: { 'spark-a': [0, 0, 2400, 0], 'spark-b': [0, 0, 0, 0] },
       nicTempC: { 'spark-a': 79, 'spark-b': 77 },
     } as never);
