@@ -10,12 +10,20 @@ import { printable } from '../domain/text.js';
 // Hand the finished record and its series to the output writers (certificate or run report, CSVs).
 // A writer failure is reported but never loses the run: record.json and the journal are already on disk. `read`: the
 // journal as the run just read it back for the record (a finished run's journal is not read a second time).
-export async function writeReports(record: RunRecord, runDir: string, io: CliIo, labKey?: LabKey, read?: JournalContents): Promise<string[]> {
+// `signing`: the key to sign with, or null and why not (`report` of a journal the lab key cannot vouch for); absent:
+// the lab key as configured (a finished run).
+export async function writeReports(
+  record: RunRecord,
+  runDir: string,
+  io: CliIo,
+  signing?: { labKey: LabKey | null; unsignedReason?: string },
+  read?: JournalContents,
+): Promise<string[]> {
   try {
     const journal = join(runDir, 'journal.jsonl');
     const contents = read ?? (statSync(journal, { throwIfNoEntry: false }) ? readJournal(journal) : null);
     const series = contents ? buildTimeseries(contents) : { points: [], throughput: [] };
-    return await renderAll(record, runDir, series, { env: io.env, ...(labKey ? { labKey } : {}) });
+    return await renderAll(record, runDir, series, { env: io.env, ...(signing ?? {}) });
   } catch (e) {
     io.stderr(
       `cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`,

@@ -10,13 +10,15 @@ export interface RenderOptions {
   labKey?: LabKey | null;
   labKeyFile?: string;
   env?: NodeJS.ProcessEnv;
+  // Why the documents are unsigned, when the caller chose so (labKey null).
+  unsignedReason?: string;
 }
 
 // Every output of a finished run (cablequal report <run dir> re-renders with this): JSON first, so the HTML can cite its signer.
 export async function renderAll(record: RunRecord, dir: string, timeseries: RunTimeseries = EMPTY_TIMESERIES, opts: RenderOptions = {}): Promise<string[]> {
   const keyPath = labKeyPath(opts.labKeyFile, opts.env);
   const labKey = opts.labKey !== undefined ? opts.labKey : await loadLabKey(keyPath);
-  const unsignedReason = opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`;
+  const unsignedReason = opts.unsignedReason ?? (opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`);
   const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason });
   const json = await writeCertificateDocument(doc, dir);
   const html = await writeCertificateHtml(record, dir, {
