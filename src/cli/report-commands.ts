@@ -12,6 +12,7 @@ import { gradeRunDir, journalWarnings, readRunJournal, writeRecord } from './gra
 import { journalTrustLine } from '../run/journal-signing.js';
 import type { CliIo } from './io.js';
 import { RULES_VERSION } from '../rules/versions.js';
+import type { RunRecord } from '../domain/record.js';
 
 // Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over. The
 // commands of this file load what only one of them needs when it runs (`verify` never loads the store or the writers).
@@ -135,7 +136,14 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
   const { compareRuns } = await import('../report/compare.js');
-  const res = await compareRuns(dirs, out);
+  // Each run's result as the store takes it: re-graded from its journal, a record.json that disagrees named.
+  const { recordOfRunDir } = await import('../store/import.js');
+  const pem = (await trustedLabPublicKey(io.env))?.pem ?? null;
+  const res = await compareRuns(dirs, out, async (dir) => {
+    const r = recordOfRunDir(dir, pem);
+    for (const w of r.warnings) io.stderr(`warning: ${printable(w)}\n`);
+    return r.record as RunRecord;
+  });
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);
   io.stdout(`${res.records.length} run(s) compared: ${res.paths.join(', ')}\n`);
   return EXIT.ok;

@@ -53,12 +53,14 @@ export function byPartPath(out: string): string {
 }
 
 // One row per run (oldest first) plus a per-part-number summary; directories without a readable record are skipped with a warning.
-export async function compareRuns(runDirs: string[], out: string): Promise<CompareResult> {
+// `read`: how a run's record is had (the CLI's rebuilds it from the journal, as db import does: record.json alone is
+// not trusted).
+export async function compareRuns(runDirs: string[], out: string, read: (runDir: string) => Promise<RunRecord> = readRunRecord): Promise<CompareResult> {
   const warnings: string[] = [];
   const records: RunRecord[] = [];
   for (const dir of runDirs) {
     try {
-      records.push(await readRunRecord(dir));
+      records.push(await read(dir));
     } catch (err) {
       if (err instanceof UsageError) warnings.push(`skipped ${dir}: ${err.message}`);
       else throw err;

@@ -99,7 +99,7 @@ export function recordOfRunDir(runDir: string, trustedPem: string | null = null)
   const journal = join(runDir, 'journal.jsonl');
   const contents = existsSync(journal) ? readJournal(journal) : null;
   if (!contents?.lines.some((l) => l.type === 'run-start')) {
-    if (stated !== null) return { record: stated, warnings: [`${runDir}: no cablequal journal beside record.json: imported from the record alone, unchecked`] };
+    if (stated !== null) return { record: stated, warnings: [`${runDir}: no cablequal journal beside record.json: taken from the record alone, unchecked`] };
     throw new UsageError(`${journal}: no run-start line; not a cablequal journal`);
   }
   const trust = journalTrust(contents, contents.chain ?? chainOfLines(contents.lines, contents.lineNos), trustedPem);

@@ -141,6 +141,20 @@ describe('db import takes the journal`s verdict, and a run id from one run direc
     expect((await storeRows(store)).map((x) => x.outcome)).toEqual(['FAIL']);
   });
 
+  it('compare reads the same trusted result: the edited record`s run is compared as the journal`s FAIL', async () => {
+    const dir = join(mkdtempSync(join(root, 'edited-')), 'run');
+    cpSync(runDirs['failing-clone']!, dir, { recursive: true });
+    const rec = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(dir, 'record.json'), JSON.stringify({ ...rec, outcome: 'PASS', reasons: [] }));
+    const out = join(mkdtempSync(join(root, 'cmp-')), 'compare.csv');
+    const r = await runCli(['compare', dir, '--out', out], { env });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/record\.json says PASS .* its journal grades FAIL/);
+    const row = readFileSync(out, 'utf8').trim().split('\n')[1]!;
+    expect(row).toMatch(/(^|,)FAIL(,|$)/);
+    expect(row).not.toMatch(/(^|,)PASS(,|$)/);
+  });
+
   it('a copy of a run directory elsewhere carrying its run id: the second claimant is refused with both paths', async () => {
     const first = runDirs['failing-clone']!;
     const copy = join(mkdtempSync(join(root, 'claimant-')), 'run');
