@@ -4,6 +4,7 @@ import type { RunRecord } from '../domain/record.js';
 import { renderAll, type LabKey } from '../report/index.js';
 import { readJournal, type JournalContents } from '../run/journal.js';
 import { buildTimeseries } from '../run/journal-series.js';
+import { protocolDerivation } from '../protocol/derivation.js';
 import type { CliIo } from './io.js';
 import { printable } from '../domain/text.js';
 
@@ -23,7 +24,10 @@ export async function writeReports(
     const journal = join(runDir, 'journal.jsonl');
     const contents = read ?? (statSync(journal, { throwIfNoEntry: false }) ? readJournal(journal) : null);
     const series = contents ? buildTimeseries(contents) : { points: [], throughput: [] };
-    return await renderAll(record, runDir, series, { env: io.env, ...(signing ?? {}) });
+    // A protocol that is not a built-in is named on the certificate with what it changes from the built-in.
+    const text = contents?.lines.find((l) => l.type === 'run-start')?.['protocolText'];
+    const protocolDerived = typeof text === 'string' ? protocolDerivation(text) : null;
+    return await renderAll(record, runDir, series, { env: io.env, ...(signing ?? {}), protocolDerived });
   } catch (e) {
     io.stderr(
       `cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`,

@@ -1,5 +1,6 @@
 import type { RunRecord } from '../domain/record.js';
 import { writeCertificateHtml } from './certificate-html.js';
+import type { ProtocolDerived } from './certificate-content.js';
 import { certificateDocumentFor, writeCertificateDocument } from './certificate-json.js';
 import { writeRunCsvs } from './csv.js';
 import { labKeyPath, loadLabKey, type LabKey } from './sign.js';
@@ -12,6 +13,8 @@ export interface RenderOptions {
   env?: NodeJS.ProcessEnv;
   // Why the documents are unsigned, when the caller chose so (labKey null).
   unsignedReason?: string;
+  // The protocol that ran is not a built-in: what it changes (named on the certificate).
+  protocolDerived?: ProtocolDerived | null;
 }
 
 // Every output of a finished run (cablequal report <run dir> re-renders with this): JSON first, so the HTML can cite its signer.
@@ -19,10 +22,11 @@ export async function renderAll(record: RunRecord, dir: string, timeseries: RunT
   const keyPath = labKeyPath(opts.labKeyFile, opts.env);
   const labKey = opts.labKey !== undefined ? opts.labKey : await loadLabKey(keyPath);
   const unsignedReason = opts.unsignedReason ?? (opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`);
-  const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason });
+  const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason, protocolDerived: opts.protocolDerived ?? null });
   const json = await writeCertificateDocument(doc, dir);
   const html = await writeCertificateHtml(record, dir, {
     timeseries,
+    protocolDerived: opts.protocolDerived ?? null,
     signature: { fingerprint: doc.body.signer?.fingerprint ?? null, unsignedReason: doc.unsignedReason, journalSha256: doc.body.journal.sha256 },
   });
   const csv = await writeRunCsvs(record, dir, { timeseries });
