@@ -26,8 +26,8 @@ describe('protocolDerivation', () => {
     const d = protocolDerivation(edited())!;
     expect(d.from).toBe('quick');
     expect(d.fromSha256).toMatch(/^[0-9a-f]{64}$/);
-    // quick.json gives lane-ratio no marginal floor of its own: the copy adds one.
-    expect(d.changes).toEqual(['limits.lane-ratio.marginalFloorBer: (none) -> 0.5', 'phases.soak-loaded.durationS: 180 -> 120']);
+    // quick.json's lane-ratio marginal floor is 1e-9 (protocols/quick.json).
+    expect(d.changes).toEqual(['limits.lane-ratio.marginalFloorBer: 1e-9 -> 0.5', 'phases.soak-loaded.durationS: 180 -> 120']);
   });
 
   it('on the signed set-up check of a run with it: protocolDerived in the body, and in the HTML', async () => {
