@@ -10,13 +10,15 @@ import { JOURNAL_SIG, sigPayload, type JournalSigner } from './journal-signing.j
 export interface JournalIo {
   writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
   fsyncSync(fd: number): void;
-  fstatSync?(fd: number): { nlink: number };
+  fstatSync?(fd: number): { nlink: number; ino: number; dev: number };
+  statSync?(path: string): { ino: number; dev: number };
   dirWritable?(dir: string): void;
 }
 const nodeIo: JournalIo = {
   writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len),
   fsyncSync,
   fstatSync,
+  statSync: (path) => statSync(path),
   dirWritable: (dir) => accessSync(dir, constants.W_OK),
 };
 
@@ -114,13 +116,27 @@ export class JournalWriter {
   // A journal deleted while the run writes it has no link left: every later line would go nowhere. A run directory
   // that can no longer be written cannot take the record at the end.
   private checkPlace(): void {
-    let nlink = 1;
+    let st: { nlink: number; ino: number; dev: number } | null;
     try {
-      if (this.io.fstatSync) nlink = this.io.fstatSync(this.fd).nlink;
+      st = this.io.fstatSync?.(this.fd) ?? null;
     } catch (e) {
       throw this.fail(e);
     }
-    if (nlink === 0) throw this.fail({ code: 'ENOENT', message: 'the journal file was deleted while the run was writing it' });
+    if (st?.nlink === 0) throw this.fail({ code: 'ENOENT', message: 'the journal file was deleted while the run was writing it' });
+    if (st && this.io.statSync) {
+      let at: { ino: number; dev: number };
+      try {
+        at = this.io.statSync(this.path);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        throw this.fail({
+          code: err.code ?? 'ENOENT',
+          message: `the run directory ${dirname(this.path)} was moved, deleted or replaced while the run was writing its journal`,
+        });
+      }
+      if (at.ino !== st.ino || at.dev !== st.dev)
+        throw this.fail({ code: 'ENOENT', message: `${this.path} is no longer the file the run writes (replaced while the run was writing it)` });
+    }
     try {
       this.io.dirWritable?.(dirname(this.path));
     } catch (e) {

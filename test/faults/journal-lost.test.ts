@@ -15,12 +15,25 @@ import type { CliIo } from '../../src/cli/io.js';
 import { labRun } from './lab-run.js';
 
 // The journal's real file calls, with `at` called once when the first line at or past `afterS` is written.
-function faultAt(afterS: number, at: (fd: number, tS: number) => void, extra: Partial<JournalIo> = {}): JournalIo & { firedAtS: number | null } {
+// (`afterS` a predicate: at the first line written after one it accepts.)
+function faultAt(
+  afterS: number | ((line: { tS?: number; what?: string }) => boolean),
+  at: (fd: number, tS: number) => void,
+  extra: Partial<JournalIo> = {},
+): JournalIo & { firedAtS: number | null } {
+  let armed = false;
   const io = {
     firedAtS: null as number | null,
     writeSync(fd: number, buf: Buffer, off: number, len: number): number {
-      const tS = (JSON.parse(buf.subarray(off, off + len).toString('utf8')) as { tS?: number }).tS;
-      if (io.firedAtS === null && tS !== undefined && tS >= afterS) {
+      const line = JSON.parse(buf.subarray(off, off + len).toString('utf8')) as { tS?: number; what?: string };
+      const tS = line.tS;
+      if (typeof afterS === 'function') {
+        if (armed && io.firedAtS === null && tS !== undefined) {
+          io.firedAtS = tS;
+          at(fd, tS);
+        }
+        armed ||= afterS(line);
+      } else if (io.firedAtS === null && tS !== undefined && tS >= afterS) {
         io.firedAtS = tS;
         at(fd, tS);
       }
@@ -80,6 +93,35 @@ describe('the journal lost mid-run', { timeout: 120_000 }, () => {
     expect(await journalBroke(r, t.io)).toBe(3);
     expect(t.err()).toMatch(/^cablequal: ERROR: cannot write the journal .*ENOENT .*; loads stopped; journal, record and run report in /);
     expect(existsSync(join(r.runDir, 'run-report.html'))).toBe(true);
+  });
+
+  it('deleted just after the raw ethtool -S dumps at a phase start: ERROR journal-write, even where the last dump counted a fault no sample could show', async () => {
+    const io = faultAt(
+      (l) => /^soak-idle-start:ethtool-stats:/.test(l.what ?? ''),
+      (fd) => unlinkSync(pathOf(fd)),
+    );
+    const r = await labRun({ scenario: 'good-qsfp56', journalIo: io });
+    expect(r.record.reasons.map((x) => [x.rule, x.value])).toEqual([['journal-write', 'ENOENT']]);
+    // The sped-up lab of scripts/adversarial.ts ("faults mid-run") counted a lane error between the last sample and
+    // that dump; made so here (constructed: one lane counter of the last dump raised by one). With no sample after
+    // the dump the raw-dump check would call it the samples disagreeing with the node; the journal's own write
+    // failure is the cause, and the verdict says that.
+    // (Read as an unchained journal: the edit below would break the chain, which is not what is shown here.)
+    const lines = readJournal(join(r.runDir, 'journal.jsonl')).lines.map((l) => {
+      const o = { ...l };
+      delete o['prev'];
+      delete o['chain'];
+      return o;
+    });
+    const dump = lines.findLast((l) => l.type === 'raw' && /ethtool-stats:/.test(String(l['what'])))!;
+    dump['stdout'] = String(dump['stdout']).replace(/rx_err_lane_0_phy: (\d+)/, (_m, v: string) => `rx_err_lane_0_phy: ${Number(v) + 1}`);
+    const regraded = buildRecord({ lines, truncatedTail: false, badLines: [] }, { journalFile: 'journal.jsonl', journalBytes: 0 });
+    expect(regraded.reasons.map((x) => x.rule)).toEqual(['journal-write']);
+    // The same journal without its write failure: the check still holds it to the node's count.
+    const honest = lines.filter((l) => !(l.type === 'setup-error'));
+    expect(buildRecord({ lines: honest, truncatedTail: false, badLines: [] }, { journalFile: 'journal.jsonl', journalBytes: 0 }).reasons[0]!.rule).toBe(
+      'journal-raw-mismatch',
+    );
   });
 
   it('the run directory unwritable (and then gone): ERROR at the next line, journal and record in the fallback directory the result names', async () => {
