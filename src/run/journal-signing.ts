@@ -35,9 +35,6 @@ export type JournalTrust =
   | { status: 'unverifiable'; signer: string } // signed, but no trusted lab key here to check it against
   | { status: 'invalid'; why: string }; // signatures missing, not the lab key's, not matching, or stopping early
 
-// True when the journal may be the source of a signed document or a trusted store row.
-export const trusted = (t: JournalTrust): boolean => t.status === 'signed' || t.status === 'partial';
-
 // The journal's signatures checked against the trusted public key (PEM; null: none on this machine).
 export function journalTrust(contents: JournalContents, chain: JournalChain, trustedPem: string | null): JournalTrust {
   const { lines } = contents;
