@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RunRecord } from '../domain/record.js';
 import { renderAll, type LabKey } from '../report/index.js';
+import { labKeyPath } from '../report/sign.js';
 import { readJournal, type JournalContents } from '../run/journal.js';
 import { buildTimeseries } from '../run/journal-series.js';
 import { protocolDerivation } from '../protocol/derivation.js';
@@ -27,7 +28,12 @@ export async function writeReports(
     // A protocol that is not a built-in is named on the certificate with what it changes from the built-in.
     const text = contents?.lines.find((l) => l.type === 'run-start')?.['protocolText'];
     const protocolDerived = typeof text === 'string' ? protocolDerivation(text) : null;
-    return await renderAll(record, runDir, series, { env: io.env, ...(signing ?? {}), protocolDerived });
+    // An unsigned document is said where the person is, with the commands that fix it (the run itself is kept).
+    const onUnsigned = (file: string) =>
+      io.stderr(
+        `cablequal: UNSIGNED: ${basename(file)} is not signed: no lab key at ${labKeyPath(undefined, io.env)}; \`cablequal keygen\` creates it, then \`cablequal report ${runDir}\` signs this run\n`,
+      );
+    return await renderAll(record, runDir, series, { env: io.env, onUnsigned, ...(signing ?? {}), protocolDerived });
   } catch (e) {
     io.stderr(
       `cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`,

@@ -15,6 +15,8 @@ export interface RenderOptions {
   unsignedReason?: string;
   // The protocol that ran is not a built-in: what it changes (named on the certificate).
   protocolDerived?: ProtocolDerived | null;
+  // Told when the signed document (certificate, set-up check or run report) was written unsigned for want of a key.
+  onUnsigned?: (file: string) => void;
 }
 
 // Every output of a finished run (cablequal report <run dir> re-renders with this): JSON first, so the HTML can cite its signer.
@@ -24,6 +26,7 @@ export async function renderAll(record: RunRecord, dir: string, timeseries: RunT
   const unsignedReason = opts.unsignedReason ?? (opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`);
   const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason, protocolDerived: opts.protocolDerived ?? null });
   const json = await writeCertificateDocument(doc, dir);
+  if (doc.signature === null && opts.labKey !== null) opts.onUnsigned?.(json);
   const html = await writeCertificateHtml(record, dir, {
     timeseries,
     protocolDerived: opts.protocolDerived ?? null,

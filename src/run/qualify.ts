@@ -9,6 +9,7 @@ import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
 import { decisionReason, liveWatch } from '../grading/engine.js';
 import { RULES_VERSION } from '../rules/versions.js';
+import { CABLEQUAL_VERSION, JOURNAL_FORMAT_VERSION } from '../domain/version.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
@@ -151,6 +152,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     chain: 'sha256-prev',
     // Who signs the chain head at each checkpoint (journal-signing.ts); null: a run without a lab key.
     journalSigner: deps.journalSigner ? { algorithm: 'Ed25519', fingerprint: deps.journalSigner.fingerprint } : null,
+    // The journal's format and the cablequal that wrote it (src/domain/version.ts).
+    journalFormat: JOURNAL_FORMAT_VERSION,
+    cablequalVersion: CABLEQUAL_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
