@@ -269,6 +269,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       signal,
       ...(simEntry ? { sim: simEntry.scenario } : {}),
       simulatedNodes: simulatedBench[req.pair] ?? false,
+      env: io.env,
       onStatus: (st) => {
         observers.status(deps.runId, st);
         if (lastPhase.get(req.label) !== st.phase) {

@@ -8,9 +8,11 @@ import { expandRunDirs as findRuns } from '../report/run-dirs.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
-import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
+import { gradeRunDir, journalWarnings, readRunJournal, writeRecord } from './grade-command.js';
+import { journalTrustLine } from '../run/journal-signing.js';
 import type { CliIo } from './io.js';
 import { RULES_VERSION } from '../rules/versions.js';
+import type { RunRecord } from '../domain/record.js';
 
 // Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over. The
 // commands of this file load what only one of them needs when it runs (`verify` never loads the store or the writers).
@@ -57,7 +59,12 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
     args.publicKey !== undefined ? readTrustedPublicKey(resolve(io.cwd, args.publicKey), `--public-key ${args.publicKey}`) : await trustedLabPublicKey(io.env);
   const res = await verifyCertificate(path, {
     regrade: async (runDir: string, rulesVersion: number) => {
-      const r = gradeRunDir(runDir, undefined, rulesVersion);
+      // A journal that says it was signed must hold the pinned lab key's signatures (an old or unsigned one has none).
+      const contents = readRunJournal(runDir);
+      const { trustOf } = await import('./journal-trust.js');
+      const trust = trustOf(contents, trusted?.pem ?? null);
+      if (trust.status === 'invalid') throw new Error(journalTrustLine(join(runDir, 'journal.jsonl'), trust)!);
+      const r = gradeRunDir(runDir, undefined, rulesVersion, contents);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
       return { outcome: r.outcome, reasons: r.reasons, ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}) };
     },
@@ -98,11 +105,17 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
         `${signed}: signed by the lab key, and no lab key is at ${keyPath}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)`,
       );
   }
-  const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
+  // Signed only when the journal's own signatures are the lab key's (or, written before journals were signed, when a
+  // signed document pins it): src/cli/journal-trust.ts.
+  const contents = readRunJournal(runDir);
+  const { reportSigning } = await import('./journal-trust.js');
+  const signing = await reportSigning(runDir, contents, key, signedDocumentIn(runDir));
+  if (signing.unsignedReason) io.stderr(`note: ${printable(signing.unsignedReason)}\n`);
+  const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, undefined, contents);
   for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
   writeRecord(runDir, record);
   const { writeReports } = await import('./reports.js');
-  const paths = await writeReports(record, runDir, io, key ?? undefined);
+  const paths = await writeReports(record, runDir, io, signing, contents);
   for (const p of paths) io.stdout(`${p}\n`);
   return paths.length ? EXIT.ok : EXIT.error;
 }
@@ -130,7 +143,14 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
   const { compareRuns } = await import('../report/compare.js');
-  const res = await compareRuns(dirs, out);
+  // Each run's result as the store takes it: re-graded from its journal, a record.json that disagrees named.
+  const { recordOfRunDir } = await import('../store/import.js');
+  const pem = (await trustedLabPublicKey(io.env))?.pem ?? null;
+  const res = await compareRuns(dirs, out, async (dir) => {
+    const r = recordOfRunDir(dir, pem);
+    for (const w of r.warnings) io.stderr(`warning: ${printable(w)}\n`);
+    return r.record as RunRecord;
+  });
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);
   io.stdout(`${res.records.length} run(s) compared: ${res.paths.join(', ')}\n`);
   return EXIT.ok;

@@ -42,6 +42,7 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
       signal,
       ...(args.sim ? { sim: args.sim } : {}),
       simulatedNodes,
+      env: io.env,
       onStatus: (s) => {
         status.set(cage, s);
         observers.status(d.runId, s);
@@ -77,7 +78,7 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
       codes.push(EXIT.error);
       continue;
     }
-    const broke = journalBroke(s.value, io);
+    const broke = await journalBroke(s.value, io);
     if (broke !== null) {
       await observers.finished(s.value.record, s.value.runDir);
       codes.push(broke);

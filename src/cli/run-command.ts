@@ -11,6 +11,8 @@ import type { NodeSpec } from '../domain/node.js';
 import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
 import { JournalWriteError } from '../run/journal.js';
+import { journalSignerOf } from '../run/journal-signing.js';
+import { labKeyPath, readLabKey } from '../report/sign.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import { ScaledClock } from '../sim/scaled-clock.js';
@@ -143,9 +145,14 @@ export function cliRunDeps(o: {
   onWarning?: RunDeps['onWarning'];
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
+  // Where the lab key is looked for ($CABLEQUAL_LAB_KEY, else the default path): it signs the journal as it is written
+  // (absent: an unsigned journal).
+  env?: NodeJS.ProcessEnv;
 }): RunDeps {
   const runId = newRunId(Date.now());
+  const labKey = o.env ? readLabKey(labKeyPath(undefined, o.env)) : null;
   return {
+    journalSigner: labKey ? journalSignerOf(labKey) : null,
     clock: o.clock,
     runners: o.runners,
     nodes: o.nodes,
@@ -318,6 +325,7 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
       // A warning takes the status line's place on a terminal, then the status line comes back.
       onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: ${printable(l)}\n`),
       onLogger: (l) => (logger = l),
+      env: io.env,
     });
     deps = d;
     observers?.started(observedRunOf(d));
@@ -348,11 +356,17 @@ export function printReasons(record: RunRecord, io: CliIo): void {
     io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
 }
 
-// A run that broke its journal mid-way: no report is rendered on a full disk, only the one-line ERROR.
-export function journalBroke(result: RunResult, io: CliIo): number | null {
+// A run that broke its journal mid-way (disk full, journal deleted, run directory unwritable): the loads are stopped,
+// the record and the run report are written where they could be (the run directory, else the fallback named), and
+// the one-line ERROR says where.
+export async function journalBroke(result: RunResult, io: CliIo): Promise<number | null> {
   const journalWrite = result.record.reasons.find((r) => r.rule === 'journal-write');
   if (!journalWrite) return null;
-  io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; run directory ${result.runDir}\n`);
+  await writeReports(result.record, result.runDir, io, undefined, result.journalContents);
+  const where = result.rescuedFrom
+    ? `the run directory ${result.rescuedFrom} could not take them: journal, record and run report are in ${result.runDir}`
+    : `journal, record and run report in ${result.runDir}`;
+  io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; ${printable(where)}\n`);
   return EXIT.error;
 }
 
@@ -391,7 +405,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
   const result = await execute(args, io, signal, 'run', observers);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
-  const broke = journalBroke(result, io);
+  const broke = await journalBroke(result, io);
   if (broke !== null) {
     await observers.finished(record, runDir);
     return broke;
@@ -429,7 +443,7 @@ export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: A
   const result = await execute({ ...args }, io, signal, 'preflight', null);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
-  const broke = journalBroke(result, io);
+  const broke = await journalBroke(result, io);
   if (broke !== null) return broke;
   const ready = record.outcome === 'PASS';
   if (args.json) {

@@ -70,6 +70,13 @@ export interface NodePhaseContent {
 }
 
 // Everything the certificate says, in one plain object: HTML renders it, certificate.json signs it.
+// What a protocol that is not a built-in changes from the built-in it derives from (src/protocol/derivation.ts).
+export interface ProtocolDerived {
+  from: string;
+  fromSha256: string;
+  changes: string[];
+}
+
 export interface CertificateContent {
   schema: 'cablequal.certificate/1';
   kind: DocumentKind;
@@ -94,6 +101,8 @@ export interface CertificateContent {
   endedAt: string | null;
   protocol: { name: string; sha256: string }; // whose limits graded the run
   protocolRecorded?: { name: string; sha256: string }; // what ran, when the run was graded with other limits
+  // The protocol that ran is not a built-in: the built-in it derives from and every setting it changes (#32 item 1b).
+  protocolDerived?: ProtocolDerived;
   nodes: NodeRecord[];
   // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
   sharedNodes: string[];
@@ -202,7 +211,7 @@ function endContent(end: RunRecord['cable']['ends'][number]): CableEndContent {
 }
 
 // Build the certificate's content from the finished record; no I/O, no clock.
-export function certificateContent(record: RunRecord): CertificateContent {
+export function certificateContent(record: RunRecord, protocolDerived?: ProtocolDerived | null): CertificateContent {
   const kind = documentKind(record);
   const ends = record.cable.ends.map(endContent);
   const read = ends.filter((e) => e.vendorPn !== null);
@@ -227,6 +236,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     endedAt: record.endedAt,
     protocol: { name: record.protocol.name, sha256: record.protocol.sha256 },
     ...(record.protocolRecorded ? { protocolRecorded: { name: record.protocolRecorded.name, sha256: record.protocolRecorded.sha256 } } : {}),
+    ...(protocolDerived ? { protocolDerived } : {}),
     nodes: record.nodes,
     sharedNodes: record.sharedNodes ?? [],
     ...(record.together ? { together: record.together } : {}),

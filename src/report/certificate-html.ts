@@ -3,7 +3,7 @@ import type { Reason } from '../domain/outcome.js';
 import type { RunRecord, TogetherRecord } from '../domain/record.js';
 import { differentCagesWarning } from '../domain/node.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind, type ProtocolDerived } from './certificate-content.js';
 import { zeroErrorBound } from '../rules/qualification.js';
 import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
@@ -20,6 +20,7 @@ export interface SignatureNote {
 export interface HtmlWriterExtras {
   timeseries?: RunTimeseries;
   signature?: SignatureNote;
+  protocolDerived?: ProtocolDerived | null;
 }
 
 const CSS = `
@@ -133,7 +134,7 @@ function conditions(c: CertificateContent): string {
   return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:9%"><col style="width:17%"><col style="width:15%"><col style="width:17%"><col style="width:12%"><col style="width:11%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
 <table class="nodes software"><colgroup><col style="width:8%"></colgroup><thead><tr><th>node</th><th>GPU driver</th><th>CUDA (driver)</th><th>NCCL</th><th>nccl-tests</th><th>Open MPI</th><th>perftest</th><th>ethtool</th></tr></thead><tbody>${software}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
-<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}</td></tr>
+<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}${c.protocolDerived ? `<br><b>not a built-in protocol</b>: derived from ${e(c.protocolDerived.from)} <span class="mono">sha256 ${e(c.protocolDerived.fromSha256)}</span>, changing ${c.protocolDerived.changes.length ? c.protocolDerived.changes.map((x) => `<span class="mono">${e(x)}</span>`).join('; ') : 'nothing but its name'}` : ''}</td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
 <tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>${
     c.sharedNodes.length
@@ -357,8 +358,13 @@ const TITLES: Record<DocumentKind, string> = {
 };
 
 // Pure: the whole self-contained page (inline CSS and SVG, no scripts, fonts or links) for one run.
-export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseries = EMPTY_TIMESERIES, signature?: SignatureNote): string {
-  const c = certificateContent(record);
+export function renderCertificateHtml(
+  record: RunRecord,
+  timeseries: RunTimeseries = EMPTY_TIMESERIES,
+  signature?: SignatureNote,
+  protocolDerived?: ProtocolDerived | null,
+): string {
+  const c = certificateContent(record, protocolDerived);
   // A certificate or a set-up check states a verdict; a run report does not.
   const judged = c.kind !== 'run-report';
   const title = TITLES[c.kind];
@@ -399,6 +405,6 @@ ${footer(c, signature, jsonName)}
 // Writes certificate.html (setup-check.html for a set-up check, run-report.html for ERROR/ABORTED) atomically into the run dir.
 export async function writeCertificateHtml(record: RunRecord, dir: string, extras: HtmlWriterExtras = {}): Promise<string[]> {
   const path = join(dir, `${documentKind(record)}.html`);
-  await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature));
+  await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature, extras.protocolDerived));
   return [path];
 }

@@ -9,7 +9,7 @@ import { readInputText } from '../io/read-input.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { certificateProblem } from './certificate-schema.js';
 import { canonicalJson } from './canonical-json.js';
-import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind, type ProtocolDerived } from './certificate-content.js';
 import { hashFile, journalPath } from './journal-hash.js';
 import { fingerprint, signBytes, verifyBytes, type LabKey } from './sign.js';
 
@@ -29,6 +29,7 @@ export interface CertificateDocument {
 export interface JsonWriterExtras {
   labKey?: LabKey | null; // null/absent: written unsigned with `unsignedReason`
   unsignedReason?: string;
+  protocolDerived?: ProtocolDerived | null; // the protocol that ran is not a built-in (certificate-content.ts)
 }
 
 // Replace non-finite numbers (JSON cannot carry them) by null so canonical JSON never throws on a record.
@@ -44,9 +45,10 @@ export function buildCertificateDocument(
   journal: SignedBody['journal'],
   labKey: LabKey | null,
   unsignedReason = 'no lab key found',
+  protocolDerived?: ProtocolDerived | null,
 ): CertificateDocument {
   const body: SignedBody = jsonSafe({
-    ...certificateContent(record),
+    ...certificateContent(record, protocolDerived),
     journal,
     signer: labKey ? { algorithm: 'Ed25519' as const, fingerprint: labKey.fingerprint, publicKeyPem: labKey.publicKeyPem } : null,
   });
@@ -58,7 +60,13 @@ export function buildCertificateDocument(
 export async function certificateDocumentFor(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<CertificateDocument> {
   const file = basename(record.journal.file || 'journal.jsonl');
   const h = await hashFile(journalPath(dir, file));
-  return buildCertificateDocument(record, { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null }, extras.labKey ?? null, extras.unsignedReason);
+  return buildCertificateDocument(
+    record,
+    { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null },
+    extras.labKey ?? null,
+    extras.unsignedReason,
+    extras.protocolDerived,
+  );
 }
 
 // Writes an already built document next to the record.

@@ -57,12 +57,14 @@ export function byPartPath(out: string): string {
 }
 
 // One row per run (oldest first) plus a per-part-number summary; directories without a readable record are skipped with a warning.
-export async function compareRuns(runDirs: string[], out: string): Promise<CompareResult> {
+// `read`: how a run's record is had (the CLI's rebuilds it from the journal, as db import does: record.json alone is
+// not trusted).
+export async function compareRuns(runDirs: string[], out: string, read: (runDir: string) => Promise<RunRecord> = readRunRecord): Promise<CompareResult> {
   const warnings: string[] = [];
   const records: RunRecord[] = [];
   for (const dir of runDirs) {
     try {
-      const record = await readRunRecord(dir);
+      const record = await read(dir);
       // A preflight checks the nodes: it is not a run of a cable, never compared.
       if (resultOfRecord(record).kind === 'preflight') warnings.push(`skipped ${dir}: a preflight (checks the nodes, qualifies no cable)`);
       else records.push(record);

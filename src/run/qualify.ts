@@ -15,6 +15,8 @@ import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
+import type { JournalSigner } from './journal-signing.js';
+import { journalFailed } from './journal-rescue.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
 import { runPhase } from './phase-steps.js';
@@ -67,6 +69,8 @@ export interface RunDeps {
   portOffset?: number;
   // The journal's file calls (tests inject a disk that fills up).
   journalIo?: JournalIo;
+  // Signs the journal as it is written (the lab key, journal-signing.ts); null or absent: an unsigned journal.
+  journalSigner?: JournalSigner | null;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
   lockHeartbeatMs?: number;
   // A dry run (run/dry-run.ts): each soak is sampled this many seconds only; its loads start as for the whole soak.
@@ -76,8 +80,11 @@ export interface RunDeps {
 export interface RunResult {
   record: RunRecord;
   runDir: string;
-  // The journal as read back for the record (the report writers read the same lines; absent when it broke).
+  // The journal as read back for the record (the report writers read the same lines).
   journalContents?: JournalContents;
+  // The journal broke and its run directory could not take the rescued journal and record: they are in runDir, a
+  // fallback directory, instead of this one.
+  rescuedFrom?: string;
 }
 
 function safeDirName(s: string): string {
@@ -96,7 +103,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   let runDir = join(deps.outDir, safeDirName(deps.label ?? 'unidentified'), deps.runId);
   ensureDir(runDir, 'reports directory (--out)');
   const log = typeof deps.log === 'function' ? deps.log(runDir) : deps.log;
-  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo);
+  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo, deps.journalSigner ?? null);
   // Error paths must not fail again on a broken journal: the failure is kept in journal.failure.
   const tryAppend = (line: JournalLine): void => {
     try {
@@ -141,6 +148,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     rulesVersion: RULES_VERSION,
     // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
     chain: 'sha256-prev',
+    // Who signs the chain head at each checkpoint (journal-signing.ts); null: a run without a lab key.
+    journalSigner: deps.journalSigner ? { algorithm: 'Ed25519', fingerprint: deps.journalSigner.fingerprint } : null,
     // The journal's format and the cablequal that wrote it (src/domain/version.ts).
     journalFormat: JOURNAL_FORMAT_VERSION,
     cablequalVersion: CABLEQUAL_VERSION,
@@ -213,6 +222,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         release?.();
       }
       journal.append({ type: 'phase-end', tS: ctx.tS, phase: phase.name, status: status === 'decided' ? 'stopped-early' : 'done' });
+      journal.checkpoint(); // signed and synced at each phase's end
       if (phase.kind === 'preflight') {
         for (const n of nodes) journal.append({ type: 'node-info', tS: ctx.tS, node: n.spec.name, record: n.record });
         if (deps.preflightOnly) break;
@@ -223,6 +233,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           const serial = ctx.ends[0]?.identity?.vendorSn;
           if (serial) {
             runDir = moveRunDir(runDir, join(deps.outDir, safeDirName(serial), deps.runId));
+            journal.relocate(join(runDir, 'journal.jsonl'));
             live.moved(runDir);
           }
         }
@@ -293,10 +304,12 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     }
   }
   try {
-    if (journal.failure) return journalFailed(journal, runDir, log);
+    const endedAt = () => new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString();
+    const failed = () => journalFailed(journal, { runDir, runId: deps.runId, tS: ctx.tS, phase: ctx.currentPhase, endedAt: endedAt() }, log);
+    if (journal.failure) return failed();
     if (!ctx.signal.aborted || journal.stats.lines > 0) {
-      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString() });
-      if (journal.failure) return journalFailed(journal, runDir, log);
+      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: endedAt() });
+      if (journal.failure) return failed();
     }
     journal.close();
     const contents = readJournal(join(runDir, 'journal.jsonl'));
@@ -307,38 +320,6 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   } finally {
     live.end();
   }
-}
-
-// The journal broke (disk full): the verdict is ERROR whatever the samples said, never a PASS/FAIL from half a journal.
-// record.json is written only if it can be written whole (atomic rename); else nothing claims to be final.
-function journalFailed(journal: JournalWriter, runDir: string, log: Logger): RunResult {
-  const failure = journal.failure!;
-  try {
-    journal.close();
-  } catch {
-    // already failed: the fd is closed by close() either way
-  }
-  let built: RunRecord;
-  try {
-    const path = join(runDir, 'journal.jsonl');
-    built = buildRecord(readJournal(path), { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
-  } catch {
-    throw failure; // not even the run-start line: nothing to report but the error
-  }
-  const reason = {
-    rule: 'journal-write',
-    message: failure.message,
-    value: failure.errno,
-    advice: 'free space on the controller (or choose another --out) and run again',
-  };
-  const record: RunRecord = { ...built, outcome: 'ERROR', reasons: [reason], decidedAtS: null };
-  try {
-    writeJsonAtomic(join(runDir, 'record.json'), record);
-  } catch (e) {
-    log.error({ err: e }, 'record.json not written');
-  }
-  log.error({ reason }, 'run ended ERROR: journal not writable');
-  return { record, runDir };
 }
 
 // Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead earlier run left

@@ -21,6 +21,7 @@ import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 import { togetherOf } from './together.js';
 import { withPhyWord } from './link-snapshots.js';
+import { derivePhases, relabelNote, simulatedOf } from './journal-labels.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -120,7 +121,11 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
   const benchmarks = benchmarksOf(lines);
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
-  const samples = journalSamplesOf(lines);
+  // Each sample graded under the phase the timeline places it in, not the phase its line states (journal-labels.ts).
+  const derived = derivePhases(contents);
+  const relabelled = relabelNote(derived);
+  if (relabelled) notes.push(relabelled);
+  const samples = journalSamplesOf(lines, derived.phaseOf);
   const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, benchmarks, lanes) : null;
   const phases = phasesOf(lines, aborted);
   const stop = decisionLine && graded && rulesVersion.confirmsStop ? stopNote(decisionLine.reason, journalVersion, graded.decision) : null;
@@ -188,7 +193,8 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     reasons: withPhyWord(reasons, lines),
     decidedAtS: outcome === 'FAIL' ? (graded?.decidedAtS ?? null) : null,
     // Simulated when run with --sim, or when a node said it is the simulated lab (sim serve over real SSH).
-    simulated: Boolean(start.simulated) || nodes.some((n) => n.simulated === true),
+    // and whatever the flags say, when the journal holds the simulated lab's own marks (journal-labels.ts).
+    simulated: simulatedOf(lines, Boolean(start.simulated) || nodes.some((n) => n.simulated === true)),
     ...(start.scenario ? { scenario: String(start.scenario) } : {}),
     startedAt,
     endedAt,
@@ -345,7 +351,10 @@ function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTim
 // What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
 // its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time
 // order; then the samples on demand, in journal order, revived one at a time (only the canonical rail when asked).
-function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: number | null; ticks: Set<number>; timelines: Map<string, NodeTimeline> } {
+function journalSamplesOf(
+  lines: JournalLine[],
+  phaseOf: ReadonlyMap<number, string>,
+): JournalSamples & { lastTick: number | null; ticks: Set<number>; timelines: Map<string, NodeTimeline> } {
   const nodes = new Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>();
   const timelines = new Map<string, NodeTimeline>();
   let count = 0;
@@ -383,12 +392,12 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     timelines,
     nodes,
     forEach(fn, canonicalOnly) {
-      for (const l of lines) {
-        if (l.type !== 'sample') continue;
+      lines.forEach((l, i) => {
+        if (l.type !== 'sample') return;
         const raw = (l as RawSampleLine).sample;
         const sample = canonicalOnly ? decodeSample(raw, nodes.get(raw.node)!.netdev) : decodeSample(raw);
-        fn((l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
-      }
+        fn(phaseOf.get(i) ?? (l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
+      });
     },
   };
 }
