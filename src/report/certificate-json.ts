@@ -1,9 +1,10 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
-import { nestingExceeds } from '../domain/json-depth.js';
+import { nestingExceeds, nonFiniteNumberAt } from '../domain/json-depth.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
+import { printable } from '../domain/text.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
@@ -142,6 +143,9 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   }
   // Before anything walks it: a body nested 200,000 deep parses, but every recursive reader overflows on it.
   if (nestingExceeds(doc, MAX_DEPTH)) return refused(`${certPath}: nested deeper than ${MAX_DEPTH} levels: not a certificate cablequal wrote`);
+  // `1e999` parses as Infinity, which no signed document can hold (canonical JSON has no spelling for it).
+  const infinite = nonFiniteNumberAt(doc);
+  if (infinite) return refused(`${certPath}: ${printable(infinite.slice(0, 120))}: a number that is not finite: not a certificate cablequal wrote`);
   const body = doc?.body;
   if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
     return refused(`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`);
