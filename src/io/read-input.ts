@@ -9,9 +9,10 @@ import { UsageError } from '../domain/errors.js';
 // The largest file of each kind the CLI reads, in bytes, and what messages call it. A shipped protocol is ~6 KB, a
 // scenario ~4 KB, a key ~120 bytes, a certificate of the full procedure ~60 KB, a manifest of 10,000 cables ~500 KB,
 // an ssh config a few KB, a run's record.json ~50 KB, a batch's state file ~1 KB a cable. A journal of the full
-// 75-minute procedure at 1 Hz is 8.4 MB (test/fixtures/journals-v4/good-qsfp56-spark-burnin, 9,153 lines, read back
-// in 112 MB of heap per 84 MB of journal): 256 MiB holds 30 of them, a 10 Hz run of the full procedure (~84 MB) or
-// a 1 Hz soak of a day and a half, and grades in well under the heap node gives (measured in the #32 report).
+// 75-minute procedure at 1 Hz is 8.4 MB (test/fixtures/journals-v4/good-qsfp56-spark-burnin: 4,289 two-node ticks,
+// 1.96 KB a tick with its load rows and raw dumps); the longest a protocol may ask for is MAX_TICKS = 300,000 ticks
+// (src/protocol/semantics.ts), ~590 MB at that rate: 768 MiB holds it with a margin, and refuses the 1 GiB file of
+// issue #32. Read back it takes ~1.3 bytes of heap per byte of journal (measured in the #32 report).
 export const INPUT_LIMITS = {
   protocol: { bytes: 1 << 20, name: 'protocol' },
   scenario: { bytes: 1 << 20, name: 'scenario' },
@@ -25,7 +26,7 @@ export const INPUT_LIMITS = {
   record: { bytes: 16 << 20, name: 'run record' },
   batchState: { bytes: 16 << 20, name: 'batch state' },
   liveState: { bytes: 1 << 20, name: 'live state' },
-  journal: { bytes: 256 << 20, name: 'journal' },
+  journal: { bytes: 768 << 20, name: 'journal' },
 } as const;
 
 // Which of INPUT_LIMITS a file is read as.

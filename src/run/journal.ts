@@ -131,7 +131,7 @@ export interface JournalContents {
   chain?: JournalChain;
 }
 
-// What a journal read may be given: `maxBytes`, the largest journal read (default INPUT_LIMITS.journal, 256 MiB; a
+// What a journal read may be given: `maxBytes`, the largest journal read (default INPUT_LIMITS.journal, 768 MiB; a
 // larger one is refused with one line naming it, before a byte is parsed).
 export interface JournalReadOptions {
   maxBytes?: number;

@@ -98,7 +98,7 @@ describe('journals are streamed, bounded, and only regular files (#32 item 3)', 
     const dir = runCopy();
     const path = join(dir, 'journal.jsonl');
     const bytes = readFileSync(path).length;
-    // The bound given small (the real one, 256 MiB, is held the same way by fstat: a sparse file below shows it).
+    // The bound given small (the real one, 768 MiB, is held the same way by fstat: a sparse file below shows it).
     expect(() => readJournal(path, { maxBytes: bytes - 1 })).toThrow(
       new UsageError(`${path}: ${bytes} bytes, more than the ${bytes - 1} bytes a journal file may hold`),
     );
@@ -106,7 +106,7 @@ describe('journals are streamed, bounded, and only regular files (#32 item 3)', 
     const big = join(root, 'sparse.jsonl');
     writeFileSync(big, '');
     truncateSync(big, INPUT_LIMITS.journal.bytes + 1); // sparse: no disk used, no byte read
-    expect(() => readJournal(big)).toThrow(new UsageError(`${big}: ${INPUT_LIMITS.journal.bytes + 1} bytes, more than the 256 MiB a journal file may hold`));
+    expect(() => readJournal(big)).toThrow(new UsageError(`${big}: ${INPUT_LIMITS.journal.bytes + 1} bytes, more than the 768 MiB a journal file may hold`));
   });
 
   it('a 1 GiB journal: grade exits 2 with one line (it crashed with "Cannot create a string longer than 0x1fffffe8")', async () => {
@@ -114,7 +114,7 @@ describe('journals are streamed, bounded, and only regular files (#32 item 3)', 
     truncateSync(join(dir, 'journal.jsonl'), 1 << 30); // the journal, then a gigabyte of zeros (sparse)
     const r = await runCli(['grade', dir], { env });
     expect(r.code).toBe(2);
-    expect(oneLine(r.err)).toBe(`cablequal: ${join(dir, 'journal.jsonl')}: ${1 << 30} bytes, more than the 256 MiB a journal file may hold`);
+    expect(oneLine(r.err)).toBe(`cablequal: ${join(dir, 'journal.jsonl')}: ${1 << 30} bytes, more than the 768 MiB a journal file may hold`);
   });
 
   it('a line longer than MAX_JOURNAL_LINE is one bad line, skipped without being held; the lines after it are read', () => {
