@@ -21,6 +21,7 @@ export const INPUT_LIMITS = {
   certificate: { bytes: 16 << 20, name: 'certificate' },
   key: { bytes: 64 << 10, name: 'key' },
   sshConfig: { bytes: 1 << 20, name: 'ssh config' },
+  knownHosts: { bytes: 16 << 20, name: 'known_hosts' },
   // `cablequal parse <kind> <file>`: one command's output (`ethtool -S` of mlx5 is ~60 KB).
   output: { bytes: 16 << 20, name: 'command output' },
   record: { bytes: 16 << 20, name: 'run record' },

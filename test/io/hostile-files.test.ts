@@ -12,6 +12,7 @@ import { UsageError } from '../../src/domain/errors.js';
 import { INPUT_LIMITS } from '../../src/io/read-input.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
 import { MAX_JOURNAL_LINE, readJournal } from '../../src/run/journal.js';
+import { planAuth } from '../../src/transport/ssh-auth.js';
 import { runCli } from '../helpers/cli.js';
 
 const V2 = join(process.cwd(), 'test', 'fixtures', 'journals-v2');
@@ -156,5 +157,14 @@ describe('a certificate number that is not finite is NOT VERIFIED (#32 item 3)',
     const s = await runCli(['verify', cert, '--public-key', KEY], { env });
     expect(s.code).toBe(1);
     expect(s.err).toContain('body.summary.crcErrors[1]: a number that is not finite');
+  });
+});
+
+describe('ssh files are read the same way (#32 item 3)', () => {
+  it('an identity file that is a FIFO is named in the notes, never waited on; a missing one is skipped quietly', () => {
+    const f = fifoAt(join(root, 'id_fifo'));
+    const plan = planAuth({ username: 'u', identityFiles: [f, join(root, 'id_missing')], agentSock: null });
+    expect(plan.keys).toEqual([]);
+    expect(plan.notes).toEqual([`${f}: a pipe, not a regular file`]);
   });
 });
