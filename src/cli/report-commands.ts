@@ -5,6 +5,7 @@ import { printable } from '../domain/text.js';
 import { verifyCertificate } from '../report/certificate-json.js';
 import { DEFAULT_LAB_KEY_PATH, keygen, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
+import { checkOutputPath } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
@@ -122,7 +123,9 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   const out = resolve(io.cwd, args.out);
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
-  const { compareRuns } = await import('../report/compare.js');
+  const { byPartPath, compareRuns } = await import('../report/compare.js');
+  checkOutputPath(out, `--out ${args.out}`);
+  checkOutputPath(byPartPath(out), `--out ${args.out}: ${byPartPath(out)}`);
   const res = await compareRuns(dirs, out);
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);
   io.stdout(`${res.records.length} run(s) compared: ${res.paths.join(', ')}\n`);
@@ -137,7 +140,10 @@ export async function regressCommand(args: { baseline: string; runs: string[]; j
   const { dirs, warnings } = await expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   const baseline = resolve(io.cwd, args.baseline);
-  if (args.junit) ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+  if (args.junit) {
+    ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+    checkOutputPath(resolve(io.cwd, args.junit), `--junit ${args.junit}`);
+  }
   const res = await regress({
     baseline,
     runs: dirs.filter((d) => d !== baseline),

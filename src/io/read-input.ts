@@ -36,7 +36,9 @@ export type InputKind = keyof typeof INPUT_LIMITS;
 const size = (n: number) =>
   n >= 1 << 20 && n % (1 << 20) === 0 ? `${n / (1 << 20)} MiB` : n >= 1 << 10 && n % (1 << 10) === 0 ? `${n / (1 << 10)} KiB` : `${n} bytes`;
 
-function kindOf(st: Stats): string {
+// What a file that is not a regular one is, as messages say it (from lstat, a symbolic link is one).
+export function kindOf(st: Stats): string {
+  if (st.isSymbolicLink()) return 'a symbolic link';
   if (st.isDirectory()) return 'a directory';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isFIFO()) return 'a pipe';
