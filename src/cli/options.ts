@@ -1,3 +1,4 @@
+import { speedProblem } from '../domain/speed.js';
 import { quoteInput } from '../domain/text.js';
 import { ArgvError } from './failure.js';
 
@@ -25,14 +26,13 @@ export function intArg(name: string, min: number, max: number): (v: unknown) => 
   };
 }
 
-// A number option with min < v <= max (`--speed 0` refused).
-export function positiveArg(name: string, max: number): (v: unknown) => number | undefined {
-  return (v) => {
-    if (v === undefined) return undefined;
-    if (Array.isArray(v)) throw new ArgvError(`--${name} given ${v.length} times: give it once`);
-    const s = String(v).trim();
-    const n = /^\d+(\.\d+)?([eE][-+]?\d+)?$/.test(s) ? Number(s) : NaN;
-    if (!(n > 0 && n <= max)) throw new ArgvError(`--${name}: expected a number above 0 and at most ${max}, got ${quoteInput(s, 40)}`);
-    return n;
-  };
+// `--speed N`: a number within the one speed bound (src/domain/speed.ts), parsed from the text typed.
+export function speedArg(v: unknown): number | undefined {
+  if (v === undefined) return undefined;
+  if (Array.isArray(v)) throw new ArgvError(`--speed given ${v.length} times: give it once`);
+  const s = String(v).trim();
+  const n = /^\d+(\.\d+)?([eE][-+]?\d+)?$/.test(s) ? Number(s) : NaN;
+  const problem = speedProblem(n);
+  if (problem) throw new ArgvError(`--speed: ${problem}, got ${quoteInput(s, 40)}`);
+  return n;
 }

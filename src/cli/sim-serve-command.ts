@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { speedProblem } from '../domain/speed.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { serveSimLab } from '../sim/serve.js';
 import { EXIT } from './exit-codes.js';
@@ -10,8 +11,8 @@ export async function simServeCommand(
   args: { scenario: string; faults: string[]; port: number; speed: number; dir: string; seed?: number },
   io: CliIo,
 ): Promise<number> {
-  if (!(Number.isFinite(args.speed) && args.speed > 0 && args.speed <= 1000))
-    throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  const speedWrong = speedProblem(args.speed);
+  if (speedWrong) throw new UsageError(`--speed: ${speedWrong}, got ${args.speed}`);
   const dir = ensureDir(resolve(io.cwd, args.dir), '--dir');
   let lab: Awaited<ReturnType<typeof serveSimLab>>;
   try {

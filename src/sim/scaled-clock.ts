@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
+import { speedProblem } from '../domain/speed.js';
 
 // Real time sped up K times, for `sim serve`: a client connected over SSH sees a 75-minute procedure in 75/K minutes.
 export class ScaledClock implements Clock {
@@ -8,7 +9,8 @@ export class ScaledClock implements Clock {
     readonly speed: number,
     private readonly base: Clock = systemClock,
   ) {
-    if (!(speed > 0) || !Number.isFinite(speed)) throw new RangeError(`speed must be a positive number, got ${speed}`);
+    const problem = speedProblem(speed); // the one bound of --speed
+    if (problem) throw new RangeError(`speed: ${problem}, got ${speed}`);
     this.t0 = base.now();
   }
 

@@ -1,4 +1,5 @@
-import { positiveArg } from '../options.js';
+import { SPEED_MAX, SPEED_MIN } from '../../domain/speed.js';
+import { speedArg } from '../options.js';
 import type { HangupMode } from '../io.js';
 import { defineCommand } from './define.js';
 import { liveOptions, nodeOptions, PORT_BOTH_HELP, seedOption } from './shared-options.js';
@@ -37,9 +38,8 @@ export const runSpec = defineCommand({
       }),
       speed: {
         type: 'string',
-        describe:
-          'time speed-up: with --sim, run the simulated lab at N times real time, at most 100 (to watch it; without --speed, --sim runs in virtual time); with --nodes, against `cablequal sim serve --speed N` nodes (the same N; refused against real nodes)',
-        coerce: positiveArg('speed', 1000),
+        describe: `time speed-up, from ${SPEED_MIN} (real time) to ${SPEED_MAX}: with --sim, run the simulated lab at N times real time, at most 100 (to watch it; without --speed, --sim runs in virtual time); with --nodes, against \`cablequal sim serve --speed N\` nodes (the same N; refused against real nodes)`,
+        coerce: speedArg,
       },
     }),
   run: async (args, { io, signal }) => {

@@ -1,4 +1,5 @@
-import { intArg, positiveArg } from '../options.js';
+import { SPEED_MAX, SPEED_MIN } from '../../domain/speed.js';
+import { intArg, speedArg } from '../options.js';
 import { defineCommand, type CommandGroup } from './define.js';
 import { seedOption } from './shared-options.js';
 
@@ -29,9 +30,9 @@ const serveSpec = defineCommand({
       })
       .option('speed', {
         type: 'string',
-        describe: 'speed-up factor of simulated time, above 0, at most 1000 (give the same --speed to `cablequal run`)',
+        describe: `speed-up factor of simulated time, from ${SPEED_MIN} (real time) to ${SPEED_MAX} (give the same --speed to \`cablequal run\`)`,
         default: '1',
-        coerce: positiveArg('speed', 1000),
+        coerce: speedArg,
       })
       .option('seed', seedOption('simulator seed, a whole number (the same scenario and seed as `run --sim` give the same verdict)'))
       .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
