@@ -42,6 +42,9 @@ export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<
 // lab's own key files (in that order: report/sign.ts trustedLabPublicKey); with none, a consistent certificate is UNPINNED
 // (exit 5), never OK: the key it carries proves nothing about who signed it.
 export async function verifyCommand(args: { certificate: string; publicKey?: string }, io: CliIo): Promise<number> {
+  // Given empty, it names no key: never a silent fall-back to $CABLEQUAL_LAB_PUBLIC_KEY or the lab key's public half.
+  if (args.publicKey !== undefined && args.publicKey.trim() === '')
+    throw new UsageError("--public-key: empty; give the lab's public key file (PEM), or leave --public-key out to use $CABLEQUAL_LAB_PUBLIC_KEY");
   const path = resolve(io.cwd, args.certificate);
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
@@ -53,7 +56,13 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
     regrade: async (runDir: string, rulesVersion: number) => {
       const r = gradeRunDir(runDir, undefined, rulesVersion);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
-      return { outcome: r.outcome, reasons: r.reasons, ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}) };
+      return {
+        outcome: r.outcome,
+        reasons: r.reasons,
+        serial: r.cable.serial,
+        simulated: r.simulated,
+        ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}),
+      };
     },
     currentRulesVersion: RULES_VERSION,
     ...(trusted ? { publicKeyPem: trusted.pem, publicKeySource: trusted.source } : {}),

@@ -72,7 +72,7 @@ export async function writeCertificateDocument(doc: CertificateDocument, dir: st
 export type Regrade = (
   runDir: string,
   rulesVersion: number,
-) => Promise<{ outcome: Outcome; reasons: Reason[] } & Partial<Pick<RunRecord, 'kind' | 'shortOfQualification'>>>;
+) => Promise<{ outcome: Outcome; reasons: Reason[]; serial?: string | null } & Partial<Pick<RunRecord, 'kind' | 'shortOfQualification' | 'simulated'>>>;
 
 export interface VerifyOptions {
   regrade: Regrade;
@@ -216,6 +216,12 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   try {
     const again = await opts.regrade(runDir, version);
     if (again.outcome !== body.outcome) problems.push(`re-grading gives ${again.outcome}, certificate says ${body.outcome}`);
+    // What the cable is and whether the run was simulated are the journal's too: a body signed by any key (an UNPINNED
+    // verify trusts only consistency) must say what its journal says (#32 item 6).
+    if (again.serial !== undefined && again.serial !== (body.cable?.serial ?? null))
+      problems.push(`the journal's cable serial is ${JSON.stringify(again.serial)}, the certificate says ${JSON.stringify(body.cable?.serial ?? null)}`);
+    if (again.simulated !== undefined && again.simulated !== body.simulated)
+      problems.push(`the journal says the run was ${again.simulated ? '' : 'not '}simulated, the certificate says simulated: ${String(body.simulated)}`);
     const want = (body.reasons ?? []).map(reasonKey).sort().join('\n');
     const got = again.reasons.map(reasonKey).sort().join('\n');
     if (want !== got)
