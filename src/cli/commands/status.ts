@@ -7,7 +7,12 @@ export const statusSpec = defineCommand({
   builder: (y) =>
     y
       .option('out', { type: 'string', default: 'reports', describe: 'reports directory to look in' })
-      .option('json', { type: 'boolean', default: false, describe: 'one JSON object per run, one per line' }),
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'one JSON array on stdout, an object per run (runId, verdict, why, phase, elapsedS, remainingS, nodes, pid, controller, runDir, updatedAt, outcome); [] when there is none',
+      }),
   run: async (args, { io }) => {
     const { statusCommand } = await import('../status-command.js');
     return statusCommand({ out: args.out, json: args.json }, io);
