@@ -14,13 +14,12 @@ import { journalLineProblem } from '../run/journal-shape.js';
 import { MAX_JOURNAL_LINE, type JournalLine } from '../run/journal.js';
 import { TimeseriesBuilder, type RailThroughputPoint } from '../run/journal-series.js';
 import { ruleOf } from '../rules/versions.js';
-import { OUTLIER_WINDOW_S, ReceiverRows } from './series-rows.js';
+import { ReceiverRows } from './series-rows.js';
 
 // At most this many points per series, whatever the run's length.
 export const MAX_POINTS = 2000;
 // The phase a certificate's headline states (record.headline.phase): the GPU-loaded soak.
 export const HEADLINE_PHASE = 'soak-loaded';
-export { OUTLIER_WINDOW_S };
 const CHUNK = 256 * 1024; // bytes of journal read between two turns of the event loop
 
 // One receiver's chart: x (seconds since the run started), each lane's BER, NIC temperature, and the worst lane's

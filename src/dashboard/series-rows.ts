@@ -10,7 +10,7 @@ import type { LanePoint } from '../run/journal-series.js';
 // A lane is the outlier when, over the last OUTLIER_WINDOW_S, its certain ratio to the others reaches the lane-ratio
 // rule's MARGINAL line (the same counts-based ratio the rule grades: worst lane's lower bound over the others' median
 // upper bound).
-export const OUTLIER_WINDOW_S = 60;
+const OUTLIER_WINDOW_S = 60;
 
 export class ReceiverRows {
   readonly rows: { tS: number; values: (number | null)[] }[] = [];
