@@ -98,32 +98,40 @@ class JournalTail {
         this.ino = st.ino;
       }
       const buf = Buffer.allocUnsafe(CHUNK);
-      let carry = Buffer.alloc(0);
+      // The start of a line not ended yet, in the chunks it came in (joined once, when its end comes).
+      let parts: Buffer[] = [];
+      let held = 0;
       for (;;) {
-        const n = readSync(fd, buf, 0, buf.length, this.offset + carry.length);
+        const n = readSync(fd, buf, 0, buf.length, this.offset + held);
         if (n <= 0) break;
-        const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-        const last = chunk.lastIndexOf(10);
+        const fresh = buf.subarray(0, n);
+        const last = fresh.lastIndexOf(10);
         if (last < 0) {
           // No line ends in it: held until one does, up to MAX_JOURNAL_LINE; a longer line is one bad line, dropped.
-          if (chunk.length > MAX_JOURNAL_LINE) {
+          if (held + n > MAX_JOURNAL_LINE) {
             if (!this.skipping) this.badLines++;
             this.skipping = true;
-            this.offset += chunk.length;
-            carry = Buffer.alloc(0);
-          } else carry = Buffer.from(chunk);
+            this.offset += held + n;
+            parts = [];
+            held = 0;
+          } else {
+            parts.push(Buffer.from(fresh));
+            held += n;
+          }
           await new Promise<void>((done) => setImmediate(done));
           continue;
         }
-        const text = chunk.subarray(0, last).toString('utf8').split('\n');
+        const whole = parts.length ? Buffer.concat([...parts, fresh.subarray(0, last)]) : fresh.subarray(0, last);
+        const text = whole.toString('utf8').split('\n');
         if (this.skipping) {
           text.shift(); // the end of the long line
           this.skipping = false;
         }
         for (const line of text) this.line(line);
         this.rowsOfNewPoints();
-        this.offset += last + 1;
-        carry = Buffer.from(chunk.subarray(last + 1));
+        this.offset += held + last + 1;
+        parts = last + 1 < n ? [Buffer.from(fresh.subarray(last + 1))] : [];
+        held = n - last - 1;
         await new Promise<void>((done) => setImmediate(done));
       }
     } finally {
