@@ -270,7 +270,7 @@ function seriesOf(runId: string, tail: JournalTail, maxPoints: number): RunSerie
 
 function receiverSeries(r: ReceiverRows, tMax: number, maxPoints: number, ratioMarginal: number): ReceiverSeries {
   const lanes = Math.max(0, r.lanes);
-  const down = bucketRows(r.rows, tMax, maxPoints);
+  const down = bucketRows(r.rows(), tMax, maxPoints);
   // What a chart can show: BER to 4 significant digits, temperatures to 0.1 °C, times to 1 ms (the bound stays exact).
   const sig = (v: number | null) => (v === null ? null : Number(v.toPrecision(4)));
   const tenth = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
@@ -278,7 +278,7 @@ function receiverSeries(r: ReceiverRows, tMax: number, maxPoints: number, ratioM
     node: r.node,
     lanes,
     laneRateBps: r.laneRateBps,
-    rawPoints: r.rows.length,
+    rawPoints: r.rawRows,
     t: down.t.map((t) => Math.round(t * 1000) / 1000),
     // A lane with no error in an interval has no point on a log axis: null, drawn as a gap.
     laneBer: [...Array(lanes).keys()].map((i) => down.columns[i]!.map((v) => (v !== null && v > 0 ? sig(v) : null))),

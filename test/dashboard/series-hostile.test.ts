@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { SeriesCache } from '../../src/dashboard/run-series.js';
+import { MAX_ROWS, ReceiverRows } from '../../src/dashboard/series-rows.js';
 import { UsageError } from '../../src/domain/errors.js';
 import { INPUT_LIMITS } from '../../src/io/read-input.js';
 import { MAX_JOURNAL_LINE } from '../../src/run/journal.js';
@@ -58,5 +59,35 @@ describe('the series endpoint and hostile journals (#32 item 3)', () => {
     const grown = await cache.series('x', growing);
     expect(grown).not.toBe(first);
     expect(grown).toEqual(await new SeriesCache().series('x', good));
+  });
+});
+
+describe("a long run's rows are merged as they come (#32 item 3)", () => {
+  it('past MAX_ROWS a receiver holds at most MAX_ROWS + 1 rows, each bucket its maximum, the last reading as it is', () => {
+    const r = new ReceiverRows('spark-a', 'soak-loaded');
+    const n = 3 * MAX_ROWS + 7;
+    for (let i = 0; i < n; i++) {
+      // One lane, one burst at i = 12,345, and a last reading unlike the others.
+      const rate = i === 12_345 ? 5e3 : i === n - 1 ? 7 : 1;
+      r.add({ node: 'spark-a', tS: i + 1, phase: 'soak-loaded', laneRates: [rate], nicTempC: i === 20_000 ? 90 : i === n - 1 ? 42 : 50, dtS: 1 }, 1);
+    }
+    const rows = r.rows();
+    expect(r.rawRows).toBe(n);
+    expect(rows.length).toBeLessThanOrEqual(MAX_ROWS + 1);
+    expect(rows.length).toBeGreaterThan(MAX_ROWS / 4);
+    expect(rows.at(-1)).toEqual({ tS: n, values: [7 / r.laneRateBps, 42, expect.any(Number)] });
+    // The burst and the hot spike are each in exactly one merged row, at their values (a bucket keeps its maximum).
+    expect(rows.filter((x) => x.values[0] === 5e3 / r.laneRateBps)).toHaveLength(1);
+    expect(
+      rows
+        .slice(0, -1)
+        .map((x) => x.values[1])
+        .sort(),
+    ).toEqual([...Array(rows.length - 2).fill(50), 90]);
+    const times = rows.map((x) => x.tS);
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+    // The running bound is the last reading's: the certificate's headline, whatever was merged before it.
+    // (n - 2 intervals of 1 error, the burst's 5,000 and the last one's 7.)
+    expect(r.soakBound()).toEqual([{ lane: 0, errors: n - 2 + 5e3 + 7, seconds: n, ub95: expect.any(Number) }]);
   });
 });
