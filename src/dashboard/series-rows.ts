@@ -17,6 +17,7 @@ import type { LanePoint } from '../run/journal-series.js';
 const OUTLIER_WINDOW_S = 60;
 
 // The rows held per receiver before they are merged: four times the points a series is served at (MAX_POINTS).
+/** @internal */
 export const MAX_ROWS = 8000;
 
 type Row = { tS: number; values: (number | null)[] };
