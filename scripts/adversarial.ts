@@ -34,7 +34,15 @@ interface Outcome {
 
 function cli(args: string[], cwd = work, extraEnv: NodeJS.ProcessEnv = {}): Outcome {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: LIMIT_MS, maxBuffer: 64 << 20 });
+  // SIGKILL at the limit: a CLI blocked opening a FIFO ignores SIGTERM (#32 item 3), and spawnSync waits for its exit.
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    timeout: LIMIT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 << 20,
+  });
   return { code: r.status, out: r.stdout ?? '', err: r.stderr ?? '', ms: performance.now() - t, timedOut: r.error !== undefined || r.signal !== null };
 }
 
