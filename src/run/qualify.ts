@@ -281,7 +281,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       if (journal.failure) return journalFailed(journal, runDir, log);
     }
     journal.close();
-    const contents = readJournal(join(runDir, 'journal.jsonl'));
+    // The run's own journal, just written: read whatever its size (the bound is for journals handed to cablequal).
+    const contents = readJournal(join(runDir, 'journal.jsonl'), OWN_JOURNAL);
     const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
     writeJsonAtomic(join(runDir, 'record.json'), record);
     log.info({ outcome: record.outcome, runDir }, 'run finished');
@@ -290,6 +291,10 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     live.end();
   }
 }
+
+// How a run reads back the journal it wrote itself: with no size bound, so a run longer than INPUT_LIMITS.journal
+// (io/read-input.ts) still gets its record; `grade` of it later is refused with one line naming the bound.
+const OWN_JOURNAL = { maxBytes: Number.MAX_SAFE_INTEGER };
 
 // The journal broke (disk full): the verdict is ERROR whatever the samples said, never a PASS/FAIL from half a journal.
 // record.json is written only if it can be written whole (atomic rename); else nothing claims to be final.
@@ -303,7 +308,7 @@ function journalFailed(journal: JournalWriter, runDir: string, log: Logger): Run
   let built: RunRecord;
   try {
     const path = join(runDir, 'journal.jsonl');
-    built = buildRecord(readJournal(path), { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
+    built = buildRecord(readJournal(path, OWN_JOURNAL), { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
   } catch {
     throw failure; // not even the run-start line: nothing to report but the error
   }
