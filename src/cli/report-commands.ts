@@ -5,6 +5,7 @@ import { printable } from '../domain/text.js';
 import { verifyCertificate } from '../report/certificate-json.js';
 import { DEFAULT_LAB_KEY_PATH, keygen, labKeyPath, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
+import { checkOutputPath } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
@@ -50,6 +51,9 @@ export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<
 // lab's own key files (in that order: report/sign.ts trustedLabPublicKey); with none, a consistent certificate is UNPINNED
 // (exit 5), never OK: the key it carries proves nothing about who signed it.
 export async function verifyCommand(args: { certificate: string; publicKey?: string }, io: CliIo): Promise<number> {
+  // Given empty, it names no key: never a silent fall-back to $CABLEQUAL_LAB_PUBLIC_KEY or the lab key's public half.
+  if (args.publicKey !== undefined && args.publicKey.trim() === '')
+    throw new UsageError("--public-key: empty; give the lab's public key file (PEM), or leave --public-key out to use $CABLEQUAL_LAB_PUBLIC_KEY");
   const path = resolve(io.cwd, args.certificate);
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
@@ -66,7 +70,13 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
       if (trust.status === 'invalid') throw new Error(journalTrustLine(join(runDir, 'journal.jsonl'), trust)!);
       const r = gradeRunDir(runDir, undefined, rulesVersion, contents);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
-      return { outcome: r.outcome, reasons: r.reasons, ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}) };
+      return {
+        outcome: r.outcome,
+        reasons: r.reasons,
+        serial: r.cable.serial,
+        simulated: r.simulated,
+        ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}),
+      };
     },
     currentRulesVersion: RULES_VERSION,
     ...(trusted ? { publicKeyPem: trusted.pem, publicKeySource: trusted.source } : {}),
@@ -142,7 +152,9 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   const out = resolve(io.cwd, args.out);
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
-  const { compareRuns } = await import('../report/compare.js');
+  const { byPartPath, compareRuns } = await import('../report/compare.js');
+  checkOutputPath(out, `--out ${args.out}`);
+  checkOutputPath(byPartPath(out), `--out ${args.out}: ${byPartPath(out)}`);
   // Each run's result as the store takes it: re-graded from its journal, a record.json that disagrees named.
   const { recordOfRunDir } = await import('../store/import.js');
   const pem = (await trustedLabPublicKey(io.env))?.pem ?? null;
@@ -164,7 +176,10 @@ export async function regressCommand(args: { baseline: string; runs: string[]; j
   const { dirs, warnings } = await expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   const baseline = resolve(io.cwd, args.baseline);
-  if (args.junit) ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+  if (args.junit) {
+    ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+    checkOutputPath(resolve(io.cwd, args.junit), `--junit ${args.junit}`);
+  }
   const res = await regress({
     baseline,
     runs: dirs.filter((d) => d !== baseline),

@@ -25,7 +25,7 @@ import { readInputText } from '../io/read-input.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
-import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
+import { discoverNode, formatPlan, formatPlanJson, lockCommands, planRun, type DiscoveredNode, type RunPlan } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
 import { SPEED } from './options.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
@@ -508,7 +508,7 @@ function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Ma
 async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo, signal: AbortSignal): Promise<number> {
   let text: string;
   try {
-    text = await dryRunPlan(args, protocol, protocolText, io, signal);
+    text = await dryRunPlan(args, protocol, protocolText, io, signal, args.json);
   } catch (e) {
     if (!(e instanceof DiscoveryError)) throw e;
     io.stderr(`cablequal: ERROR: dry run: ${printable(e.message)}\n`);
@@ -528,14 +528,17 @@ export class DiscoveryError extends Error {
   override readonly name = 'DiscoveryError';
 }
 
-// The dry-run text for one pair of nodes (shared by run and batch).
+// The dry-run text for one pair of nodes (shared by run and batch); `json`: the plan as one JSON object instead.
 export async function dryRunPlan(
   args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig' | 'simFault'>,
   protocol: Protocol,
   protocolText: string,
   io: CliIo,
   signal?: AbortSignal,
+  json = false,
 ): Promise<string> {
+  const render = (plan: RunPlan, nodes: { name: string; cage: number | 'auto' }[], real: boolean) =>
+    json ? formatPlanJson(plan, nodes, protocol, real) : formatPlan(plan, nodes, { protocol, real });
   const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
   if (args.sim) {
     // --sim-fault is checked as a run checks it (a lab with the faults), then the plan is made without them: faults
@@ -543,8 +546,11 @@ export async function dryRunPlan(
     if (args.simFault?.length) simNodes({ ...args, out: '', json: false }, clock);
     const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
     const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim, ...(signal ? { signal } : {}) });
-    const shown = nodes.map((n) => ({ name: n.name, cage: n.cage }));
-    return formatPlan(plan, shown, { protocol, real: false });
+    return render(
+      plan,
+      nodes.map((n) => ({ name: n.name, cage: n.cage })),
+      false,
+    );
   }
   const specs = parseNodes(args.nodes!, args.port);
   const real = await makeRunners(specs, {
@@ -582,9 +588,9 @@ export async function dryRunPlan(
     ...(signal ? { signal } : {}),
   });
   plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
-  return formatPlan(
+  return render(
     plan,
     nodes.map((n) => ({ name: n.name, cage: n.cage })),
-    { protocol, real: true },
+    true,
   );
 }

@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
+import { readInputText } from '../io/read-input.js';
 import { findRunDirs } from '../report/run-dirs.js';
 import { LIVE_FILE, type LiveState } from '../run/live-state.js';
 import { EXIT } from './exit-codes.js';
@@ -48,7 +49,7 @@ export function judgeLive(s: LiveState, now: number, here = hostname(), alive = 
 
 function readLive(dir: string): LiveState | null {
   try {
-    const v = JSON.parse(readFileSync(join(dir, LIVE_FILE), 'utf8')) as Partial<LiveState>;
+    const v = JSON.parse(readInputText(join(dir, LIVE_FILE), 'liveState')) as Partial<LiveState>;
     if (v?.schema !== 'cablequal.live/1' || typeof v.runId !== 'string' || typeof v.pid !== 'number' || typeof v.updatedAt !== 'string') return null;
     return v as LiveState;
   } catch {
@@ -58,7 +59,7 @@ function readLive(dir: string): LiveState | null {
 
 function outcomeIn(dir: string): string | null {
   try {
-    const r = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { outcome?: unknown };
+    const r = JSON.parse(readInputText(join(dir, 'record.json'), 'record')) as { outcome?: unknown };
     return typeof r.outcome === 'string' ? r.outcome : null;
   } catch {
     return null;

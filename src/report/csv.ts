@@ -5,6 +5,7 @@ import { writeFileAtomic } from '../io/atomic-write.js';
 import { summarise, trainedMode } from './certificate-content.js';
 import { resultOfRecord } from '../rules/result.js';
 import { CSV_COLUMNS } from './csv-columns.js';
+import { escapeControls } from './escape.js';
 import type { RunTimeseries } from './series.js';
 
 export type CsvCell = string | number | boolean | null | undefined;
@@ -15,12 +16,15 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 // One cell's text. Labels, serials, vendor names and reasons come from operators and cable EEPROMs: a text cell
 // that starts like a formula (`=HYPERLINK(...)`) gets a leading single quote (shown as text, never evaluated; the
 // cell is quoted too). Numbers are written as numbers, never prefixed: -3.2 in a numeric column stays -3.2, while
-// the text "-3.2" (a label, say) becomes '-3.2 — the column's type decides, not the look of the value.
+// the text "-3.2" (a label, say) becomes '-3.2 — the column's type decides, not the look of the value. A control
+// character (ESC, BEL, NUL; tab, LF and CR aside) is written as \xHH, as the certificate's HTML shows it.
 export function csvCell(v: CsvCell): string {
   if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return '';
   if (typeof v === 'number') return numberText(v);
   if (typeof v !== 'string') return String(v);
-  return FORMULA_START.test(v) ? `'${v}` : v;
+  // Control characters as the HTML shows them (\x1b, never a raw ESC a terminal would run), then the formula guard.
+  const text = escapeControls(v);
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
 
 // A number without binary noise: a sum of decimals (31.502000000000002) is written as the decimal it stands for

@@ -56,7 +56,7 @@ export function journalFailed(
       ensureDir(dir, 'run directory');
       const path = join(dir, 'journal.jsonl');
       writeFileAtomicSync(path, content);
-      const contents = readJournal(path);
+      const contents = readJournal(path, { maxBytes: Number.MAX_SAFE_INTEGER }); // its own journal: no size bound
       const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
       writeJsonAtomic(join(dir, 'record.json'), record);
       log.error({ reason, dir }, 'run ended ERROR: the journal could not be written');

@@ -1,5 +1,6 @@
 import { accessSync, closeSync, constants, fstatSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { grewPastLimit, openInput, readFailed } from '../io/read-input.js';
 import { bigintReplacer } from '../domain/u64.js';
 import { CHAIN_START, ChainTracker, chainLine, lastLineHash, lineHash, type JournalChain } from './journal-chain.js';
 import { JOURNAL_SIG, sigPayload, type JournalSigner } from './journal-signing.js';
@@ -239,9 +240,21 @@ export interface JournalContents {
   chain?: JournalChain;
 }
 
+// What a journal read may be given: `maxBytes`, the largest journal read (default INPUT_LIMITS.journal, 768 MiB; a
+// larger one is refused with one line naming it, before a byte is parsed).
+export interface JournalReadOptions {
+  maxBytes?: number;
+}
+
+// The longest journal line read: a run-start line carries the protocol's text (at most 1 MiB, escaped at most 6x);
+// the longest line of the full procedure's journal is 46 KB. A longer one (a gigabyte of zeros, a line never ended)
+// is one bad line, skipped to its end without being held.
+export const MAX_JOURNAL_LINE = 16 << 20;
+
 // Read a journal written by JournalWriter; a torn last line (SIGKILL mid-write) is dropped and reported, not fatal.
 // Line numbers are kept (lineNos[i] is the file line of lines[i]) so that a line screened out later is named.
-export function readJournal(path: string): JournalContents {
+// A FIFO, a device or a journal over the bound is a UsageError naming it (read-input.ts).
+export function readJournal(path: string, o: JournalReadOptions = {}): JournalContents {
   const lines: JournalLine[] = [];
   const lineNos: number[] = [];
   const chain = new ChainTracker();
@@ -252,6 +265,7 @@ export function readJournal(path: string): JournalContents {
       lineNos.push(n);
     },
     chain,
+    o,
   );
   return { lines, truncatedTail, badLines, problems, lineNos, chain: chain.result() };
 }
@@ -263,6 +277,7 @@ export function forEachJournalLine(
   path: string,
   visit: (line: JournalLine, lineNo: number) => void,
   chain?: ChainTracker, // follows the hash chain over each line's bytes when given
+  o: JournalReadOptions = {},
 ): { truncatedTail: boolean; badLines: number[]; problems: JournalProblem[] } {
   const badLines: number[] = [];
   const problems: JournalProblem[] = [];
@@ -294,29 +309,52 @@ export function forEachJournalLine(
     chain?.line(lineNo, bytes, v as Record<string, unknown>);
     visit(v as JournalLine, lineNo);
   };
-  const fd = openSync(path, 'r');
+  const { fd, size, label, limit } = openInput(path, 'journal', o.maxBytes !== undefined ? { maxBytes: o.maxBytes } : {});
   try {
-    let buf = Buffer.allocUnsafe(1 << 22);
+    let buf = Buffer.allocUnsafe(Math.min(1 << 22, size + 1));
     let filled = 0; // bytes in buf; [0, filled) holds the start of a line not yet complete
+    let skipping = false; // inside a line longer than MAX_JOURNAL_LINE: its bytes are dropped up to its newline
+    let read = 0;
     for (;;) {
       if (filled === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2); // one line longer than the buffer
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
+        if (filled >= MAX_JOURNAL_LINE) {
+          if (!skipping) {
+            lineNo++;
+            bad(`longer than ${MAX_JOURNAL_LINE} bytes: not a journal line cablequal wrote`);
+            chain?.line(lineNo, buf.subarray(0, 0), null);
+          }
+          skipping = true;
+          filled = 0;
+        } else {
+          const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_JOURNAL_LINE)); // one line longer than the buffer
+          buf.copy(bigger, 0, 0, filled);
+          buf = bigger;
+        }
       }
-      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      let n: number;
+      try {
+        n = readSync(fd, buf, filled, buf.length - filled, null);
+      } catch (e) {
+        throw readFailed(label, 'journal', e);
+      }
       if (n === 0) break;
+      read += n;
+      // A journal that grows while it is read (a run still writing it) is read to the bound, never for ever.
+      if (read > limit) throw grewPastLimit(label, 'journal', limit);
       const end = filled + n;
       let start = 0;
       for (let nl = buf.indexOf(10, filled); nl !== -1 && nl < end; nl = buf.indexOf(10, start)) {
-        take(buf.subarray(start, nl), false);
+        if (skipping) skipping = false;
+        else take(buf.subarray(start, nl), false);
         start = nl + 1;
         if (start >= end) break;
       }
       filled = end - start;
-      if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
+      if (skipping && start === 0)
+        filled = 0; // still no newline: drop what was read of the long line
+      else if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
     }
-    take(buf.subarray(0, filled), true); // the bytes after the last newline (none when the file ends with one)
+    if (!skipping) take(buf.subarray(0, filled), true); // the bytes after the last newline (none when the file ends with one)
   } finally {
     closeSync(fd);
   }

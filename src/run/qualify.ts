@@ -312,7 +312,8 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
       if (journal.failure) return failed();
     }
     journal.close();
-    const contents = readJournal(join(runDir, 'journal.jsonl'));
+    // The run's own journal, just written: read whatever its size (the bound is for journals handed to cablequal).
+    const contents = readJournal(join(runDir, 'journal.jsonl'), OWN_JOURNAL);
     const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
     writeJsonAtomic(join(runDir, 'record.json'), record);
     log.info({ outcome: record.outcome, runDir }, 'run finished');
@@ -321,6 +322,10 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     live.end();
   }
 }
+
+// How a run reads back the journal it wrote itself: with no size bound, so a run longer than INPUT_LIMITS.journal
+// (io/read-input.ts) still gets its record; `grade` of it later is refused with one line naming the bound.
+const OWN_JOURNAL = { maxBytes: Number.MAX_SAFE_INTEGER };
 
 // Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead earlier run left
 // behind (src/run/node-taking.ts), journaling each; a two-cable run has taken them for both of its runs.

@@ -15,6 +15,9 @@ export interface DbIo {
 export async function dbImportCommand(args: { paths: string[]; out: string; db?: string }, io: DbIo): Promise<number> {
   if (!args.paths.length) throw new UsageError("db import: give run directories, reports directories or globs (e.g. 'reports/*/*')");
   if (args.db === 'off') throw new UsageError('db import: --db off writes no store');
+  // $CABLEQUAL_DB=off means off, as the flag does (it made a SQLite file named "off").
+  if (args.db === undefined && io.env['CABLEQUAL_DB'] === 'off')
+    throw new UsageError('db import: $CABLEQUAL_DB=off writes no store; give --db to import anyway');
   const store = await openStoreOrSay(chooseStore({ out: args.out, db: args.db, env: io.env, cwd: io.cwd }), io);
   if (!store) return 3;
   try {

@@ -1,8 +1,9 @@
 // `cablequal db import`: rebuild the store's index from run directories (their record.json, else their journal),
 // idempotently: the same runs imported twice leave every row as it was (upsert by run id, unchanged content skipped).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { readInputText } from '../io/read-input.js';
 import { readJournal } from '../run/journal.js';
 import { buildRecord } from '../run/record-builder.js';
 import { chainOfLines } from '../run/journal-chain.js';
@@ -90,8 +91,9 @@ export function recordOfRunDir(runDir: string, trustedPem: string | null = null)
   const recordPath = join(runDir, 'record.json');
   let stated: unknown = null;
   if (existsSync(recordPath)) {
+    const text = readInputText(recordPath, 'record');
     try {
-      stated = JSON.parse(readFileSync(recordPath, 'utf8'));
+      stated = JSON.parse(text);
     } catch (e) {
       throw new UsageError(`${recordPath}: not valid JSON (${(e as Error).message}); rebuild it with cablequal grade ${runDir}`);
     }
@@ -140,9 +142,9 @@ export function batchRowOf(dir: string, controller: string, now: string): { row:
     goldenDrift?: { ok: boolean; detail: string } | null;
   };
   try {
-    s = JSON.parse(readFileSync(path, 'utf8')) as typeof s;
+    s = JSON.parse(readInputText(path, 'batchState')) as typeof s;
   } catch {
-    return null;
+    return null; // not a batch state cablequal can read (or not a regular file): the runs are imported without it
   }
   if (s.schema !== 'cablequal.batch/1' || !Array.isArray(s.cables)) return null;
   const roles = new Map<string, RunPlace['batchRole']>();
