@@ -37,7 +37,16 @@ interface SharedLoad {
   holders: Set<number>;
 }
 
-// The coordination of the runs of one two-cable run: who has reached which soak, who has ended, the GPU loads held.
+// One run of a multi-cable run: its cable's cage (at its first node), its run id, and the nodes its cable joins.
+export interface TogetherRun {
+  cage: number;
+  runId: string;
+  nodes: readonly string[];
+}
+
+// The coordination of the runs of one multi-cable run (two cables between two nodes, or every cable of a cluster):
+// who has reached which soak, who has ended, the GPU loads held. Two runs share a node's NIC and PCIe rails when their
+// cables meet at that node; a cable's share of a soak's traffic is set at its most crowded end.
 export class TogetherRuns {
   private readonly arrived = new Map<string, Map<number, SharingCable>>();
   private readonly done = new Set<number>();
@@ -45,22 +54,30 @@ export class TogetherRuns {
   private waiting: (() => void)[] = [];
   private readonly loads = new Map<string, SharedLoad>();
 
-  // The runs, in order: each one's cage and run id.
-  constructor(private readonly runs: readonly { cage: number; runId: string }[]) {}
+  // The runs, in order: each one's cage, run id and nodes.
+  constructor(private readonly runs: readonly TogetherRun[]) {}
+
+  // The other runs whose cables meet run i's at a node, per node of run i's cable.
+  private neighbours(i: number): number[][] {
+    return this.runs[i]!.nodes.map((n) => this.runs.map((_, j) => j).filter((j) => j !== i && this.runs[j]!.nodes.includes(n)));
+  }
 
   // What run i is given (the stale processes the taking of the nodes stopped go to the first run's journal).
   member(i: number, o: { stale: readonly StaleFound[] }): Together {
     const me = this.runs[i]!;
     return {
       cage: me.cage,
-      others: this.runs.filter((_, j) => j !== i),
+      others: this.runs.filter((_, j) => j !== i).map((r) => ({ cage: r.cage, runId: r.runId })),
       stale: i === 0 ? o.stale : [],
       soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
       soakLoadStoppedEarly: (phase) => {
         if (!this.unloaded.has(phase)) this.unloaded.set(phase, new Set());
         this.unloaded.get(phase)!.add(i);
       },
-      othersLoading: (phase) => [...(this.arrived.get(phase)?.keys() ?? [])].some((j) => j !== i && !this.done.has(j) && !this.unloaded.get(phase)?.has(j)),
+      othersLoading: (phase) =>
+        [...(this.arrived.get(phase)?.keys() ?? [])].some(
+          (j) => this.neighbours(i).some((at) => at.includes(j)) && !this.done.has(j) && !this.unloaded.get(phase)?.has(j),
+        ),
       gpuLoad: (ctx, node, command, name) => this.gpuLoad(i, ctx, node, command, name),
       releaseGpu: (p) => this.release(i, p),
       ended: () => {
@@ -86,7 +103,10 @@ export class TogetherRuns {
         signal.addEventListener('abort', done, { once: true });
       });
     }
-    return others.filter((j) => here.has(j) && !this.done.has(j)).map((j) => here.get(j)!);
+    // The cables sharing the most crowded node of this one's (the rate a rail gives each of its streams).
+    const loaded = this.neighbours(i).map((at) => at.filter((j) => here.has(j) && !this.done.has(j)));
+    const crowded = loaded.reduce((a, b) => (b.length > a.length ? b : a), []);
+    return crowded.map((j) => here.get(j)!);
   }
 
   private wakeAll(): void {
