@@ -80,7 +80,11 @@ export async function runCluster(args: RunArgs, io: CliIo, signal: AbortSignal, 
     observers,
     prepared,
     plans,
-    (runs) => runCables({ runs, ...(args.breakLock ? { breakLock: true } : {}) }, 'cablequal run --cluster'),
+    (runs) =>
+      runCables(
+        { runs, cluster: { topology: map.topology, links: map.links.map((l) => l.id) }, ...(args.breakLock ? { breakLock: true } : {}) },
+        'cablequal run --cluster',
+      ),
     {
       mode: 'cluster',
       topology: map.topology,

@@ -14,6 +14,8 @@ import { Mutex } from './turns.js';
 const PORT_STEP = 10;
 
 export interface CablesDeps {
+  // A cluster's cables: its topology, and each run's link id (in the order of runs).
+  cluster?: { topology: string; links: readonly string[] };
   // The run of each cable: the same clock, runners, protocol and signal; each with its two nodes at the cages of its
   // cable, its own run id, label, logger and tick source.
   runs: readonly RunDeps[];
@@ -34,7 +36,15 @@ export async function runBothCages(d: CablesDeps & { runs: readonly [RunDeps, Ru
 export async function runCables(d: CablesDeps, label: string): Promise<PromiseSettledResult<RunResult>[]> {
   const a = d.runs[0]!;
   const log = d.log ?? pino({ enabled: false });
-  const together = new TogetherRuns(d.runs.map((r) => ({ cage: r.nodes[0]!.cage as number, runId: r.runId, nodes: r.nodes.map((n) => n.name) })));
+  const together = new TogetherRuns(
+    d.runs.map((r, i) => ({
+      cage: r.nodes[0]!.cage as number,
+      runId: r.runId,
+      nodes: r.nodes.map((n) => n.name),
+      ...(d.cluster ? { link: d.cluster.links[i]! } : {}),
+    })),
+    d.cluster?.topology,
+  );
   const locks: NodeLock[] = [];
   const stopBeating = keepLocksFresh(locks, log, a.lockHeartbeatMs);
   try {

@@ -14,7 +14,9 @@ import type { StaleFound } from './node-taking.js';
 export interface Together {
   // This run's cage, and the other cable's cage and run: the journal's run-start says so (the mode a certificate states).
   readonly cage: number;
-  readonly others: readonly { cage: number; runId: string }[];
+  readonly others: readonly { cage: number; runId: string; link?: string }[];
+  // A cable of a cluster (run --cluster): the topology and this cable's link id, for the run-start.
+  readonly cluster?: { topology: string; link: string };
   // The nodes were locked and cleaned once for both runs: the load processes of dead runs that stopped (the first run
   // journals them).
   readonly stale: readonly StaleFound[];
@@ -42,6 +44,8 @@ export interface TogetherRun {
   cage: number;
   runId: string;
   nodes: readonly string[];
+  // A cable of a cluster: its link id (node:cage--node:cage).
+  link?: string;
 }
 
 // The coordination of the runs of one multi-cable run (two cables between two nodes, or every cable of a cluster):
@@ -55,7 +59,10 @@ export class TogetherRuns {
   private readonly loads = new Map<string, SharedLoad>();
 
   // The runs, in order: each one's cage, run id and nodes.
-  constructor(private readonly runs: readonly TogetherRun[]) {}
+  constructor(
+    private readonly runs: readonly TogetherRun[],
+    private readonly topology?: string,
+  ) {}
 
   // The other runs whose cables meet run i's at a node, per node of run i's cable.
   private neighbours(i: number): number[][] {
@@ -67,7 +74,8 @@ export class TogetherRuns {
     const me = this.runs[i]!;
     return {
       cage: me.cage,
-      others: this.runs.filter((_, j) => j !== i).map((r) => ({ cage: r.cage, runId: r.runId })),
+      others: this.runs.filter((_, j) => j !== i).map((r) => ({ cage: r.cage, runId: r.runId, ...(r.link ? { link: r.link } : {}) })),
+      ...(this.topology && me.link ? { cluster: { topology: this.topology, link: me.link } } : {}),
       stale: i === 0 ? o.stale : [],
       soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
       soakLoadStoppedEarly: (phase) => {
@@ -150,13 +158,19 @@ export class TogetherRuns {
 // What a journal says of a cable qualified beside another (its run-start's `together`, checked by journal-shape.ts),
 // with the other cable's serial from the first soak that shared its load; nothing for a run of one cable.
 export function togetherOf(start: Record<string, unknown>, soaks: ReadonlyMap<string, SoakLoadEvidence>): { together?: TogetherRecord } {
-  const t = start['together'] as { cage: number; with: { cage: number; runId: string }[] } | undefined;
+  const t = start['together'] as { cage: number; with: { cage: number; runId: string; link?: string }[]; topology?: string; link?: string } | undefined;
   if (!t) return {};
   const sharing = [...soaks.values()].flatMap((s) => s.sharedWith);
+  // A cluster's cables are told apart by run (their cages repeat); two cables of one pair of nodes by cage too.
+  const serialOf = (o: { cage: number; runId: string }) =>
+    sharing.find((x) => x.runId === o.runId && x.serial !== null)?.serial ??
+    (t.topology ? null : (sharing.find((x) => x.cage === o.cage && x.serial !== null)?.serial ?? null));
   return {
     together: {
       cage: t.cage,
-      with: t.with.map((o) => ({ cage: o.cage, runId: o.runId, serial: sharing.find((x) => x.cage === o.cage && x.serial !== null)?.serial ?? null })),
+      with: t.with.map((o) => ({ cage: o.cage, runId: o.runId, serial: serialOf(o), ...(o.link ? { link: o.link } : {}) })),
+      ...(t.topology ? { topology: t.topology } : {}),
+      ...(t.link ? { link: t.link } : {}),
     },
   };
 }

@@ -28,7 +28,13 @@ describe('run --cluster --sim', () => {
     ]);
     // Each record is its cable's: its two nodes, each at its cage; its run-start names the other two cables' runs.
     for (const c of j.cables) {
-      const record = JSON.parse(readFileSync(join(c.runDir, 'record.json'), 'utf8')) as { nodes: { name: string; cage: { index: number } }[] };
+      const record = JSON.parse(readFileSync(join(c.runDir, 'record.json'), 'utf8')) as {
+        nodes: { name: string; cage: { index: number } }[];
+        together: { topology: string; link: string; with: { link: string }[] };
+      };
+      // The record (and so the certificate) names the topology, this cable's two ends and the cluster's other cables.
+      expect([record.together.topology, record.together.link]).toEqual(['triangle', c.link]);
+      expect(record.together.with.map((o) => o.link).sort()).toEqual(j.cables.map((x) => x.link).filter((l) => l !== c.link));
       expect(record.nodes.map((n) => [n.name, n.cage.index])).toEqual([
         [c.a.node, c.a.cage],
         [c.b.node, c.b.cage],
