@@ -19,6 +19,7 @@ export interface CablingArgs {
   nodes?: string;
   sim?: string;
   seed?: number;
+  simFault?: string[];
   json: boolean;
   sshConfig?: string;
   acceptNewHostKeys: boolean;
@@ -26,13 +27,19 @@ export interface CablingArgs {
 
 async function runnersOf(args: CablingArgs, io: CliIo): Promise<{ names: string[]; runners: Map<string, CommandRunner>; simulated: boolean }> {
   if (args.sim !== undefined) {
-    const lab = createLab({ scenario: args.sim, clock: new VirtualClock(), ...(args.seed !== undefined ? { seed: args.seed } : {}) });
+    const lab = createLab({
+      scenario: args.sim,
+      clock: new VirtualClock(),
+      faults: args.simFault ?? [],
+      ...(args.seed !== undefined ? { seed: args.seed } : {}),
+    });
     const names = args.nodes ? args.nodes.split(',').map((n) => n.trim()) : lab.nodes;
     const stray = names.find((n) => !lab.nodes.includes(n));
     if (stray) throw new UsageError(`--nodes: no simulated node "${printable(stray)}" in ${args.sim} (its nodes: ${lab.nodes.join(', ')})`);
     return { names, runners: new Map(names.map((n) => [n, lab.runner(n)])), simulated: true };
   }
   if (!args.nodes) throw new UsageError('cabling: give --nodes a,b[,...] (2 to 8 nodes) or --sim <scenario>');
+  if (args.simFault?.length || args.seed !== undefined) throw new UsageError('cabling: --sim-fault and --seed apply to the simulated lab only (--sim)');
   const nodes = parseNodeList(args.nodes, undefined);
   if (nodes.length < 2 || nodes.length > 8) throw new UsageError(`--nodes: a cluster has 2 to 8 nodes, got ${nodes.length}`);
   if (new Set(nodes.map((n) => n.name)).size !== nodes.length) throw new UsageError('--nodes: every node must be named once');

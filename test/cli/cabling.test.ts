@@ -52,6 +52,12 @@ describe('cablequal cabling --sim', () => {
     ]);
   });
 
+  it('a node that cannot be reached: one line naming it, exit 3', async () => {
+    const r = await runCli(['cabling', '--sim', 'triangle', '--sim-fault', 'ssh-drop@0s+60s:spark-b']);
+    expect([r.code, r.out]).toEqual([3, '']);
+    expect(r.err.trim().split('\n')).toEqual([expect.stringMatching(/^cablequal cabling: spark-b could not be read: .*simulated ssh drop/)]);
+  });
+
   it('bad usage is one line and exit 2: no nodes, one node, a node the simulated lab lacks', async () => {
     const none = await runCli(['cabling']);
     expect([none.code, none.err.trim().split('\n').length]).toEqual([2, 1]);
