@@ -1,6 +1,6 @@
 // Clusters end to end (system tier): `sim serve` of a triangle (one SSH host per node) mapped by `cablequal cabling`
 // over real SSH, and `run --cluster` of the full procedure on the simulated triangle with one failing clone.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,5 +54,33 @@ describe('run --cluster, the full procedure', { timeout: 600_000 }, () => {
     ]);
     for (const c of j.cables) expect(c.certificate).toMatch(/certificate\.html$/);
     rmSync(out, { recursive: true, force: true });
+  });
+});
+
+describe('run --cluster of two nodes', { timeout: 300_000 }, () => {
+  it('dual-cage, a pair with two cables: --cluster is the --port both run (the same samples and benchmarks in each journal)', async () => {
+    // A journal's samples and benchmarks without the wall-clock fields and the chain (run ids and start times differ).
+    const measured = (runDir: string) =>
+      readFileSync(join(runDir, 'journal.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => /"type":"(sample|benchmark)"/.test(l))
+        .map((l) => l.replace(/"(tMs|controllerMs|prev|startedAt|at)":[^,}]*/g, ''));
+    const run = async (mode: string[]) => {
+      const out = mkdtempSync(join(tmpdir(), 'cq-cluster-pair-'));
+      const r = await runCli(['run', '--sim', 'dual-cage', ...mode, '--protocol', 'quick', '--out', out, '--json', '--db', 'off']);
+      return { code: r.code, cables: (JSON.parse(r.out) as { cables: { link: string; serial: string; outcome: string; runDir: string }[] }).cables };
+    };
+    const both = await run(['--port', 'both']);
+    const cluster = await run(['--cluster']);
+    expect([both.code, cluster.code]).toEqual([1, 1]);
+    expect(cluster.cables.map((c) => [c.link, c.serial, c.outcome])).toEqual([
+      ['spark-a:0--spark-b:0', 'MT2412VS01562', 'PASS'],
+      ['spark-a:1--spark-b:1', 'ONT2403150203', 'FAIL'],
+    ]);
+    for (const [i, c] of cluster.cables.entries()) {
+      const lines = measured(c.runDir);
+      expect(lines.length).toBeGreaterThan(300);
+      expect(lines).toEqual(measured(both.cables[i]!.runDir));
+    }
   });
 });
