@@ -59,6 +59,13 @@ describe('run --cluster --sim', () => {
     expect(readdirSync(out)).toEqual([]);
   });
 
+  it('switch4: mapped and checked, but not qualified by --cluster: refused in one line, exit 3, nothing run', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'cq-cluster-'));
+    const r = await runCli(['run', '--sim', 'switch4', '--cluster', '--protocol', 'quick', '--out', out, '--db', 'off']);
+    expect([r.code, r.err.trim().split('\n').length, readdirSync(out)]).toEqual([3, 1, []]);
+    expect(r.err).toMatch(/a switch cluster is mapped and checked \(cablequal cabling\) but not qualified by --cluster yet/);
+  });
+
   it('usage: --port or cages with --cluster, one node: one line, exit 2', async () => {
     for (const argv of [
       ['--sim', 'triangle', '--cluster', '--port', '1'],
