@@ -1,10 +1,10 @@
 // Writes what the rule registry and the protocol schema say about themselves into the files people and editors read:
-// README's verdict table (between its markers), the `limits` part of protocols/protocol.schema.json, the table of
+// the rules version README states and docs/grading.md's verdict table (between their markers), the `limits` part of protocols/protocol.schema.json, the table of
 // protocol bounds in docs/protocol.md, and the hash of each built-in protocol in protocols/released.txt (appended when a
 // built-in protocol changed). `--check` only says whether they are current.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { limitsSchema, verdictTable, withVerdictTable } from '../src/rules/docs.js';
+import { limitsSchema, verdictTable, withRulesVersion, withVerdictTable } from '../src/rules/docs.js';
 import { boundsTable, withBoundsTable } from '../src/protocol/schema.js';
 import { RELEASED_PATH, parseReleased } from '../src/protocol/released.js';
 import { createHash } from 'node:crypto';
@@ -14,8 +14,11 @@ const readmePath = join(root, 'README.md');
 const schemaPath = join(root, 'protocols', 'protocol.schema.json');
 const protocolDocPath = join(root, 'docs', 'protocol.md');
 
+const gradingPath = join(root, 'docs', 'grading.md');
 const readme = readFileSync(readmePath, 'utf8');
-const nextReadme = withVerdictTable(readme, verdictTable());
+const nextReadme = withRulesVersion(readme);
+const grading = readFileSync(gradingPath, 'utf8');
+const nextGrading = withVerdictTable(grading, verdictTable());
 const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as { properties: Record<string, unknown> };
 schema.properties['limits'] = limitsSchema();
 const nextSchema = `${JSON.stringify(schema, null, 2)}\n`;
@@ -35,6 +38,7 @@ const nextReleased = added.length ? `${released}${added.join('\n')}\n` : release
 const stale = [
   nextReleased !== released ? 'protocols/released.txt' : null,
   nextReadme !== readme ? 'README.md' : null,
+  nextGrading !== grading ? 'docs/grading.md' : null,
   nextSchema !== readFileSync(schemaPath, 'utf8') ? 'protocols/protocol.schema.json' : null,
   nextProtocolDoc !== protocolDoc ? 'docs/protocol.md' : null,
 ].filter(Boolean);
@@ -45,6 +49,7 @@ if (process.argv.includes('--check')) {
   }
 } else {
   writeFileSync(readmePath, nextReadme);
+  writeFileSync(gradingPath, nextGrading);
   writeFileSync(schemaPath, nextSchema);
   writeFileSync(protocolDocPath, nextProtocolDoc);
   writeFileSync(RELEASED_PATH, nextReleased);

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { Outcome } from '../domain/outcome.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 
@@ -47,6 +48,8 @@ export interface CycleRecord {
 // The batch's memory across interruptions: written atomically after every change.
 export interface BatchState {
   schema: 'cablequal.batch/1';
+  // The cablequal that last wrote the file (absent in batches started before it was recorded).
+  cablequalVersion?: string;
   manifest: string;
   labels: string[]; // manifest order, to refuse a resume with another manifest
   pairs: string[];
@@ -66,7 +69,7 @@ export function statePath(dir: string): string {
 
 export function saveState(dir: string, s: BatchState): void {
   mkdirSync(dir, { recursive: true });
-  writeJsonAtomic(statePath(dir), s);
+  writeJsonAtomic(statePath(dir), { ...s, cablequalVersion: CABLEQUAL_VERSION });
 }
 
 // Read the state of an earlier batch in `dir`, or null when none was started there.

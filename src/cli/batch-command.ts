@@ -380,6 +380,9 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   const pace = throughputOf(state);
   if (pace) for (const line of throughputLines(pace)) io.stdout(`${line}\n`);
   io.stdout(`batch summary: ${csv}\n               ${html}\n`);
+  // Where the batch's runs are shown: the embedded store is the reports directory's, beside the batch directory.
+  const db = args.db ?? io.env.CABLEQUAL_DB;
+  if (db === undefined) io.stdout(`dashboard:     cablequal dashboard --out ${dirname(dir)}\n`);
   // The last thing the operator reads when the batch stopped for a reboot only they may do.
   const asked = [...new Set(state.cables.flatMap((c) => (c.controllerReboot ? [c.controllerReboot.node] : [])))];
   if (asked.length)

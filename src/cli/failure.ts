@@ -2,8 +2,17 @@ import { UsageError } from '../domain/errors.js';
 import { clip, printable } from '../domain/text.js';
 import { EXIT } from './exit-codes.js';
 
-// A usage problem found by the argument parser (unknown option, missing argument): the --help hint follows it.
-export class ArgvError extends UsageError {}
+// A usage problem found by the argument parser (unknown option, missing argument): the command's usage line (when a
+// argument is missing) and the --help to read follow it.
+export class ArgvError extends UsageError {
+  readonly helpFor: string;
+  readonly usage: string | undefined;
+  constructor(message: string, more: { helpFor?: string; usage?: string } = {}) {
+    super(message);
+    this.helpFor = more.helpFor ?? 'cablequal --help';
+    this.usage = more.usage;
+  }
+}
 
 // The machine could not do what was asked (disk full, I/O error): one ERROR line, exit 3.
 export class MachineError extends Error {
@@ -87,7 +96,7 @@ export function describeFailure(e: unknown): { code: number; text: string } | nu
           .map((l) => l.trim())
           .filter(Boolean)
           .join(' '),
-      )}\nRun "cablequal --help" for usage.`,
+      )}\n${e.usage ? `${one(e.usage)}\n` : ''}Run "${e.helpFor}" for usage.`,
     };
   if (e instanceof UsageError) return { code: EXIT.usage, text: one(e.message) };
   if (e instanceof MachineError) return { code: EXIT.error, text: one(`ERROR: ${e.message}`) };

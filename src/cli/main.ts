@@ -1,9 +1,9 @@
 import yargs, { type Argv } from 'yargs';
 import { EXIT } from './exit-codes.js';
-import { ArgvError, describeFailure } from './failure.js';
+import { describeFailure } from './failure.js';
+import { usageProblem } from './usage-errors.js';
 import { processIo, type CliIo } from './io.js';
 import { refuseRepeated } from './options.js';
-import { quoteInput } from '../domain/text.js';
 import { registerCommand, type CommandContext, type CommandGroup, type SomeCommand } from './commands/define.js';
 import { parseSpec } from './commands/parse.js';
 import { runSpec } from './commands/run.js';
@@ -22,8 +22,10 @@ import { dbGroup } from './commands/db.js';
 import { dashboardSpec } from './commands/dashboard.js';
 import { simGroup } from './commands/sim.js';
 
-// Every command, in the order `--help` lists them. Each module holds its options; its handler loads the rest.
-const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
+// Every command, in the order `--help` lists them. Each module holds its options, help examples and handler (which
+// loads the rest); a new command is one module added here (test/cli/help.test.ts holds its help and README line).
+/** @internal */
+export const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   parseSpec,
   runSpec,
   preflightSpec,
@@ -42,21 +44,14 @@ const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   simGroup,
 ];
 
-// Every command's first word, at every level (`run`, `db`, `import`, `sim`, `serve`, ...).
-const COMMAND_WORDS = new Set(
-  COMMANDS.flatMap((c) => [c.command, ...('subcommands' in c ? c.subcommands.map((s) => s.command) : [])].map((w) => w.split(' ')[0]!)),
-);
-
-// yargs' recommendation ("Did you mean run?") as a sentence naming what was typed.
-function unknownCommand(msg: string | undefined, argv: string[]): string | null {
-  const m = /^Did you mean (\S+)\?$/.exec(msg ?? '');
-  if (!m) return null;
-  const typed = argv.find((a) => !a.startsWith('-') && !COMMAND_WORDS.has(a));
-  return `unknown command ${quoteInput(typed ?? '', 40)}: did you mean ${m[1]}?`;
-}
-
 // The composition root: parses the arguments, runs the command they name; returns the exit code.
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  // `cablequal --version` (-V): which cablequal, which grading rules and which journal format (loaded only then).
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    const { versionText } = await import('./version.js');
+    io.stdout(versionText());
+    return EXIT.ok;
+  }
   let code: number = EXIT.ok;
   const ctx: CommandContext = { io, signal: io.signal ?? new AbortController().signal };
   const base = yargs(argv);
@@ -64,21 +59,26 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     (y: Argv, spec) => registerCommand(y, spec, ctx, (c) => (code = c)),
     base
       .scriptName('cablequal')
+      .version(false)
+      .option('version', { alias: 'V', type: 'boolean', global: false, describe: 'print the package, rules and journal format versions' })
       .usage('$0 <command> [options]\n\nBurn-in qualification of 200G cables between DGX Spark nodes.')
       .strict()
       .middleware((args) => refuseRepeated(args, (base as unknown as { getOptions(): { key: Record<string, unknown>; array: string[] } }).getOptions()), true)
       .demandCommand(1, 'name a command (see --help)')
-      .recommendCommands(),
+      .example('$0 run --sim failing-clone', 'the whole procedure on the simulated lab, in seconds (the clone FAILs: exit 1)')
+      .example('$0 run --nodes spark-a,spark-b', 'qualify the cable between two Sparks')
+      .example('$0 batch --manifest box17.csv --nodes spark-a:1,spark-b:1', 'qualify a box of cables, one after another')
+      .example('$0 <command> --help', "a command's options and examples"),
   )
     // Stop at the first problem: a command never runs with arguments yargs found wrong.
     .fail((msg, err) => {
       // yargs wraps what a coerce function throws in its own YError: that is a usage problem too.
       if (err && err.name !== 'YError') throw err;
-      throw new ArgvError(unknownCommand(msg, argv) ?? err?.message ?? msg ?? 'bad usage');
+      throw usageProblem(err?.message ?? msg ?? 'bad usage', argv, COMMANDS);
     })
     .help()
-    .version(false)
-    .wrap(Math.min(110, process.stdout.columns ?? 100));
+    // As wide as the terminal, up to 160 columns (examples are two columns of command line and what it does).
+    .wrap(Math.min(160, io.columns?.() ?? process.stdout.columns ?? 100));
   try {
     // With a callback yargs hands --help over as text instead of printing it and exiting the process.
     let help = '';

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { ParseError, UsageError } from '../domain/errors.js';
+import { didYouMean } from '../domain/suggest.js';
 import { bigintReplacer } from '../domain/u64.js';
 import { clip, printable, quoteInput } from '../domain/text.js';
 import { readInputText } from '../io/read-input.js';
@@ -16,7 +17,7 @@ export function stripSourceHeader(text: string): string {
 export async function parseCommand(kind: string, file: string, io: CliIo): Promise<number> {
   const parser = PARSERS[kind];
   if (!parser) {
-    io.stderr(`cablequal parse: unknown kind ${quoteInput(kind)}; kinds: ${Object.keys(PARSERS).join(', ')}\n`);
+    io.stderr(`cablequal parse: unknown kind ${quoteInput(kind)}${didYouMean(kind, Object.keys(PARSERS)) || ' (cablequal parse --help lists them)'}\n`);
     return EXIT.usage;
   }
   let text: string;

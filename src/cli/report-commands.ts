@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
 import { verifyCertificate } from '../report/certificate-json.js';
-import { DEFAULT_LAB_KEY_PATH, keygen, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
+import { DEFAULT_LAB_KEY_PATH, keygen, labKeyPath, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
@@ -33,6 +33,13 @@ export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<
   const dir = ensureDir(args.dir ? resolve(io.cwd, args.dir) : dirname(io.env.CABLEQUAL_LAB_KEY ?? DEFAULT_LAB_KEY_PATH), 'key directory');
   const k = await keygen(dir);
   io.stdout(`lab key: ${k.privateKeyPath} (keep it private)\npublic key: ${k.publicKeyPath}\nfingerprint: ${k.fingerprint}\n`);
+  // Where runs look for it: the default path, else $CABLEQUAL_LAB_KEY; verify pins the public key the same way.
+  const found = labKeyPath(undefined, io.env) === k.privateKeyPath;
+  io.stdout(
+    found
+      ? `runs sign with it: ${io.env.CABLEQUAL_LAB_KEY ? 'CABLEQUAL_LAB_KEY points to it' : 'it is where they look (CABLEQUAL_LAB_KEY points them at another key)'}; verify on this machine pins the public key beside it\n`
+      : `runs sign with it once CABLEQUAL_LAB_KEY points to it: export CABLEQUAL_LAB_KEY=${k.privateKeyPath}\n`,
+  );
   return EXIT.ok;
 }
 

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RunRecord } from '../domain/record.js';
 import { renderAll, type LabKey } from '../report/index.js';
+import { labKeyPath } from '../report/sign.js';
 import { readJournal, type JournalContents } from '../run/journal.js';
 import { buildTimeseries } from '../run/journal-series.js';
 import type { CliIo } from './io.js';
@@ -15,7 +16,12 @@ export async function writeReports(record: RunRecord, runDir: string, io: CliIo,
     const journal = join(runDir, 'journal.jsonl');
     const contents = read ?? (statSync(journal, { throwIfNoEntry: false }) ? readJournal(journal) : null);
     const series = contents ? buildTimeseries(contents) : { points: [], throughput: [] };
-    return await renderAll(record, runDir, series, { env: io.env, ...(labKey ? { labKey } : {}) });
+    // An unsigned document is said where the person is, with the commands that fix it (the run itself is kept).
+    const onUnsigned = (file: string) =>
+      io.stderr(
+        `cablequal: UNSIGNED: ${basename(file)} is not signed: no lab key at ${labKeyPath(undefined, io.env)}; \`cablequal keygen\` creates it, then \`cablequal report ${runDir}\` signs this run\n`,
+      );
+    return await renderAll(record, runDir, series, { env: io.env, onUnsigned, ...(labKey ? { labKey } : {}) });
   } catch (e) {
     io.stderr(
       `cablequal: could not write the reports of ${runDir}: ${printable((e as Error).message)} (record.json and journal.jsonl are kept; retry with cablequal report ${runDir})\n`,

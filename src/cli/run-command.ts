@@ -6,6 +6,7 @@ import pino from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { UsageError } from '../domain/errors.js';
+import { didYouMean } from '../domain/suggest.js';
 import type { NodeSpec } from '../domain/node.js';
 import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
@@ -24,6 +25,7 @@ import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
 import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
+import { SPEED } from './options.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
 import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
@@ -112,7 +114,7 @@ function parseCage(v: string, where: string): number | 'auto' {
   if (v === '0' || v === '1') return Number(v);
   // `run` and `batch` take both cages at once (handled before the nodes are read); a preflight reads one cage.
   if (v === 'both') throw new UsageError(`${where} both: a preflight checks one cage: run it with --port 0, then with --port 1`);
-  throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}`);
+  throw new UsageError(`${where}: cage must be 0, 1 or auto, got ${quoteInput(v)}${/^\d+$/.test(v) ? '' : didYouMean(v, ['auto', 'both'])}`);
 }
 
 // `--protocol` read and validated (shared by run and batch).
@@ -123,7 +125,9 @@ export function loadProtocolArg(p: string | undefined, cwd: string): { protocol:
     protocolText = readInputText(protocolPath, 'protocol');
   } catch (e) {
     if (!existsSync(protocolPath) && p !== undefined && /^[a-z0-9-]+$/.test(p))
-      throw new UsageError(`--protocol ${p}: no built-in protocol of that name (built in: ${builtinProtocols().join(', ')}); or give a protocol file's path`);
+      throw new UsageError(
+        `--protocol ${p}: no built-in protocol of that name${didYouMean(p, builtinProtocols()) || ` (built in: ${builtinProtocols().join(', ')})`} (or give a protocol file's path)`,
+      );
     throw e;
   }
   const protocol = ownOrBuiltin(parseProtocol(protocolText, p && !/^[a-z0-9-]+$/.test(p) ? p : `protocols/${p ?? 'spark-burnin'}.json`));
@@ -202,9 +206,6 @@ export async function nodeDmi(runners: Map<string, CommandRunner>): Promise<Map<
 export const saysSimulated = (facts: Map<string, DmiFacts | { unanswered: string }>): boolean =>
   [...facts.values()].some((f) => 'simulated' in f && f.simulated);
 
-// The highest --speed of an in-process simulated run (`run --sim X --speed N`).
-const SIM_SPEED_MAX = 100;
-
 // `--speed N` only makes sense against simulated nodes running at that same speed (`cablequal sim serve --speed N`):
 // real time cannot be sped up. Each node says what it is in its DMI strings; checked before anything is loaded.
 function checkSpeedUp(dmi: Map<string, DmiFacts | { unanswered: string }>, speed: number): void {
@@ -232,11 +233,12 @@ function checkRunOptions(args: RunArgs, what: string): void {
   if (args.label !== undefined && args.label.trim() === '')
     throw new UsageError('--label: empty; give the cable a label or leave --label out (its EEPROM serial names the report folder)');
   const speed = args.speed ?? 1;
-  if (!(Number.isFinite(speed) && speed > 0 && speed <= 1000)) throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (!(Number.isFinite(speed) && speed >= SPEED.min && speed <= SPEED.max))
+    throw new UsageError(`--speed: expected a speed-up factor from ${SPEED.min} to ${SPEED.max}, got ${args.speed}`);
   // In process the controller's own work runs at the lab's pace too: beyond this it falls behind its sampling ticks.
-  if (args.sim && speed > SIM_SPEED_MAX)
+  if (args.sim && speed > SPEED.simMax)
     throw new UsageError(
-      `--speed ${speed}: with --sim at most ${SIM_SPEED_MAX} (the controller's own work would take simulated minutes and miss samples); leave --speed out to run in virtual time`,
+      `--speed ${speed}: with --sim at most ${SPEED.simMax} (the controller's own work would take simulated minutes and miss samples); leave --speed out to run in virtual time`,
     );
   if (!args.sim && (args.simFault?.length || args.seed !== undefined))
     throw new UsageError(`${what}: --sim-fault and --seed apply to the simulated lab only (--sim)`);

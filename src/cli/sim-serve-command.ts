@@ -4,14 +4,15 @@ import { ensureDir } from '../io/ensure-dir.js';
 import { serveSimLab } from '../sim/serve.js';
 import { EXIT } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { SPEED } from './options.js';
 
 // `cablequal sim serve`: both simulated nodes as SSH servers on loopback until Ctrl-C.
 export async function simServeCommand(
   args: { scenario: string; faults: string[]; port: number; speed: number; dir: string; seed?: number },
   io: CliIo,
 ): Promise<number> {
-  if (!(Number.isFinite(args.speed) && args.speed > 0 && args.speed <= 1000))
-    throw new UsageError(`--speed: expected a speed-up factor in (0, 1000], got ${args.speed}`);
+  if (!(Number.isFinite(args.speed) && args.speed >= SPEED.min && args.speed <= SPEED.max))
+    throw new UsageError(`--speed: expected a speed-up factor from ${SPEED.min} to ${SPEED.max}, got ${args.speed}`);
   const dir = ensureDir(resolve(io.cwd, args.dir), '--dir');
   let lab: Awaited<ReturnType<typeof serveSimLab>>;
   try {

@@ -1,7 +1,7 @@
 // `cablequal dashboard [--out reports] [--db URL] [--port 8080] [--host 127.0.0.1] [--serve-journals]`: serve until
 // Ctrl-C or SIGTERM.
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { openStoreOrSay, type DbIo } from '../store/db-command.js';
 import { chooseStore, STORE_FILE } from '../store/open-store.js';
@@ -16,12 +16,23 @@ export interface DashboardArgs {
   serveJournals?: boolean;
 }
 
+// The reports directory holding the batch directory `dir` (batch-state.json, no store of its own), when the embedded
+// store is the one read; else null.
+function batchReports(dir: string, db: string | undefined): string | null {
+  if (db !== undefined || existsSync(join(dir, STORE_FILE)) || !existsSync(join(dir, 'batch-state.json'))) return null;
+  return dirname(dir);
+}
+
 // io.onStop (when the CLI offers it) sets what Ctrl-C / SIGTERM print: the dashboard stops serving, no load runs.
 export async function dashboardCommand(args: DashboardArgs, io: DbIo & { onStop?: (say: string) => void }, signal: AbortSignal): Promise<number> {
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new UsageError(`--port: 0..65535, got ${args.port}`);
   if (args.db === 'off') throw new UsageError('dashboard: --db off: there is no store to show');
-  const choice = chooseStore({ out: args.out, db: args.db, env: io.env, cwd: io.cwd });
-  const outDir = resolve(io.cwd, args.out);
+  // A batch directory (`batch --out X`) keeps its runs' store beside it, in the reports directory holding it: the
+  // dashboard of X is that directory's (the same store the batch wrote, and X's certificates served below it).
+  const out = batchReports(resolve(io.cwd, args.out), args.db ?? io.env.CABLEQUAL_DB);
+  if (out !== null) io.stderr(`cablequal: note: --out ${args.out} is a batch directory: showing its reports directory ${out} (the store the batch wrote)\n`);
+  const choice = chooseStore({ out: out ?? args.out, db: args.db, env: io.env, cwd: io.cwd });
+  const outDir = out ?? resolve(io.cwd, args.out);
   const outIsDir = existsSync(outDir) && statSync(outDir).isDirectory();
   // The embedded store lives in --out: a folder that is not there is a typo, not a lab with no runs yet.
   if (choice.engine === 'sqlite' && !existsSync(resolve(choice.target, '..'))) {

@@ -282,6 +282,10 @@ export type RunKind = 'qualification' | 'setup-check';
 // One record per run, handed to the output writers (certificate, CSV, JSON) that only serialise it.
 export interface RunRecord {
   schema: 'cablequal.run/1';
+  // The cablequal that built the record, and the one that wrote its journal (absent in records and journals older than
+  // these fields).
+  cablequalVersion?: string;
+  journalWrittenBy?: string;
   runId: string;
   label: string | null;
   outcome: Outcome;

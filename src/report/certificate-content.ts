@@ -1,3 +1,4 @@
+import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { CableFamily } from '../domain/cable.js';
 import type { CableEnd } from '../domain/node.js';
 import type { Measurement } from '../domain/limit.js';
@@ -73,6 +74,8 @@ export interface NodePhaseContent {
 export interface CertificateContent {
   schema: 'cablequal.certificate/1';
   kind: DocumentKind;
+  // The cablequal that wrote the document (absent in documents written before 0.1.0 recorded it).
+  cablequalVersion?: string;
   // What the protocol that ran lacks to qualify a cable (empty for a qualification); documents written before set-up
   // checks were told apart do not have it.
   shortOfQualification: string[];
@@ -220,6 +223,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
   return {
     schema: 'cablequal.certificate/1',
     kind,
+    cablequalVersion: CABLEQUAL_VERSION,
     shortOfQualification: record.shortOfQualification ?? [],
     runId: record.runId,
     label: record.label,

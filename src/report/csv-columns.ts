@@ -1,4 +1,4 @@
-// Every CSV column with its meaning; README docs are generated from this, and writers use it for header order.
+// Every CSV column with its meaning; the docs are generated from this, and writers use it for header order.
 export interface CsvColumn {
   name: string;
   description: string;

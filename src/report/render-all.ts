@@ -10,6 +10,8 @@ export interface RenderOptions {
   labKey?: LabKey | null;
   labKeyFile?: string;
   env?: NodeJS.ProcessEnv;
+  // Told when the signed document (certificate, set-up check or run report) was written unsigned for want of a key.
+  onUnsigned?: (file: string) => void;
 }
 
 // Every output of a finished run (cablequal report <run dir> re-renders with this): JSON first, so the HTML can cite its signer.
@@ -19,6 +21,7 @@ export async function renderAll(record: RunRecord, dir: string, timeseries: RunT
   const unsignedReason = opts.labKey === null ? 'signing disabled' : `no lab key at ${keyPath} (create one with cablequal keygen)`;
   const doc = await certificateDocumentFor(record, dir, { labKey, unsignedReason });
   const json = await writeCertificateDocument(doc, dir);
+  if (doc.signature === null && opts.labKey !== null) opts.onUnsigned?.(json);
   const html = await writeCertificateHtml(record, dir, {
     timeseries,
     signature: { fingerprint: doc.body.signer?.fingerprint ?? null, unsignedReason: doc.unsignedReason, journalSha256: doc.body.journal.sha256 },

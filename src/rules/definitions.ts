@@ -2,7 +2,7 @@
 // side is good, what its value is called, what to do when it is not PASS, its default limits, and the ways it has been
 // measured (its variants: how, with which settings, and the measuring itself). A rules version (src/rules/versions.ts)
 // picks one variant of each rule it grades with. The protocol's limits and their validation, the JSON Schema's
-// `limits`, the certificate's labels, the advice and README's verdict table all derive from this list.
+// `limits`, the certificate's labels, the advice and docs/grading.md's verdict table all derive from this list.
 import type { Limit } from '../domain/limit.js';
 import type { Grade } from '../domain/outcome.js';
 import type { AnalysisRecord, BenchmarkRecord, LaneTempStats, NodePhaseStats } from '../domain/record.js';
@@ -58,7 +58,7 @@ export interface MeasureInput {
   say: (value: number, grade: Grade, valueText?: string) => string;
 }
 
-// One way of measuring a rule: how (for README, the schema and the operator), its settings, when it stops a run
+// One way of measuring a rule: how (for docs/grading.md, the schema and the operator), its settings, when it stops a run
 // early, the settings printed beside the limit, and the measuring (cable rules only).
 export interface MeasureVariant {
   measured: string;

@@ -1,4 +1,5 @@
-// What the registry says about itself, for people and editors: the JSON Schema of a protocol's `limits` and README's
+// What the registry says about itself, for people and editors: the JSON Schema of a protocol's `limits`, the rules
+// version README states and docs/grading.md's
 // verdict table. scripts/rule-docs.ts writes both into their files; test/rules/docs.test.ts checks they are current.
 import { LIMIT_KEYS, type Bounds, type RuleDeclaration } from './definitions.js';
 import { RULES, RULES_VERSION } from './versions.js';
@@ -70,7 +71,7 @@ export function limitsSchema(rules: readonly RuleDeclaration[] = RULES): Json {
 const BEGIN = '<!-- verdict-table:begin (generated from src/rules/definitions.ts by `npx tsx scripts/rule-docs.ts`; do not edit) -->';
 const END = '<!-- verdict-table:end -->';
 
-// README's verdict table: per cable rule its FAIL and MARGINAL bands, how it is measured, and when it stops a run.
+// docs/grading.md's verdict table: per cable rule its FAIL and MARGINAL bands, how it is measured, and when it stops a run.
 export function verdictTable(rules: readonly RuleDeclaration[] = RULES): string {
   const bands = (r: RuleDeclaration, v: number | undefined) =>
     v === undefined ? '—' : `${r.direction === 'max' ? '>=' : '<'} ${formatNumber(v)}${r.unit === 'x' ? 'x' : ` ${r.unit}`}`;
@@ -98,10 +99,20 @@ export function verdictTable(rules: readonly RuleDeclaration[] = RULES): string 
   ].join('\n');
 }
 
-// README's text with the table between the markers replaced by `table` (the markers must be there).
-export function withVerdictTable(readme: string, table: string): string {
-  const a = readme.indexOf('<!-- verdict-table:begin');
-  const b = readme.indexOf(END);
-  if (a < 0 || b < 0) throw new Error('README.md has no verdict-table markers');
-  return readme.slice(0, a) + table + readme.slice(b + END.length);
+// docs/grading.md's text with the table between the markers replaced by `table` (the markers must be there).
+export function withVerdictTable(doc: string, table: string): string {
+  const a = doc.indexOf('<!-- verdict-table:begin');
+  const b = doc.indexOf(END);
+  if (a < 0 || b < 0) throw new Error('docs/grading.md has no verdict-table markers');
+  return doc.slice(0, a) + table + doc.slice(b + END.length);
+}
+
+// README's statement of today's rules version, between its markers (generated: the README never retypes it).
+const VERSION_BEGIN = '<!-- rules-version -->';
+const VERSION_END = '<!-- /rules-version -->';
+export function withRulesVersion(readme: string, version: number = RULES_VERSION): string {
+  const a = readme.indexOf(VERSION_BEGIN);
+  const b = readme.indexOf(VERSION_END);
+  if (a < 0 || b < a) throw new Error('README.md has no rules-version markers');
+  return `${readme.slice(0, a + VERSION_BEGIN.length)}rules version ${version}${readme.slice(b)}`;
 }

@@ -1,4 +1,4 @@
-// What a run may claim. A qualification is the burn-in DOMAIN.md describes, run whole: NVIDIA's benchmarks
+// What a run may claim. A qualification is the burn-in docs/grading.md describes, run whole: NVIDIA's benchmarks
 // (ib_write_bw on both rails, NCCL all_reduce_perf), 10 minutes of full link load with idle GPUs, then 60 minutes of
 // full link load with GPUs loaded on both nodes (the clone that motivates the harness failed only there, 3.1 minutes
 // into the load, after 101 clean idle minutes). A protocol that runs less (protocols/quick.json: 1 and 3 minutes) is a

@@ -46,6 +46,8 @@ const LINE_SCHEMAS: Record<string, JsonSchema> = {
     nodes: { type: 'array' },
     'protocol?': orNull(obj({ 'file?': str, 'name?': str })),
     'rulesVersion?': whole,
+    'journalFormat?': whole,
+    'cablequalVersion?': str,
     'label?': orNull(str),
     'scenario?': orNull(str),
     'simulated?': bool,

@@ -9,6 +9,7 @@ import type { RunRecord } from '../domain/record.js';
 import type { Protocol, Phase } from '../protocol/index.js';
 import { decisionReason, liveWatch } from '../grading/engine.js';
 import { RULES_VERSION } from '../rules/versions.js';
+import { CABLEQUAL_VERSION, JOURNAL_FORMAT_VERSION } from '../domain/version.js';
 import type { CommandRunner } from '../transport/types.js';
 import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
@@ -142,6 +143,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     rulesVersion: RULES_VERSION,
     // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
     chain: 'sha256-prev',
+    // The journal's format and the cablequal that wrote it (src/domain/version.ts).
+    journalFormat: JOURNAL_FORMAT_VERSION,
+    cablequalVersion: CABLEQUAL_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),

@@ -1,3 +1,4 @@
+import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
 import type { Reason } from '../domain/outcome.js';
@@ -35,6 +36,9 @@ export function journalRulesVersion(contents: JournalContents): number {
   const v = start?.['rulesVersion'];
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : 1;
 }
+
+// A version as cablequal writes one (a journal is untrusted: anything else is not carried into the record).
+const VERSION_TEXT = /^\d{1,6}\.\d{1,6}\.\d{1,6}(-[0-9A-Za-z.]{1,30})?$/;
 
 function linesOf<T extends JournalLine>(lines: JournalLine[], type: string): T[] {
   return lines.filter((l) => l.type === type) as T[];
@@ -170,6 +174,9 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const endedAt = end ? String(end.endedAt) : lastLine?.tS !== undefined ? new Date(Date.parse(startedAt) + Number(lastLine.tS) * 1000).toISOString() : null;
   return {
     schema: 'cablequal.run/1',
+    // The cablequal that built this record (a re-grade's own), and the one that wrote the journal when it said so.
+    cablequalVersion: CABLEQUAL_VERSION,
+    ...(typeof start.cablequalVersion === 'string' && VERSION_TEXT.test(start.cablequalVersion) ? { journalWrittenBy: start.cablequalVersion } : {}),
     runId: String(start.runId),
     label: (start.label as string | null) ?? null,
     outcome,

@@ -1,7 +1,7 @@
 // RS(544,514) codeword statistics of one 200GBASE-R receiver, computed per second from each lane's pre-FEC error rate
 // and error-burst length: what the FEC corrects, what it cannot, and when the PCS gives up on the link.
 //
-// Physics and layout (IEEE 802.3 clause 119 PCS, as public descriptions give it; see README "The simulated lab"):
+// Physics and layout (IEEE 802.3 clause 119 PCS, as public descriptions give it; see docs/simulator.md):
 // - A codeword is 544 ten-bit symbols; up to 15 symbol errors are corrected, 16 or more make it uncorrectable.
 // - Two codewords (A, B) are interleaved symbol by symbol and handed to 8 PCS lanes as symbol pairs (A_k, B_k),
 //   round robin; the PMA bit-multiplexes the 8 PCS lanes onto the physical lanes (2 per lane on a 4-lane QSFP56

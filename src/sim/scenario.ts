@@ -2,6 +2,8 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { didYouMean } from '../domain/suggest.js';
+import { quoteInput } from '../domain/text.js';
 import { nestingExceeds } from '../domain/json-depth.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
@@ -285,7 +287,8 @@ export function loadScenario(nameOrPath: string): ScenarioSpec {
 function resolvedRaw(nameOrPath: string, depth: number): { raw: Record<string, unknown>; label: string } {
   const file = nameOrPath.endsWith('.json') ? nameOrPath : join(SCENARIOS_DIR, `${nameOrPath}.json`);
   if (!existsSync(file)) {
-    throw new UsageError(`unknown scenario "${nameOrPath}": known are ${scenarioNames().join(', ')}`);
+    const guess = didYouMean(nameOrPath, scenarioNames());
+    throw new UsageError(`unknown scenario ${quoteInput(nameOrPath, 60)}${guess || ' (`cablequal sim scenarios` lists them)'}`);
   }
   const label = nameOrPath.endsWith('.json') ? nameOrPath : basename(file);
   let raw: unknown;

@@ -1,7 +1,7 @@
 // `batch --port both` (issue 25 items 2-3): a pair takes two cables per swap, one in each cage, with one reboot of both
 // nodes per swap, and qualifies them at once; the batch prints and records its measured throughput. Simulated lab,
 // quick protocol, the scripted operator taking 2 min per cable and the nodes 3 min to reboot.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,12 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('batch --port both (simulated lab, quick protocol)', () => {
+  it('ends with the dashboard command that shows its runs: the store beside the batch directory (#34 item 6)', () => {
+    expect(r.out).toContain(`\ndashboard:     cablequal dashboard --out ${cwd}\n`);
+    expect(existsSync(join(cwd, 'cablequal.db'))).toBe(true);
+    expect(existsSync(join(cwd, 'b', 'cablequal.db'))).toBe(false);
+  });
+
   it('qualifies two cables per swap, cage 0 then cage 1, each with its own verdict; an odd one last alone', () => {
     expect(r.code, r.err).toBe(1);
     expect(state.both).toBe(true);

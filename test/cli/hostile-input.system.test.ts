@@ -33,13 +33,13 @@ describe('hostile CLI input to the real binary: one line, exit code, no stack tr
   });
 
   it('the real binary: a bad option is exit 2 with one line and the help hint, not exit 70', () => {
-    const r = spawnSync(process.execPath, [BIN, 'sim', 'serve', '--scenario', 'good-qsfp56', '--port', '99999'], {
+    const r = spawnSync(process.execPath, [BIN, 'sim', 'serve', '--scenario', 'good-qsfp56', '--listen', '99999'], {
       cwd: dir,
       encoding: 'utf8',
       timeout: 20_000,
     });
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('cablequal: --port: expected a whole number from 0 to 65534, got "99999"\nRun "cablequal --help" for usage.\n');
+    expect(r.stderr).toBe('cablequal: --listen: expected a whole number from 0 to 65534, got "99999"\nRun "cablequal sim serve --help" for usage.\n');
   });
 
   it('the real binary: ENOSPC while grade writes record.json is one ERROR line naming the file, exit 3, journal untouched', () => {

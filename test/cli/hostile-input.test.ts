@@ -41,16 +41,18 @@ const CASES: Case[] = [
   [['run', '--sim', 'good-qsfp56', '--seed', '1.5'], 2, /^cablequal: --seed: expected a whole number/],
   [['run', '--sim', 'good-qsfp56', '--seed', '-1'], 2, /^cablequal: --seed: expected a whole number/],
   [['batch', '--manifest', 'box.csv', '--sim', 'good-qsfp56,good-qsfp56', '--seed', 'x'], 2, /^cablequal: --seed: expected a whole number/],
-  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '0'], 2, /^cablequal: --speed: expected a number above 0 and at most 1000, got "0"$/],
-  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '-3'], 2, /^cablequal: --speed: expected a number above 0/],
-  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', 'fast'], 2, /^cablequal: --speed: expected a number above 0/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '0'], 2, /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000, got "0"$/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '-3'], 2, /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', 'fast'], 2, /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--listen', '99999'], 2, /^cablequal: --listen: expected a whole number from 0 to 65534, got "99999"$/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--listen', '-1'], 2, /^cablequal: --listen: expected a whole number/],
   [['sim', 'serve', '--scenario', 'good-qsfp56', '--port', '99999'], 2, /^cablequal: --port: expected a whole number from 0 to 65534, got "99999"$/],
-  [['sim', 'serve', '--scenario', 'good-qsfp56', '--port', '-1'], 2, /^cablequal: --port: expected a whole number/],
+  [['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '1e-300'], 2, /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000, got "1e-300"$/],
   [['sim', 'serve', '--scenario', 'good-qsfp56', '--seed', 'x'], 2, /^cablequal: --seed: expected a whole number/],
-  [['run', '--nodes', 'a,b', '--speed', '0'], 2, /^cablequal: --speed: expected a number above 0 and at most 1000, got "0"$/],
+  [['run', '--nodes', 'a,b', '--speed', '0'], 2, /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000, got "0"$/],
   // choices and unknown options
-  [['run', '--sim', 'good-qsfp56', '--on-hangup', 'maybe'], 2, /^cablequal: Invalid values:/],
-  [['run', '--sim', 'good-qsfp56', '--bogus'], 2, /^cablequal: Unknown argument: bogus$/],
+  [['run', '--sim', 'good-qsfp56', '--on-hangup', 'maybe'], 2, /^cablequal: --on-hangup "maybe": expected one of continue, abort$/],
+  [['run', '--sim', 'good-qsfp56', '--bogus'], 2, /^cablequal: run: unknown option "--bogus"$/],
   [['run', '--nodes', 'a,b', '--seed', '3'], 2, /^cablequal: run: --sim-fault and --seed apply to the simulated lab only \(--sim\)$/],
   // output paths
   [['run', '--sim', 'good-qsfp56', '--out', 'afile'], 2, /^cablequal: --out: .*\/afile is a file, not a directory$/],
@@ -125,8 +127,8 @@ describe('hostile CLI input: one line, exit code, no stack trace', { timeout: 60
     expect(r.code, r.err).toBe(code);
     const lines = r.err.trimEnd().split('\n');
     expect(lines[0]).toMatch(firstLine);
-    // yargs' own usage errors add the "--help" hint; the rest are exactly one line.
-    expect(lines.filter((l) => !l.startsWith('Run "cablequal --help"'))).toHaveLength(1);
+    // yargs' own usage errors add the hint of the command's --help; the rest are exactly one line.
+    expect(lines.filter((l) => !/^Run "cablequal( [a-z]+)* --help" for usage\.$/.test(l))).toHaveLength(1);
     expect(lines[0]!.length).toBeLessThan(1100);
     expect(r.err).not.toMatch(/\n\s+at |internal error/);
     expect(r.err).not.toMatch(RAW_CONTROL);

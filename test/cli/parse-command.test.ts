@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 
 describe('cablequal parse', () => {
-  it('refuses an unknown kind with exit 2 and names the kinds', async () => {
+  it('refuses an unknown kind with exit 2: the nearest kind when one is close, else where the kinds are listed', async () => {
+    const typo = await runCli(['parse', 'ethtool-stat', '-']);
+    expect(typo).toEqual({
+      code: 2,
+      out: '',
+      err: 'cablequal: parse: unknown kind "ethtool-stat": did you mean ethtool-stats?\nRun "cablequal parse --help" for usage.\n',
+    });
     const r = await runCli(['parse', 'no-such-kind', '-']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/ethtool-stats/);
+    expect(r.err).toBe('cablequal: parse: unknown kind "no-such-kind"\nRun "cablequal parse --help" for usage.\n');
+    expect((await runCli(['parse', '--help'])).out).toMatch(/choices: "ethtool-stats", "ethtool-link", /);
   });
 
   it('reports a missing file in one line with exit 2', async () => {

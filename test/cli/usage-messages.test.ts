@@ -12,23 +12,30 @@ const ROOT = join(import.meta.dirname, '..', '..');
 
 describe('usage mistakes', () => {
   it.each([
-    [['runn'], 'unknown command "runn": did you mean run?'],
-    [['verfy', 'cert.json'], 'unknown command "verfy": did you mean verify?'],
-    [['sim', 'scenario'], 'unknown command "scenario": did you mean scenarios?'],
-  ])('%j', async (argv, first) => {
+    [['runn'], 'unknown command "runn": did you mean run?', 'cablequal --help'],
+    [['verfy', 'cert.json'], 'unknown command "verfy": did you mean verify?', 'cablequal --help'],
+    [['sim', 'scenario'], 'unknown command "scenario": did you mean scenarios?', 'cablequal sim --help'],
+    [['db', 'imprt'], 'unknown command "imprt": did you mean import?', 'cablequal db --help'],
+    [['frobnicate'], 'unknown command "frobnicate"', 'cablequal --help'],
+  ])('%j', async (argv, first, help) => {
     const r = await runCli(argv);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`cablequal: ${first}\nRun "cablequal --help" for usage.\n`);
+    expect(r.err).toBe(`cablequal: ${first}\nRun "${help}" for usage.\n`);
   });
 
-  it('a --protocol name that is not built in lists the built-in protocols (run and batch)', async () => {
+  it('a --protocol name that is not built in: the nearest built-in one, else the list of them (run and batch)', async () => {
     const builtIn = readdirSync(join(ROOT, 'protocols'))
       .filter((f) => f.endsWith('.json') && !f.endsWith('.schema.json'))
       .map((f) => f.replace(/\.json$/, ''))
       .sort();
     expect(builtIn).toEqual(['quick', 'spark-burnin']);
-    const line = `cablequal: --protocol quik: no built-in protocol of that name (built in: ${builtIn.join(', ')}); or give a protocol file's path\n`;
-    expect((await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quik'])).err).toBe(line);
+    const line = "cablequal: --protocol quik: no built-in protocol of that name: did you mean quick? (or give a protocol file's path)\n";
+    const run = await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'quik']);
+    expect(run.code).toBe(2);
+    expect(run.err).toBe(line);
+    expect((await runCli(['run', '--sim', 'good-qsfp56', '--protocol', 'soak'])).err).toBe(
+      `cablequal: --protocol soak: no built-in protocol of that name (built in: ${builtIn.join(', ')}) (or give a protocol file's path)\n`,
+    );
     const batch = await runCli(['batch', '--manifest', join(ROOT, 'test', 'fixtures', 'batch', 'two-cables.csv'), '--sim', 'manifest', '--protocol', 'quik']);
     expect(batch.code).toBe(2);
     expect(batch.err).toBe(line);
@@ -59,8 +66,11 @@ describe('help', () => {
   it.each(COMMANDS)('%s: every option and positional is described', async (...command) => {
     const r = await runCli([...command, '--help']);
     expect(r.code).toBe(0);
-    // An entry's name, then two spaces and its description before the [type] notes (or at the end of the line).
-    const entries = r.out.split('\n').filter((l) => /^ {2}(--)?[a-zA-Z][\w-]*( |$)/.test(l));
+    // An entry's name (the Examples that end the help are command lines: test/cli/help.test.ts), then two spaces and its description before the [type] notes (or at the end of the line).
+    const entries = r.out
+      .split('\nExamples:\n')[0]!
+      .split('\n')
+      .filter((l) => /^ {2}(--)?[a-zA-Z][\w-]*( |$)/.test(l));
     expect(entries.length).toBeGreaterThan(0);
     for (const l of entries) expect(l, `${command.join(' ')}: ${l}`).toMatch(/^ {2}\S+ {2,}[^\s[]/);
     expect(r.out).not.toContain('[default: []]');
@@ -70,12 +80,12 @@ describe('help', () => {
     const r = await runCli(['batch', '--help'], { tty: { columns: 200 } });
     expect(r.out).toMatch(/--protocol +built-in protocol name \(spark-burnin, quick\) or a protocol file/);
     expect(r.out).toMatch(/--accept-new-host-keys +trust unknown SSH host keys on first use/);
-    expect(r.out).toMatch(/--manifest +CSV: label\[,pn\]\[,serial\]\[,scenario\] \(README: Batch campaigns\)/);
+    expect(r.out).toMatch(/--manifest +CSV: label\[,pn\]\[,serial\]\[,scenario\] \(docs\/operator-guide\.md §7\)/);
   });
 });
 
 describe('the manifest format in the guides', () => {
-  it("docs/operator-guide.md §7 shows it with an example that parses as written; README's batch section points there", () => {
+  it("docs/operator-guide.md §7 shows it with an example that parses as written; README's and docs/batch.md's batch sections point there", () => {
     const guide = readFileSync(join(ROOT, 'docs', 'operator-guide.md'), 'utf8');
     const section = guide.slice(guide.indexOf('## 7. '), guide.indexOf('## 8. '));
     const example = /```csv\n([\s\S]*?)```/.exec(section)![1]!;
@@ -86,6 +96,10 @@ describe('the manifest format in the guides', () => {
     ]);
     for (const column of ['`label`', '`pn` (or `part_number`)', '`serial`', '`scenario`']) expect(section).toContain(`| ${column} |`);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(readme).toContain('The format, with an example, is in [docs/operator-guide.md](docs/operator-guide.md) §7.');
+    expect(readme).toContain(
+      'The manifest is a CSV with a `label` column\n([operator guide §7](docs/operator-guide.md#7-batches-and-cable-swaps-the-hot-plug-trap)).',
+    );
+    const batch = readFileSync(join(ROOT, 'docs', 'batch.md'), 'utf8');
+    expect(batch).toContain('The format, with an example, is in [docs/operator-guide.md](operator-guide.md) §7.');
   });
 });

@@ -56,8 +56,9 @@ describe('CONTRIBUTING.md: adding a grading rule as a new rules version, exactly
     expect(tests.out).toMatch(/Tests\s+\d+ passed/);
     expect(tests.out).not.toMatch(/failed/);
     expect(tests.code).toBe(0);
-    // Version 5 grades with the new rule; the README's table carries it.
-    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('| `nic-temp-max` | >= 105 C | >= 95 C | hottest NIC temperature reading');
+    // Version 5 grades with the new rule; docs/grading.md's table carries it, and README states version 5.
+    expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain('<!-- rules-version -->rules version 5<!-- /rules-version -->');
+    expect(readFileSync(join(dir, 'docs', 'grading.md'), 'utf8')).toContain('| `nic-temp-max` | >= 105 C | >= 95 C | hottest NIC temperature reading');
     const v5 = JSON.parse(readFileSync(join(dir, 'test', 'fixtures', 'golden-grades', 'rules-5.json'), 'utf8')) as Record<
       string,
       { measurements: { rule: string }[] }

@@ -11,7 +11,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('cablequal dashboard', () => {
   it('SIGTERM: says it stops the dashboard (not loads on nodes) and exits 0 (a server stopped as asked)', { timeout: 30_000 }, async () => {
-    const child = spawn(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'dashboard', '--out', dir, '--port', '0'], {
+    const child = spawn(process.execPath, [join(process.cwd(), 'bin', 'cablequal.js'), 'dashboard', '--out', dir, '--listen', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

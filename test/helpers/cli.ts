@@ -5,7 +5,8 @@ import type { CliIo } from '../../src/cli/io.js';
 export async function runCli(
   argv: string[],
   // tty: run as on a terminal of that width (the live status line is drawn).
-  opts: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; tty?: { columns: number } } = {},
+  // signal: what Ctrl-C would abort (a dashboard serves until it fires).
+  opts: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv; tty?: { columns: number }; signal?: AbortSignal } = {},
 ): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
@@ -17,6 +18,7 @@ export async function runCli(
     ...(opts.tty ? { columns: () => opts.tty!.columns } : {}),
     cwd: opts.cwd ?? process.cwd(),
     env: opts.env ?? {},
+    ...(opts.signal ? { signal: opts.signal } : {}),
   };
   const code = await main(argv, io);
   return { code, out, err };

@@ -1,18 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { limitsSchema, verdictTable, withVerdictTable } from '../../src/rules/docs.js';
+import { limitsSchema, verdictTable, withRulesVersion, withVerdictTable } from '../../src/rules/docs.js';
 import { defaultLimit } from '../../src/rules/definitions.js';
-import { RULES } from '../../src/rules/versions.js';
+import { RULES, RULES_VERSION } from '../../src/rules/versions.js';
 import { DEFAULT_PROTOCOL } from './defaults.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
 // What people read about the rules is generated from the registry: these fail when someone edits one side only.
 describe('documents generated from the registry', () => {
-  it("README's verdict table is current (npx tsx scripts/rule-docs.ts writes it)", () => {
+  it("docs/grading.md's verdict table and the rules version README states are current (npx tsx scripts/rule-docs.ts writes them)", () => {
+    const grading = readFileSync(join(ROOT, 'docs', 'grading.md'), 'utf8');
+    expect(withVerdictTable(grading, verdictTable())).toBe(grading);
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    expect(withVerdictTable(readme, verdictTable())).toBe(readme);
+    expect(withRulesVersion(readme)).toBe(readme);
+    expect(readme).toContain(`<!-- rules-version -->rules version ${RULES_VERSION}<!-- /rules-version -->`);
   });
 
   it("protocol.schema.json's limits are current", () => {

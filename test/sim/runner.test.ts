@@ -217,8 +217,9 @@ describe('scenarios', () => {
     expect((await lab.runner('spark-b').run(cmd.ethtoolModule('enp1s0f1np1'))).exitCode).toBe(0);
   });
 
-  it('an unknown scenario is a usage error listing the known ones', () => {
+  it('an unknown scenario is a usage error: the nearest scenario when one is close, else where they are listed (#34 item 4)', () => {
     expect(() => createLab({ scenario: 'no-such', clock: new VirtualClock() })).toThrow(UsageError);
-    expect(() => createLab({ scenario: 'no-such', clock: new VirtualClock() })).toThrow(/good-qsfp56/);
+    expect(() => createLab({ scenario: 'no-such', clock: new VirtualClock() })).toThrow('unknown scenario "no-such" (`cablequal sim scenarios` lists them)');
+    expect(() => createLab({ scenario: 'good-qsfp65', clock: new VirtualClock() })).toThrow('unknown scenario "good-qsfp65": did you mean good-qsfp56?');
   });
 });

@@ -23,9 +23,9 @@ async function cli(args: string[], cwd: string): Promise<{ code: number; out: st
   }
 }
 
-// `cablequal dashboard --port 0`: the URL it prints, and the process to stop.
+// `cablequal dashboard --listen 0`: the URL it prints, and the process to stop.
 async function dashboard(args: string[], cwd: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [BIN, 'dashboard', '--port', '0', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'dashboard', '--listen', '0', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d: Buffer) => void (err += d.toString()));

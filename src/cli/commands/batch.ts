@@ -7,9 +7,16 @@ import { ACCEPT_NEW_HOST_KEYS, liveOptions, PORT_BOTH_HELP, PROTOCOL_HELP, seedO
 export const batchSpec = defineCommand({
   command: 'batch',
   describe: 'qualify a box of cables one after another (one queue per node pair); resumable; batch.csv and batch.html',
+  examples: [
+    ['$0 batch --manifest box17.csv --nodes spark-a:1,spark-b:1', 'the box on one bench, cage 1: plug each cable when told, Enter'],
+    ['$0 batch --manifest box17.csv --nodes spark-a:1,spark-b:1 --resume', 'continue an interrupted batch with its next untested cable'],
+    ['$0 batch --manifest box17.csv --pair a:1,b:1 --pair c:1,d:1 --auto-detect', 'two benches at once, unattended'],
+    ['$0 batch --manifest box.csv --sim manifest --protocol quick', "the box on the simulated lab (the manifest's scenario column)"],
+  ],
+  simOptions: ['sim', 'seed', 'sim-swap', 'sim-reboot'],
   builder: (y) =>
     y.options({
-      manifest: { type: 'string', demandOption: true, describe: 'CSV: label[,pn][,serial][,scenario] (README: Batch campaigns)' },
+      manifest: { type: 'string', demandOption: true, describe: 'CSV: label[,pn][,serial][,scenario] (docs/operator-guide.md §7)' },
       nodes: { type: 'string', describe: 'the two nodes of the bench: a,b or a:0,b:1' },
       pair: { type: 'string', array: true, describe: 'one bench per --pair (a:0,b:1); several run concurrently' },
       port: { type: 'string', describe: PORT_BOTH_HELP },
@@ -28,12 +35,12 @@ export const batchSpec = defineCommand({
       sim: { type: 'string', describe: 'simulated box: comma list or file of scenario[=SERIAL], or "manifest" for its scenario column' },
       seed: seedOption('simulator seed, a whole number'),
       'sim-swap': {
-        type: 'string',
+        type: 'number',
         describe: "with --sim: seconds the simulated lab's operator takes to swap one cable (pull the old one, plug the next; default 60)",
         coerce: intArg('sim-swap', 3, 3600),
       },
       'sim-reboot': {
-        type: 'string',
+        type: 'number',
         describe: "with --sim: seconds a simulated node takes to reboot (default: the scenario's rebootS, 90 s)",
         coerce: intArg('sim-reboot', 1, 3600),
       },

@@ -4,6 +4,10 @@ import { defineCommand } from './define.js';
 export const compareSpec = defineCommand({
   command: 'compare <runs..>',
   describe: 'one CSV row per run (and a per part-number summary) for run directories or reports/*/*',
+  examples: [
+    ["$0 compare 'reports/*/*' --out compare.csv", 'one row per run, and compare-by-part.csv'],
+    ['$0 compare reports', 'every run below reports/, batch runs included'],
+  ],
   builder: (y) =>
     y
       .positional('runs', { type: 'string', array: true, default: undefined, describe: 'run directories, or quoted globs such as "reports/*/*"' })

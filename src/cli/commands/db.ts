@@ -4,6 +4,11 @@ import { defineCommand, type CommandGroup } from './define.js';
 const dbImportSpec = defineCommand({
   command: 'import <paths..>',
   describe: "index run directories (reports/, a batch, 'reports/*/*') into the store from their records and journals; idempotent",
+  examples: [
+    ["$0 db import 'reports/*/*'", '(re)build the index of reports/cablequal.db from the run directories'],
+    ['$0 db import /lab/reports --out /lab/reports', 'add the runs a busy store missed (as its warning says)'],
+    ['$0 db import reports --db postgres://cablequal@dbhost/cablequal', 'into a shared PostgreSQL store'],
+  ],
   builder: (y) =>
     y
       .positional('paths', {
@@ -26,4 +31,8 @@ export const dbGroup: CommandGroup = {
   describe: "the lab's results store (SQLite file in --out, or PostgreSQL with --db)",
   subcommands: [dbImportSpec],
   demand: 'name a db command: import',
+  examples: [
+    ["$0 db import 'reports/*/*'", '(re)build the index from run directories; the same runs again change nothing'],
+    ['$0 db import --help', "the command's options"],
+  ],
 };

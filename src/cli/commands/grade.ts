@@ -4,6 +4,11 @@ import { defineCommand } from './define.js';
 export const gradeSpec = defineCommand({
   command: 'grade <runDirs..>',
   describe: "rebuild each run's record from its journal (a killed run becomes ABORTED; --protocol re-grades with other limits)",
+  examples: [
+    ['$0 grade reports/<serial>/<run id>', "rebuild a run's record.json from its journal (a killed run: ABORTED)"],
+    ['$0 grade <run dir> --protocol my-limits.json', 're-grade with other limits (the record names both protocols)'],
+    ['$0 grade <run dir> --rules 1 --json', 'grade with rules version 1, as cablequal 0.1.0 did'],
+  ],
   builder: (y) =>
     y
       .positional('runDirs', { type: 'string', array: true, default: undefined, describe: 'run directories' })

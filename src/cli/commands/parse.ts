@@ -5,6 +5,11 @@ import { defineCommand } from './define.js';
 export const parseSpec = defineCommand({
   command: 'parse <kind> <file>',
   describe: 'parse one recorded command output and print what cablequal reads from it (JSON)',
+  examples: [
+    ['$0 parse ethtool-stats lane-errors.txt', 'the counters cablequal reads from a saved `ethtool -S` output'],
+    ['ssh spark-a ethtool -S enp1s0f1np1 | $0 parse ethtool-stats -', "a node's live output, from standard input"],
+    ['$0 parse ib_write_bw bw.txt', 'the throughput rows of an ib_write_bw run'],
+  ],
   builder: (y) =>
     y
       .positional('kind', { type: 'string', choices: Object.keys(PARSERS), describe: 'which output it is' })

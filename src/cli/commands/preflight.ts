@@ -5,7 +5,13 @@ import { nodeOptions } from './shared-options.js';
 export const preflightSpec = defineCommand({
   command: 'preflight',
   describe: 'check both nodes are ready (tools, rails Up at 200G, RS-FEC, addresses, sudo for ethtool -m) without loading anything',
-  builder: (y) => y.options({ sim: { type: 'string', describe: 'check the simulated lab instead' }, ...nodeOptions('the two nodes: a,b or a:0,b:1') }),
+  examples: [
+    ['$0 preflight --nodes spark-a,spark-b', 'tools, rails Up at 200G, RS-FEC, sudo and SSH of both nodes, cage found by itself'],
+    ['$0 preflight --nodes spark-a,spark-b --port 0', 'check the cable in cage 0'],
+    ['$0 preflight --sim good-qsfp56', 'the same checks on the simulated lab'],
+  ],
+  simOptions: ['sim'],
+  builder: (y) => y.options({ ...nodeOptions('the two nodes: a,b or a:0,b:1'), sim: { type: 'string', describe: 'check the simulated lab instead' } }),
   run: async (args, { io, signal }) => {
     const { preflightCommand } = await import('../run-command.js');
     return preflightCommand(

@@ -4,6 +4,10 @@ import { defineCommand } from './define.js';
 export const regressSpec = defineCommand({
   command: 'regress <runs..>',
   describe: 'compare runs of a reference cable with its baseline run; non-zero exit on a regression',
+  examples: [
+    ['$0 regress --baseline <run dir> <run dirs...>', 'exit 0 within tolerance, 1 a regression, 3 an incomplete run'],
+    ['$0 regress --baseline <run dir> <run dirs...> --junit regress.xml', 'with a JUnit report for CI'],
+  ],
   builder: (y) =>
     y
       .positional('runs', { type: 'string', array: true, default: undefined, describe: 'run directories of the reference cable' })

@@ -4,6 +4,10 @@ import { defineCommand } from './define.js';
 export const reportSpec = defineCommand({
   command: 'report <runDir>',
   describe: 're-render the certificate (or run report) and CSVs of a run from its journal',
+  examples: [
+    ['$0 report reports/<serial>/<run id>', 'write the certificate and CSVs again (signed, once a lab key exists)'],
+    ['$0 report <run dir> --protocol my-limits.json', 'with those limits (the document names both protocols)'],
+  ],
   builder: (y) =>
     y
       .positional('runDir', { type: 'string', describe: 'the run directory' })

@@ -1,4 +1,4 @@
-import { positiveArg } from '../options.js';
+import { SPEED, speedArg } from '../options.js';
 import type { HangupMode } from '../io.js';
 import { defineCommand } from './define.js';
 import { liveOptions, nodeOptions, PORT_BOTH_HELP, seedOption } from './shared-options.js';
@@ -7,15 +7,15 @@ import { liveOptions, nodeOptions, PORT_BOTH_HELP, seedOption } from './shared-o
 export const runSpec = defineCommand({
   command: 'run',
   describe: 'qualify one cable: benchmarks and the burn-in on two nodes (or on the simulated lab with --sim)',
+  examples: [
+    ['$0 run --nodes spark-a,spark-b --dry-run', 'every command the run would execute on each node, nothing run'],
+    ['$0 run --nodes spark-a,spark-b --port 1', 'qualify the cable in cage 1 (75 minutes; exit 0 PASS/MARGINAL, 1 FAIL)'],
+    ['$0 run --nodes spark-a,spark-b --protocol quick', 'a 5-minute set-up check of the nodes and the cable (not a qualification)'],
+    ['$0 run --sim failing-clone', 'the whole procedure on the simulated lab, in seconds (it FAILs: exit 1)'],
+  ],
+  simOptions: ['sim', 'sim-fault', 'seed', 'speed'],
   builder: (y) =>
     y.options({
-      sim: { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' },
-      'sim-fault': {
-        type: 'string',
-        array: true,
-        describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s',
-      },
-      seed: seedOption('simulator seed, a whole number (same seed, same journal)'),
       ...nodeOptions(
         'the two nodes, as ssh hosts or aliases: a,b or a:0,b:1 (cage per node); with --sim, names the simulated nodes and their cages',
         PORT_BOTH_HELP,
@@ -40,11 +40,17 @@ export const runSpec = defineCommand({
         db: 'results store: postgres://... shared by several controllers (default <out>/cablequal.db, or $CABLEQUAL_DB; off: none)',
         hangup: 'when the terminal or SSH session closes (SIGHUP): continue (find the run again with cablequal status) or abort (stop cleanly, ABORTED)',
       }),
-      speed: {
+      sim: { type: 'string', describe: 'run on the built-in simulated lab with this scenario (see `cablequal sim scenarios`)' },
+      'sim-fault': {
         type: 'string',
-        describe:
-          'time speed-up: with --sim, run the simulated lab at N times real time, at most 100 (to watch it; without --speed, --sim runs in virtual time); with --nodes, against `cablequal sim serve --speed N` nodes (the same N; refused against real nodes)',
-        coerce: positiveArg('speed', 1000),
+        array: true,
+        describe: 'inject a fault into the simulated lab, e.g. ssh-drop@900s, node-reboot@1200s, garbage-output@300s',
+      },
+      seed: seedOption('simulator seed, a whole number (same seed, same journal)'),
+      speed: {
+        type: 'number',
+        describe: `time speed-up: with --sim, run the simulated lab at N times real time, at most ${SPEED.simMax} (to watch it; without --speed, --sim runs in virtual time); with --nodes, against \`cablequal sim serve --speed N\` nodes (the same N; refused against real nodes)`,
+        coerce: speedArg(),
       },
     }),
   run: async (args, { io, signal }) => {

@@ -20,10 +20,11 @@ export const SSH_CONFIG = {
 
 // --seed of the simulated lab.
 export function seedOption(describe: string) {
-  return { type: 'string', describe, coerce: intArg('seed', 0, 2 ** 32 - 1) } as const satisfies Options;
+  return { type: 'number', describe, coerce: intArg('seed', 0, 2 ** 32 - 1) } as const satisfies Options;
 }
 
-// What --port takes where one cable is qualified (`preflight`), and where two at once may be (`run`, `batch`).
+// What --port takes where one cable is qualified (`preflight`), and where two at once may be (`run`, `batch`): --port
+// is always the QSFP cage; a TCP port is --listen (dashboard, sim serve) or --metrics-port.
 const PORT_HELP = 'cage (QSFP port) of the cable: 0, 1 or auto (the cage whose two rails are Up)';
 export const PORT_BOTH_HELP = `${PORT_HELP}; both: the cables in cage 0 and cage 1 at once, each with its own verdict (each soak carries half the payload per cable)`;
 
@@ -45,12 +46,16 @@ export function liveOptions(what: { db: string; hangup: string }) {
   return {
     'on-hangup': { type: 'string', choices: HANGUP_MODES, default: 'continue', describe: what.hangup },
     db: { type: 'string', describe: what.db },
-    'metrics-port': { type: 'string', describe: 'serve live Prometheus/OpenMetrics metrics on this port (/metrics)', coerce: intArg('metrics-port', 0, 65535) },
+    'metrics-port': {
+      type: 'number',
+      describe: 'serve live Prometheus/OpenMetrics metrics on this TCP port (/metrics)',
+      coerce: intArg('metrics-port', 0, 65535),
+    },
     'metrics-host': { type: 'string', describe: 'address for --metrics-port', default: '127.0.0.1' },
     'metrics-linger': {
-      type: 'string',
+      type: 'number',
       describe: 'seconds --metrics-port stays up after the end, so a scrape sees the outcome (0: none; Ctrl-C ends it)',
-      default: '60',
+      default: 60,
       coerce: intArg('metrics-linger', 0, 86_400),
     },
   } as const satisfies Record<string, Options>;

@@ -1,4 +1,4 @@
-import { intArg, positiveArg } from '../options.js';
+import { intArg, renamedOption, SPEED, speedArg } from '../options.js';
 import { defineCommand, type CommandGroup } from './define.js';
 import { seedOption } from './shared-options.js';
 
@@ -6,6 +6,10 @@ import { seedOption } from './shared-options.js';
 const scenariosSpec = defineCommand({
   command: 'scenarios',
   describe: "list the simulated lab's scenarios and their expected outcomes",
+  examples: [
+    ['$0 sim scenarios', 'every scenario with its expected outcome'],
+    ['$0 run --sim good-qsfp56', 'then run one of them'],
+  ],
   builder: (y) => y,
   run: async (_args, { io }) => {
     const { scenariosCommand } = await import('../sim-command.js');
@@ -17,21 +21,25 @@ const scenariosSpec = defineCommand({
 const serveSpec = defineCommand({
   command: 'serve',
   describe: 'serve both simulated nodes over real SSH on 127.0.0.1, in real time (optionally sped up)',
+  examples: [
+    ['$0 sim serve --scenario failing-clone --speed 20 --seed 7', 'both nodes over SSH on loopback, 20 times real time'],
+    ['$0 run --nodes spark-a,spark-b --ssh-config .cablequal-sim/config', 'then qualify their cable over real SSH (with the same --speed)'],
+  ],
   builder: (y) =>
     y
       .option('scenario', { type: 'string', demandOption: true, describe: 'the scenario to serve (see `cablequal sim scenarios`)' })
       .option('sim-fault', { type: 'string', array: true, describe: 'inject a fault, e.g. ssh-drop@900s (as run --sim-fault)' })
-      .option('port', {
-        type: 'string',
-        describe: 'first SSH port (0 = random; the second node gets the next one)',
-        default: '0',
-        coerce: intArg('port', 0, 65534),
+      .option('listen', {
+        type: 'number',
+        describe: 'first TCP port the SSH servers listen on (0 = a free one, the default; the second node gets the next one)',
+        coerce: intArg('listen', 0, 65534),
       })
+      .option('port', { type: 'number', hidden: true, deprecated: 'use --listen', coerce: intArg('port', 0, 65534) })
       .option('speed', {
-        type: 'string',
-        describe: 'speed-up factor of simulated time, above 0, at most 1000 (give the same --speed to `cablequal run`)',
-        default: '1',
-        coerce: positiveArg('speed', 1000),
+        type: 'number',
+        describe: `speed-up factor of simulated time, from ${SPEED.min} to ${SPEED.max} (give the same --speed to \`cablequal run\`)`,
+        default: 1,
+        coerce: speedArg(),
       })
       .option('seed', seedOption('simulator seed, a whole number (the same scenario and seed as `run --sim` give the same verdict)'))
       .option('dir', { type: 'string', describe: 'where to write keys, known_hosts and ssh config', default: '.cablequal-sim' }),
@@ -41,7 +49,7 @@ const serveSpec = defineCommand({
       {
         scenario: args.scenario,
         faults: (args.simFault ?? []).map(String),
-        port: args.port ?? 0,
+        port: renamedOption({ name: 'port', value: args.port }, { name: 'listen', value: args.listen }, io.stderr) ?? 0,
         speed: args.speed ?? 1,
         dir: args.dir,
         ...(args.seed !== undefined ? { seed: args.seed } : {}),
@@ -57,4 +65,8 @@ export const simGroup: CommandGroup = {
   describe: 'the simulated lab',
   subcommands: [scenariosSpec, serveSpec],
   demand: 'name a sim command: scenarios or serve',
+  examples: [
+    ['$0 sim scenarios', "the lab's scenarios"],
+    ['$0 sim serve --scenario failing-clone --speed 20', 'both simulated nodes over real SSH'],
+  ],
 };

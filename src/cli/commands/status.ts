@@ -4,6 +4,10 @@ import { defineCommand } from './define.js';
 export const statusSpec = defineCommand({
   command: 'status',
   describe: 'list the runs under a reports directory that are going on, or that died without ending (phase, time, nodes, pid)',
+  examples: [
+    ['$0 status', 'the runs going on under reports/ (after the terminal that started them closed)'],
+    ['$0 status --out /lab/reports --json', 'one JSON object per run'],
+  ],
   builder: (y) =>
     y
       .option('out', { type: 'string', default: 'reports', describe: 'reports directory to look in' })

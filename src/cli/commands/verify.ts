@@ -4,6 +4,10 @@ import { defineCommand } from './define.js';
 export const verifySpec = defineCommand({
   command: 'verify <certificate>',
   describe: 'check a certificate.json: signature, journal hash, and the verdict re-graded from the journal',
+  examples: [
+    ['$0 verify <run dir>/certificate.json --public-key lab-key.pub.pem', "signature against the lab's key, journal hash, verdict re-graded"],
+    ['$0 verify <run dir>/setup-check.json', "a set-up check alike (on the lab's controller the key beside the lab key is pinned)"],
+  ],
   builder: (y) =>
     y
       .positional('certificate', { type: 'string', describe: 'the certificate.json to check' })
