@@ -8,6 +8,7 @@
 // one known key must be present, keys may not repeat, and a known key with a malformed value is a ParseError.
 import { ParseError } from '../domain/errors.js';
 import { clip } from './read.js';
+import { clip as textClip, printable } from '../domain/text.js';
 
 const KIND = 'ethtool-link';
 const HEADER = /^Settings for (\S+):$/;
@@ -59,6 +60,10 @@ export interface EthtoolLink {
   port: string | null;
   autoNegotiation: boolean | null;
   linkDetected: boolean | null;
+  // Why the link is down, as ethtool prints it after `Link detected: no` (`Cable issue`, `Bad signal integrity, Large
+  // number of physical errors`, or a bare number for a state ethtool has no name for); null when it printed none. The
+  // kernel reports it only while the link is down (mlx5 en_ethtool.c, get_link_ext_state): CLUSTERS.md "In service".
+  linkDownReason: string | null;
   linkDownEvents: number | null;
   // Empty when ethtool says "Not reported" or the list is not in the text (a Spark lists up to 100000baseCR4 only).
   supportedLinkModes: string[];
@@ -135,6 +140,7 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     port: read('Port', (v) => (v === '' ? undefined : v), 'a port type'),
     autoNegotiation: read('Auto-negotiation', (v) => (v === 'on' ? true : v === 'off' ? false : undefined), 'on or off'),
     linkDetected: read('Link detected', linkDetected, 'yes or no'),
+    linkDownReason: read('Link detected', linkReason, 'yes or no'),
     linkDownEvents: read('Link Down Events', (v) => (/^\d{1,10}$/.test(v) ? Number(v) : undefined), 'a count'),
     supportedLinkModes: linkModes('Supported link modes', fields.get('Supported link modes')),
     notices,
@@ -147,9 +153,22 @@ function speed(v: string): number | null | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+// `yes`, `no`, or either followed by ` (<ext state>[, <ext substate>])`: ethtool netlink/settings.c,
+// linkstate_link_ext_state_print (names_link_ext_state: Autoneg, Link training failure, Logical mismatch, Bad signal
+// integrity, No cable, Cable issue, EEPROM issue, Calibration failure, Power budget exceeded, Overheat, Module; a state
+// without a name prints its number).
+const LINK_DETECTED = /^(yes|no)(?: \((.+)\))?$/;
+
 function linkDetected(v: string): boolean | undefined {
-  const m = /^(yes|no)(?: \(.+\))?$/.exec(v);
+  const m = LINK_DETECTED.exec(v);
   return m ? m[1] === 'yes' : undefined;
+}
+
+// The reason in parentheses, screened (a node's text) and cut to one short line; null when none was printed.
+function linkReason(v: string): string | null | undefined {
+  const m = LINK_DETECTED.exec(v);
+  if (!m) return undefined;
+  return m[2] === undefined ? null : textClip(printable(m[2].trim()), 120);
 }
 
 // A link-mode list: tokens on the key line and on every continuation; "Not reported" means none.

@@ -10,7 +10,8 @@ import type { CommandResult, CommandRunner, RemoteProcess } from '../transport/t
 import { RemoteCommandError } from '../transport/types.js';
 import type { SharingCable } from '../grading/soak-evidence.js';
 import type { JournalWriter } from './journal.js';
-import { RunAborted } from './run-errors.js';
+import { FailDecided, RunAborted } from './run-errors.js';
+import { anySignal } from './fail-stop.js';
 import type { Together } from './together.js';
 
 // What the run knows about one node once preflight has looked at it.
@@ -64,6 +65,9 @@ export class RunContext {
   // The other cable whose link load shares the soak under way (two cables qualified at once), as the soak started.
   soakSharedWith: SharingCable[] = [];
   readonly startedMs: number;
+  // Aborted when the sampling loop decides a certain FAIL (decide()): from then on the phase's sleeps and waits are cut
+  // and no load process starts (FailDecided), so every phase stops its loads within one sampling interval.
+  private readonly decidedCtl = new AbortController();
 
   constructor(
     readonly runId: string,
@@ -99,6 +103,19 @@ export class RunContext {
     if (this.signal.aborted) throw new RunAborted(String(this.signal.reason ?? 'interrupted'));
   }
 
+  // A certain FAIL is decided (the sampling loop's decision line is written): the loads stop.
+  decide(): void {
+    this.decidedCtl.abort();
+  }
+
+  get decided(): AbortSignal {
+    return this.decidedCtl.signal;
+  }
+
+  checkDecided(): void {
+    if (this.decidedCtl.signal.aborted) throw new FailDecided();
+  }
+
   // Run a command and keep its full output in the journal (phase boundaries, identity, benchmarks).
   async runLogged(node: NodeState, command: string, what: string, timeoutMs = 60_000): Promise<CommandResult> {
     this.checkAborted();
@@ -126,8 +143,10 @@ export class RunContext {
 
   // Start a load process and remember it so that every exit path stops it (`own: false`: a process shared with another
   // cable's run, which whoever holds it last stops: src/run/together.ts).
+  // No load starts once a FAIL is decided (FailDecided).
   async startProcess(node: NodeState, command: string, name: string, o: { own?: boolean } = {}): Promise<RemoteProcess> {
     this.checkAborted();
+    this.checkDecided();
     const p = await node.runner.start(command, { runDir: this.remoteRunDir, name });
     if (o.own !== false) this.processes.push(p);
     this.journal.append({ type: 'process-start', tS: this.tS, node: node.spec.name, name, command, pid: p.pid });
@@ -149,13 +168,68 @@ export class RunContext {
     );
   }
 
-  // Sleep on the run's clock, cut short by Ctrl-C.
-  async sleep(ms: number): Promise<void> {
-    this.checkAborted();
+  // A load run to its end in the foreground of a phase (NCCL's mpirun, a loopback client) within timeoutMs: started as a
+  // process, so that a FAIL decided meanwhile stops it at once (its process group on the node: remote-process.ts) with
+  // its output so far, and its output journaled as runLogged journals a command's (`stopped`: why it did not run to its
+  // end).
+  async runLoad(node: NodeState, command: string, what: string, name: string, timeoutMs: number): Promise<CommandResult> {
+    const p = await this.startProcess(node, command, name);
+    const cut = anySignal([this.signal, this.decided]);
+    const limitCut = new AbortController();
+    let timedOut = false;
+    let ended = false;
     try {
-      await this.clock.sleep(ms, this.signal);
+      const limit = this.clock.sleep(timeoutMs, limitCut.signal).then(
+        () => void (timedOut = true),
+        () => undefined,
+      );
+      const finished = p.done.then(
+        () => void (ended = true),
+        () => void (ended = true),
+      );
+      const interrupted = new Promise<void>((resolve) =>
+        cut.signal.aborted ? resolve() : cut.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([finished, limit, interrupted]);
+    } finally {
+      limitCut.abort();
+      cut.dispose();
+    }
+    const stopped = ended ? null : timedOut ? 'timeout' : this.signal.aborted ? 'aborted' : 'decision';
+    if (!ended) await this.stopProcesses([p]);
+    else if (this.processes.includes(p)) this.processes.splice(this.processes.indexOf(p), 1);
+    const r = await p.done;
+    this.journal.append({
+      type: 'raw',
+      tS: this.tS,
+      phase: this.currentPhase,
+      node: node.spec.name,
+      what,
+      // The command is on the process-start line of `process` (the journal names each command once).
+      process: name,
+      exitCode: r.exitCode,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      ...(stopped ? { stopped } : {}),
+    });
+    this.checkAborted();
+    this.checkDecided();
+    return timedOut ? { ...r, exitCode: null, timedOut: true } : r;
+  }
+
+  // Sleep on the run's clock, cut short by Ctrl-C and, unless pastDecision (the tail of sampling after a FAIL), by the
+  // FAIL's decision (FailDecided).
+  async sleep(ms: number, o: { pastDecision?: boolean } = {}): Promise<void> {
+    this.checkAborted();
+    if (!o.pastDecision) this.checkDecided();
+    const cut = anySignal(o.pastDecision ? [this.signal] : [this.signal, this.decided]);
+    try {
+      await this.clock.sleep(ms, cut.signal);
     } catch {
       this.checkAborted();
+      if (!o.pastDecision) this.checkDecided();
+    } finally {
+      cut.dispose();
     }
   }
 }

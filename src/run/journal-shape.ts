@@ -65,6 +65,8 @@ const LINE_SCHEMAS: Record<string, JsonSchema> = {
   identity: obj({ ...tS, ends: arrayOf(cableEnd) }),
   sampling: obj({ ...tS, stats: obj({ ticks: whole, 'gaps?': arrayOf({ type: 'object' }) }) }),
   throughput: obj({ ...tS, 'rails?': arrayOf(obj({ rail: num, gbps: arrayOf(num) })), 'startS?': num }),
+  // What the PHY said at a link drop (src/run/link-snapshots.ts): the record re-reads the raw `ethtool <if>` text.
+  'link-snapshot': obj({ ...tS, node: str, netdev: str, snapshot: obj({ atS: num, link: obj({ raw: str, 'stderr?': str }) }) }),
 };
 
 // Benchmark lines differ by kind.

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import type { NodeSpec } from '../domain/node.js';
 import type { Protocol } from '../protocol/index.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import type { LiveStatus, RunContext } from './context.js';
+import type { SamplingLoop } from './sampling-loop.js';
 
 export const LIVE_FILE = 'live.json';
 
@@ -92,4 +94,32 @@ export class LiveStateFile {
       // left behind: `cablequal status` shows it as a run that ended without removing it (its pid is gone)
     }
   }
+}
+
+// The live figures of a run for the status line and progress output (src/run/qualify.ts's onStatus).
+export function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
+  const laneRates: LiveStatus['laneRates'] = {};
+  const nicTempC: LiveStatus['nicTempC'] = {};
+  const gpuTempC: LiveStatus['gpuTempC'] = {};
+  const gpuUtilPct: LiveStatus['gpuUtilPct'] = {};
+  for (const n of ctx.nodes) {
+    const name = n.spec.name;
+    laneRates[name] = loop?.laneRates.get(name) ?? [];
+    const g = loop?.gauges.get(name);
+    nicTempC[name] = g?.nicTempC ?? null;
+    gpuTempC[name] = g?.gpu?.temperatureC ?? null;
+    gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
+  }
+  return {
+    phase: ctx.currentPhase,
+    elapsedS: ctx.tS,
+    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
+    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
+    laneRates,
+    nicTempC,
+    gpuTempC,
+    gpuUtilPct,
+    throughputGbps: ctx.lastThroughputGbps,
+    ...(loop ? { counted: Object.fromEntries(loop.counted) } : {}),
+  };
 }

@@ -17,16 +17,13 @@ import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
-import { SamplingLoop, bootIdOf, type TickSource } from './sampling-loop.js';
-import { preflight } from './steps/preflight.js';
-import { identity } from './steps/identity.js';
-import { loopback } from './steps/loopback.js';
-import { ibWriteBw, nccl } from './steps/benchmarks.js';
-import { soak } from './steps/soak.js';
+import { runPhase } from './phase-steps.js';
+import { anySignal, decidedTail, untilDecided } from './fail-stop.js';
+import { SamplingLoop, type TickSource } from './sampling-loop.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
-import { LiveStateFile, protocolRemainingS } from './live-state.js';
+import { LiveStateFile, liveStatus, protocolRemainingS } from './live-state.js';
 import { cmd } from '../transport/commands.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
@@ -164,13 +161,27 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const stopBeating = keepLocksFresh(locks, log, deps.lockHeartbeatMs);
   try {
     await takeNodes(ctx, locks, deps);
-    for (const phase of protocol.phases) {
+    for (const [index, phase] of protocol.phases.entries()) {
       ctx.checkAborted();
+      // A FAIL decided between phases, or while this one waited for its turn: it never starts.
+      if (ctx.decided.aborted) {
+        await decidedTail(ctx, index);
+        break;
+      }
       // Two cables at once: each soak starts when the other cable's run has reached it too (or has ended); the samples
       // taken while waiting stay with the phase before (the other cable benchmarks meanwhile: this one carries nothing).
       if (phase.kind === 'soak' && deps.together) {
-        ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, ctx.signal);
+        const waitCut = anySignal([ctx.signal, ctx.decided]);
+        try {
+          ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, waitCut.signal);
+        } finally {
+          waitCut.dispose();
+        }
         ctx.checkAborted();
+        if (ctx.decided.aborted) {
+          await decidedTail(ctx, index);
+          break;
+        }
       }
       // A node shared with another cable under test: its benchmark phases wait their turn (the phase starts when it runs;
       // as at a soak, the samples taken while waiting stay with the phase before: the other cable benchmarks meanwhile).
@@ -182,7 +193,11 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           phase: phase.name,
           sharedNodes: deps.sharedNodes ?? (deps.together ? deps.nodes.map((n) => n.name) : []),
         });
-      const release = gated ? await deps.benchmarkGate!(phase) : null;
+      const release = gated ? await untilDecided(ctx, deps.benchmarkGate!(phase)) : null;
+      if (gated && !release) {
+        await decidedTail(ctx, index);
+        break;
+      }
       ctx.currentPhase = phase.name;
       liveNow(true);
       let status: 'done' | 'decided';
@@ -190,7 +205,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         journal.append({ type: 'phase-start', tS: ctx.tS, phase: phase.name, kind: phase.kind });
         log.info({ phase: phase.name }, 'phase started');
         if (loop) await snapshotCounters(ctx, `${phase.name}-start`);
-        status = await runPhase(ctx, phase, loop, deps);
+        status = await runPhase(ctx, phase, loop);
       } finally {
         release?.();
       }
@@ -232,11 +247,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         }
       }
       if (status === 'decided') {
-        await ctx.sleep(protocol.earlyStop.keepSamplingS * 1000);
-        for (const rest of protocol.phases.slice(protocol.phases.indexOf(phase) + 1)) {
-          journal.append({ type: 'phase-start', tS: ctx.tS, phase: rest.name, kind: rest.kind });
-          journal.append({ type: 'phase-end', tS: ctx.tS, phase: rest.name, status: 'skipped', note: 'FAIL already decided' });
-        }
+        await decidedTail(ctx, index + 1);
         break;
       }
     }
@@ -371,58 +382,4 @@ function moveRunDir(from: string, to: string): string {
     // not empty, or already gone
   }
   return to;
-}
-
-async function runPhase(ctx: RunContext, phase: Phase, loop: SamplingLoop | null, deps: RunDeps): Promise<'done' | 'decided'> {
-  switch (phase.kind) {
-    case 'preflight':
-      await preflight(ctx);
-      return 'done';
-    case 'identity':
-      await identity(ctx);
-      // Sampling starts after identity: what a counter reset will be told from a reboot by.
-      for (const n of ctx.nodes) n.bootId = await bootIdOf(ctx, n);
-      return 'done';
-    case 'loopback':
-      await loopback(ctx, phase);
-      return 'done';
-    case 'ib_write_bw':
-      await ibWriteBw(ctx, phase);
-      return loop?.decision ? 'decided' : 'done';
-    case 'nccl':
-      await nccl(ctx, phase);
-      return loop?.decision ? 'decided' : 'done';
-    case 'soak':
-      // Unreachable for a loaded protocol: src/protocol/semantics.ts refuses a soak before identity (exit 2).
-      if (!loop) throw new Error('soak before identity: the protocol must read the EEPROM first');
-      return soak(ctx, phase, loop);
-  }
-  void deps;
-}
-
-function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStatus {
-  const laneRates: LiveStatus['laneRates'] = {};
-  const nicTempC: LiveStatus['nicTempC'] = {};
-  const gpuTempC: LiveStatus['gpuTempC'] = {};
-  const gpuUtilPct: LiveStatus['gpuUtilPct'] = {};
-  for (const n of ctx.nodes) {
-    const name = n.spec.name;
-    laneRates[name] = loop?.laneRates.get(name) ?? [];
-    const g = loop?.gauges.get(name);
-    nicTempC[name] = g?.nicTempC ?? null;
-    gpuTempC[name] = g?.gpu?.temperatureC ?? null;
-    gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
-  }
-  return {
-    phase: ctx.currentPhase,
-    elapsedS: ctx.tS,
-    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
-    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
-    laneRates,
-    nicTempC,
-    gpuTempC,
-    gpuUtilPct,
-    throughputGbps: ctx.lastThroughputGbps,
-    ...(loop ? { counted: Object.fromEntries(loop.counted) } : {}),
-  };
 }

@@ -19,6 +19,7 @@ import { stopNote, verdictOf } from '../grading/verdict.js';
 import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 import { togetherOf } from './together.js';
+import { withPhyWord } from './link-snapshots.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -180,7 +181,8 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     runId: String(start.runId),
     label: (start.label as string | null) ?? null,
     outcome,
-    reasons,
+    // A link-down FAIL quotes what the PHY said at the drop, when the journal has a snapshot of it.
+    reasons: withPhyWord(reasons, lines),
     decidedAtS: outcome === 'FAIL' ? (graded?.decidedAtS ?? null) : null,
     // Simulated when run with --sim, or when a node said it is the simulated lab (sim serve over real SSH).
     simulated: Boolean(start.simulated) || nodes.some((n) => n.simulated === true),

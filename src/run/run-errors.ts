@@ -16,6 +16,15 @@ export class RunAborted extends Error {
   }
 }
 
+// The sampling loop decided a certain FAIL: the phase under way stops its loads at once and the run ends after its
+// tail of sampling (src/run/qualify.ts). Thrown by the run's sleeps and load starts once the decision is made.
+export class FailDecided extends Error {
+  override readonly name = 'FailDecided';
+  constructor() {
+    super('a FAIL was decided: the loads stop');
+  }
+}
+
 // Build a setup-fault reason (ERROR), never a cable grade.
 export function setupReason(rule: string, message: string, extra: Partial<Reason> = {}): Reason {
   return { rule, message, ...extra };

@@ -13,7 +13,9 @@ import { runOnSchedule } from '../sampling/schedule.js';
 import { TickFigures } from '../sampling/stats.js';
 import { meanGpuUtilPct, type GpuUtilSample } from '../grading/gpu-load-check.js';
 import { cmd } from '../transport/commands.js';
-import { TransportError } from '../transport/types.js';
+import { CommandAbortedError, TransportError } from '../transport/types.js';
+import { takeLinkSnapshot } from '../probes/link-snapshot.js';
+import { MAX_SNAPSHOTS_PER_NODE, linkDropOf, snapshotLine } from './link-snapshots.js';
 
 // Whatever gives the run one sample set per node per tick (the persistent sampler, or a test double).
 export interface TickSource {
@@ -60,6 +62,10 @@ export class SamplingLoop {
   private readonly figures = new TickFigures();
   private static readonly NO_OFFSETS: ReadonlyMap<string, number> = new Map();
   private readonly gapStart = new Map<string, number>();
+  // Link snapshots taken per node (at most MAX_SNAPSHOTS_PER_NODE).
+  private readonly snapshots = new Map<string, number>();
+  // Nodes whose drop under way has its snapshot (until a sample reads their link up again).
+  private readonly snapped = new Set<string>();
   // Every gap the loop noticed, with its cause: a node without a sample (transport), or ticks lost to a late or slow tick.
   readonly gaps: SamplingStats['gaps'] = [];
   private prevTick: { startMs: number; endMs: number; tS: number } | null = null;
@@ -168,6 +174,7 @@ export class SamplingLoop {
         ctx.log.warn({ node: r.node, errors: sample.errors }, 'unreadable tick skipped');
         continue;
       }
+      const prev = this.last.get(r.node);
       this.last.set(r.node, sample);
       const g = this.gauges.get(r.node) ?? { nicTempC: null, gpu: null };
       this.gauges.set(r.node, { nicTempC: sample.nicTempC ?? g.nicTempC, gpu: sample.gpus[0] ?? g.gpu });
@@ -184,12 +191,34 @@ export class SamplingLoop {
       }
       const interval = this.intervals.push(sample);
       await this.checkReset(sample, phase);
+      await this.snapshotDrop(prev, sample, phase);
       if (this.detector && !this.decision) {
         const reason = this.detector.push(phase, sample, interval);
         if (reason && !this.pending) this.pending = { reason, tS: ctx.tS, phase, node: r.node, ...(r.raw ? { raw: r.raw } : {}) };
       }
     }
     this.settlePending();
+  }
+
+  // A receiver's link went down since its last sample: what the PHY says about it now, while it is still down (the
+  // reason is gone once the link is back), journaled before the tick's decision (src/run/link-snapshots.ts).
+  private async snapshotDrop(prev: NodeSample | undefined, sample: NodeSample, phase: string): Promise<void> {
+    if (sample.rails.some((r) => r.linkUp === true)) this.snapped.delete(sample.node);
+    const drop = linkDropOf(prev, sample, this.snapped.has(sample.node));
+    const taken = this.snapshots.get(sample.node) ?? 0;
+    if (!drop || taken >= MAX_SNAPSHOTS_PER_NODE) return;
+    this.snapshots.set(sample.node, taken + 1);
+    this.snapped.add(sample.node);
+    const ctx = this.ctx;
+    let s;
+    try {
+      s = await takeLinkSnapshot(ctx.node(sample.node).runner, drop.rail.netdev, ctx.clock, { originMs: ctx.startedMs, signal: ctx.signal });
+    } catch (e) {
+      if (e instanceof CommandAbortedError) return; // Ctrl-C: the run is stopping
+      throw e;
+    }
+    ctx.journal.append(snapshotLine(phase, drop.trigger, s));
+    if (s.link.reason) ctx.log.warn({ node: sample.node, netdev: s.netdev, reason: s.link.reason }, 'link down: the PHY says why');
   }
 
   // Commit a pending FAIL once every node answers again and none was reset or lost; a host change makes it ERROR instead.
@@ -208,6 +237,8 @@ export class SamplingLoop {
     ctx.journal.append({ type: 'decision', tS: p.tS, phase: p.phase, outcome: 'FAIL', reason: p.reason });
     if (p.raw) ctx.journal.append({ type: 'raw', tS: p.tS, phase: p.phase, node: p.node, what: 'decision', raw: p.raw });
     ctx.log.warn({ reason: p.reason }, 'FAIL decided');
+    // Whatever phase runs, its loads stop now: its sleeps and waits are cut and no load starts from here on.
+    ctx.decide();
   }
 
   private onMissing(r: NodeTick, phase: string): void {

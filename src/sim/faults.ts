@@ -4,8 +4,11 @@ import { UsageError } from '../domain/errors.js';
 // ssh-drop: the node cannot be reached for a while; node-reboot: it reboots; garbage-output: one `ethtool -S` answer is
 // cut short with binary noise; link-load-stop: the node's ib_write_bw clients over the cable stop printing and exit;
 // gpu-load-stop: its GPU load process exits and the GPU falls idle; counter-reset: its *_phy and FEC counters go back to
-// 0 (as `mlxlink --pc` does), the link staying up.
-const FAULT_KINDS = ['ssh-drop', 'node-reboot', 'garbage-output', 'link-load-stop', 'gpu-load-stop', 'counter-reset'] as const;
+// 0 (as `mlxlink --pc` does), the link staying up; uncorrectable: its receiver of the lab's (first) cable counts one
+// uncorrectable RS codeword (a post-FEC error: a certain FAIL in any phase; one alone does not trip the PCS's hi_ber);
+// link-drop: the (first) cable's link goes down for the duration (default 5 s) and trains again, `ethtool <if>`
+// saying why meanwhile (SIM_LINK_DOWN_REASONS.flap).
+const FAULT_KINDS = ['ssh-drop', 'node-reboot', 'garbage-output', 'link-load-stop', 'gpu-load-stop', 'counter-reset', 'uncorrectable', 'link-drop'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {
@@ -23,6 +26,8 @@ const DEFAULT_DURATION: Record<FaultKind, number> = {
   'link-load-stop': 0,
   'gpu-load-stop': 0,
   'counter-reset': 0,
+  uncorrectable: 0,
+  'link-drop': 5,
 };
 
 const FORM = new RegExp(`^(${FAULT_KINDS.join('|')})@(\\d+(?:\\.\\d+)?)s(?:\\+(\\d+(?:\\.\\d+)?)s)?(?::([A-Za-z0-9_.-]+))?$`);
@@ -32,7 +37,7 @@ export function parseFault(text: string): Fault {
   const m = FORM.exec(text.trim());
   if (!m) {
     throw new UsageError(
-      `bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s, garbage-output@300s, link-load-stop@700s, gpu-load-stop@1000s or counter-reset@900s (optional +<duration>s and :<node>)`,
+      `bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s, garbage-output@300s, link-load-stop@700s, gpu-load-stop@1000s, counter-reset@900s, uncorrectable@60s or link-drop@60s (optional +<duration>s and :<node>)`,
     );
   }
   const kind = m[1] as FaultKind;

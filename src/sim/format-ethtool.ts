@@ -432,7 +432,7 @@ const NOT_PERMITTED = 'netlink error: Operation not permitted\n';
 // block-buffered until exit, so there the error comes first.
 export function formatEthtoolLink(
   iface: string,
-  v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; root: boolean; speedMbps?: number },
+  v: { cabled: boolean; up: boolean; lanes: number; linkDownEvents: number; root: boolean; speedMbps?: number; downReason?: string | null },
 ): { stdout: string; stderr: string; tty: string } {
   const head = [
     `Settings for ${iface}:`,
@@ -455,7 +455,8 @@ export function formatEthtoolLink(
   const tail = [
     '        Current message level: 0x00000004 (4)',
     '                               link',
-    `\tLink detected: ${v.up ? 'yes' : 'no'}`,
+    // ethtool netlink/settings.c linkstate_reply_cb: `no (<ext state>[, <substate>])` while the kernel gives a reason.
+    `\tLink detected: ${v.up ? 'yes' : v.downReason ? `no (${v.downReason})` : 'no'}`,
     `\tLink Down Events: ${v.linkDownEvents}`,
   ];
   const stderr = v.root ? '' : NOT_PERMITTED;

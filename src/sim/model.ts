@@ -105,6 +105,8 @@ export interface LinkSim {
   laneCount: 4 | 2;
   plugged: boolean;
   linkUp: boolean;
+  // What `ethtool <if>` says after `Link detected: no` while the link is down (SIM_LINK_DOWN_REASONS).
+  downReason: string;
   downUntil: number;
   idleLoadRunS: number;
   flapsFired: Set<number>;
@@ -125,6 +127,18 @@ interface CommandedReboot {
 // Per-rail rate of a Spark in the hot-plug trap: 13.22 Gb/s in the real degraded rows (samples/ib_write_bw/
 // spark-hotplug-degraded-single-rail-1MiB-5000-iters.txt), 13.23 with iperf; counters stay clean.
 export const HOTPLUG_THROTTLE_GBPS = 13.2;
+// The reason `ethtool <if>` prints after `Link detected: no` for each way the lab's link goes down: the names ethtool
+// gives the kernel's link extended states (ethtool netlink/settings.c names_link_ext_state and the substate tables),
+// for the PDDR status mlx5 would report in that case (mlx5 en_ethtool.c, mlx5e_link_ext_state_opcode_map: opcode 17
+// bad signal integrity with many physical errors, 1024 no cable, 1031 cable issue, 14 remote side not ready).
+export const SIM_LINK_DOWN_REASONS = {
+  hiBer: 'Bad signal integrity, Large number of physical errors', // the PCS's hi_ber: the failing clone's drop
+  flap: 'Cable issue', // a scenario's scheduled flap (link-flap)
+  noCable: 'No cable', // pulled, or a cage without a cable
+  peerDown: 'Link training failure, Remote side is not ready yet', // the other end is rebooting
+  training: 'Link training failure, Remote side is not ready yet', // a cable just plugged, still training
+} as const;
+
 // Seconds between `systemctl reboot --no-block` returning and the node going down.
 const SHUTDOWN_S = 3;
 // The cage a cable is in when the scenario does not say.
@@ -241,6 +255,7 @@ export class LabModel {
       laneCount: laneCountOf(spec.cable.family),
       plugged: true,
       linkUp: true,
+      downReason: SIM_LINK_DOWN_REASONS.noCable,
       downUntil: 0,
       idleLoadRunS: 0,
       flapsFired: new Set(),
@@ -270,8 +285,9 @@ export class LabModel {
     this.advance(tS);
     for (const link of this.linksIn(cage)) {
       if (!link.plugged) continue;
-      if (link.linkUp) this.dropLink(link, tS, 'cable unplugged', Infinity);
+      if (link.linkUp) this.dropLink(link, tS, 'cable unplugged', Infinity, SIM_LINK_DOWN_REASONS.noCable);
       else link.downUntil = Infinity;
+      link.downReason = SIM_LINK_DOWN_REASONS.noCable;
       link.plugged = false;
       this.events.push({ tS, kind: 'cable-unplugged', ...this.cageOf(link) });
     }
@@ -295,6 +311,7 @@ export class LabModel {
     link.flapsFired = new Set();
     link.plugged = true;
     link.downUntil = Math.ceil(tS + cable.linkRecoverS);
+    link.downReason = SIM_LINK_DOWN_REASONS.training;
     for (const n of this.nodesOf(link)) n.hotplugThrottled = !this.rebooting(n.name, tS);
     this.events.push({ tS, kind: 'cable-plugged', detail: `${cable.name} serial ${cable.cable.eeprom.vendorSn}`, ...this.cageOf(link) });
   }
@@ -514,6 +531,9 @@ export class LabModel {
       else if (f.kind === 'link-load-stop') this.loadClientsQuit(this.faultNode(f), f.atS);
       else if (f.kind === 'gpu-load-stop') this.gpuLoadExits(this.faultNode(f), f.atS);
       else if (f.kind === 'counter-reset') this.resetCounters(this.faultNode(f), f.atS);
+      else if (f.kind === 'uncorrectable') this.uncorrectableAt(this.faultNode(f), f.atS);
+      else if (f.kind === 'link-drop' && this.links[0]!.linkUp)
+        this.dropLink(this.links[0]!, f.atS, 'simulated fault', f.durationS, SIM_LINK_DOWN_REASONS.flap);
     }
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
     for (const link of this.links) {
@@ -522,7 +542,7 @@ export class LabModel {
         link.linkUp = true;
         this.events.push({ tS: k, kind: 'link-up', ...this.cageOf(link) });
       }
-      if (link.linkUp && anyRebooting) this.dropLink(link, k, 'peer rebooting', link.spec.linkRecoverS);
+      if (link.linkUp && anyRebooting) this.dropLink(link, k, 'peer rebooting', link.spec.linkRecoverS, SIM_LINK_DOWN_REASONS.peerDown);
       // The link trains again only once both ends are up.
       if (anyRebooting) link.downUntil = Math.max(link.downUntil, Math.ceil(k + 1 + link.spec.linkRecoverS));
     }
@@ -602,10 +622,11 @@ export class LabModel {
         k + 1,
         `hi_ber at ${hiBer}: ${HI_BER_UNCORRECTABLE} uncorrectable RS(544,514) codewords within ${HI_BER_WINDOW_S * 1e6} us`,
         link.spec.linkRecoverS,
+        SIM_LINK_DOWN_REASONS.hiBer,
       );
     } else if (flap >= 0) {
       link.flapsFired.add(flap);
-      this.dropLink(link, k + 1, 'link flap', link.spec.flaps![flap]!.downS);
+      this.dropLink(link, k + 1, 'link flap', link.spec.flaps![flap]!.downS, SIM_LINK_DOWN_REASONS.flap);
     }
   }
 
@@ -627,8 +648,9 @@ export class LabModel {
     return burst;
   }
 
-  private dropLink(link: LinkSim, tS: number, why: string, downS: number): void {
+  private dropLink(link: LinkSim, tS: number, why: string, downS: number, reason: string): void {
     link.linkUp = false;
+    link.downReason = reason;
     link.downUntil = Math.ceil(tS + downS);
     for (const n of this.nodesOf(link)) {
       if (!this.rebooting(n.name, tS)) link.ends[endAt(link, n.index)]!.counters.linkDown += 1;
@@ -646,6 +668,16 @@ export class LabModel {
       s.quitS = tS;
       this.events.push({ tS, kind: 'ib_write_bw-exit', node, detail: `rail ${s.clientRail} -> ${s.serverNode} (simulated fault)` });
     }
+  }
+
+  // One uncorrectable RS codeword at the node's receiver of its first cable (a scripted fault, as a scenario's
+  // uncorrectablePerS: no errored bits come with it, and it is taken to fall between frames: the FEC counter alone).
+  private uncorrectableAt(node: string, tS: number): void {
+    const i = this.node(node).index;
+    const link = this.links.find((l) => endAt(l, i) >= 0);
+    if (!link?.linkUp) return;
+    link.ends[endAt(link, i)]!.counters.uncorrectable += 1;
+    this.events.push({ tS, kind: 'uncorrectable', node, detail: 'simulated fault' });
   }
 
   // The node's GPU load process exits by itself: the GPU falls idle.
@@ -682,6 +714,12 @@ export class LabModel {
   }
 
   // ---- queries (each advances the model to tS first)
+
+  // Why a cable's link is down, as `ethtool <if>` prints it (null while it is up).
+  linkDownReason(tS: number, link: LinkSim = this.links[0]!): string | null {
+    this.advance(tS);
+    return link.linkUp ? null : link.downReason;
+  }
 
   // Whether a cable's link is up (the first cable's when none is given).
   isLinkUp(tS: number, link: LinkSim = this.links[0]!): boolean {

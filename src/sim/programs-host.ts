@@ -11,6 +11,7 @@ import { ScaledClock } from './scaled-clock.js';
 import { homeOf, programPath } from './node-files.js';
 import { streamId, uniform } from './prng.js';
 import type { ScenarioSpec } from './scenario.js';
+import { SIM_LINK_DOWN_REASONS } from './model.js';
 
 export interface Answer {
   stdout: string;
@@ -109,7 +110,8 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
   if (flag === undefined) {
     if (params.length) return err(`ethtool: bad command line argument(s)\nFor more information run ethtool -h\n`);
     const speedMbps = core.nodeSpec(node).speedMbps ?? 200000;
-    const link = formatEthtoolLink(iface, { cabled, up, lanes: cable?.laneCount ?? 4, linkDownEvents: port.linkDown, root: sudo, speedMbps });
+    const downReason = cabled ? core.model.linkDownReason(t, cable) : SIM_LINK_DOWN_REASONS.noCable;
+    const link = formatEthtoolLink(iface, { cabled, up, lanes: cable?.laneCount ?? 4, linkDownEvents: port.linkDown, root: sudo, speedMbps, downReason });
     return { stdout: link.stdout, stderr: link.stderr, exitCode: 0 };
   }
   if (flag === '-S' || flag === '--statistics') {

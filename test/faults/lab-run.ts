@@ -21,7 +21,17 @@ export async function labRun(opts: {
   journalIo?: JournalIo;
   // The run's label (default 'fault-test'); null: none, so the run dir is named by the cable serial once read.
   label?: string | null;
-}): Promise<RunResult & { lab: SimLab; journal: JournalLine[]; abortedAtS: number | null; runningAtAbort: Record<string, string[]> }> {
+  // Lab seconds at which to note the load processes running on each node (runningAt).
+  lookAtS?: number[];
+}): Promise<
+  RunResult & {
+    lab: SimLab;
+    journal: JournalLine[];
+    abortedAtS: number | null;
+    runningAtAbort: Record<string, string[]>;
+    runningAt: Map<number, Record<string, string[]>>;
+  }
+> {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));
   const lab = createLab({ scenario: opts.scenario, seed: 7, faults: opts.faults ?? [], clock });
   const path = join(process.cwd(), 'protocols', `${opts.protocol ?? 'quick'}.json`);
@@ -45,6 +55,10 @@ export async function labRun(opts: {
       for (const n of lab.nodes) runningAtAbort[n] = lab.processes(n).map((p) => p.name);
       ac.abort('interrupted by SIGINT (test)');
     });
+  }
+  const runningAt = new Map<number, Record<string, string[]>>();
+  for (const atS of opts.lookAtS ?? []) {
+    void clock.sleep(atS * 1000).then(() => runningAt.set(atS, Object.fromEntries(lab.nodes.map((n) => [n, lab.processes(n).map((p) => p.name)]))));
   }
   const result = await runQualification({
     clock,
@@ -72,7 +86,7 @@ export async function labRun(opts: {
         return []; // a torn last line (disk full mid-write) is checked by the tests that make one
       }
     });
-  return { ...result, lab, journal, abortedAtS, runningAtAbort };
+  return { ...result, lab, journal, abortedAtS, runningAtAbort, runningAt };
 }
 
 // Every number under a JSON value with its path (to look for negative counts and rates).

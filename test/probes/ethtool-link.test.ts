@@ -73,6 +73,7 @@ describe('parseEthtoolLink on real samples', () => {
     expect(files).toEqual([
       'ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt',
       'ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt',
+      'ethtool-link/ethtool-ext-state-cover-letter-examples-partial.txt',
       'ethtool-link/ethtool-lanes-patch-example-100g-4-lanes-partial.txt',
     ]);
     for (const f of files) expect(sampleSource(f)).toMatch(/^# source: /);
@@ -108,6 +109,7 @@ describe('parseEthtoolLink on real samples', () => {
       port: 'Direct Attach Copper',
       autoNegotiation: true,
       linkDetected: true,
+      linkDownReason: null,
       linkDownEvents: null, // ethtool of 2021 did not print it
       supportedLinkModes: [], // the supported list was cut from the published example
       notices: [],
@@ -154,7 +156,41 @@ describe('parseEthtoolLink on constructed full outputs', () => {
     expect(l.duplex).toBeNull();
     expect(l.autoNegotiation).toBe(false);
     expect(l.linkDetected).toBe(false);
+    expect(l.linkDownReason).toBe('No cable');
     expect(l.notices).toEqual(['Cannot get wake-on-lan settings: Operation not permitted']);
+  });
+
+  // Constructed from ethtool's netlink/settings.c (linkstate_link_ext_state_print): " (<state>", then ", <substate>"
+  // when the kernel gives one (a name, or its number when ethtool has none), then ")".
+  it.each([
+    ['no (Cable issue)', false, 'Cable issue'],
+    ['no (Bad signal integrity, Large number of physical errors)', false, 'Bad signal integrity, Large number of physical errors'],
+    ['no (Link training failure, KR frame lock not acquired)', false, 'Link training failure, KR frame lock not acquired'],
+    ['no (12)', false, '12'],
+    ['no (Autoneg, 9)', false, 'Autoneg, 9'],
+    ['no', false, null],
+    ['yes', true, null],
+  ])('Link detected: %s reads %s with reason %s', (value, detected, reason) => {
+    const l = parseEthtoolLink(`Settings for enp1s0f0np0:\n\tSpeed: Unknown!\n\tLink detected: ${value}\n`);
+    expect(l.linkDetected).toBe(detected);
+    expect(l.linkDownReason).toBe(reason);
+  });
+
+  it("the ext-state patch set's published examples (no cable; autoneg with its sub-state) read their reasons", () => {
+    // The author's "..." elides the lines above; each run is the `Link detected` line alone.
+    const runs = sample('ethtool-link/ethtool-ext-state-cover-letter-examples-partial.txt')
+      .split('\n')
+      .filter((l) => l.startsWith('Link detected:'));
+    expect(runs.map((l) => parseEthtoolLink(`${l}\n`)).map((x) => [x.linkDetected, x.linkDownReason])).toEqual([
+      [false, 'No cable'],
+      [false, 'Autoneg, No partner detected'],
+    ]);
+  });
+
+  it('a reason carrying control bytes is screened, a long one cut', () => {
+    const l = parseEthtoolLink(`\tLink detected: no (Cable\u001b[2J issue${'x'.repeat(300)})\n`);
+    expect(l.linkDownReason).toMatch(/^Cable\\x1b\[2J issuex+… \(\d+ chars\)$/);
+    expect(parseErr('\tLink detected: no ()\n').reason).toContain('yes or no');
   });
 });
 

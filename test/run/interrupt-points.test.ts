@@ -13,10 +13,10 @@ const POINTS: Array<[phase: string, trigger: Trigger]> = [
   ['preflight', { run: /^ibdev2netdev/ }],
   ['identity', { run: /ethtool -m \S+ page 0 offset 0 length 128 hex on$/ }],
   ['loopback', { start: /^loopback-server-/ }],
-  ['loopback', { run: /^ib_write_bw .* -D \d+ \d+\.\d+\.\d+\.\d+$/ }],
+  ['loopback', { start: /^loopback-client-/ }], // the client is a load the run starts (ctx.runLoad)
   ['ib-write-bw', { start: /^bw-client-/ }],
   ['ib-write-bw', { stop: /^bw-/ }],
-  ['nccl', { run: /^mpirun / }],
+  ['nccl', { start: /-mpirun$/ }], // mpirun is a load the run starts (ctx.runLoad)
   ['soak-idle', { start: /^soak-idle-/ }],
   ['soak-idle', { atS: 60 }],
   ['soak-idle', { stop: /^soak-idle-/ }],

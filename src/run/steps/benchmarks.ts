@@ -4,20 +4,24 @@ import { renderCommand } from '../../protocol/index.js';
 import { parseNccl } from '../../probes/nccl.js';
 import { ParseError } from '../../domain/errors.js';
 import type { NodeState, RunContext } from '../context.js';
-import { SetupError, setupReason } from '../run-errors.js';
-import { linkLoadRows, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
+import { FailDecided, SetupError, setupReason } from '../run-errors.js';
+import { keepClientOutput, linkLoadRows, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
 import type { DirectionThroughput } from '../../domain/record.js';
 
 // One direction's streams as the journal keeps them: the rows of each rail and the time they ran.
 type TimedRows = StreamRows & { startS: number; endS: number };
 
-// One direction of the cable alone on both rails for durationS: its rows, each stream's time span with them.
+// One direction of the cable alone on both rails for durationS: its rows, each stream's time span with them. A FAIL
+// decided meanwhile cuts the sleep (FailDecided): the streams stop at once, what their clients printed kept raw.
 async function oneDirection(ctx: RunContext, phase: IbWriteBwPhase, direction: 0 | 1): Promise<TimedRows[]> {
   const load = await startOneWayLoad(ctx, { msgSize: phase.msgSize, direction, tag: 'bw' });
   try {
     await ctx.sleep(phase.durationS * 1000);
     const rows = await linkLoadRows(load);
     return rows.map((r) => ({ ...r, startS: load.startedS, endS: ctx.tS }));
+  } catch (e) {
+    if (e instanceof FailDecided) await keepClientOutput(ctx, load);
+    throw e;
   } finally {
     await stopLinkLoad(ctx, load);
   }
@@ -94,7 +98,8 @@ export async function nccl(ctx: RunContext, phase: NcclPhase): Promise<void> {
   const nodes = ctx.nodes as [NodeState, NodeState];
   const [a] = nodes;
   const command = ncclCommand(ctx.protocol.commands, nodes);
-  const r = await ctx.runLogged(a, command, 'nccl', (phase.durationS ?? 900) * 1000);
+  // A load in the foreground: a FAIL decided while it runs stops it at once (its output so far journaled).
+  const r = await ctx.runLoad(a, command, 'nccl', `${phase.name}-mpirun`, (phase.durationS ?? 900) * 1000);
   let parsed;
   try {
     parsed = parseNccl(`${r.stdout}\n${r.stderr}`);

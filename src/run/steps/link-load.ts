@@ -124,18 +124,34 @@ async function startDirections(ctx: RunContext, directions: DirectionPlan[], opt
     })),
   );
   // All servers, then (once each listens) all clients, each group started at once: over SSH a start is a round trip.
-  const servers = await Promise.all(
-    plan.map((p) => {
+  // A start or wait that fails (a server that does not listen, a FAIL decided meanwhile) stops what did start.
+  const started: RemoteProcess[] = [];
+  const all = async <T>(work: Promise<T>[]): Promise<T[]> => {
+    const settled = await Promise.allSettled(work);
+    const failed = settled.find((x) => x.status === 'rejected');
+    if (!failed) return settled.map((x) => (x as PromiseFulfilledResult<T>).value);
+    await ctx.stopProcesses(started);
+    throw failed.reason;
+  };
+  const servers = await all(
+    plan.map(async (p) => {
       const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: p.dst.cage!.rails[p.rail].rdmaDevice };
-      return ctx.startProcess(p.dst, lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwServer, values)), `${opts.tag}-server-${p.rail}${p.suffix}`);
+      const server = await ctx.startProcess(
+        p.dst,
+        lineBuffered(renderCommand(ctx.protocol.commands.ibWriteBwServer, values)),
+        `${opts.tag}-server-${p.rail}${p.suffix}`,
+      );
+      started.push(server);
+      return server;
     }),
   );
-  await Promise.all(plan.map((p, i) => waitUntilListening(ctx, p.dst, servers[i]!, p.dst.cage!.rails[p.rail].rdmaDevice)));
-  const streams = await Promise.all(
+  await all(plan.map((p, i) => waitUntilListening(ctx, p.dst, servers[i]!, p.dst.cage!.rails[p.rail].rdmaDevice)));
+  const streams = await all(
     plan.map(async (p, i): Promise<LoadStream> => {
       const device = p.src.cage!.rails[p.rail].rdmaDevice;
       const values = { tcpPort: p.port, msgSize: opts.msgSize, bidirectional: '', rdmaDevice: device, serverIp: p.dst.railIps[p.rail]! };
       const client = await ctx.startProcess(p.src, renderCommand(ctx.protocol.commands.ibWriteBwClient, values), `${opts.tag}-client-${p.rail}${p.suffix}`);
+      started.push(client);
       return { rail: p.rail, from: p.src.spec.name, to: p.dst.spec.name, device, server: servers[i]!, client };
     }),
   );
@@ -267,6 +283,16 @@ export function latestPerDirection(rows: StreamRows[]): Map<string, number> {
 export async function processState(p: RemoteProcess): Promise<'running' | 'unknown' | CommandResult> {
   const r = await endedWith(p);
   return r === PENDING ? 'running' : r === null ? 'unknown' : r;
+}
+
+// What each client printed so far, kept raw (a benchmark cut short by a decided FAIL states no figure, but nothing it
+// collected is lost).
+export async function keepClientOutput(ctx: RunContext, load: LinkLoad): Promise<void> {
+  for (const s of load.streams) {
+    const out = await s.client.output();
+    const node = ctx.node(s.from);
+    ctx.journal.append({ type: 'raw', tS: ctx.tS, phase: ctx.currentPhase, node: node.spec.name, what: `${s.client.name}:stopped`, ...out });
+  }
 }
 
 export async function stopLinkLoad(ctx: RunContext, load: LinkLoad): Promise<void> {

@@ -81,11 +81,15 @@ export function loopbackFloorReason(results: LoopbackResult[], floorGbps: number
   });
 }
 
+// A process name ([a-z0-9-]) for a journal label such as `loopback-client:roceP2p1s0f1`.
+const processName = (what: string) => what.toLowerCase().replace(/[^a-z0-9-]+/g, '-');
+
 // The run's journaled way of reaching a node for loopback.
 function runIo(ctx: RunContext, node: NodeState): LoopbackIo {
   return {
     start: (command, name) => ctx.startProcess(node, command, name),
-    run: (command, what, timeoutMs) => ctx.runLogged(node, command, what, timeoutMs),
+    // The client is a load: a FAIL decided while it runs stops it at once (ctx.runLoad).
+    run: (command, what, timeoutMs) => ctx.runLoad(node, command, what, processName(what), timeoutMs),
     stop: (p) => ctx.stopProcesses([p]),
     sleep: (ms) => ctx.sleep(ms),
   };
