@@ -61,6 +61,8 @@ export interface RunArgs {
   metricsLingerS?: number; // --metrics-linger (default: none)
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
+  // Every cable of a cluster of 2-8 nodes, from its cabling map (run-cluster.ts).
+  cluster?: boolean;
 }
 
 // `cablequal preflight` takes the run's node, port, protocol and output options, and no cable options.
@@ -86,6 +88,15 @@ export function parseNodes(spec: string, port: string | undefined): NodeSpec[] {
   const nodes = parseNodeList(spec, port);
   if (nodes.length !== 2) throw new UsageError(`--nodes: a cable joins two nodes, got ${nodes.length}`);
   if (nodes[0]!.name === nodes[1]!.name) throw new UsageError('--nodes: the two nodes must differ');
+  return nodes;
+}
+
+// The nodes of a cluster: 2 to 8, each once, without cages (the cabling map finds them).
+export function clusterNodes(spec: string): NodeSpec[] {
+  const nodes = parseNodeList(spec, undefined);
+  if (spec.includes(':')) throw new UsageError("--cluster: give the nodes without cages (--nodes a,b,c): the cabling map finds each cable's cages");
+  if (nodes.length < 2 || nodes.length > 8) throw new UsageError(`--nodes: a cluster has 2 to 8 nodes, got ${nodes.length}`);
+  if (new Set(nodes.map((n) => n.name)).size !== nodes.length) throw new UsageError('--nodes: every node must be named once');
   return nodes;
 }
 
@@ -258,7 +269,7 @@ export async function prepare(args: RunArgs, io: CliIo, what: string, observers:
     ({ nodes, runners } = simNodes(args, clock));
   } else {
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
-    nodes = parseNodes(args.nodes!, args.port);
+    nodes = args.cluster ? clusterNodes(args.nodes!) : parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, {
       acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
       env: io.env,
@@ -398,6 +409,10 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
 }
 
 async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
+  if (args.cluster) {
+    const { runCluster } = await import('./run-cluster.js');
+    return runCluster(args, io, signal, observers);
+  }
   if (args.port === 'both') {
     const { runBothCages } = await import('./run-both.js');
     return runBothCages(args, io, signal, observers);
@@ -484,6 +499,14 @@ function describeNode(n: RunRecord['nodes'][number]): string {
 // The simulated lab of `--sim`: its two nodes, or with --nodes a:0,b:1 renamed and with the cable in those cages (the
 // triangle wiring); --port names the cage for nodes that do not.
 function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Map<string, CommandRunner> } {
+  if (args.cluster) {
+    // A cluster's every node, under its scenario's names; the map gives each cable its cages.
+    const lab = createLab({ scenario: args.sim!, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
+    const names = args.nodes ? clusterNodes(args.nodes).map((n) => n.name) : lab.nodes;
+    const stray = names.find((n) => !lab.nodes.includes(n));
+    if (stray) throw new UsageError(`--nodes: no simulated node "${stray}" in ${args.sim} (its nodes: ${lab.nodes.join(', ')})`);
+    return { nodes: names.map((name) => ({ name, host: name, cage: 'auto' })), runners: new Map(names.map((n) => [n, lab.runner(n)])) };
+  }
   const named = args.nodes ? parseNodes(args.nodes, args.port) : null;
   const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
   const lab = createLab({

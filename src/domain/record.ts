@@ -362,7 +362,11 @@ export interface RunRecord {
 // The mode of a cable qualified beside another between the same two nodes (src/run/together.ts).
 export interface TogetherRecord {
   cage: number;
-  with: { cage: number; runId: string; serial: string | null }[];
+  with: { cage: number; runId: string; serial: string | null; link?: string }[];
+  // A cable of a cluster (run --cluster): the cluster's topology and this cable's link id (node:cage--node:cage); each
+  // other cable's link id in `with`.
+  topology?: string;
+  link?: string;
 }
 
 // A node's DMI/SMBIOS identity as /sys/class/dmi/id gives it; null where unreadable (src/probes/dmi.ts reads it).

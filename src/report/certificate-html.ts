@@ -156,6 +156,16 @@ function functionsText(d: NonNullable<CertificateContent['functionDivergence']>)
 
 // How a cable qualified beside another was run: what it shared, and what that changes (and does not) in its figures.
 function togetherStatement(t: TogetherRecord): string {
+  if (t.topology && t.link) {
+    const others = t.with.map((o) => `${o.link ?? `cage ${o.cage}`}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join('; ');
+    return (
+      `qualified in place in a ${t.topology} of Sparks (cablequal run --cluster): this cable joins ${t.link.replace('--', ' to ')}, ` +
+      `qualified at once with the cluster's other cables (${others}). The benchmarks ran one cable at a time, against the one-cable ` +
+      `limits; each soak started with every cable loaded together, so this cable carried its share of its nodes' ~200 Gb/s (its load ` +
+      `below, judged against that share of its own ib_write_bw figure) while its wire ran at the full 212.5 Gb/s line rate and its ` +
+      `lane errors were counted as with one cable`
+    );
+  }
   const others = t.with.map((o) => `the cable in cage ${o.cage}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join(', ');
   return (
     `qualified at once with ${others}; this cable in cage ${t.cage} (cablequal run --port both). The benchmarks ran one cable at a time, ` +

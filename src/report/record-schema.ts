@@ -244,7 +244,7 @@ export const RUN_RECORD_SCHEMA = obj({
   sampling: samplingStats,
   journal: obj({ file: str, lines: num, bytes: num, 'badLines?': num, 'problems?': arrayOf(obj({ line: num, reason: str })) }),
   'sharedNodes?': arrayOf(str),
-  'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str) })) }),
+  'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str), 'link?': str })), 'topology?': str, 'link?': str }),
   'role?': { const: 'golden' },
   'result?': runResult,
 });

@@ -159,7 +159,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
     // Qualified at once with the cable in the other cage: this cable's cage, and the other's with its run.
-    ...(deps.together ? { together: { cage: deps.together.cage, with: deps.together.others } } : {}),
+    ...(deps.together ? { together: { cage: deps.together.cage, with: deps.together.others, ...(deps.together.cluster ?? {}) } } : {}),
   });
   log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
 

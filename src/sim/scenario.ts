@@ -8,6 +8,7 @@ import { nestingExceeds } from '../domain/json-depth.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
 import { scenarioProblem } from './scenario-schema.js';
+import { loadCluster } from './scenario-cluster.js';
 import type { Rail } from '../domain/node.js';
 import type { Outcome } from '../domain/outcome.js';
 
@@ -60,6 +61,10 @@ export interface ScenarioNode {
   // Lines this node's perftest build prints after the closing dashes of an ib_write_bw client run that completes (the
   // loopback's -D runs), e.g. ["Completed: ...", "Total run time: 10.002s"] (docs/formats.md §5a); generated text.
   perftestTrailer?: string[];
+  // MTU of this node's CX-7 netdevs (`ip link`); default 1500, as NVIDIA's setup leaves a triangle (CLUSTERS.md).
+  mtu?: number;
+  // lldpd runs on this node (`lldpctl -f json0` answers): a switch scenario's nodes.
+  lldpd?: boolean;
 }
 
 export interface ScenarioEeprom {
@@ -84,7 +89,8 @@ export interface ScenarioSpec {
   generated: string;
   description: string;
   expected: { outcome: Outcome; why: string };
-  nodes: [ScenarioNode, ScenarioNode];
+  // Two nodes (one cable, or one per cage), or 2-8 in a cluster (`cables`).
+  nodes: [ScenarioNode, ScenarioNode, ...ScenarioNode[]];
   cable: {
     // What the link trains: QSFP56 4 x 50G PAM4, QSFP112 2 x 100G PAM4.
     family: 'QSFP56' | 'QSFP112';
@@ -126,6 +132,11 @@ export interface ScenarioSpec {
   // the first): the cable of another scenario (its EEPROM, lanes, bursts, flaps, throughput and NCCL figures) on these
   // nodes, their NIC, GPU and heat shared by both cables.
   secondCable?: SecondCable;
+  // A cluster of 2-8 nodes (scenario-cluster.ts): every cable with its two ends, each its own scenario's cable. With
+  // it, `cable` and the other cable fields are the bench's (the first cable's), never a cable of their own.
+  cables?: ClusterCable[];
+  // The switch of a switch cluster: every cable's second end is one of its ports.
+  switch?: SimSwitch;
 }
 
 // The second cable of a two-cable scenario, as its file gives it (`scenario`, `serial`) and as loaded (`spec`).
@@ -143,6 +154,40 @@ export interface SecondCable {
   // The loaded scenario of `scenario` (with `serial`).
   spec: ScenarioSpec;
 }
+
+// One end of a cluster's cable at a Spark: its node and cage, that cage's two rail addresses (PCIe 0000: first) and,
+// where it differs from the node's, the MTU of its two netdevs.
+export interface CableEndSpec {
+  node: string;
+  cage: 0 | 1;
+  railIps: [string, string];
+  mtu?: number;
+}
+
+// The far end of a cable on a switch: the switch's port name (what LLDP names as the neighbour's port id).
+export interface SwitchPortSpec {
+  switch: string;
+  port: string;
+}
+
+// One cable of a cluster: another scenario's cable (its EEPROM, lanes, bursts, flaps, throughput and NCCL figures),
+// between two Spark cages or from a Spark cage to a switch port (always the second end).
+export interface ClusterCable {
+  scenario: string;
+  serial?: string;
+  ends: [CableEndSpec, CableEndSpec | SwitchPortSpec];
+  // Serials each end reports when a module's EEPROM was reprogrammed (two ends of one cable that disagree).
+  serialByEnd?: [string, string];
+  expected: { outcome: Outcome; why: string };
+  spec: ScenarioSpec;
+}
+
+export interface SimSwitch {
+  name: string; // its LLDP system name
+  chassisMac: string;
+}
+
+export const isSwitchPort = <T extends object>(e: T | SwitchPortSpec): e is SwitchPortSpec => 'switch' in e;
 
 function fail(where: string, what: string): never {
   throw new UsageError(`${where}: ${what}`);
@@ -174,7 +219,9 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   if (typeof s.generated !== 'string' || !s.generated.includes('not a recording'))
     fail(where, 'field "generated" must say it is a simulator scenario, not a recording');
   if (!s.expected || !['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED'].includes(s.expected.outcome)) fail(where, 'expected.outcome missing or unknown');
-  if (!Array.isArray(s.nodes) || s.nodes.length !== 2) fail(where, 'nodes must list exactly two nodes');
+  const cluster = Array.isArray((raw as { cables?: unknown }).cables);
+  if (!Array.isArray(s.nodes) || (cluster ? s.nodes.length < 2 || s.nodes.length > 8 : s.nodes.length !== 2))
+    fail(where, cluster ? 'nodes must list 2 to 8 nodes' : 'nodes must list exactly two nodes');
   for (const n of s.nodes) {
     if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
     if (n.cage !== undefined && n.cage !== 0 && n.cage !== 1) fail(where, `nodes[${n.name}].cage must be 0 or 1`);
@@ -194,7 +241,8 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
       fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
     if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
   }
-  if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
+  if (new Set(s.nodes.map((n) => n.name)).size !== s.nodes.length)
+    fail(where, cluster ? 'every node needs a name of its own' : 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
   if (s.cable.eepromClass !== undefined && !['QSFP28', 'QSFP56', 'QSFP112'].includes(s.cable.eepromClass))
     fail(where, 'cable.eepromClass must be QSFP28, QSFP56 or QSFP112');
@@ -255,6 +303,7 @@ function checkInterfaces(v: unknown, where: string): void {
 // serial) and name a second cable (`secondCable`, the cable of another scenario in the other cage).
 export function loadScenario(nameOrPath: string): ScenarioSpec {
   const { raw, label } = resolvedRaw(nameOrPath, 0);
+  if (Array.isArray(raw['cables'])) return loadCluster(raw, label, loadScenario, validateScenario);
   const spec = validateScenario(raw, label);
   const second = (raw as { secondCable?: Omit<SecondCable, 'spec'> }).secondCable;
   return second ? { ...spec, secondCable: secondCableOf(spec, second, label) } : spec;
