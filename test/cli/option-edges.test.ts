@@ -4,10 +4,9 @@
 // UNPINNED verify of a body re-signed with another serial or `simulated`, and `status --json` as its help says.
 // Over the signed good-qsfp56-quick run of rules version 2 (test/fixtures/journals-v2).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../src/domain/record.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
@@ -15,6 +14,7 @@ import { writeRunCsvs } from '../../src/report/csv.js';
 import { compareRuns } from '../../src/report/compare.js';
 import { keygen, loadLabKey, signBytes } from '../../src/report/sign.js';
 import { runCli } from '../helpers/cli.js';
+import { unpackFixtureRun } from '../helpers/journals-v1.js';
 
 const V2 = join(process.cwd(), 'test', 'fixtures', 'journals-v2');
 const KEY = join(V2, 'lab-key.pub.pem');
@@ -22,12 +22,7 @@ const root = mkdtempSync(join(tmpdir(), 'cq-option-edges-'));
 const env = { CABLEQUAL_LAB_KEY: join(root, 'none', 'lab-key.pem'), CABLEQUAL_DB: 'off' };
 
 let copies = 0;
-function runCopy(): string {
-  const dir = join(root, `run-${copies++}`);
-  cpSync(join(V2, 'good-qsfp56-quick'), dir, { recursive: true });
-  writeFileSync(join(dir, 'journal.jsonl'), gunzipSync(readFileSync(join(dir, 'journal.jsonl.gz'))));
-  return dir;
-}
+const runCopy = (): string => unpackFixtureRun('journals-v2', 'good-qsfp56-quick', join(root, `run-${copies++}`));
 // stderr as its lines, yargs' usage hint left out; never a stack trace.
 function errLines(err: string): string[] {
   expect(err).not.toMatch(/internal error|\n\s+at .+:\d+:\d+/);

@@ -3,10 +3,9 @@
 // with one line naming it, at once: never a hang, a stack trace or a string too long for V8. Over a real signed
 // run of rules version 2 (test/fixtures/journals-v2/good-qsfp56-quick).
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { INPUT_LIMITS } from '../../src/io/read-input.js';
@@ -14,6 +13,7 @@ import { canonicalJson } from '../../src/report/canonical-json.js';
 import { MAX_JOURNAL_LINE, readJournal } from '../../src/run/journal.js';
 import { planAuth } from '../../src/transport/ssh-auth.js';
 import { runCli } from '../helpers/cli.js';
+import { unpackFixtureRun } from '../helpers/journals-v1.js';
 
 const V2 = join(process.cwd(), 'test', 'fixtures', 'journals-v2');
 const KEY = join(V2, 'lab-key.pub.pem');
@@ -21,12 +21,7 @@ const root = mkdtempSync(join(tmpdir(), 'cq-hostile-files-'));
 const env = { CABLEQUAL_LAB_KEY: join(root, 'none', 'lab-key.pem'), CABLEQUAL_DB: 'off' };
 
 let copies = 0;
-function runCopy(): string {
-  const dir = join(root, `run-${copies++}`);
-  cpSync(join(V2, 'good-qsfp56-quick'), dir, { recursive: true });
-  writeFileSync(join(dir, 'journal.jsonl'), gunzipSync(readFileSync(join(dir, 'journal.jsonl.gz'))));
-  return dir;
-}
+const runCopy = (): string => unpackFixtureRun('journals-v2', 'good-qsfp56-quick', join(root, `run-${copies++}`));
 function fifoAt(path: string): string {
   rmSync(path, { force: true });
   expect(spawnSync('mkfifo', [path]).status).toBe(0);
