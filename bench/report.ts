@@ -489,6 +489,18 @@ function fullSection(f: BenchResults['full']): string[] {
           .join(', ')
       : 'n/a',
   );
+  // Results from before the cluster figure have none.
+  if (cols.some(([, c]) => c.cluster)) {
+    row('3-cable cluster (`run --sim triangle-one-bad --cluster`), wall time (s)', (c) => fmt(c.cluster ? c.cluster.wallMs / 1000 : null, 1));
+    row('3-cable cluster, CPU time (s)', (c) => fmt(c.cluster ? c.cluster.cpuMs / 1000 : null, 1));
+    row('3-cable cluster, outcomes', (c) =>
+      c.cluster
+        ? Object.entries(c.cluster.outcomes)
+            .map(([o, n]) => `${n} ${o}`)
+            .join(', ')
+        : 'n/a',
+    );
+  }
   out.push('');
   return out;
 }

@@ -101,6 +101,27 @@ async function batchRun(checkout: string, work: string): Promise<BatchRun> {
   }
 }
 
+// A 3-cable cluster, `run --sim triangle-one-bad --cluster --json` (the default protocol on every cable at once).
+interface ClusterRun {
+  wallMs: number;
+  cpuMs: number;
+  maxRssMB: number;
+  code: number | null;
+  outcomes: Record<string, number>;
+}
+
+async function clusterRun(checkout: string, work: string): Promise<ClusterRun> {
+  const cwd = mkdtempSync(join(work, 'cluster-'));
+  try {
+    const u = await measure(checkout, ['run', '--sim', 'triangle-one-bad', '--cluster', '--out', 'reports', '--json'], cwd);
+    const outcomes: Record<string, number> = {};
+    for (const c of (JSON.parse(u.stdout) as { cables: { outcome: string }[] }).cables) outcomes[c.outcome] = (outcomes[c.outcome] ?? 0) + 1;
+    return { wallMs: u.wallMs, cpuMs: u.cpuMs, maxRssMB: u.maxRssMB, code: u.code, outcomes };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 // The figures of one checkout.
 export interface CliFigures {
   checkout: string;
@@ -109,6 +130,7 @@ export interface CliFigures {
   cpuMs: Summary | null;
   maxRssMB: Summary | null;
   batch: BatchRun | null;
+  cluster?: ClusterRun | null;
 }
 
 const figures = (checkout: string, runs: FullRun[], batch: BatchRun | null): CliFigures => ({
@@ -142,6 +164,10 @@ export async function benchSimCli(reps: number, work: string, log: (s: string) =
   log(
     `  batch of ${BATCH_CABLES} (quick): ${(batch.wallMs / 1000).toFixed(1)} s wall, ${(batch.cpuMs / 1000).toFixed(1)} s CPU, ${JSON.stringify(batch.outcomes)}`,
   );
+  const cluster = await clusterRun(ROOT, work);
+  log(
+    `  cluster of 3 cables (triangle-one-bad): ${(cluster.wallMs / 1000).toFixed(1)} s wall, ${(cluster.cpuMs / 1000).toFixed(1)} s CPU, ${JSON.stringify(cluster.outcomes)}`,
+  );
   const beforeBatch = before ? await batchRun(before, work) : null;
   if (beforeBatch) log(`  before batch: ${(beforeBatch.wallMs / 1000).toFixed(1)} s wall, ${(beforeBatch.cpuMs / 1000).toFixed(1)} s CPU`);
   return {
@@ -149,7 +175,7 @@ export async function benchSimCli(reps: number, work: string, log: (s: string) =
     batchCommand: `node bin/cablequal.js batch --manifest <${BATCH_CABLES} cables> --sim ${BOX_SCENARIOS.join(',')},... --protocol quick`,
     loadAvgAtStart,
     loadAvgAtEnd: loadavg(),
-    after: { ...figures(ROOT, after, batch), checkout: 'this tree' },
+    after: { ...figures(ROOT, after, batch), cluster, checkout: 'this tree' },
     before: before ? { ...figures(before, prior, beforeBatch), checkout: process.env['CQ_BENCH_BEFORE_NAME'] || before } : null,
   };
 }

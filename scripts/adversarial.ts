@@ -1,15 +1,17 @@
-// `npx tsx scripts/adversarial.ts [--write]`: tries every family of hostile input of issue #22 against the built CLI
+// `npx tsx scripts/adversarial.ts [--write]`: tries every family of hostile input of issues #22 and #32 against the built CLI
 // (bin/cablequal.js, each attack in its own process with a time limit, so a hang counts as not held) and counts, per
 // family, the attacks tried and the ones that held: the exit code the README promises, one line on stderr, no stack
 // trace, within the limit. Prints the table; --write puts it into docs/adversarial.md between its markers. Needs a
 // build (`npm run build`) and mkfifo.
 import { spawn, spawnSync } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { canonicalJson } from '../src/report/canonical-json.js';
+import { integrityFamilies } from './adversarial-integrity.js';
+import { fingerprint } from '../src/report/sign.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const BIN = join(ROOT, 'bin', 'cablequal.js');
@@ -31,9 +33,17 @@ interface Outcome {
   timedOut: boolean;
 }
 
-function cli(args: string[], cwd = work): Outcome {
+function cli(args: string[], cwd = work, extraEnv: NodeJS.ProcessEnv = {}): Outcome {
   const t = performance.now();
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, env, encoding: 'utf8', timeout: LIMIT_MS, maxBuffer: 64 << 20 });
+  // SIGKILL at the limit: a CLI blocked opening a FIFO ignores SIGTERM (#32 item 3), and spawnSync waits for its exit.
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    timeout: LIMIT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 << 20,
+  });
   return { code: r.status, out: r.stdout ?? '', err: r.stderr ?? '', ms: performance.now() - t, timedOut: r.error !== undefined || r.signal !== null };
 }
 
@@ -358,6 +368,212 @@ dry('Ctrl-C during the dry run of the full procedure', async () => {
   if (signal === 'SIGINT' && out === '') return null;
   if (code === 0 && out.includes('== spark-a ==')) return null; // it had finished before the signal: nothing to stop
   return code === 130 && out === '' && /dry run interrupted/.test(err) ? null : `exit ${code}: ${err.trim().split('\n').at(-1)}`;
+});
+
+// --- journal edits, store re-checks, faults mid-run (issue #32 items 1, 2, 5): scripts/adversarial-integrity.ts ----
+integrityFamilies({ bin: BIN, work, env, limitMs: LIMIT_MS, family, clean, expectOneLine });
+// --- hostile files (#32 item 3) -----------------------------------------------------------------------------------
+const hostile = family(
+  'hostile files',
+  "a run's record.json, journal or certificate that is a FIFO, /dev/zero, a gigabyte, or holds 1e999: one line naming it (exit 2, or NOT VERIFIED), never a hang or a stack trace",
+);
+// A run copy whose `file` is replaced by a FIFO (or a link to /dev/zero).
+function runWith(file: string, what: 'fifo' | 'zero'): string {
+  const dir = runCopy();
+  rmSync(join(dir, file), { force: true });
+  if (what === 'fifo') fifo(join(dir, file));
+  else symlinkSync('/dev/zero', join(dir, file));
+  return dir;
+}
+// The one warning line of an import or a compare that skipped the run, and its exit code.
+function skippedWith(o: Outcome, code: number, says: RegExp): string | null {
+  const bad = clean(o);
+  if (bad) return bad;
+  if (o.code !== code) return `exit ${o.code}, expected ${code}: ${o.err.split('\n')[0]}`;
+  const warnings = o.err.trimEnd().split('\n');
+  return warnings.length === 1 && says.test(warnings[0]!) ? null : `says "${warnings.join(' | ')}"`;
+}
+hostile('db import: record.json a FIFO', () => {
+  const dir = runWith('record.json', 'fifo');
+  return skippedWith(cli(['db', 'import', dir, '--db', join(work, 'h1.db')]), 2, /^warning: skipped .*record\.json: a pipe, not a regular file$/);
+});
+hostile('db import: record.json is /dev/zero', () => {
+  const dir = runWith('record.json', 'zero');
+  return skippedWith(cli(['db', 'import', dir, '--db', join(work, 'h2.db')]), 2, /^warning: skipped .*record\.json: a device, not a regular file$/);
+});
+// The store re-grades the journal (#32 item 2): a journal that is a pipe cannot be re-checked, the run is skipped.
+hostile('db import: journal.jsonl and certificate.json FIFOs beside a good record', () => {
+  const dir = runWith('journal.jsonl', 'fifo');
+  rmSync(join(dir, 'certificate.json'));
+  fifo(join(dir, 'certificate.json'));
+  return skippedWith(cli(['db', 'import', dir, '--db', join(work, 'h3.db')]), 2, /^warning: skipped .*journal\.jsonl: a pipe, not a regular file$/);
+});
+hostile('regress: a run whose record.json is a FIFO', () => {
+  const dir = runWith('record.json', 'fifo');
+  const o = cli(['regress', '--baseline', runCopy(), dir]);
+  return clean(o) ?? (o.code === 3 && /record\.json: a pipe, not a regular file/.test(o.out + o.err) ? null : `exit ${o.code}: ${o.out.split('\n')[0]}`);
+});
+hostile('compare: a run whose record.json is a FIFO', () => {
+  const dir = runWith('record.json', 'fifo');
+  return skippedWith(cli(['compare', dir, runCopy(), '--out', join(work, 'h.csv')]), 0, /^warning: skipped .*record\.json: a pipe, not a regular file$/);
+});
+hostile('grade: journal.jsonl a FIFO', () =>
+  expectOneLine(cli(['grade', runWith('journal.jsonl', 'fifo')]), 2, /journal\.jsonl: not a file \(a journal is a file of JSON lines\)$/),
+);
+hostile('grade: a journal of 1 GiB (sparse: the journal, then zeros)', () => {
+  const dir = runCopy();
+  truncateSync(join(dir, 'journal.jsonl'), 1 << 30);
+  return expectOneLine(cli(['grade', dir]), 2, /journal\.jsonl: 1073741824 bytes, more than the 768 MiB a journal file may hold$/);
+});
+hostile('status: a run whose live.json is a FIFO', () => {
+  const dir = runCopy();
+  fifo(join(dir, 'live.json'));
+  const o = cli(['status', '--out', dir, '--json']);
+  return clean(o) ?? (o.code === 0 && o.out.trim() === '[]' ? null : `exit ${o.code}: ${o.out.split('\n')[0]}`);
+});
+for (const [name, spelled] of [
+  ['1e999', '1e999'],
+  ['-1e999 in an array', '[1,-1e999]'],
+] as const) {
+  hostile(`verify: a certificate number ${name}`, () => {
+    const dir = runCopy();
+    const d = certOf(dir);
+    d['body'].summary.crcErrors = 7357;
+    writeFileSync(join(dir, 'certificate.json'), `${canonicalJson(d)}\n`.replace('"crcErrors":7357', `"crcErrors":${spelled}`));
+    const o = verifyDir(dir);
+    return notVerified(o) ?? (/body\.summary\.crcErrors(\[1\])?: a number that is not finite/.test(o.err) ? null : 'the field is not named');
+  });
+}
+
+// --- output paths (#32 item 4) ------------------------------------------------------------------------------------
+const outputs = family(
+  'output paths',
+  '`compare --out` and `regress --junit` aimed at a FIFO, a device or a symbolic link: exit 2 naming it, the path left as it was',
+);
+const precious = join(work, 'precious.txt');
+let outPaths = 0;
+writeFileSync(precious, 'keep\n');
+for (const [what, make, kind] of [
+  ['a FIFO', (p: string) => fifo(p), 'a pipe'],
+  // A character device of the script's own (mknod as root): against a build without the check, as root, the rename
+  // replaced the machine's /dev/null (it did, once, run against the build before #32). Not root: /dev/null, which
+  // such a build cannot replace.
+  ['a character device', (p: string) => (spawnSync('mknod', ['-m', '666', p, 'c', '1', '3']).status === 0 ? p : '/dev/null'), 'a device'],
+  ['a symbolic link', (p: string) => (symlinkSync(precious, p), p), 'a symbolic link'],
+] as const) {
+  for (const [cmd, args] of [
+    ['compare --out', (p: string) => ['compare', runCopy(), '--out', p]],
+    ['regress --junit', (p: string) => ['regress', '--baseline', runCopy(), runCopy(), '--junit', p]],
+  ] as const) {
+    outputs(`${cmd} ${what}`, () => {
+      const path = make(join(work, `out-${outPaths++}`));
+      const held = expectOneLine(cli(args(path)), 2, new RegExp(`: ${kind}, not a regular file: cablequal writes only a new file or over a regular one`));
+      if (held) return held;
+      const st = lstatSync(path);
+      if (kind === 'a pipe' && !st.isFIFO()) return 'the FIFO was replaced';
+      if (kind === 'a symbolic link' && (!st.isSymbolicLink() || readFileSync(precious, 'utf8') !== 'keep\n')) return 'the link or its target changed';
+      if (kind === 'a device' && !st.isCharacterDevice()) return 'the device was replaced';
+      return null;
+    });
+  }
+}
+
+// --- small ones (#32 item 6) ----------------------------------------------------------------------------------------
+const small = family(
+  'small ones',
+  'an empty --public-key, $CABLEQUAL_DB=off, --speed 1e-300, --json --dry-run, a missing --ssh-config, dashboard --out <a file>, ESC in a label, a body re-signed unpinned, status --json: each as promised',
+);
+small("verify --public-key ''", () =>
+  expectOneLine(
+    cli(['verify', join(certDir, 'certificate.json'), '--public-key', ''], work, { CABLEQUAL_LAB_PUBLIC_KEY: KEY }),
+    2,
+    /^cablequal: --public-key: empty/,
+  ),
+);
+small('db import with $CABLEQUAL_DB=off', () => {
+  const o = expectOneLine(cli(['db', 'import', runCopy()]), 2, /^cablequal: db import: \$CABLEQUAL_DB=off writes no store/);
+  return o ?? (existsSync(join(work, 'off')) ? 'a file named off was created' : null);
+});
+small('dashboard with $CABLEQUAL_DB=off', () =>
+  expectOneLine(cli(['dashboard', '--out', work, '--listen', '0']), 2, /\$CABLEQUAL_DB=off: there is no store to show/),
+);
+small('run --speed 1e-300', () =>
+  expectOneLine(
+    cli(['run', '--sim', 'good-qsfp56', '--speed', '1e-300']),
+    2,
+    /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000, got "1e-300"$/,
+  ),
+);
+small('sim serve --speed 1e-300', () =>
+  expectOneLine(
+    cli(['sim', 'serve', '--scenario', 'good-qsfp56', '--speed', '1e-300']),
+    2,
+    /^cablequal: --speed: expected a speed-up factor from 0\.1 to 1000/,
+  ),
+);
+small('run --json --dry-run prints JSON', () => {
+  const o = cli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--json', '--dry-run']);
+  const bad = clean(o);
+  if (bad) return bad;
+  try {
+    const plan = JSON.parse(o.out) as { schema?: string; commands?: unknown[] };
+    return o.code === 0 && plan.schema === 'cablequal.dry-run/1' && (plan.commands?.length ?? 0) > 10 ? null : `exit ${o.code}, schema ${plan.schema}`;
+  } catch {
+    return `not JSON: ${o.out.split('\n')[0]}`;
+  }
+});
+small('run --ssh-config missing', () =>
+  expectOneLine(cli(['run', '--nodes', 'a,b', '--ssh-config', join(work, 'no-such-config'), '--dry-run']), 2, /--ssh-config .*no-such-config: no such file/),
+);
+small('dashboard --out a file', () =>
+  expectOneLine(cli(['dashboard', '--out', 'afile', '--listen', '0'], work, { CABLEQUAL_DB: '' }), 2, /^cablequal: --out afile: not a directory/),
+);
+small('compare: a label and serial holding ESC [2J and BEL', () => {
+  const dir = runCopy();
+  const r = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as Json;
+  r['label'] = 'x\u001b[2J\u0007';
+  r['cable'].serial = 'SN\u001b]0;t\u0007';
+  writeFileSync(join(dir, 'record.json'), JSON.stringify(r));
+  const out = join(work, 'esc.csv');
+  const o = cli(['compare', dir, '--out', out]);
+  const bad = clean(o);
+  if (bad) return bad;
+  const csv = readFileSync(out, 'utf8');
+  return o.code === 0 && !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(csv) && csv.includes('x\\x1b[2J\\x07')
+    ? null
+    : 'a control character reached compare.csv';
+});
+// The body re-signed by another key, so that only an unpinned verify's consistency checks stand between it and OK.
+const mallory = generateKeyPairSync('ed25519');
+const malloryPem = mallory.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+const malloryFp = fingerprint(mallory.publicKey);
+for (const [name, edit] of [
+  ['another serial', (b: Json) => void (b['cable'].serial = 'MT9999XX00001')],
+  ['simulated: false', (b: Json) => void (b['simulated'] = false)],
+] as const) {
+  small(`verify unpinned: a body re-signed with ${name}`, () => {
+    const dir = runCopy();
+    const d = certOf(dir);
+    edit(d['body']);
+    d['body'].signer = { algorithm: 'Ed25519', fingerprint: malloryFp, publicKeyPem: malloryPem };
+    d['signature'] = sign(null, Buffer.from(canonicalJson(d['body'])), mallory.privateKey).toString('base64');
+    writeFileSync(join(dir, 'certificate.json'), `${canonicalJson(d)}\n`);
+    const o = cli(['verify', join(dir, 'certificate.json')]);
+    return (
+      notVerified(o) ??
+      (/the journal('s cable serial| says the run was simulated)/.test(o.err) ? null : `not the journal's disagreement: ${o.err.split('\n')[0]}`)
+    );
+  });
+}
+small('status --json is one JSON array', () => {
+  const o = cli(['status', '--out', work, '--json']);
+  const bad = clean(o);
+  if (bad) return bad;
+  try {
+    return Array.isArray(JSON.parse(o.out)) && o.code === 0 ? null : `exit ${o.code}: not an array`;
+  } catch {
+    return `not JSON: ${o.out.split('\n')[0]}`;
+  }
 });
 
 // --- run them ------------------------------------------------------------------------------------------------------

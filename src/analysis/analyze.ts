@@ -88,6 +88,7 @@ interface Acc {
   crcErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  recoveries: number | null; // null: no interval of the phase read total_success_recovery_phy
   counterResets: number;
   temps: number[];
   gpuUtil: number[];
@@ -103,6 +104,7 @@ const newAcc = (): Acc => ({
   crcErrors: 0,
   symbolErrors: 0,
   linkDownEvents: 0,
+  recoveries: null,
   counterResets: 0,
   temps: [],
   gpuUtil: [],
@@ -151,6 +153,8 @@ function phaseStats(node: string, phase: string, a: Acc, lanes: number, v: Analy
     crcErrors: a.crcErrors,
     symbolErrors: a.symbolErrors,
     linkDownEvents: a.linkDownEvents,
+    // Only where the kernel exposes the counter, so records of journals without it are what they were.
+    ...(a.recoveries !== null ? { recoveries: a.recoveries } : {}),
     counterResets: a.counterResets,
     ...worstLaneOf(a, laneStats, v),
     nicTempMaxC: a.temps.length ? maxOf(a.temps) : null,
@@ -333,6 +337,7 @@ export class RunAnalyzer {
       acc.crcErrors += d.crcErrors;
       acc.symbolErrors += d.symbolErrors;
       acc.linkDownEvents += d.linkDownEvents;
+      if (d.recoveries !== undefined) acc.recoveries = (acc.recoveries ?? 0) + d.recoveries;
       if (this.variant.tempSlope === 'regression' && sample.nicTempC !== null && (this.soaks.size === 0 || this.soaks.has(phase))) {
         const errs = d.laneErrors.length ? d.laneErrors.reduce((x, y) => x + y, 0) : (d.correctedBits ?? 0);
         if (errs > 0) n.points.push([sample.nicTempC, Math.log10(errs / dtS)]);

@@ -95,6 +95,10 @@ export interface IntervalDelta {
   crcErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  // Successful PHY recoveries (total_success_recovery_phy), only when both readings have the counter (a kernel before
+  // the 2025-03 mlx5 patch has none). It never makes the interval a reset: versions before 5 did not read it, and a
+  // journal's other counters grade as they did.
+  recoveries?: number;
   reset?: boolean; // a counter used went down in this interval and was counted from zero ('from-zero' only)
 }
 
@@ -121,7 +125,17 @@ export function intervalDelta(prev: RailSample, cur: RailSample, lanes: number |
   const seenDown = prev.linkUp !== false && cur.linkUp === false ? 1 : 0;
   const linkDownEvents = Math.max(d(p.linkDownEvents, c.linkDownEvents), seenDown);
   if (reset && resets === 'drop') return 'reset';
-  return { laneErrors, correctedBits, postFecErrors, crcErrors, symbolErrors, linkDownEvents, ...(reset ? { reset } : {}) };
+  const rec = counterDelta(p.recoveries, c.recoveries, resets);
+  return {
+    laneErrors,
+    correctedBits,
+    postFecErrors,
+    crcErrors,
+    symbolErrors,
+    linkDownEvents,
+    ...(rec ? { recoveries: rec.delta } : {}),
+    ...(reset ? { reset } : {}),
+  };
 }
 
 // One receiver's reading: its canonical rail (with carryForward's held values) at the node's time.

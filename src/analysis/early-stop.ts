@@ -330,13 +330,22 @@ export function growthText(
   const me = g.find((x) => x.lane === lane);
   if (!me) return '';
   const span = `from ${fix(me.coolC[0])}-${fix(me.coolC[1])} °C to ${fix(me.hotC[0])}-${fix(me.hotC[1])} °C`;
-  const grew = `grew ${dec(me.growthDecades)} decades ${span}${me.growthLbDecades !== null ? ` (at least ${dec(me.growthLbDecades)}, 95%)` : ''}`;
+  const grew = `${changed(me.growthDecades)} decades ${span}${boundText(me.growthDecades, me.growthLbDecades)}`;
   if (me.runaway ?? isRunaway(g, lane, lr.growingDecades, lr.runawayDecades)) {
-    return `runaway: lane ${lane} ${grew} while the others grew ${dec(othersGrowth(g, lane))} (the failing clone's signature)`;
+    return `runaway: lane ${lane} ${grew} while the others ${changed(othersGrowth(g, lane))} (the failing clone's signature)`;
   }
-  if (me.growing ?? isGrowing(me, lr.growingDecades)) return `lane ${lane} ${grew}, the others ${dec(othersGrowth(g, lane))}`;
+  if (me.growing ?? isGrowing(me, lr.growingDecades)) return `lane ${lane} ${grew}, the others ${changed(othersGrowth(g, lane))}`;
   return `steady: lane ${lane} ${grew}, less than the ${lr.growingDecades} decade(s) a lane must grow by before a ratio can fail it`;
 }
 
 const dec = (x: number) => (Math.abs(x) < 0.05 ? '0.0' : x.toFixed(1));
+// A change of the error rate in words: "grew 2.7", "fell 2.1" (a lane whose errors fall as it warms did not grow by a
+// negative amount), "grew 0.0" when it did not move at this precision.
+const changed = (x: number) => (dec(x).startsWith('-') ? `fell ${dec(-x)}` : `grew ${dec(x)}`);
+// The 95% lower bound of the growth, in the words of the change: "at least 1.9" grown, "by at most 3.0" fallen.
+function boundText(growth: number, lb: number | null): string {
+  if (lb === null) return '';
+  if (!dec(growth).startsWith('-')) return ` (at least ${dec(lb)}, 95%)`;
+  return ` (by at most ${dec(-lb)}, 95%)`;
+}
 const fix = (x: number) => (Math.abs(x) >= 100 ? x.toFixed(0) : Number(x.toPrecision(2)).toString());

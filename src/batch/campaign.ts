@@ -5,6 +5,9 @@ import { CABLE_VERDICTS, type Outcome } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
 import type { Phase, Protocol } from '../protocol/index.js';
 import { readRunRecord, regressRecords } from '../report/index.js';
+import { reasonLine } from '../report/summary-lines.js';
+import { qualificationShortfalls } from '../rules/qualification.js';
+import { resultOfRecord } from '../rules/result.js';
 import { TransportError, type CommandRunner } from '../transport/types.js';
 import { cmd } from '../transport/commands.js';
 import type { ManifestCable } from './manifest.js';
@@ -305,9 +308,11 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
         x.c.attempts += 1;
       }
       save();
+      // A protocol short of the burn-in runs set-up checks: they qualify no cable, and the batch says so.
+      const setupCheck = qualificationShortfalls(deps.protocol.phases).length > 0 && !live.every((x) => x.c.golden);
       const together = live.length === 2 && deps.runCables ? ' at once (one per cage: benchmarks one after the other, soaks together)' : '';
       deps.operator.say(
-        `[pair ${pair + 1}] ${live.map((x) => `${x.c.label} (serial ${x.serial})`).join(' and ')}: qualifying${together}${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`,
+        `[pair ${pair + 1}] ${live.map((x) => `${x.c.label} (serial ${x.serial})`).join(' and ')}: ${setupCheck ? 'set-up check (not a qualification)' : 'qualifying'}${together}${shared.length ? ` (sharing ${shared.join(', ')} with another pair: benchmarks take turns)` : ''}`,
       );
       const releaseUse = await use.take(
         bench.nodes.map((n) => n.name),
@@ -346,8 +351,14 @@ export async function runBatch(deps: BatchDeps): Promise<BatchState> {
         c.status = 'done';
         c.outcome = res.record.outcome;
         c.reason = res.record.reasons[0] ? `${res.record.reasons[0].rule}: ${res.record.reasons[0].message}` : null;
-        if (CABLE_VERDICTS.includes(c.outcome)) cycle.qualified++;
-        deps.operator.say(`[pair ${pair + 1}] ${c.label} (serial ${x.serial}): ${c.outcome}${c.reason ? ` - ${c.reason}` : ''}`);
+        // Counted as the result says (src/rules/result.ts): a qualified cable, or a set-up check apart; golden runs neither.
+        const result = resultOfRecord(res.record);
+        if (result.qualifies) cycle.qualified++;
+        else if (result.judged && result.kind === 'setup-check' && result.role === 'cable') cycle.setupChecks = (cycle.setupChecks ?? 0) + 1;
+        const first = res.record.reasons[0];
+        deps.operator.say(
+          `[pair ${pair + 1}] ${c.label} (serial ${x.serial}): ${c.outcome}${result.kind === 'setup-check' ? ' (set-up check)' : ''}${first ? ` - ${reasonLine(first, c.outcome)}` : ''}`,
+        );
       }
       cycle.endedAt = stamp(deps.clock);
       (s.cycles ??= []).push(cycle);

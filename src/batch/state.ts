@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { Outcome } from '../domain/outcome.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import { readInputText } from '../io/read-input.js';
 
 export const STATE_FILE = 'batch-state.json';
 
@@ -42,7 +43,8 @@ export interface CycleRecord {
   settledAt: string | null;
   rebootS: number | null; // from the reboot command until both nodes answered with new boot ids (null: no reboot)
   endedAt: string | null;
-  qualified: number; // cables of the cycle that got a cable verdict (PASS, MARGINAL or FAIL)
+  qualified: number; // cables of the cycle a qualification judged (PASS, MARGINAL or FAIL); golden runs not counted
+  setupChecks?: number; // cables of the cycle a set-up check judged (they qualify none); absent in states before it
 }
 
 // The batch's memory across interruptions: written atomically after every change.
@@ -78,8 +80,9 @@ export function loadState(dir: string): BatchState | null {
   if (!existsSync(p)) return null;
   let s: BatchState;
   try {
-    s = JSON.parse(readFileSync(p, 'utf8')) as BatchState;
+    s = JSON.parse(readInputText(p, 'batchState')) as BatchState;
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${p}: not valid JSON (${(e as Error).message})`);
   }
   if (s.schema !== 'cablequal.batch/1' || !Array.isArray(s.cables)) throw new UsageError(`${p}: not a cablequal batch state file`);

@@ -1,3 +1,4 @@
+import { fit, reasonLine } from '../report/summary-lines.js';
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Clock } from '../domain/clock.js';
@@ -268,6 +269,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
       signal,
       ...(simEntry ? { sim: simEntry.scenario } : {}),
       simulatedNodes: simulatedBench[req.pair] ?? false,
+      env: io.env,
       onStatus: (st) => {
         observers.status(deps.runId, st);
         if (lastPhase.get(req.label) !== st.phase) {
@@ -282,7 +284,7 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
         operator.say(`[pair ${req.pair + 1}] warning: ${line}`);
       },
     });
-    return { deps: { ...deps, portOffset: req.portOffset }, place };
+    return { deps: { ...deps, portOffset: req.portOffset, ...(req.golden ? { role: 'golden' as const } : {}) }, place };
   };
   // A cable's run has ended: its reports, the store told, the batch row updated.
   const cableDone = async (r: RunResult, place: { batchId: string; batchRole: 'golden-first' | 'golden-last' | 'cable' }): Promise<CableDone> => {
@@ -336,10 +338,13 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
               const serial = entry.serial ?? undefined;
               const there = cage === undefined ? lab.cable : lab.cableIn(cage);
               // The same scenario (by name: an entry may be a scenario file's path) and serial, and up: nothing to swap.
+              // An entry without a serial has its scenario's own: the golden run's cable (the same scenario with the
+              // --golden serial) is not it.
+              const wanted = loadScenario(entry.scenario);
               const inPlace =
                 there !== null &&
-                there.name === loadScenario(entry.scenario).name &&
-                (serial === undefined || there.cable.eeprom.vendorSn === serial) &&
+                there.name === wanted.name &&
+                there.cable.eeprom.vendorSn === (serial ?? wanted.cable.eeprom.vendorSn) &&
                 lab.state(lab.nodes[0]!, cage).linkUp;
               if (inPlace) return;
               // The scripted operator, one cable after the other: pulls the old cable a third of the way into its swap
@@ -372,10 +377,16 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   }
   storeBatch();
   const { csv, html, rows } = await writeBatchSummary(dir, state);
-  for (const r of rows)
-    io.stdout(
-      `${printable(`${r.cable.label.padEnd(16)} ${(r.outcome || 'not tested').padEnd(10)} ${r.cable.serial ?? ''}${r.reason ? `  ${r.reason}` : ''}`)}\n`,
-    );
+  // One short line per tested cable (the full reasons are in batch.html, batch.csv and each run's document).
+  const columns = io.columns?.() ?? 80;
+  for (const r of rows) {
+    const first = r.record?.reasons[0];
+    const why = first ? reasonLine(first, r.record!.outcome) : r.reason;
+    const kind = r.result?.kind === 'setup-check' ? ' (set-up check)' : '';
+    // A cable with no record says what to do next (reboot, --resume): that line is never cut.
+    const line = printable(`${r.cable.label.padEnd(16)} ${`${r.outcome || 'not tested'}${kind}`.padEnd(10)} ${r.cable.serial ?? ''}${why ? `  ${why}` : ''}`);
+    io.stdout(`${r.record ? fit(line, columns) : line}\n`);
+  }
   // What the batch measured of its own pace: cables per hour and per pair per day, swap, reboot and settle times.
   const pace = throughputOf(state);
   if (pace) for (const line of throughputLines(pace)) io.stdout(`${line}\n`);
@@ -394,6 +405,8 @@ async function batchWith(args: BatchArgs, io: CliIo, signal: AbortSignal, observ
   // A bench that could not be made measurable is an ERROR (its cable stays pending for --resume).
   if (state.cables.some((c) => c.benchError)) return EXIT.error;
   if (state.cables.some((c) => c.status === 'running' || c.status === 'pending')) return EXIT.aborted;
+  // The golden cable drifted: the bench changed, no verdict of the batch is trusted.
+  if (state.goldenDrift?.ok === false) return EXIT.error;
   if (rows.some((r) => r.outcome === 'FAIL')) return EXIT.fail;
   if (rows.some((r) => r.outcome === 'ERROR' || r.outcome === 'ABORTED')) return EXIT.error;
   return EXIT.ok;

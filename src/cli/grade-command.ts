@@ -1,9 +1,10 @@
+import { cableJson } from '../report/run-json.js';
 import { statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
 import { printable } from '../domain/text.js';
-import { readJournal } from '../run/journal.js';
+import { readJournal, type JournalContents } from '../run/journal.js';
 import { screenJournal } from '../run/journal-shape.js';
 import { buildRecord } from '../run/record-builder.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
@@ -24,12 +25,17 @@ function journalOf(runDir: string): string {
   return journalPath;
 }
 
+// A run directory's journal, read (once: `report` checks its signatures and grades the same lines).
+export function readRunJournal(runDir: string): JournalContents {
+  return readJournal(journalOf(runDir));
+}
+
 // Re-grade a run directory from its journal (also how a SIGKILLed run becomes an ABORTED record), with today's rules
 // or the version given (`verify` re-grades a certificate with the rules that signed it). Lines that cannot be read are
 // left out and listed in record.journal.problems.
-export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?: number): RunRecord {
+export function gradeRunDir(runDir: string, protocolPath?: string, rulesVersion?: number, read?: JournalContents): RunRecord {
   const journalPath = journalOf(runDir);
-  const contents = screenJournal(readJournal(journalPath));
+  const contents = screenJournal(read ?? readJournal(journalPath));
   if (!contents.lines.some((l) => l.type === 'run-start')) {
     const why = contents.problems?.find((p) => p.reason.startsWith('run-start'));
     throw new UsageError(
@@ -68,31 +74,26 @@ export function writeRecord(runDir: string, record: RunRecord): void {
 // notes. The exit code is the most severe of the runs' (4 ABORTED > 3 ERROR > 1 FAIL > 0).
 export async function gradeCommand(args: { runDirs: string[]; protocol?: string; rules?: number; json: boolean }, io: CliIo): Promise<number> {
   let worst = 0;
+  // The journal's signatures are checked against the lab's trusted key, when this machine has one.
+  const { trustedLabPublicKey } = await import('../report/sign.js');
+  const { gradeTrustLine, trustOf } = await import('./journal-trust.js');
+  const pem = (await trustedLabPublicKey(io.env))?.pem ?? null;
   for (const dir of args.runDirs) {
     const runDir = resolve(io.cwd, dir);
-    const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, args.rules);
+    const contents = readRunJournal(runDir);
+    const trust = trustOf(contents, pem);
+    const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, args.rules, contents);
+    const said = gradeTrustLine(join(runDir, 'journal.jsonl'), trust);
+    if (said) io.stderr(`${printable(said)}\n`);
     for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
     writeRecord(runDir, record);
     const notes = record.rules?.notes ?? [];
     if (args.json) {
       io.stdout(
         `${JSON.stringify({
-          outcome: record.outcome,
-          reasons: record.reasons.map((r) => ({
-            rule: r.rule,
-            message: r.message,
-            ...(r.node ? { node: r.node } : {}),
-            ...(r.lane !== undefined ? { lane: r.lane } : {}),
-            ...(r.phase ? { phase: r.phase } : {}),
-          })),
-          headline: record.headline ?? null,
-          rulesVersion: record.rules?.version ?? null,
-          qualification: record.kind === 'qualification',
-          protocol: record.protocol.name,
+          ...cableJson(record, { runDir, certificate: null, document: null }),
           notes,
-          runDir,
-          decidedAtS: record.decidedAtS,
-          simulated: record.simulated,
+          journalSignatures: trust.status,
           ...(record.journal.badLines ? { badJournalLines: record.journal.badLines } : {}),
         })}\n`,
       );

@@ -8,6 +8,7 @@ import { registerCommand, type CommandContext, type CommandGroup, type SomeComma
 import { parseSpec } from './commands/parse.js';
 import { runSpec } from './commands/run.js';
 import { preflightSpec } from './commands/preflight.js';
+import { cablingSpec } from './commands/cabling.js';
 import { gradeSpec } from './commands/grade.js';
 import { statusSpec } from './commands/status.js';
 import { cleanupSpec } from './commands/cleanup.js';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   parseSpec,
   runSpec,
   preflightSpec,
+  cablingSpec,
   gradeSpec,
   statusSpec,
   cleanupSpec,

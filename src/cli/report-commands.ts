@@ -5,12 +5,15 @@ import { printable } from '../domain/text.js';
 import { verifyCertificate } from '../report/certificate-json.js';
 import { DEFAULT_LAB_KEY_PATH, keygen, labKeyPath, readTrustedPublicKey, requireConfiguredLabKey, trustedLabPublicKey } from '../report/sign.js';
 import { expandRunDirs as findRuns } from '../report/run-dirs.js';
+import { checkOutputPath } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { readInputText } from '../io/read-input.js';
 import { EXIT } from './exit-codes.js';
-import { gradeRunDir, journalWarnings, writeRecord } from './grade-command.js';
+import { gradeRunDir, journalWarnings, readRunJournal, writeRecord } from './grade-command.js';
+import { journalTrustLine } from '../run/journal-signing.js';
 import type { CliIo } from './io.js';
 import { RULES_VERSION } from '../rules/versions.js';
+import type { RunRecord } from '../domain/record.js';
 
 // Run directories among the given paths (see report/run-dirs.ts); the results store's file is passed over. The
 // commands of this file load what only one of them needs when it runs (`verify` never loads the store or the writers).
@@ -48,6 +51,9 @@ export async function keygenCommand(args: { dir?: string }, io: CliIo): Promise<
 // lab's own key files (in that order: report/sign.ts trustedLabPublicKey); with none, a consistent certificate is UNPINNED
 // (exit 5), never OK: the key it carries proves nothing about who signed it.
 export async function verifyCommand(args: { certificate: string; publicKey?: string }, io: CliIo): Promise<number> {
+  // Given empty, it names no key: never a silent fall-back to $CABLEQUAL_LAB_PUBLIC_KEY or the lab key's public half.
+  if (args.publicKey !== undefined && args.publicKey.trim() === '')
+    throw new UsageError("--public-key: empty; give the lab's public key file (PEM), or leave --public-key out to use $CABLEQUAL_LAB_PUBLIC_KEY");
   const path = resolve(io.cwd, args.certificate);
   const st = statSync(path, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${args.certificate}: no such certificate file`);
@@ -57,9 +63,20 @@ export async function verifyCommand(args: { certificate: string; publicKey?: str
     args.publicKey !== undefined ? readTrustedPublicKey(resolve(io.cwd, args.publicKey), `--public-key ${args.publicKey}`) : await trustedLabPublicKey(io.env);
   const res = await verifyCertificate(path, {
     regrade: async (runDir: string, rulesVersion: number) => {
-      const r = gradeRunDir(runDir, undefined, rulesVersion);
+      // A journal that says it was signed must hold the pinned lab key's signatures (an old or unsigned one has none).
+      const contents = readRunJournal(runDir);
+      const { trustOf } = await import('./journal-trust.js');
+      const trust = trustOf(contents, trusted?.pem ?? null);
+      if (trust.status === 'invalid') throw new Error(journalTrustLine(join(runDir, 'journal.jsonl'), trust)!);
+      const r = gradeRunDir(runDir, undefined, rulesVersion, contents);
       for (const w of journalWarnings(r, runDir)) io.stderr(`${w}\n`);
-      return { outcome: r.outcome, reasons: r.reasons, ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}) };
+      return {
+        outcome: r.outcome,
+        reasons: r.reasons,
+        serial: r.cable.serial,
+        simulated: r.simulated,
+        ...(r.kind ? { kind: r.kind, shortOfQualification: r.shortOfQualification ?? [] } : {}),
+      };
     },
     currentRulesVersion: RULES_VERSION,
     ...(trusted ? { publicKeyPem: trusted.pem, publicKeySource: trusted.source } : {}),
@@ -98,11 +115,17 @@ export async function reportCommand(args: { runDir: string; protocol?: string },
         `${signed}: signed by the lab key, and no lab key is at ${keyPath}: refusing to replace it with an unsigned one (point CABLEQUAL_LAB_KEY at the lab key)`,
       );
   }
-  const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined);
+  // Signed only when the journal's own signatures are the lab key's (or, written before journals were signed, when a
+  // signed document pins it): src/cli/journal-trust.ts.
+  const contents = readRunJournal(runDir);
+  const { reportSigning } = await import('./journal-trust.js');
+  const signing = await reportSigning(runDir, contents, key, signedDocumentIn(runDir));
+  if (signing.unsignedReason) io.stderr(`note: ${printable(signing.unsignedReason)}\n`);
+  const record = gradeRunDir(runDir, args.protocol ? resolve(io.cwd, args.protocol) : undefined, undefined, contents);
   for (const w of journalWarnings(record, runDir)) io.stderr(`${w}\n`);
   writeRecord(runDir, record);
   const { writeReports } = await import('./reports.js');
-  const paths = await writeReports(record, runDir, io, key ?? undefined);
+  const paths = await writeReports(record, runDir, io, signing, contents);
   for (const p of paths) io.stdout(`${p}\n`);
   return paths.length ? EXIT.ok : EXIT.error;
 }
@@ -129,8 +152,17 @@ export async function compareCommand(args: { runs: string[]; out: string }, io: 
   const out = resolve(io.cwd, args.out);
   if (isDirectory(out)) throw new UsageError(`--out ${args.out}: is a directory; give the CSV file to write, e.g. ${args.out.replace(/\/+$/, '')}/compare.csv`);
   ensureDir(dirname(out), '--out');
-  const { compareRuns } = await import('../report/compare.js');
-  const res = await compareRuns(dirs, out);
+  const { byPartPath, compareRuns } = await import('../report/compare.js');
+  checkOutputPath(out, `--out ${args.out}`);
+  checkOutputPath(byPartPath(out), `--out ${args.out}: ${byPartPath(out)}`);
+  // Each run's result as the store takes it: re-graded from its journal, a record.json that disagrees named.
+  const { recordOfRunDir } = await import('../store/import.js');
+  const pem = (await trustedLabPublicKey(io.env))?.pem ?? null;
+  const res = await compareRuns(dirs, out, async (dir) => {
+    const r = recordOfRunDir(dir, pem);
+    for (const w of r.warnings) io.stderr(`warning: ${printable(w)}\n`);
+    return r.record as RunRecord;
+  });
   for (const w of res.warnings) io.stderr(`warning: ${printable(w)}\n`);
   io.stdout(`${res.records.length} run(s) compared: ${res.paths.join(', ')}\n`);
   return EXIT.ok;
@@ -144,7 +176,10 @@ export async function regressCommand(args: { baseline: string; runs: string[]; j
   const { dirs, warnings } = await expandRunDirs(args.runs, io.cwd);
   for (const w of warnings) io.stderr(`warning: ${printable(w)}\n`);
   const baseline = resolve(io.cwd, args.baseline);
-  if (args.junit) ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+  if (args.junit) {
+    ensureDir(dirname(resolve(io.cwd, args.junit)), '--junit');
+    checkOutputPath(resolve(io.cwd, args.junit), `--junit ${args.junit}`);
+  }
   const res = await regress({
     baseline,
     runs: dirs.filter((d) => d !== baseline),

@@ -4,7 +4,6 @@
 import type pino from 'pino';
 import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
-import type { RunRecord } from '../domain/record.js';
 import { printable } from '../domain/text.js';
 import type { LiveStatus } from '../run/context.js';
 import { JournalWriteError } from '../run/journal.js';
@@ -13,62 +12,98 @@ import type { RunDeps, RunResult } from '../run/qualify.js';
 import { observedRunOf, type RunObservers } from '../store/run-observers.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { signalExitCode, type CliIo } from './io.js';
-import { cliRunDeps, finishRun, journalBroke, prepare, printOutcome, type RunArgs } from './run-command.js';
+import { cliRunDeps, finishRun, journalBroke, prepare, type RunArgs } from './run-command.js';
+import { printOutcome } from './run-summary.js';
+import { cableJson, type CableJson } from '../report/run-json.js';
 import { formatStatus } from './status.js';
 
 // The cages, in the order the cables are run and reported.
 const CAGES = [0, 1] as const;
 
-// One cable's line of the --json output.
-interface CableJson {
-  cage: number;
-  serial: string | null;
-  outcome: string;
-  qualification: boolean;
-  reasons: { rule: string; message: string; node?: string; advice?: string }[];
-  decidedAtS: number | null;
-  certificate: string | null;
-  document: string | null;
-  runDir: string;
+// One cable of a multi-cable run as the CLI runs and reports it: its status labels (short on the terminal's line, long
+// in a log), its two nodes at its cages, its label, and what its --json line says of it first.
+export interface CablePlan {
+  short: string;
+  long: string;
+  nodes: NodeSpec[];
+  label: string | null;
+  json: Record<string, unknown>;
 }
+
+// What `prepare` gave the run (clock, runners, nodes, protocol, output).
+export type Prepared = Awaited<ReturnType<typeof prepare>>;
 
 // Run both cables; the exit code is the worst of the two (ABORTED, ERROR, FAIL, then PASS or MARGINAL), or the signal's.
 export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
   if (args.nodes?.includes(':'))
     throw new UsageError('--port both: give the nodes without cages (--nodes a,b): each node has one cable in cage 0 and one in cage 1');
-  const { clock, runners, nodes, protocol, protocolText, outDir, simulatedNodes } = await prepare({ ...args, port: 'auto' }, io, 'run', observers);
-  const status = new Map<number, LiveStatus>();
+  const prepared = await prepare({ ...args, port: 'auto' }, io, 'run', observers);
+  const plans = CAGES.map((cage) => ({
+    short: `c${cage}`,
+    long: `cage ${cage}`,
+    nodes: prepared.nodes.map((n): NodeSpec => ({ ...n, cage })),
+    label: args.label !== undefined ? `${args.label}-cage${cage}` : null,
+    json: { cage },
+  }));
+  return runPlannedCables(
+    args,
+    io,
+    signal,
+    observers,
+    prepared,
+    plans,
+    (runs) => runBoth({ runs: runs as [RunDeps, RunDeps], ...(args.breakLock ? { breakLock: true } : {}) }),
+    {
+      mode: 'both-cages',
+    },
+  );
+}
+
+// Run the planned cables at once (`run`), report each (its reports, store row, --json line) and exit with the worst.
+export async function runPlannedCables(
+  args: RunArgs,
+  io: CliIo,
+  signal: AbortSignal,
+  observers: RunObservers,
+  prepared: Prepared,
+  plans: readonly CablePlan[],
+  run: (runs: RunDeps[]) => Promise<PromiseSettledResult<RunResult>[]>,
+  head: Record<string, unknown>,
+): Promise<number> {
+  const { clock, runners, protocol, protocolText, outDir, simulatedNodes } = prepared;
+  const status = new Map<string, LiveStatus>();
   const loggers: pino.Logger[] = [];
   io.onHangup?.(args.onHangup ?? 'continue', () => {
     for (const l of loggers) l.warn({ signal: 'SIGHUP', onHangup: args.onHangup ?? 'continue' }, 'controller terminal closed');
   });
-  const runs = CAGES.map((cage) => {
+  const runs = plans.map((plan) => {
     const d: RunDeps = cliRunDeps({
       clock,
       runners,
-      nodes: nodes.map((n): NodeSpec => ({ ...n, cage })),
+      nodes: plan.nodes,
       protocol,
       protocolText,
       outDir,
-      label: args.label !== undefined ? `${args.label}-cage${cage}` : null,
+      label: plan.label,
       signal,
       ...(args.sim ? { sim: args.sim } : {}),
       simulatedNodes,
+      env: io.env,
       onStatus: (s) => {
-        status.set(cage, s);
+        status.set(plan.short, s);
         observers.status(d.runId, s);
-        showStatus(status, io, args.json);
+        showStatus(status, plans, io, args.json);
       },
-      onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: [cage ${cage}] ${printable(l)}\n`),
+      onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: [${plan.long}] ${printable(l)}\n`),
       onLogger: (l) => loggers.push(l),
     });
     return d;
-  }) as [RunDeps, RunDeps];
+  });
   let settled: PromiseSettledResult<RunResult>[];
   try {
     await observers.open();
     for (const d of runs) observers.started(observedRunOf(d));
-    settled = await runBoth({ runs, ...(args.breakLock ? { breakLock: true } : {}) });
+    settled = await run(runs);
   } catch (e) {
     for (const d of runs) await observers.abandoned(d.runId);
     throw e;
@@ -77,31 +112,30 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
     await Promise.all([...runners.values()].map((r) => r.close().catch(() => undefined)));
     if (io.isTTY && !args.json) io.stderr('\r\x1b[2K');
   }
-  const cables: CableJson[] = [];
+  const cables: (CableJson & Record<string, unknown>)[] = [];
   const codes: number[] = [];
   for (const [i, s] of settled.entries()) {
-    const cage = CAGES[i]!;
+    const plan = plans[i]!;
     if (s.status === 'rejected') {
       await observers.abandoned(runs[i]!.runId);
       // The journal could not even be started (disk full, read-only --out): one line, exit 3; anything else is a bug.
       if (!(s.reason instanceof JournalWriteError)) throw s.reason;
-      io.stderr(`cablequal: ERROR: [cage ${cage}] ${printable(s.reason.message)}\n`);
+      io.stderr(`cablequal: ERROR: [${plan.long}] ${printable(s.reason.message)}\n`);
       codes.push(EXIT.error);
       continue;
     }
-    const broke = journalBroke(s.value, io);
+    const broke = await journalBroke(s.value, io);
     if (broke !== null) {
       await observers.finished(s.value.record, s.value.runDir);
       codes.push(broke);
       continue;
     }
     const { certificate, document } = await finishRun(s.value, io, observers);
-    cables.push(cableJson(cage, s.value.record, s.value.runDir, certificate, document));
+    cables.push({ ...plan.json, ...cableJson(s.value.record, { runDir: s.value.runDir, certificate, document }) });
     codes.push(exitCodeFor(s.value.record.outcome));
-    if (!args.json) printOutcome(s.value.record, s.value.runDir, io, `cage ${cage}: `);
+    if (!args.json) printOutcome(s.value.record, s.value.runDir, io, `${plan.long}: `, document);
   }
-  if (args.json)
-    io.stdout(`${JSON.stringify({ mode: 'both-cages', simulated: settled.some((s) => s.status === 'fulfilled' && s.value.record.simulated), cables })}\n`);
+  if (args.json) io.stdout(`${JSON.stringify({ ...head, simulated: settled.some((s) => s.status === 'fulfilled' && s.value.record.simulated), cables })}\n`);
   if (signal.aborted) {
     const by = io.interruptedBy?.();
     return by ? signalExitCode(by) : EXIT.interrupted;
@@ -109,39 +143,25 @@ export async function runBothCages(args: RunArgs, io: CliIo, signal: AbortSignal
   return worstCode(codes);
 }
 
-// Of two cables' exit codes, the one to exit with: a FAIL before an ERROR (as a batch does), ABORTED or ERROR before a pass.
+// Of the cables' exit codes, the one to exit with: a FAIL before an ERROR (as a batch does), ABORTED or ERROR before a pass.
 function worstCode(codes: number[]): number {
   if (codes.includes(EXIT.fail)) return EXIT.fail;
   return Math.max(EXIT.ok, ...codes);
 }
 
-function cableJson(cage: number, record: RunRecord, runDir: string, certificate: string | null, document: string | null): CableJson {
-  return {
-    cage,
-    serial: record.cable.serial,
-    outcome: record.outcome,
-    qualification: record.kind === 'qualification',
-    reasons: record.reasons.map((r) => ({ rule: r.rule, message: r.message, ...(r.node ? { node: r.node } : {}), ...(r.advice ? { advice: r.advice } : {}) })),
-    decidedAtS: record.decidedAtS,
-    certificate,
-    document,
-    runDir,
-  };
-}
-
-// Both runs on one status line (a terminal), each half as wide; a log gets each run's line when its phase changes.
-const lastPhase = new WeakMap<Map<number, LiveStatus>, Map<number, string>>();
-function showStatus(status: Map<number, LiveStatus>, io: CliIo, json: boolean): void {
+// Every run on one status line (a terminal), each a share of its width; a log gets each run's line when its phase changes.
+const lastPhase = new WeakMap<Map<string, LiveStatus>, Map<string, string>>();
+function showStatus(status: Map<string, LiveStatus>, plans: readonly CablePlan[], io: CliIo, json: boolean): void {
   if (io.isTTY && !json) {
-    const width = Math.floor(((io.columns?.() ?? 80) - 3) / 2);
-    io.stderr(`\r\x1b[2K${[...status].map(([cage, s]) => `c${cage} ${formatStatus(s, width - 3)}`).join(' ‖ ')}`);
+    const width = Math.floor(((io.columns?.() ?? 80) - 3) / Math.max(2, plans.length));
+    io.stderr(`\r\x1b[2K${[...status].map(([short, s]) => `${short} ${formatStatus(s, width - 3)}`).join(' ‖ ')}`);
     return;
   }
   let seen = lastPhase.get(status);
   if (!seen) lastPhase.set(status, (seen = new Map()));
-  for (const [cage, s] of status) {
-    if (seen.get(cage) === s.phase) continue;
-    seen.set(cage, s.phase);
-    io.stderr(`[cage ${cage}] ${formatStatus(s)}\n`);
+  for (const [short, s] of status) {
+    if (seen.get(short) === s.phase) continue;
+    seen.set(short, s.phase);
+    io.stderr(`[${plans.find((p) => p.short === short)!.long}] ${formatStatus(s)}\n`);
   }
 }

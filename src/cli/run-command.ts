@@ -11,6 +11,8 @@ import type { NodeSpec } from '../domain/node.js';
 import { ownOrBuiltin, parseProtocol, type Protocol } from '../protocol/index.js';
 import { runQualification, type RunDeps, type RunResult } from '../run/qualify.js';
 import { JournalWriteError } from '../run/journal.js';
+import { journalSignerOf } from '../run/journal-signing.js';
+import { labKeyPath, readLabKey } from '../report/sign.js';
 import { persistentTickSource } from '../run/tick-source.js';
 import { VirtualClock } from '../sim/virtual-clock.js';
 import { ScaledClock } from '../sim/scaled-clock.js';
@@ -23,7 +25,7 @@ import { readInputText } from '../io/read-input.js';
 import { printable, quoteInput } from '../domain/text.js';
 import type { RunRecord } from '../domain/record.js';
 import { TransportError } from '../transport/types.js';
-import { discoverNode, formatPlan, lockCommands, planRun, type DiscoveredNode } from '../run/dry-run.js';
+import { discoverNode, formatPlan, formatPlanJson, lockCommands, planRun, type DiscoveredNode, type RunPlan } from '../run/dry-run.js';
 import { exitCodeFor, EXIT } from './exit-codes.js';
 import { SPEED } from './options.js';
 import { signalExitCode, type CliIo, type HangupMode } from './io.js';
@@ -31,6 +33,9 @@ import { formatStatus } from './status.js';
 import { makeRunners } from './transports.js';
 import { writeReports } from './reports.js';
 import { observedRunOf, RunObservers } from '../store/run-observers.js';
+import { cableJson } from '../report/run-json.js';
+import { reasonJson } from '../domain/result.js';
+import { printOutcome } from './run-summary.js';
 
 // The package root, to find the built-in protocols wherever cablequal is installed.
 export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,6 +61,8 @@ export interface RunArgs {
   metricsLingerS?: number; // --metrics-linger (default: none)
   // Speed-up of time against `cablequal sim serve --speed N` nodes (refused against real nodes).
   speed?: number;
+  // Every cable of a cluster of 2-8 nodes, from its cabling map (run-cluster.ts).
+  cluster?: boolean;
 }
 
 // `cablequal preflight` takes the run's node, port, protocol and output options, and no cable options.
@@ -81,6 +88,15 @@ export function parseNodes(spec: string, port: string | undefined): NodeSpec[] {
   const nodes = parseNodeList(spec, port);
   if (nodes.length !== 2) throw new UsageError(`--nodes: a cable joins two nodes, got ${nodes.length}`);
   if (nodes[0]!.name === nodes[1]!.name) throw new UsageError('--nodes: the two nodes must differ');
+  return nodes;
+}
+
+// The nodes of a cluster: 2 to 8, each once, without cages (the cabling map finds them).
+export function clusterNodes(spec: string): NodeSpec[] {
+  const nodes = parseNodeList(spec, undefined);
+  if (spec.includes(':')) throw new UsageError("--cluster: give the nodes without cages (--nodes a,b,c): the cabling map finds each cable's cages");
+  if (nodes.length < 2 || nodes.length > 8) throw new UsageError(`--nodes: a cluster has 2 to 8 nodes, got ${nodes.length}`);
+  if (new Set(nodes.map((n) => n.name)).size !== nodes.length) throw new UsageError('--nodes: every node must be named once');
   return nodes;
 }
 
@@ -140,9 +156,14 @@ export function cliRunDeps(o: {
   onWarning?: RunDeps['onWarning'];
   // Hears of the run's logger once it exists (to note a SIGHUP in run.log).
   onLogger?: (log: pino.Logger) => void;
+  // Where the lab key is looked for ($CABLEQUAL_LAB_KEY, else the default path): it signs the journal as it is written
+  // (absent: an unsigned journal).
+  env?: NodeJS.ProcessEnv;
 }): RunDeps {
   const runId = newRunId(Date.now());
+  const labKey = o.env ? readLabKey(labKeyPath(undefined, o.env)) : null;
   return {
+    journalSigner: labKey ? journalSignerOf(labKey) : null,
     clock: o.clock,
     runners: o.runners,
     nodes: o.nodes,
@@ -248,7 +269,7 @@ export async function prepare(args: RunArgs, io: CliIo, what: string, observers:
     ({ nodes, runners } = simNodes(args, clock));
   } else {
     clock = speed === 1 ? systemClock : new ScaledClock(speed);
-    nodes = parseNodes(args.nodes!, args.port);
+    nodes = args.cluster ? clusterNodes(args.nodes!) : parseNodes(args.nodes!, args.port);
     runners = await makeRunners(nodes, {
       acceptNewHostKeys: Boolean(args.acceptNewHostKeys),
       env: io.env,
@@ -315,6 +336,7 @@ async function execute(args: RunArgs, io: CliIo, signal: AbortSignal, what: 'run
       // A warning takes the status line's place on a terminal, then the status line comes back.
       onWarning: (l) => io.stderr(`${io.isTTY && !args.json ? '\r\x1b[2K' : ''}cablequal: warning: ${printable(l)}\n`),
       onLogger: (l) => (logger = l),
+      env: io.env,
     });
     deps = d;
     observers?.started(observedRunOf(d));
@@ -345,11 +367,17 @@ export function printReasons(record: RunRecord, io: CliIo): void {
     io.stdout(`  - [${printable(r.rule)}] ${printable(r.message)}${r.advice ? `\n    what to do: ${printable(r.advice)}` : ''}\n`);
 }
 
-// A run that broke its journal mid-way: no report is rendered on a full disk, only the one-line ERROR.
-export function journalBroke(result: RunResult, io: CliIo): number | null {
+// A run that broke its journal mid-way (disk full, journal deleted, run directory unwritable): the loads are stopped,
+// the record and the run report are written where they could be (the run directory, else the fallback named), and
+// the one-line ERROR says where.
+export async function journalBroke(result: RunResult, io: CliIo): Promise<number | null> {
   const journalWrite = result.record.reasons.find((r) => r.rule === 'journal-write');
   if (!journalWrite) return null;
-  io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; run directory ${result.runDir}\n`);
+  await writeReports(result.record, result.runDir, io, undefined, result.journalContents);
+  const where = result.rescuedFrom
+    ? `the run directory ${result.rescuedFrom} could not take them: journal, record and run report are in ${result.runDir}`
+    : `journal, record and run report in ${result.runDir}`;
+  io.stderr(`cablequal: ERROR: ${printable(journalWrite.message)}; loads stopped; ${printable(where)}\n`);
   return EXIT.error;
 }
 
@@ -381,6 +409,10 @@ export async function runCommand(args: RunArgs, io: CliIo, signal: AbortSignal):
 }
 
 async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observers: RunObservers): Promise<number> {
+  if (args.cluster) {
+    const { runCluster } = await import('./run-cluster.js');
+    return runCluster(args, io, signal, observers);
+  }
   if (args.port === 'both') {
     const { runBothCages } = await import('./run-both.js');
     return runBothCages(args, io, signal, observers);
@@ -388,7 +420,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
   const result = await execute(args, io, signal, 'run', observers);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
-  const broke = journalBroke(result, io);
+  const broke = await journalBroke(result, io);
   if (broke !== null) {
     await observers.finished(record, runDir);
     return broke;
@@ -397,29 +429,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
   if (args.json) {
     io.stdout(
       `${JSON.stringify({
-        outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({
-          rule: r.rule,
-          message: r.message,
-          ...(r.grade ? { grade: r.grade } : {}),
-          ...(r.node ? { node: r.node } : {}),
-          ...(r.lane !== undefined ? { lane: r.lane } : {}),
-          ...(r.phase ? { phase: r.phase } : {}),
-          ...(r.advice ? { advice: r.advice } : {}),
-        })),
-        // What the loaded soak proved, per receiver and lane (the statement a PASS leads with).
-        headline: record.headline ?? null,
-        rulesVersion: record.rules?.version ?? null,
-        // A set-up check (a protocol short of the burn-in, src/rules/qualification.ts) qualifies no cable.
-        qualification: record.kind === 'qualification',
-        protocol: record.protocol.name,
-        ...(record.shortOfQualification ? { shortOfQualification: record.shortOfQualification } : {}),
-        runDir,
-        certificate,
-        document,
-        cable: { vendor: record.cable.vendor, pn: record.cable.partNumber, serial: record.cable.serial },
-        decidedAtS: record.decidedAtS,
-        simulated: record.simulated,
+        ...cableJson(record, { runDir, certificate, document }),
         sampling: {
           ticks: record.sampling.ticks,
           intervalP50Ms: record.sampling.intervalP50Ms,
@@ -429,7 +439,7 @@ async function runObserved(args: RunArgs, io: CliIo, signal: AbortSignal, observ
       })}\n`,
     );
   } else {
-    printOutcome(record, runDir, io);
+    printOutcome(record, runDir, io, '', document);
   }
   return finalCode(record, io, signal);
 }
@@ -443,25 +453,12 @@ export async function finishRun(result: RunResult, io: CliIo, observers: RunObse
   return { certificate: document?.endsWith('certificate.html') ? document : null, document };
 }
 
-// What a finished run says on stdout without --json: outcome and cable, what it may claim, reasons, where it is.
-export function printOutcome(record: RunRecord, runDir: string, io: CliIo, prefix = ''): void {
-  const cable = [record.cable.vendor ?? '?', record.cable.partNumber ?? ''].map(printable).join(' ');
-  io.stdout(`${prefix}${record.outcome}${record.simulated ? ' (simulated lab)' : ''}: ${cable} serial ${printable(record.cable.serial ?? '?')}\n`);
-  if (record.kind === 'setup-check')
-    io.stdout(
-      `  set-up check (protocol ${printable(record.protocol.name)}), not a qualification: ${(record.shortOfQualification ?? []).map(printable).join('; ')}\n`,
-    );
-  printReasons(record, io);
-  if (record.decidedAtS !== null) io.stdout(`  decided at ${record.decidedAtS.toFixed(0)} s into the run\n`);
-  io.stdout(`  run directory: ${runDir}\n`);
-}
-
 // `cablequal preflight`: checks both nodes without loading anything; says what each node showed, no cable verdict.
 export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: AbortSignal): Promise<number> {
   const result = await execute({ ...args }, io, signal, 'preflight', null);
   if (typeof result === 'number') return result;
   const { record, runDir } = result;
-  const broke = journalBroke(result, io);
+  const broke = await journalBroke(result, io);
   if (broke !== null) return broke;
   const ready = record.outcome === 'PASS';
   if (args.json) {
@@ -469,12 +466,7 @@ export async function preflightCommand(args: PreflightArgs, io: CliIo, signal: A
       `${JSON.stringify({
         ready,
         outcome: record.outcome,
-        reasons: record.reasons.map((r) => ({
-          rule: r.rule,
-          message: r.message,
-          ...(r.node ? { node: r.node } : {}),
-          ...(r.advice ? { advice: r.advice } : {}),
-        })),
+        reasons: record.reasons.map(reasonJson),
         nodes: record.nodes,
         runDir,
         simulated: record.simulated,
@@ -507,6 +499,14 @@ function describeNode(n: RunRecord['nodes'][number]): string {
 // The simulated lab of `--sim`: its two nodes, or with --nodes a:0,b:1 renamed and with the cable in those cages (the
 // triangle wiring); --port names the cage for nodes that do not.
 function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Map<string, CommandRunner> } {
+  if (args.cluster) {
+    // A cluster's every node, under its scenario's names; the map gives each cable its cages.
+    const lab = createLab({ scenario: args.sim!, ...(args.seed !== undefined ? { seed: args.seed } : {}), faults: args.simFault ?? [], clock });
+    const names = args.nodes ? clusterNodes(args.nodes).map((n) => n.name) : lab.nodes;
+    const stray = names.find((n) => !lab.nodes.includes(n));
+    if (stray) throw new UsageError(`--nodes: no simulated node "${stray}" in ${args.sim} (its nodes: ${lab.nodes.join(', ')})`);
+    return { nodes: names.map((name) => ({ name, host: name, cage: 'auto' })), runners: new Map(names.map((n) => [n, lab.runner(n)])) };
+  }
   const named = args.nodes ? parseNodes(args.nodes, args.port) : null;
   const cageOf = (n: NodeSpec) => (n.cage === 'auto' ? undefined : (n.cage as 0 | 1));
   const lab = createLab({
@@ -531,7 +531,7 @@ function simNodes(args: RunArgs, clock: Clock): { nodes: NodeSpec[]; runners: Ma
 async function dryRunCommand(args: RunArgs, protocol: Protocol, protocolText: string, io: CliIo, signal: AbortSignal): Promise<number> {
   let text: string;
   try {
-    text = await dryRunPlan(args, protocol, protocolText, io, signal);
+    text = await dryRunPlan(args, protocol, protocolText, io, signal, args.json);
   } catch (e) {
     if (!(e instanceof DiscoveryError)) throw e;
     io.stderr(`cablequal: ERROR: dry run: ${printable(e.message)}\n`);
@@ -551,14 +551,17 @@ export class DiscoveryError extends Error {
   override readonly name = 'DiscoveryError';
 }
 
-// The dry-run text for one pair of nodes (shared by run and batch).
+// The dry-run text for one pair of nodes (shared by run and batch); `json`: the plan as one JSON object instead.
 export async function dryRunPlan(
   args: Pick<RunArgs, 'sim' | 'nodes' | 'port' | 'seed' | 'acceptNewHostKeys' | 'sshConfig' | 'simFault'>,
   protocol: Protocol,
   protocolText: string,
   io: CliIo,
   signal?: AbortSignal,
+  json = false,
 ): Promise<string> {
+  const render = (plan: RunPlan, nodes: { name: string; cage: number | 'auto' }[], real: boolean) =>
+    json ? formatPlanJson(plan, nodes, protocol, real) : formatPlan(plan, nodes, { protocol, real });
   const clock = new VirtualClock(Math.floor(Date.now() / 1000) * 1000);
   if (args.sim) {
     // --sim-fault is checked as a run checks it (a lab with the faults), then the plan is made without them: faults
@@ -566,8 +569,11 @@ export async function dryRunPlan(
     if (args.simFault?.length) simNodes({ ...args, out: '', json: false }, clock);
     const { nodes, runners } = simNodes({ ...args, out: '', json: false, simFault: [] }, clock);
     const plan = await planRun({ protocol, protocolText, nodes, runners, clock, scenario: args.sim, ...(signal ? { signal } : {}) });
-    const shown = nodes.map((n) => ({ name: n.name, cage: n.cage }));
-    return formatPlan(plan, shown, { protocol, real: false });
+    return render(
+      plan,
+      nodes.map((n) => ({ name: n.name, cage: n.cage })),
+      false,
+    );
   }
   const specs = parseNodes(args.nodes!, args.port);
   const real = await makeRunners(specs, {
@@ -605,9 +611,9 @@ export async function dryRunPlan(
     ...(signal ? { signal } : {}),
   });
   plan.commands = [...nodes.flatMap((n) => lockCommands(n.name).slice(0, 2)), ...plan.commands, ...nodes.flatMap((n) => lockCommands(n.name).slice(2))];
-  return formatPlan(
+  return render(
     plan,
     nodes.map((n) => ({ name: n.name, cage: n.cage })),
-    { protocol, real: true },
+    true,
   );
 }

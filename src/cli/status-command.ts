@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { printable } from '../domain/text.js';
+import { readInputText } from '../io/read-input.js';
 import { findRunDirs } from '../report/run-dirs.js';
 import { LIVE_FILE, type LiveState } from '../run/live-state.js';
 import { EXIT } from './exit-codes.js';
@@ -48,7 +49,7 @@ export function judgeLive(s: LiveState, now: number, here = hostname(), alive = 
 
 function readLive(dir: string): LiveState | null {
   try {
-    const v = JSON.parse(readFileSync(join(dir, LIVE_FILE), 'utf8')) as Partial<LiveState>;
+    const v = JSON.parse(readInputText(join(dir, LIVE_FILE), 'liveState')) as Partial<LiveState>;
     if (v?.schema !== 'cablequal.live/1' || typeof v.runId !== 'string' || typeof v.pid !== 'number' || typeof v.updatedAt !== 'string') return null;
     return v as LiveState;
   } catch {
@@ -58,7 +59,7 @@ function readLive(dir: string): LiveState | null {
 
 function outcomeIn(dir: string): string | null {
   try {
-    const r = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as { outcome?: unknown };
+    const r = JSON.parse(readInputText(join(dir, 'record.json'), 'record')) as { outcome?: unknown };
     return typeof r.outcome === 'string' ? r.outcome : null;
   } catch {
     return null;
@@ -93,7 +94,7 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
   const runs = liveRuns(dir);
   if (args.json) {
     io.stdout(
-      `${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`,
+      `${JSON.stringify(runs.map((r) => ({ runId: r.runId, verdict: r.verdict, why: r.why, phase: r.phase, elapsedS: r.elapsedS, remainingS: r.remainingS, phaseRemainingS: r.phaseRemainingS ?? null, nodes: r.nodes.map((n) => n.name), pid: r.pid, controller: r.controller, runDir: r.dir, updatedAt: r.updatedAt, outcome: r.outcome })))}\n`,
     );
     return EXIT.ok;
   }
@@ -106,7 +107,9 @@ export async function statusCommand(args: { out: string; json: boolean }, io: Cl
     const head = r.verdict === 'running' ? 'RUNNING' : r.verdict === 'died' ? 'DIED' : r.verdict === 'not-updating' ? 'NOT UPDATING' : 'UNKNOWN';
     io.stdout(printable(`${head}  ${r.runId}${r.label ? ` "${r.label}"` : ''}${r.simulated ? ' (simulated lab)' : ''}`) + '\n');
     io.stdout(
-      printable(`  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`) + '\n',
+      printable(
+        `  phase ${r.phase}, elapsed ${mmss(r.elapsedS)}, remaining ${mmss(r.remainingS)}${r.phaseRemainingS != null ? ` (phase ${mmss(r.phaseRemainingS)})` : ''} (as of ${r.ageS} s ago); nodes ${nodes}; ${r.why}`,
+      ) + '\n',
     );
     io.stdout(`  run directory: ${relative(io.cwd, r.dir) || '.'}\n`);
     if (r.verdict === 'died') {

@@ -49,7 +49,7 @@ function worstLane(rates: readonly number[]): number {
 // right, the phase's time left; what still does not fit is cut with an ellipsis.
 export function formatStatus(s: LiveStatus, columns = Infinity): string {
   const run = s.runRemainingS === null ? '' : `, ${fmtDuration(s.runRemainingS)} left`;
-  const phase = s.remainingS === null ? '' : ` (${fmtDuration(s.remainingS)} left)`;
+  const phase = s.phaseRemainingS === null ? '' : ` (${fmtDuration(s.phaseRemainingS)} left)`;
   const head = `[${fmtDuration(s.elapsedS)}${run}] ${printable(s.phase)}`;
   const names = Object.keys(s.laneRates);
   const nodes = (detail: NodeDetail, which = names) => which.map((n) => ` | ${nodePart(s, n, detail)}`).join('');

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
 import { LocalRunner } from '../transport/local-runner.js';
 import { SshRunner } from '../transport/ssh-runner.js';
@@ -11,6 +13,10 @@ export async function makeRunners(
   nodes: NodeSpec[],
   opts: { acceptNewHostKeys: boolean; env: NodeJS.ProcessEnv; sshConfig?: string; warn?: (line: string) => void },
 ): Promise<Map<string, CommandRunner>> {
+  // An ssh config named on the command line must be there (~/.ssh/config, the default, need not): a missing one was
+  // ignored, and the nodes reached with no config at all.
+  if (opts.sshConfig !== undefined && !existsSync(opts.sshConfig))
+    throw new UsageError(`--ssh-config ${opts.sshConfig}: no such file; give the ssh config that names the nodes, or leave --ssh-config out (~/.ssh/config)`);
   const map = new Map<string, CommandRunner>();
   const noted = new Set<string>();
   for (const n of nodes) {

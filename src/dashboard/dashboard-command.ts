@@ -27,6 +27,7 @@ function batchReports(dir: string, db: string | undefined): string | null {
 export async function dashboardCommand(args: DashboardArgs, io: DbIo & { onStop?: (say: string) => void }, signal: AbortSignal): Promise<number> {
   if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new UsageError(`--port: 0..65535, got ${args.port}`);
   if (args.db === 'off') throw new UsageError('dashboard: --db off: there is no store to show');
+  if (args.db === undefined && io.env['CABLEQUAL_DB'] === 'off') throw new UsageError('dashboard: $CABLEQUAL_DB=off: there is no store to show; give --db');
   // A batch directory (`batch --out X`) keeps its runs' store beside it, in the reports directory holding it: the
   // dashboard of X is that directory's (the same store the batch wrote, and X's certificates served below it).
   const out = batchReports(resolve(io.cwd, args.out), args.db ?? io.env.CABLEQUAL_DB);
@@ -34,6 +35,8 @@ export async function dashboardCommand(args: DashboardArgs, io: DbIo & { onStop?
   const choice = chooseStore({ out: out ?? args.out, db: args.db, env: io.env, cwd: io.cwd });
   const outDir = out ?? resolve(io.cwd, args.out);
   const outIsDir = existsSync(outDir) && statSync(outDir).isDirectory();
+  // A file named as the reports directory is bad usage (it was exit 3, the store's mkdir failing under it).
+  if (existsSync(outDir) && !outIsDir) throw new UsageError(`--out ${args.out}: not a directory; give the reports directory (the --out of cablequal run)`);
   // The embedded store lives in --out: a folder that is not there is a typo, not a lab with no runs yet.
   if (choice.engine === 'sqlite' && !existsSync(resolve(choice.target, '..'))) {
     const viaOut = choice.target === resolve(outDir, STORE_FILE);

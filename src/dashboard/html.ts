@@ -77,9 +77,9 @@ export function fmt(v: number | null | undefined, digits = 2): string {
   return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits);
 }
 
-// A FEC margin as the certificate prints it: the headline to one decimal ("10.2"), a deciding value to two ("0.84").
-export function fmtMargin(v: number | null | undefined, deciding = false): string {
-  return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(deciding ? 2 : 1);
+// A FEC margin as the certificate and the terminal print it: to two decimals ("9.41", "1.09").
+export function fmtMargin(v: number | null | undefined): string {
+  return v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(2);
 }
 
 // A BER bound as the certificate states it: "< 1.6e-14" (a 95% upper bound, never a bare 0).

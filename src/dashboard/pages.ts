@@ -25,11 +25,10 @@ function outcomeCell(r: RunItem): string {
   return `<td class="${esc(o)}">${esc(o)}</td>`;
 }
 
-// The margin and BER cells of a run: the certificate's figures (deciding value of a FAIL decided in decades).
+// The margin and BER cells of a run: the one FEC margin and worst-lane BER of its result (over the graded soaks); a
+// deciding value is in the "why" code beside them, under its rule's name.
 function figureCells(r: RunItem): string {
-  const m = marginFigure(r);
-  const deciding = m !== null && m === r.decidingValue && r.decidingUnit === 'decades';
-  return `<td class="num margin"${deciding ? ' title="the deciding value"' : ''}>${fmtMargin(m, deciding)}</td><td class="num ber">${esc(fmtBerBound(berBoundFigure(r)))}</td>`;
+  return `<td class="num margin">${fmtMargin(marginFigure(r))}</td><td class="num ber">${esc(fmtBerBound(berBoundFigure(r)))}</td>`;
 }
 
 // The short code of why (rows imported before schema 3 have none: the start of their sentence instead).
@@ -62,7 +61,7 @@ ${opts.cable === false ? '' : `<td>${r.serial ? `<a href="${href('/cables/{}', r
 }
 
 const RUN_HEAD = (cable = true) =>
-  `<tr><th>started (UTC)</th><th>run</th><th>outcome</th><th>why</th>${cable ? '<th>cable serial</th>' : ''}<th>label</th><th>batch</th><th>part number</th><th>vendor</th><th>lot</th><th>station</th><th title="the loaded soak, worst receiver (the certificate's); a FAIL decided in decades: the deciding value">FEC margin (decades)</th><th title="the loaded soak's worst lane, 95% upper bound">worst-lane BER</th><th>certificate</th></tr>`;
+  `<tr><th>started (UTC)</th><th>run</th><th>outcome</th><th>why</th>${cable ? '<th>cable serial</th>' : ''}<th>label</th><th>batch</th><th>part number</th><th>vendor</th><th>lot</th><th>station</th><th title="the worst lane's 95% upper bound over the graded soaks, as decades below the RS-FEC limit (the certificate's and summary.csv's)">FEC margin (decades)</th><th title="the worst lane over the graded soaks, 95% upper bound">worst-lane BER</th><th>certificate</th></tr>`;
 
 function select(name: string, label: string, values: readonly string[], chosen: string | undefined): string {
   const opts = ['', ...values].map((v) => `<option value="${esc(v)}"${v === (chosen ?? '') ? ' selected' : ''}>${esc(v || 'any')}</option>`).join('');
@@ -114,7 +113,7 @@ export function cablePage(o: { serial: string; cable: Record<string, unknown> | 
     style: 'points' as const,
   }));
   const chart = chartSpec('cable-margin', {
-    title: `FEC margin per run: the certificate's figure (decades below the RS-FEC limit; FAIL below ${failAt}, MARGINAL below ${marginalAt})`,
+    title: `FEC margin per run: over the graded soaks, as the certificate states it (decades below the RS-FEC limit; FAIL below ${failAt}, MARGINAL below ${marginalAt})`,
     kind: 'points',
     x: o.runs.map((_, i) => i + 1),
     xLabel: 'run (oldest first)',
@@ -214,7 +213,7 @@ export function yieldPageHtml(o: Awaited<ReturnType<typeof yieldPage>>): string 
   const zeros = Object.entries(o.worstLaneBer.zeroBer);
   const path = `/${o.by === 'part' ? 'parts' : 'vendors'}/${encodeURIComponent(o.key)}`;
   const body = `${scopeNote(path, o.simulated)}${other}<table id="yield"><thead><tr><th rowspan="2">lot (date code)</th>${COUNT_HEAD_1}</tr><tr>${COUNT_HEAD_2}</tr></thead><tbody>${rows}<tr class="all"><th>all</th>${countsCells(o.cables, o.runs)}</tr></tbody></table>
-${dist('fec-margin', "FEC margin of each judged cable's latest verdict, per lot (the certificate's figure; bins of 0.5 decade, lots stacked)", o.fecMargin, 'FEC margin (decades below the RS-FEC limit)', false)}
+${dist('fec-margin', "FEC margin of each qualified cable's latest verdict, per lot (over the graded soaks, as the certificate states it; set-up checks and golden runs not counted; bins of 0.5 decade, lots stacked)", o.fecMargin, 'FEC margin (decades below the RS-FEC limit)', false)}
 ${dist('worst-ber', "Worst-lane pre-FEC BER bound of each judged cable's latest verdict, per lot (95% upper bound, bins of one decade, lots stacked)", o.worstLaneBer, 'worst-lane BER (95% upper bound)', true)}
 ${zeros.length ? `<p>Cables imported before bounds were stored whose worst lane counted no error (not on the log axis; \`cablequal db import\` again adds their bound): ${zeros.map(([lot, n]) => `lot ${esc(lot)}: ${n}`).join(', ')}</p>` : ''}`;
   return layout({
@@ -360,18 +359,28 @@ export function batchPage(o: { id: string; batch: BatchItem | null; runs: RunIte
   const facts = b
     ? `<table class="facts"><tr><th>controller</th><td>${esc(b.controller ?? '')}</td></tr><tr><th>manifest</th><td>${esc(b.manifest ?? '')}</td></tr><tr><th>protocol</th><td>${esc(b.protocol ?? '')}</td></tr><tr><th>cables tested</th><td>${b.tested ?? '–'} of ${b.cables ?? '–'}</td></tr><tr><th>golden cable</th><td>${b.goldenSerial ? `<a href="${href('/cables/{}', b.goldenSerial)}">${esc(b.goldenSerial)}</a>` : 'none'}${b.driftOk === null ? '' : b.driftOk ? ' (within its drift limits)' : ` <span class="out">drifted</span> ${esc(b.driftDetail ?? '')}`}</td></tr></table>`
     : '<p class="muted">This batch has runs in the store but no batch row (its state file was not imported).</p>';
+  // The box's cables by their label; the golden reference's runs apart (they check the bench, they are no cable of it).
   const cables = new Map<string, RunItem[]>();
+  const golden = new Map<string, RunItem[]>();
   for (const r of o.runs) {
-    const key = r.batchRole && r.batchRole !== 'cable' ? r.batchRole : (r.label ?? r.serial ?? r.runId);
-    cables.set(key, [...(cables.get(key) ?? []), r]);
+    const isGolden = (r.batchRole && r.batchRole !== 'cable') || r.runRole === 'golden';
+    const into = isGolden ? golden : cables;
+    const key = isGolden ? (r.serial ?? 'golden') : (r.label ?? r.serial ?? r.runId);
+    into.set(key, [...(into.get(key) ?? []), r]);
   }
-  const rows = [...cables.entries()]
-    .map(([label, runs]) => {
-      const last = runs[runs.length - 1]!;
-      return `<tr data-cable="${esc(label)}"><td>${esc(label)}</td><td>${last.serial ? `<a href="${href('/cables/{}', last.serial)}">${esc(last.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>${outcomeCell(last)}<td class="code">${esc(shortWhy(last))}</td>${figureCells(last)}<td>${runs.map(runLink).join(' ')}</td></tr>`;
-    })
-    .join('\n');
-  const body = `${facts}<h2>Cables (${cables.size})</h2><table id="batch-cables"><thead><tr><th>cable (label)</th><th>serial</th><th>latest outcome</th><th>why</th><th>FEC margin (decades)</th><th>worst-lane BER</th><th>runs</th></tr></thead><tbody>${rows}</tbody></table>
+  const rowsOf = (m: Map<string, RunItem[]>) =>
+    [...m.entries()]
+      .map(([label, runs]) => {
+        const last = runs[runs.length - 1]!;
+        const kind = last.runKind === 'setup-check' ? ' <span class="muted">(set-up check)</span>' : '';
+        return `<tr data-cable="${esc(label)}"><td>${esc(label)}</td><td>${last.serial ? `<a href="${href('/cables/{}', last.serial)}">${esc(last.serial)}</a>` : '<span class="muted">unidentified</span>'}</td>${outcomeCell(last)}<td class="code">${esc(shortWhy(last))}${kind}</td>${figureCells(last)}<td>${runs.map(runLink).join(' ')}</td></tr>`;
+      })
+      .join('\n');
+  const head = `<thead><tr><th>cable (label)</th><th>serial</th><th>latest outcome</th><th>why</th><th>FEC margin (decades)</th><th>worst-lane BER</th><th>runs</th></tr></thead>`;
+  const goldenTable = golden.size
+    ? `<h2>Golden reference (${[...golden.values()].flat().length} run(s), not a cable of the box)</h2><table id="batch-golden">${head}<tbody>${rowsOf(golden)}</tbody></table>`
+    : '';
+  const body = `${facts}<h2>Cables (${cables.size})</h2><table id="batch-cables">${head}<tbody>${rowsOf(cables)}</tbody></table>${goldenTable}
 <h2>Runs (${o.runs.length})</h2><table id="runs"><thead>${RUN_HEAD()}</thead><tbody>${runRows(o.runs, o.certUrl)}</tbody></table>`;
   return layout({ title: `Batch ${b?.name ?? o.id}`, path: '/batches', body });
 }

@@ -36,9 +36,9 @@ export interface RunItem {
   endedAt: string | null;
   simulated: boolean;
   protocol: string | null;
-  fecMarginDecades: number | null;
+  fecMarginDecades: number | null; // "FEC margin": the worst lane's 95% bound over the graded soaks (src/rules/result.ts)
   worstLaneBer: number | null;
-  worstLaneBerUb95: number | null; // over every lane and phase (95% upper bound)
+  worstLaneBerUb95: number | null; // "worst-lane BER": 95% upper bound over the graded soaks (rows before schema 5: every phase until re-imported)
   ibWriteBwGbps: number | null;
   ncclBusbwGBs: number | null;
   nicTempMaxC: number | null;
@@ -56,13 +56,26 @@ export interface RunItem {
   decidedAtS: number | null;
   batchName: string | null;
   runKind: string | null; // qualification or setup-check; null for records before they were told apart
+  // Schema version 5 on (null for rows imported before: `db import` fills them):
+  qualifies: boolean | null; // counts as a qualified cable: judged, a qualification, not the golden reference
+  runRole: string | null; // cable or golden
+  fecMarginNode: string | null;
+  fecMarginPhase: string | null;
+  fecMarginLane: number | null;
+  headlinePhase: string | null;
+  decidingNode: string | null;
+  decidingPhase: string | null;
+  decidingLane: number | null;
+  decidingAtS: number | null;
 }
 
 // The runs columns a list reads (runs aliased r, batches b).
 const LIST_COLUMNS = `r.run_id, r.state, r.outcome, r.label, r.cable_serial, r.part_number, r.vendor, r.lot, r.station_id, r.batch_id, r.batch_role,
   r.started_at, r.ended_at, r.simulated, r.protocol_name, r.fec_margin_decades, r.worst_lane_ber, r.ib_write_bw_gbps, r.nccl_busbw_gbs,
   r.nic_temp_max_c, r.main_reason, r.run_dir, r.certificate_file, r.certificate_sha256, r.headline_margin_decades, r.headline_ber_ub95,
-  r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, r.run_kind, b.name AS batch_name`;
+  r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, r.run_kind, r.qualifies, r.run_role,
+  r.fec_margin_node, r.fec_margin_phase, r.fec_margin_lane, r.headline_phase, r.deciding_node, r.deciding_phase, r.deciding_lane, r.deciding_at_s,
+  b.name AS batch_name`;
 const LIST_FROM = 'runs r LEFT JOIN batches b ON b.id = r.batch_id';
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -104,6 +117,16 @@ function item(r: Record<string, unknown>): RunItem {
     decidedAtS: n(r['decided_at_s']),
     batchName: s(r['batch_name']),
     runKind: s(r['run_kind']),
+    qualifies: r['qualifies'] === null || r['qualifies'] === undefined ? null : Number(r['qualifies']) === 1,
+    runRole: s(r['run_role']),
+    fecMarginNode: s(r['fec_margin_node']),
+    fecMarginPhase: s(r['fec_margin_phase']),
+    fecMarginLane: n(r['fec_margin_lane']),
+    headlinePhase: s(r['headline_phase']),
+    decidingNode: s(r['deciding_node']),
+    decidingPhase: s(r['deciding_phase']),
+    decidingLane: n(r['deciding_lane']),
+    decidingAtS: n(r['deciding_at_s']),
   };
 }
 
@@ -238,18 +261,15 @@ export function cableYieldOf(c: CableCounts): { judged: number; passRate: number
   return { judged, passRate: judged ? c.PASS / judged : null };
 }
 
-// The FEC margin a list shows for a run: the deciding value of a FAIL or MARGINAL decided in decades (0.84 for a clone
-// failed on a window), else the certificate's headline margin (the loaded soak), else (rows before schema 3) the
-// worst over every soak.
-export function marginFigure(r: Pick<RunItem, 'outcome' | 'decidingUnit' | 'decidingValue' | 'headlineMarginDecades' | 'fecMarginDecades'>): number | null {
-  if ((r.outcome === 'FAIL' || r.outcome === 'MARGINAL') && r.decidingUnit === 'decades' && r.decidingValue !== null) return r.decidingValue;
-  return r.headlineMarginDecades ?? r.fecMarginDecades;
+// The FEC margin a list shows for a run: the one "FEC margin" (the API's fecMarginDecades, summary.csv's
+// fec_margin_decades, the certificate's); a deciding value in decades is shown beside it under its own name.
+export function marginFigure(r: Pick<RunItem, 'fecMarginDecades'>): number | null {
+  return r.fecMarginDecades;
 }
 
-// The worst-lane BER a list shows: always a 95% upper bound (the certificate's "below 1.6e-14"), the loaded soak's
-// where the row has it.
-export function berBoundFigure(r: Pick<RunItem, 'headlineBerUb95' | 'worstLaneBerUb95'>): number | null {
-  return r.headlineBerUb95 ?? r.worstLaneBerUb95;
+// The worst-lane BER a list shows: the 95% upper bound over the graded soaks (the API's worstLaneBerUb95).
+export function berBoundFigure(r: Pick<RunItem, 'worstLaneBerUb95'>): number | null {
+  return r.worstLaneBerUb95;
 }
 
 // Which runs yield counts: real runs only, unless simulated runs are asked for (?simulated=1).
@@ -265,6 +285,12 @@ export function parseScope(q: URLSearchParams): YieldScope {
 }
 
 const LATEST_VERDICT = `ROW_NUMBER() OVER (PARTITION BY cable_serial ORDER BY started_at DESC, run_id DESC)`;
+
+// The rows every count of qualified cables, yield and histogram reads: a judged qualification of a cable (the result's
+// qualifies; rows before schema 5 were given it by the migration).
+const QUALIFIES = 'qualifies = 1';
+// The golden reference's runs check the bench: its serial is no cable of the part (rows before schema 5: by batch role).
+const NOT_GOLDEN = "(batch_role IS NULL OR batch_role = 'cable') AND (run_role IS NULL OR run_role <> 'golden')";
 
 // Cables (by latest complete verdict) and runs (by outcome) per part number and per vendor.
 export async function partsAndVendors(
@@ -283,11 +309,11 @@ export async function partsAndVendors(
     db.all<{ part_number: string; vendor: string | null; outcome: string; n: number | string }>(
       `SELECT part_number, vendor, outcome, COUNT(*) AS n FROM (
          SELECT part_number, vendor, outcome, ${LATEST_VERDICT} AS k FROM runs
-         WHERE state = 'finished' AND outcome IN ('PASS', 'MARGINAL', 'FAIL') AND cable_serial IS NOT NULL AND part_number IS NOT NULL ${sim}
+         WHERE state = 'finished' AND outcome IN ('PASS', 'MARGINAL', 'FAIL') AND ${QUALIFIES} AND cable_serial IS NOT NULL AND part_number IS NOT NULL ${sim}
        ) t WHERE k = 1 GROUP BY part_number, vendor, outcome`,
     ),
     db.all<{ part_number: string; vendor: string | null; n: number | string }>(
-      `SELECT part_number, vendor, COUNT(DISTINCT cable_serial) AS n FROM runs WHERE part_number IS NOT NULL AND cable_serial IS NOT NULL ${sim} GROUP BY part_number, vendor`,
+      `SELECT part_number, vendor, COUNT(DISTINCT cable_serial) AS n FROM runs WHERE part_number IS NOT NULL AND cable_serial IS NOT NULL AND ${NOT_GOLDEN} ${sim} GROUP BY part_number, vendor`,
     ),
   ]);
   type Entry = { runs: Counts; cables: CableCounts; serials: number };
@@ -364,7 +390,7 @@ export async function yieldPage(
   const col = by === 'part' ? 'part_number' : 'vendor';
   const rows = await db.all(
     `SELECT run_id, cable_serial, lot, outcome, state, started_at, vendor, part_number, fec_margin_decades, worst_lane_ber, worst_lane_ber_ub95,
-       headline_margin_decades, headline_ber_ub95, deciding_unit, deciding_value
+       headline_margin_decades, headline_ber_ub95, deciding_unit, deciding_value, qualifies, batch_role, run_role
      FROM runs WHERE ${col} = ? ${scope.simulated ? '' : 'AND simulated = 0'} ORDER BY started_at, run_id`,
     [key],
   );
@@ -384,9 +410,9 @@ export async function yieldPage(
     lotOf(lot).runs[k]++;
     total[k]++;
     const serial = s(r['cable_serial']);
-    if (!serial) continue;
+    if (!serial || r['batch_role'] === 'golden-first' || r['batch_role'] === 'golden-last' || r['run_role'] === 'golden') continue;
     seen.set(serial, lot);
-    if (r['state'] === 'finished' && (k === 'PASS' || k === 'MARGINAL' || k === 'FAIL')) latest.set(serial, r);
+    if (r['state'] === 'finished' && (k === 'PASS' || k === 'MARGINAL' || k === 'FAIL') && Number(r['qualifies']) === 1) latest.set(serial, r);
   }
   const cables = zeroCables();
   const fecByLot = new Map<string, number[]>();
@@ -484,12 +510,13 @@ export async function liveRuns(db: SqlDb): Promise<
     updatedAt: string | null;
     phase: string | null;
     elapsedS: number | null;
-    remainingS: number | null;
+    remainingS: number | null; // the whole procedure's time left
+    phaseRemainingS: number | null; // the current phase's
     status: unknown;
   }[]
 > {
   const rows = await db.all(
-    `SELECT r.run_id, r.label, r.station_id, r.simulated, r.started_at, r.batch_id, l.updated_at, l.phase, l.elapsed_s, l.remaining_s, l.status
+    `SELECT r.run_id, r.label, r.station_id, r.simulated, r.started_at, r.batch_id, l.updated_at, l.phase, l.elapsed_s, l.remaining_s, l.phase_remaining_s, l.status
      FROM runs r LEFT JOIN live l ON l.run_id = r.run_id WHERE r.state = 'running' ORDER BY r.started_at DESC LIMIT ?`,
     [200],
   );
@@ -504,6 +531,7 @@ export async function liveRuns(db: SqlDb): Promise<
     phase: s(r['phase']),
     elapsedS: n(r['elapsed_s']),
     remainingS: n(r['remaining_s']),
+    phaseRemainingS: n(r['phase_remaining_s']),
     status: typeof r['status'] === 'string' ? JSON.parse(r['status']) : null,
   }));
 }
@@ -554,7 +582,8 @@ function batchItem(r: Record<string, unknown>): BatchItem {
 async function withRunCounts(db: SqlDb, items: BatchItem[]): Promise<BatchItem[]> {
   if (!items.length) return items;
   const rows = await db.all<{ batch_id: string; outcome: string | null; state: string; n: number | string }>(
-    `SELECT batch_id, outcome, state, COUNT(*) AS n FROM runs WHERE batch_id IN (${items.map(() => '?').join(', ')}) GROUP BY batch_id, outcome, state`,
+    // The box's cables: the golden reference's runs are not cables of the batch.
+    `SELECT batch_id, outcome, state, COUNT(*) AS n FROM runs WHERE batch_id IN (${items.map(() => '?').join(', ')}) AND (batch_role IS NULL OR batch_role = 'cable') GROUP BY batch_id, outcome, state`,
     items.map((b) => b.id),
   );
   const byId = new Map(items.map((b) => [b.id, b]));
@@ -584,13 +613,21 @@ export async function batchOf(db: SqlDb, id: string): Promise<{ batch: BatchItem
 export async function liveOf(
   db: SqlDb,
   runId: string,
-): Promise<{ phase: string | null; elapsedS: number | null; remainingS: number | null; updatedAt: string | null; status: unknown } | null> {
-  const [r] = await db.all('SELECT phase, elapsed_s, remaining_s, updated_at, status FROM live WHERE run_id = ?', [runId]);
+): Promise<{
+  phase: string | null;
+  elapsedS: number | null;
+  remainingS: number | null;
+  phaseRemainingS: number | null;
+  updatedAt: string | null;
+  status: unknown;
+} | null> {
+  const [r] = await db.all('SELECT phase, elapsed_s, remaining_s, phase_remaining_s, updated_at, status FROM live WHERE run_id = ?', [runId]);
   if (!r) return null;
   return {
     phase: s(r['phase']),
     elapsedS: n(r['elapsed_s']),
     remainingS: n(r['remaining_s']),
+    phaseRemainingS: n(r['phase_remaining_s']),
     updatedAt: s(r['updated_at']),
     status: typeof r['status'] === 'string' ? JSON.parse(r['status']) : null,
   };

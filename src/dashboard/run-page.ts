@@ -44,11 +44,13 @@ function summary(o: RunPageInput): string {
       ? `decided at <b id="decided-at">${mmss(r.decidedAtS)}</b> into the run (${fmt(r.decidedAtS, 0)} s): the loads stopped there`
       : 'ran to the end of the procedure';
   const margin = marginFigure(r);
-  const deciding = margin !== null && margin === r.decidingValue && r.decidingUnit === 'decades';
+  const where = r.fecMarginNode
+    ? ` (${esc(r.fecMarginNode)}${r.fecMarginLane !== null ? ` lane ${r.fecMarginLane}` : ''}, ${esc(r.fecMarginPhase ?? '')})`
+    : '';
   return `<div class="summary ${esc(outcome)}" id="summary"><span class="big" id="outcome">${esc(outcome)}</span> <span id="decision">${decided}</span>
 ${r.mainCode && r.outcome !== 'PASS' ? `<div class="code" id="main-code">${esc(r.mainCode)}</div>` : ''}
 ${r.mainReason && r.outcome !== 'PASS' ? `<div class="reason" id="main-reason">${esc(r.mainReason)}</div>` : ''}
-${running ? '' : `<div>FEC margin <b id="fig-margin">${fmtMargin(margin, deciding)}</b> decades${deciding ? ' (the deciding value)' : ' (loaded soak, worst receiver)'} · worst-lane BER <b id="fig-ber">${esc(fmtBerBound(berBoundFigure(r)))}</b> (95% upper bound)</div>`}</div>`;
+${running ? '' : `<div>FEC margin <b id="fig-margin">${fmtMargin(margin)}</b> decades${where} · worst-lane BER <b id="fig-ber">${esc(fmtBerBound(berBoundFigure(r)))}</b> (95% upper bound, graded soaks)${r.runKind === 'setup-check' ? ' · <b>set-up check</b>: qualifies no cable' : ''}${r.runRole === 'golden' ? ' · golden reference cable' : ''}</div>`}</div>`;
 }
 
 function facts(o: RunPageInput): string {
@@ -87,7 +89,7 @@ function headline(h: unknown): string {
         `<tr data-node="${esc(x.node)}"><td>${esc(x.node)}</td><td class="num">${fmt(x.seconds / 60, 1)}</td><td class="num hl-ber">${esc(fmtBerBound(x.berUb95))}</td><td class="hl-lanes">${x.lanes.map((l) => `lane ${l.lane} ${esc(fmtBerBound(l.berUb95))}${l.errors ? ` (${l.errors} errors)` : ''}`).join(', ')}</td><td class="num hl-margin">${fmtMargin(x.fecMarginDecades)}</td><td class="num">${fmt(x.nicTempMeanC, 1)} / ${fmt(x.nicTempMaxC, 1)}</td><td class="num">${x.crcErrors} / ${x.postFecErrors} / ${x.linkDownEvents}</td><td>${esc(x.laneRatio)}</td></tr>`,
     )
     .join('');
-  return `<h2>Headline: ${esc(hl.phase ?? '')} per receiver (the certificate's)</h2><table id="headline"><thead><tr><th>receiver</th><th>minutes</th><th>BER, all lanes</th><th>each lane (95% upper bound)</th><th>FEC margin (decades)</th><th>NIC °C mean / max</th><th>CRC / post-FEC / link-down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table>`;
+  return `<h2>Headline: ${esc(hl.phase ?? '')} per receiver (the certificate's)</h2><table id="headline"><thead><tr><th>receiver</th><th>minutes</th><th>BER, all lanes</th><th>each lane (95% upper bound)</th><th>loaded-soak FEC margin (decades)</th><th>NIC °C mean / max</th><th>CRC / post-FEC / link-down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function charts(o: RunPageInput): string {

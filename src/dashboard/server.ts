@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { UsageError } from '../domain/errors.js';
 import type { ResultsStore } from '../store/store.js';
 import { CLIENT_JS } from './client-script.js';
 import { batchesPage, batchPage, cablePage, errorPage, goldenPage, livePage, partsPage, runsPage, yieldPageHtml, type CertUrl } from './pages.js';
@@ -366,7 +367,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
 
   const server = createServer((req, res) => {
     route(req, res).catch((e: unknown) => {
-      const status = e instanceof HttpError ? e.status : e instanceof BadQuery ? 400 : 500;
+      // A journal that is not a regular file, or over the journal bound (io/read-input.ts): refused, naming it.
+      const status = e instanceof HttpError ? e.status : e instanceof BadQuery ? 400 : e instanceof UsageError ? 422 : 500;
       const message = (e as Error).message;
       if (status === 500) process.stderr.write(`cablequal dashboard: ${req.url}: ${message}\n`);
       if (res.headersSent) return void res.end();

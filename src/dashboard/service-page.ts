@@ -1,4 +1,4 @@
-// A cable's service since its qualification (`cablequal watch`, store migration 5): the cable page's service section
+// A cable's service since its qualification (`cablequal watch`, store migration 6): the cable page's service section
 // (each receiver lane's pre-FEC BER and the NIC temperature over the days watched, the alarms, each link drop with
 // what both ends showed while it was down) and the fleet page (every watched cable with its state).
 import { SERIAL_RATE_BPS } from '../analysis/counters.js';

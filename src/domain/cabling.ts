@@ -23,6 +23,8 @@ export interface LinkEnd {
   lanes: number | null;
   fec: string | null;
   mtu: number | null;
+  // At a switch: the switch port's name as LLDP gives it (cage is -1 there).
+  port?: string;
 }
 
 // One cable of the cluster. `a` is the end that sorts first (node name, then cage); `id` names it in every output:

@@ -10,3 +10,18 @@ export function nestingExceeds(v: unknown, max: number): boolean {
   }
   return false;
 }
+
+// Where a parsed JSON value holds a number that is not finite (`1e999` parses as Infinity), as a path
+// ("body.reasons[0].value"), or null. JSON cannot write one, so no document cablequal wrote holds one; walked
+// without recursion, after nestingExceeds has bounded the depth.
+export function nonFiniteNumberAt(v: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[v, '']];
+  while (stack.length) {
+    const [x, at] = stack.pop()!;
+    if (typeof x === 'number' && !Number.isFinite(x)) return at || '(the document)';
+    if (x === null || typeof x !== 'object') continue;
+    if (Array.isArray(x)) x.forEach((c, i) => stack.push([c, `${at}[${i}]`]));
+    else for (const [k, c] of Object.entries(x)) stack.push([c, at ? `${at}.${k}` : k]);
+  }
+  return null;
+}

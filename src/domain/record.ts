@@ -2,6 +2,7 @@ import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
 import type { Cage, CableEnd } from './node.js';
 import type { Measurement } from './limit.js';
 import type { Grade, Outcome, Reason } from './outcome.js';
+import type { RunResult } from './result.js';
 
 // Statistics of one lane of one receiver over one phase.
 export interface LaneStats {
@@ -39,6 +40,9 @@ export interface NodePhaseStats {
   crcErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  // Successful PHY recoveries without a link drop (total_success_recovery_phy); absent where the receiver's kernel does
+  // not expose the counter (mlx5 before the 2025-03 patch) and in records of journals that never read it.
+  recoveries?: number;
   counterResets: number;
   worstLane: number | null;
   // Rules version 2: the certain ratio, worst lane's 95% lower bound over the others' median 95% upper bound (0: no
@@ -276,8 +280,10 @@ export interface SamplingStats {
 }
 
 // What a run may claim (src/rules/qualification.ts): a qualification runs the whole burn-in; a set-up check (the quick
-// protocol, a soak shorter than 60 minutes or without GPU load) shows the set-up works and qualifies no cable.
-export type RunKind = 'qualification' | 'setup-check';
+// protocol, a soak shorter than 60 minutes or without GPU load) shows the set-up works and qualifies no cable; a
+// preflight (`cablequal preflight`) checks the nodes and is not a run of a cable (records before it said so: kind
+// qualification or setup-check, and only a preflight phase).
+export type RunKind = 'qualification' | 'setup-check' | 'preflight';
 
 // One record per run, handed to the output writers (certificate, CSV, JSON) that only serialise it.
 export interface RunRecord {
@@ -346,12 +352,21 @@ export interface RunRecord {
   // Qualified at once with the cable in the nodes' other cage (run --port both): this cable's cage, and the other
   // cable's cage, run and (once a soak shared it) serial.
   together?: TogetherRecord;
+  // The batch's golden reference cable (run first and last to check the bench), not a cable of the box; absent: a cable.
+  role?: 'golden';
+  // Every figure an output shows, computed once from the rest of the record as its last step (src/rules/result.ts);
+  // absent in records written before it: read through resultOfRecord.
+  result?: RunResult;
 }
 
 // The mode of a cable qualified beside another between the same two nodes (src/run/together.ts).
 export interface TogetherRecord {
   cage: number;
-  with: { cage: number; runId: string; serial: string | null }[];
+  with: { cage: number; runId: string; serial: string | null; link?: string }[];
+  // A cable of a cluster (run --cluster): the cluster's topology and this cable's link id (node:cage--node:cage); each
+  // other cable's link id in `with`.
+  topology?: string;
+  link?: string;
 }
 
 // A node's DMI/SMBIOS identity as /sys/class/dmi/id gives it; null where unreadable (src/probes/dmi.ts reads it).

@@ -13,13 +13,18 @@ export interface PhyCounters {
   linkDownEvents?: U64; // link_down_events_phy
   pcsSymbolErrors?: U64; // rx_pcs_symbol_err_phy (post-FEC)
   correctedBits?: U64; // rx_corrected_bits_phy
+  // total_success_recovery_phy: successful PHY recovery cycles of the port's reset cycle, a recovery without a link drop
+  // (mlx5 since the 2025-03 patch "net/mlx5e: Expose port reset cycle recovery counter via ethtool", when the firmware
+  // has the PPCNT recovery group; a 32-bit register). Absent on older kernels.
+  recoveries?: U64;
   laneErrors: U64[]; // rx_err_lane_0_phy.. in lane order (pre-FEC raw errors); empty when the driver lacks them
 }
 
 // A scalar field of PhyCounters.
 export type PhyCounterField = Exclude<keyof PhyCounters, 'laneErrors'>;
 
-// Each scalar field's `ethtool -S` name, in the order mlx5 prints them (the lanes follow rx_corrected_bits_phy).
+// Each scalar field's `ethtool -S` name, in the order mlx5 prints them (the lanes follow rx_corrected_bits_phy, and
+// total_success_recovery_phy follows the lanes).
 export const PHY_COUNTERS: readonly (readonly [PhyCounterField, string])[] = [
   ['rxPackets', 'rx_packets_phy'],
   ['crcErrors', 'rx_crc_errors_phy'],
@@ -31,6 +36,7 @@ export const PHY_COUNTERS: readonly (readonly [PhyCounterField, string])[] = [
   ['linkDownEvents', 'link_down_events_phy'],
   ['pcsSymbolErrors', 'rx_pcs_symbol_err_phy'],
   ['correctedBits', 'rx_corrected_bits_phy'],
+  ['recoveries', 'total_success_recovery_phy'],
 ];
 
 // The `ethtool -S` name of lane N's pre-FEC error counter.

@@ -1,8 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { UsageError } from '../domain/errors.js';
 import { bigintReplacer } from '../domain/u64.js';
+import { kindOf } from './read-input.js';
+
+// A file is written only to a new path or over an existing regular file: the rename of an atomic write replaces
+// whatever is at the path, so a FIFO, a device or a symbolic link named as `--out` (as root, `--out /dev/null`) would
+// be replaced by a regular file. Anything else is a UsageError naming it (`label`: how the user named it, e.g.
+// "--out compare.csv"; exit 2). Every writer below checks it; commands check their user-named paths first, before
+// any work.
+export function checkOutputPath(path: string, label: string = path): void {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  if (!st || st.isFile()) return;
+  throw new UsageError(`${label}: ${kindOf(st)}, not a regular file: cablequal writes only a new file or over a regular one; give another path`);
+}
 
 // Temp file beside the target, so the final rename stays on one file system. Hidden (dot) and named after the
 // target, the writing process and a random tag, so a temp file left by a SIGKILL can be recognised and swept.
@@ -51,6 +64,7 @@ export function sweepStaleTemps(dir: string, now = Date.now()): string[] {
 
 // A reader (or a crash) sees the old file or the new one, never half of it: write a temp file, fsync, rename over.
 export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o644): Promise<string> {
+  checkOutputPath(path);
   const tmp = tempPath(path);
   try {
     const fh = await open(tmp, 'wx', mode);
@@ -70,6 +84,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, m
 
 // The same, synchronously: for the run's state files (record.json, batch state) written on exit paths.
 export function writeFileAtomicSync(path: string, data: string | Uint8Array, mode = 0o644): string {
+  checkOutputPath(path);
   const tmp = tempPath(path);
   try {
     writeFileSync(tmp, data, { mode, flag: 'wx' });

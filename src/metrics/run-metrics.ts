@@ -8,7 +8,8 @@ import type { CountedTotals } from '../analysis/intervals.js';
 export interface MetricsStatus {
   phase: string;
   elapsedS: number;
-  remainingS: number | null;
+  phaseRemainingS: number | null;
+  runRemainingS: number | null;
   laneRates?: Record<string, number[]>;
   nicTempC?: Record<string, number | null>;
   gpuTempC?: Record<string, number | null>;
@@ -28,6 +29,7 @@ export class RunMetrics {
   private readonly phaseG: Gauge;
   private readonly elapsed: Gauge;
   private readonly remaining: Gauge;
+  private readonly runRemaining: Gauge;
   private readonly laneErrors: Counter;
   private readonly laneRate: Gauge;
   private readonly correctedBits: Counter;
@@ -49,6 +51,7 @@ export class RunMetrics {
     this.phaseG = g('cablequal_run_phase', 'the phase the run is in (1 for the current phase)', ['run', 'phase']);
     this.elapsed = g('cablequal_run_elapsed_seconds', 'seconds since the run started (run clock)', ['run']);
     this.remaining = g('cablequal_run_phase_remaining_seconds', 'seconds left in the current timed phase', ['run']);
+    this.runRemaining = g('cablequal_run_remaining_seconds', 'seconds left in the whole procedure, at least (an early stop ends it sooner)', ['run']);
     this.laneErrors = c('cablequal_lane_pre_fec_errors_total', 'pre-FEC errors per lane since the run started sampling (rx_err_lane_N_phy)', [
       'run',
       'node',
@@ -80,8 +83,10 @@ export class RunMetrics {
       this.phaseG.set({ run, phase: s.phase }, 1);
     }
     this.elapsed.set({ run }, s.elapsedS);
-    if (s.remainingS !== null) this.remaining.set({ run }, s.remainingS);
+    if (s.phaseRemainingS !== null) this.remaining.set({ run }, s.phaseRemainingS);
     else this.remaining.remove({ run });
+    if (s.runRemainingS !== null) this.runRemaining.set({ run }, s.runRemainingS);
+    else this.runRemaining.remove({ run });
     if (s.throughputGbps != null) this.throughput.set({ run }, s.throughputGbps);
     for (const [node, rates] of Object.entries(s.laneRates ?? {})) rates.forEach((r, lane) => this.laneRate.set({ run, node, lane: String(lane) }, r));
     const set = (gauge: Gauge, values: Record<string, number | null> | undefined) => {
@@ -100,6 +105,7 @@ export class RunMetrics {
     if (phase !== undefined) this.phaseG.remove({ run, phase });
     this.phase.delete(run);
     this.remaining.remove({ run });
+    this.runRemaining.remove({ run });
   }
 
   // Counters advanced by what the node counted since the last status (the run's intervals, taken once by its loop).

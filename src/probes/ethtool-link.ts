@@ -14,7 +14,13 @@ const KIND = 'ethtool-link';
 const HEADER = /^Settings for (\S+):$/;
 const NOTICE = /^(?:netlink error: .+|Cannot get [A-Za-z -]+: .+)$/;
 const KEY_LINE = /^([A-Za-z][A-Za-z0-9 /()_.,'-]*?):(?:[ \t]+(.*?))?[ \t]*$/;
-const LINK_MODE = /^\d+base[A-Za-z0-9_]+\/(?:Full|Half)$/;
+// A link mode is a name from the kernel's link-mode string set, printed as it is (netlink/settings.c dump_link_modes):
+// with a duplex suffix (`100000baseCR4/Full`) or without one (`10000baseR_FEC`), or `BIT<n>` for a bit this ethtool has
+// no name for. The list is data: any such name is read, the ones of kernels newer than this parser too. A token
+// without a digit (`N/A`) is no mode name: garbage.
+const LINK_MODE = /^(?=[^\s]*\d)[A-Za-z0-9][A-Za-z0-9_/.+-]*$/;
+// ethtool prints "Not reported" for an empty list (dump_link_modes's if_none).
+const NOT_REPORTED = /(?:^|\s)Not reported(?=\s|$)/g;
 const CONTINUATION_COLUMN = 16;
 
 // Labels printed by ethtool's settings code (netlink and ioctl), used to tell real output from "a: b" prose.
@@ -50,6 +56,14 @@ const KNOWN_KEYS = new Set([
   'Link Down Events',
 ]);
 const LINK_MODE_KEYS = new Set(['Supported link modes', 'Advertised link modes', 'Link partner advertised link modes']);
+// Every list ethtool may continue on the next lines (the link modes, and the FEC modes of older ethtool builds).
+const LIST_KEYS = new Set([...LINK_MODE_KEYS, 'Supported FEC modes', 'Advertised FEC modes', 'Link partner advertised FEC modes']);
+
+// The tokens of a line when each is a link mode name, else null.
+function modeTokens(text: string): string[] | null {
+  const tokens = text.replace(NOT_REPORTED, ' ').split(/\s+/).filter(Boolean);
+  return tokens.length > 0 && tokens.every((t) => LINK_MODE.test(t)) ? tokens : null;
+}
 
 // What the harness reads from `ethtool <iface>`; null = the line was not printed (or ethtool said Unknown!).
 export interface EthtoolLink {
@@ -72,6 +86,7 @@ export interface EthtoolLink {
 }
 
 interface Field {
+  key: string;
   value: string;
   line: number;
   more: { text: string; line: number }[];
@@ -104,7 +119,9 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     }
     if (line.trim() === '') throw new ParseError(KIND, lineNo, 'blank line inside the settings');
     const indent = indentColumns(line);
-    if (indent >= CONTINUATION_COLUMN) {
+    // ethtool continues a list with a TAB and spaces to the column after its label (dump_link_modes: "\n\t%*s");
+    // a paste may have lost some of them: a line of mode names under a list is its continuation however indented.
+    if (indent >= CONTINUATION_COLUMN || (last && LIST_KEYS.has(last.key) && !line.includes(':') && modeTokens(line))) {
       if (!last) throw new ParseError(KIND, lineNo, `indented continuation without a list above it: ${clip(line)}`);
       last.more.push({ text: line.trim(), line: lineNo });
       continue;
@@ -115,7 +132,7 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     // ethtool indents every setting; an unindented unknown "a: b" is prose around a paste, not a new field.
     if (indent === 0 && !KNOWN_KEYS.has(key)) throw new ParseError(KIND, lineNo, `not an ethtool setting: ${clip(line)}`);
     if (fields.has(key)) throw new ParseError(KIND, lineNo, `"${key}" repeated (first on line ${fields.get(key)!.line})`);
-    last = { value: m[2] ?? '', line: lineNo, more: [] };
+    last = { key, value: m[2] ?? '', line: lineNo, more: [] };
     fields.set(key, last);
   }
   if (![...fields.keys()].some((k) => KNOWN_KEYS.has(k))) {
@@ -137,7 +154,7 @@ export function parseEthtoolLink(text: string): EthtoolLink {
     speedMbps: read('Speed', speed, 'NNNMb/s or Unknown!'),
     lanes: read('Lanes', (v) => (/^\d{1,3}$/.test(v) ? Number(v) : undefined), 'a lane count'),
     duplex: read('Duplex', (v) => (v === 'Full' || v === 'Half' ? v : /^Unknown!/.test(v) ? null : undefined), 'Full, Half or Unknown!'),
-    port: read('Port', (v) => (v === '' ? undefined : v), 'a port type'),
+    port: read('Port', (v) => (v === '' ? undefined : /^Unknown!/.test(v) ? null : v), 'a port type'),
     autoNegotiation: read('Auto-negotiation', (v) => (v === 'on' ? true : v === 'off' ? false : undefined), 'on or off'),
     linkDetected: read('Link detected', linkDetected, 'yes or no'),
     linkDownReason: read('Link detected', linkReason, 'yes or no'),
@@ -148,7 +165,7 @@ export function parseEthtoolLink(text: string): EthtoolLink {
 }
 
 function speed(v: string): number | null | undefined {
-  if (v === 'Unknown!') return null;
+  if (/^Unknown!(?: \(\d+\))?$/.test(v)) return null;
   const m = /^(\d{1,9})Mb\/s$/.exec(v);
   return m ? Number(m[1]) : undefined;
 }
@@ -171,13 +188,12 @@ function linkReason(v: string): string | null | undefined {
   return m[2] === undefined ? null : textClip(printable(m[2].trim()), 120);
 }
 
-// A link-mode list: tokens on the key line and on every continuation; "Not reported" means none.
+// A link-mode list: tokens on the key line and on every continuation; "Not reported" (wherever it stands) is none.
 function linkModes(key: string, f: Field | undefined): string[] {
   if (!f) return [];
-  if (f.value === 'Not reported' && f.more.length === 0) return [];
   const modes: string[] = [];
   for (const { text, line } of [{ text: f.value, line: f.line }, ...f.more]) {
-    for (const token of text.split(/\s+/).filter(Boolean)) {
+    for (const token of text.replace(NOT_REPORTED, ' ').split(/\s+/).filter(Boolean)) {
       if (!LINK_MODE.test(token)) throw new ParseError(KIND, line, `${key}: ${clip(token)} is not a link mode`);
       modes.push(token);
     }

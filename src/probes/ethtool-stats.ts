@@ -29,6 +29,7 @@ export interface EthtoolStats {
   crcErrors: U64 | null; // rx_crc_errors_phy
   linkDownEvents: U64 | null; // link_down_events_phy
   rxBits: U64 | null; // rx_bits_phy (only on 2026+ kernels)
+  recoveries: U64 | null; // total_success_recovery_phy (only on kernels with the 2025-03 mlx5 patch)
 }
 
 // Pure parser for the exact stdout of `ethtool -S <iface>`. Runs on every sampling tick for each rail (twice a second
@@ -80,6 +81,7 @@ export function parseEthtoolStats(text: string): EthtoolStats {
     crcErrors: phy.crcErrors ?? null,
     linkDownEvents: phy.linkDownEvents ?? null,
     rxBits: phy.rxBits ?? null,
+    recoveries: phy.recoveries ?? null,
   };
 }
 

@@ -18,10 +18,8 @@ import type {
   TogetherRecord,
   WindowStats,
 } from '../domain/record.js';
-
-// Phases whose BER the certificate headlines (the default protocol's soak phases).
-export const IDLE_PHASE = 'soak-idle';
-export const LOADED_PHASE = 'soak-loaded';
+import type { RunResult } from '../domain/result.js';
+import { laneRatioText, resultOfRecord } from '../rules/result.js';
 
 // ERROR/ABORTED runs could not judge the cable: they get a run report, never a certificate. A set-up check (a protocol
 // short of a qualification, src/rules/qualification.ts) gets a set-up-check report with its verdict, never a certificate.
@@ -59,6 +57,7 @@ export interface NodePhaseContent {
   postFecErrors: number;
   symbolErrors: number;
   linkDownEvents: number;
+  recoveries?: number; // successful PHY recoveries (total_success_recovery_phy); absent where not read
   counterResets: number;
   worstLane: number | null;
   worstLaneRatio: number;
@@ -71,6 +70,13 @@ export interface NodePhaseContent {
 }
 
 // Everything the certificate says, in one plain object: HTML renders it, certificate.json signs it.
+// What a protocol that is not a built-in changes from the built-in it derives from (src/protocol/derivation.ts).
+export interface ProtocolDerived {
+  from: string;
+  fromSha256: string;
+  changes: string[];
+}
+
 export interface CertificateContent {
   schema: 'cablequal.certificate/1';
   kind: DocumentKind;
@@ -95,6 +101,8 @@ export interface CertificateContent {
   endedAt: string | null;
   protocol: { name: string; sha256: string }; // whose limits graded the run
   protocolRecorded?: { name: string; sha256: string }; // what ran, when the run was graded with other limits
+  // The protocol that ran is not a built-in: the built-in it derives from and every setting it changes (#32 item 1b).
+  protocolDerived?: ProtocolDerived;
   nodes: NodeRecord[];
   // Nodes shared with another cable under test at the same time (batch, one node in two pairs).
   sharedNodes: string[];
@@ -125,15 +133,17 @@ export interface CertificateContent {
     maxLaneRatio: number | null;
     loadedVsIdleRatio: number | null;
     logRateVsTempSlope: number | null;
-    preFecBerIdle: number | null; // worst receiver
+    preFecBerIdle: number | null; // worst receiver, the graded soak before the headline soak
     preFecBerLoaded: number | null;
     preFecBerLoadedUb95: number | null;
     crcErrors: number;
     postFecErrors: number;
     linkDownEvents: number;
+    recoveries?: number; // all receivers and phases, where total_success_recovery_phy was read
     nicTempMaxC: number | null;
   };
   measurements: Measurement[];
+  result: RunResult;
   sampling: SamplingStats;
   // The conditions the soaks measured (rules version 3 on): each direction's link load against its own ib_write_bw
   // figure, the GPU utilisation judged on each node, and counters cleared during the run.
@@ -143,37 +153,24 @@ export interface CertificateContent {
   functionDivergence?: FunctionDivergence[];
 }
 
-// Worst (max) of the finite values, or null when none.
-export function maxOrNull(values: (number | null | undefined)[]): number | null {
-  const v = values.filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
-  return v.length ? Math.max(...v) : null;
-}
-
-// Totals and worst receiver figures used by the certificate headline, the CSVs and the compare table.
+// The summary figures of the certificate, the CSVs and compare, each the result's (src/rules/result.ts): over the
+// graded soaks, the loaded one being the headline soak; the two ratios of the whole analysis as it states them.
 export function summarise(record: RunRecord): CertificateContent['summary'] {
-  const per = record.analysis?.perNodePhase ?? [];
-  const inPhase = (name: string) => per.filter((p) => p.phase === name);
+  const r = resultOfRecord(record);
   return {
-    fecMarginDecades: record.analysis?.fecMarginDecades ?? null,
-    maxLaneRatio: record.analysis?.maxLaneRatio ?? null,
+    fecMarginDecades: r.fecMargin?.value ?? null,
+    maxLaneRatio: r.laneRatio?.value ?? null,
     loadedVsIdleRatio: record.analysis?.loadedVsIdleRatio ?? null,
     logRateVsTempSlope: record.analysis?.logRateVsTempSlope ?? null,
-    preFecBerIdle: maxOrNull(inPhase(IDLE_PHASE).map((p) => p.preFecBer)),
-    preFecBerLoaded: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBer)),
-    preFecBerLoadedUb95: maxOrNull(inPhase(LOADED_PHASE).map((p) => p.preFecBerUb95)),
-    crcErrors: per.reduce((a, p) => a + p.crcErrors, 0),
-    postFecErrors: per.reduce((a, p) => a + p.postFecErrors, 0),
-    linkDownEvents: per.reduce((a, p) => a + p.linkDownEvents, 0),
-    nicTempMaxC: maxOrNull(per.map((p) => p.nicTempMaxC)),
+    preFecBerIdle: r.idleSoak?.preFecBer ?? null,
+    preFecBerLoaded: r.loadedSoak?.preFecBer ?? null,
+    preFecBerLoadedUb95: r.loadedSoak?.preFecBerUb95 ?? null,
+    crcErrors: r.crcErrors ?? 0,
+    postFecErrors: r.postFecErrors ?? 0,
+    linkDownEvents: r.linkDownEvents ?? 0,
+    ...(r.recoveries !== null ? { recoveries: r.recoveries } : {}),
+    nicTempMaxC: r.nicTempMaxC,
   };
-}
-
-// A lane ratio as a reader should see it: "no errors" when no lane had any, "at least" when only bounded.
-export function laneRatioText(p: { laneStats: readonly unknown[]; worstLane: number | null; worstLaneRatio: number; ratioAgainstZero?: boolean }): string {
-  if (p.laneStats.length < 2) return '—';
-  if (p.worstLane === null || !(p.worstLaneRatio > 0)) return 'no errors';
-  const v = p.worstLaneRatio >= 100 ? p.worstLaneRatio.toFixed(0) : String(Number(p.worstLaneRatio.toPrecision(2)));
-  return `${p.ratioAgainstZero ? 'at least ' : ''}${v}x`;
 }
 
 // How the link trained, from ethtool's Lanes and Speed: "4 x 50G" (lanes x speed per lane), or the lanes alone.
@@ -214,7 +211,7 @@ function endContent(end: RunRecord['cable']['ends'][number]): CableEndContent {
 }
 
 // Build the certificate's content from the finished record; no I/O, no clock.
-export function certificateContent(record: RunRecord): CertificateContent {
+export function certificateContent(record: RunRecord, protocolDerived?: ProtocolDerived | null): CertificateContent {
   const kind = documentKind(record);
   const ends = record.cable.ends.map(endContent);
   const read = ends.filter((e) => e.vendorPn !== null);
@@ -239,6 +236,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
     endedAt: record.endedAt,
     protocol: { name: record.protocol.name, sha256: record.protocol.sha256 },
     ...(record.protocolRecorded ? { protocolRecorded: { name: record.protocolRecorded.name, sha256: record.protocolRecorded.sha256 } } : {}),
+    ...(protocolDerived ? { protocolDerived } : {}),
     nodes: record.nodes,
     sharedNodes: record.sharedNodes ?? [],
     ...(record.together ? { together: record.together } : {}),
@@ -270,6 +268,7 @@ export function certificateContent(record: RunRecord): CertificateContent {
       postFecErrors: p.postFecErrors,
       symbolErrors: p.symbolErrors,
       linkDownEvents: p.linkDownEvents,
+      ...(p.recoveries !== undefined ? { recoveries: p.recoveries } : {}),
       counterResets: p.counterResets,
       worstLane: p.worstLane,
       worstLaneRatio: p.worstLaneRatio,
@@ -283,6 +282,8 @@ export function certificateContent(record: RunRecord): CertificateContent {
     worstWindows: record.analysis?.windows ?? [],
     laneTemperature: record.analysis?.laneTemp ?? [],
     summary: summarise(record),
+    // Every figure under its one name (src/domain/result.ts); certificates before it carry summary alone.
+    result: resultOfRecord(record),
     measurements: record.measurements,
     sampling: record.sampling,
     ...(record.soakLoad ? { soakLoad: record.soakLoad } : {}),

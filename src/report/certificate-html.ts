@@ -3,7 +3,7 @@ import type { Reason } from '../domain/outcome.js';
 import type { RunRecord, TogetherRecord } from '../domain/record.js';
 import { differentCagesWarning } from '../domain/node.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind, type ProtocolDerived } from './certificate-content.js';
 import { zeroErrorBound } from '../rules/qualification.js';
 import { laneRateChart, throughputChart } from './charts.js';
 import { escapeXml as e } from './escape.js';
@@ -20,6 +20,7 @@ export interface SignatureNote {
 export interface HtmlWriterExtras {
   timeseries?: RunTimeseries;
   signature?: SignatureNote;
+  protocolDerived?: ProtocolDerived | null;
 }
 
 const CSS = `
@@ -133,7 +134,7 @@ function conditions(c: CertificateContent): string {
   return `<table class="nodes"><colgroup><col style="width:8%"><col style="width:9%"><col style="width:17%"><col style="width:15%"><col style="width:17%"><col style="width:12%"><col style="width:11%"><col></colgroup><thead><tr><th>node</th><th>host</th><th>cage / rails</th><th>machine / BIOS</th><th>OS / kernel</th><th>NIC driver</th><th>NIC firmware</th><th>link</th></tr></thead><tbody>${rows}</tbody></table>
 <table class="nodes software"><colgroup><col style="width:8%"></colgroup><thead><tr><th>node</th><th>GPU driver</th><th>CUDA (driver)</th><th>NCCL</th><th>nccl-tests</th><th>Open MPI</th><th>perftest</th><th>ethtool</th></tr></thead><tbody>${software}</tbody></table>
 <table class="run"><colgroup><col style="width:20%"><col></colgroup><tbody>
-<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}</td></tr>
+<tr><th>protocol</th><td>${e(c.protocol.name)} <span class="mono">sha256 ${e(c.protocol.sha256)}</span>${c.protocolRecorded ? `; graded with these limits, not those of the protocol that ran: ${e(c.protocolRecorded.name)} <span class="mono">sha256 ${e(c.protocolRecorded.sha256)}</span>` : ''}${c.protocolDerived ? `<br><b>not a built-in protocol</b>: derived from ${e(c.protocolDerived.from)} <span class="mono">sha256 ${e(c.protocolDerived.fromSha256)}</span>, changing ${c.protocolDerived.changes.length ? c.protocolDerived.changes.map((x) => `<span class="mono">${e(x)}</span>`).join('; ') : 'nothing but its name'}` : ''}</td></tr>
 <tr><th>started / ended</th><td>${e(c.startedAt)} → ${e(c.endedAt ?? 'not ended')}${c.decidedAtS !== null ? ` (decided at ${e(fmtFixed(c.decidedAtS, 0))} s)` : ''}</td></tr>
 <tr><th>hardware</th><td>${c.simulated ? `<b>SIMULATED</b> (scenario ${e(c.scenario ?? '—')}): no real cable was measured` : 'real nodes'}</td></tr>${
     c.sharedNodes.length
@@ -155,6 +156,16 @@ function functionsText(d: NonNullable<CertificateContent['functionDivergence']>)
 
 // How a cable qualified beside another was run: what it shared, and what that changes (and does not) in its figures.
 function togetherStatement(t: TogetherRecord): string {
+  if (t.topology && t.link) {
+    const others = t.with.map((o) => `${o.link ?? `cage ${o.cage}`}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join('; ');
+    return (
+      `qualified in place in a ${t.topology} of Sparks (cablequal run --cluster): this cable joins ${t.link.replace('--', ' to ')}, ` +
+      `qualified at once with the cluster's other cables (${others}). The benchmarks ran one cable at a time, against the one-cable ` +
+      `limits; each soak started with every cable loaded together, so this cable carried its share of its nodes' ~200 Gb/s (its load ` +
+      `below, judged against that share of its own ib_write_bw figure) while its wire ran at the full 212.5 Gb/s line rate and its ` +
+      `lane errors were counted as with one cable`
+    );
+  }
   const others = t.with.map((o) => `the cable in cage ${o.cage}${o.serial ? ` (serial ${o.serial})` : ''}, run ${o.runId}`).join(', ');
   return (
     `qualified at once with ${others}; this cable in cage ${t.cage} (cablequal run --port both). The benchmarks ran one cable at a time, ` +
@@ -261,7 +272,7 @@ function laneTable(c: CertificateContent): string {
           return `<td class="num${worst ? ' grade-FAIL' : ''}">${s ? `${fmtExp(s.ber)}<br><span class="muted">≤${fmtExp(s.berUb95)}</span>` : ''}</td>`;
         })
         .join('');
-      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${e(p.laneRatioText)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
+      return `<tr><td>${e(p.node)}</td><td>${e(p.phase)}</td><td class="num">${fmtFixed(p.seconds, 0)}</td><td class="num">${fmtExp(p.preFecBer)}<br><span class="muted">≤${fmtExp(p.preFecBerUb95)}</span></td>${lanes}<td class="num">${e(p.laneRatioText)}</td><td class="num">${fmtCount(p.crcErrors)}</td><td class="num">${fmtCount(p.postFecErrors)}</td><td class="num">${fmtCount(p.linkDownEvents)}${p.recoveries !== undefined ? `<br><span class="muted">${fmtCount(p.recoveries)} recovered</span>` : ''}</td><td class="num">${fmtFixed(p.nicTempMaxC, 0)}</td></tr>`;
     })
     .join('');
   return `<table class="lanes"><colgroup><col style="width:8%"><col style="width:10%"><col style="width:5%"><col style="width:9%"></colgroup><thead><tr><th>receiver</th><th>phase</th><th class="num">s</th><th class="num">pre-FEC BER (ub95)</th>${laneHead}<th class="num">worst lane ratio</th><th class="num">CRC</th><th class="num">post-FEC</th><th class="num">link down</th><th class="num">NIC max °C</th></tr></thead><tbody>${rows}</tbody></table>`;
@@ -271,7 +282,8 @@ function laneTable(c: CertificateContent): string {
 // reasons; its figures are in the lane table and certificate.json's headline).
 function headline(c: CertificateContent): string {
   const h = c.headline;
-  if (!h || h.receivers.length === 0) return '';
+  // Only a soak is a headline: a run without one graded states none (src/rules/result.ts).
+  if (!h || h.receivers.length === 0 || c.result.headlinePhase !== h.phase) return '';
   const rows = h.receivers
     .map((r) => {
       const lanes = r.lanes.length
@@ -288,7 +300,7 @@ function headline(c: CertificateContent): string {
     c.kind === 'setup-check'
       ? `What the loaded soak showed (${e(h.phase)}, ${e(zero.duration)}: a set-up check, not a qualification)`
       : `What the loaded soak proved (${e(h.phase)}, per receiver and lane)`;
-  return `<section class="headline"><h2>${what}</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over ${e(zero.duration)} at 212.5 Gb/s bound the BER below ${e(fmtExp(zero.ber))}. The FEC margin is how many decades the worst lane's upper bound sits below the RS(544,514) design input BER 2.4e-4. Shorter phases are in the table below, never stated here.</p></section>`;
+  return `<section class="headline"><h2>${what}</h2><table class="lanes"><colgroup><col style="width:9%"><col style="width:7%"><col style="width:13%"><col style="width:13%"><col style="width:20%"><col style="width:9%"><col style="width:11%"><col></colgroup><thead><tr><th>receiver</th><th class="num">min</th><th class="num">NIC °C mean</th><th class="num">pre-FEC BER (95% upper bound, 212.5 Gb/s)</th><th class="num">per lane (95% upper bound)</th><th class="num">loaded-soak FEC margin (decades)</th><th class="num">CRC / post-FEC / link down</th><th>lane ratio</th></tr></thead><tbody>${rows}</tbody></table><p class="muted">Bounds are exact Poisson 95% bounds: zero errors over ${e(zero.duration)} at 212.5 Gb/s bound the BER below ${e(fmtExp(zero.ber))}. The loaded-soak FEC margin is how many decades the worst lane's upper bound in this soak sits below the RS(544,514) design input BER 2.4e-4; the FEC margin (below) is the same over every graded soak. Shorter phases are in the table below, never stated here.</p></section>`;
 }
 
 // Lanes whose error rate grew with the NIC temperature (a runaway is the failing clone's signature).
@@ -303,7 +315,7 @@ function temperatureLine(c: CertificateContent): string {
 
 function summaryLine(c: CertificateContent): string {
   const s = c.summary;
-  return `<p>FEC margin <b>${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst 95% bound) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
+  return `<p>FEC margin <b class="fec-margin">${fmtFixed(s.fecMarginDecades, 2)} decades</b> below the RS(544,514) design input BER 2.4e-4 (worst lane's 95% bound over the graded soaks) · worst lane ratio <b>${s.maxLaneRatio ? `${fmtRatio(s.maxLaneRatio)}×` : 'no errors'}</b> · loaded/idle BER ratio ${fmtRatio(s.loadedVsIdleRatio)} · CRC ${fmtCount(s.crcErrors)} · post-FEC ${fmtCount(s.postFecErrors)} · link-down events ${fmtCount(s.linkDownEvents)}${s.recoveries !== undefined ? ` · PHY recoveries without a link drop ${fmtCount(s.recoveries)}` : ''} · NIC max ${fmtFixed(s.nicTempMaxC, 0)} °C${s.logRateVsTempSlope !== null ? ` · error rate vs temperature ${fmtFixed(s.logRateVsTempSlope, 2)} decades/°C` : ''}.</p>`;
 }
 
 const GRADE_ORDER = { PASS: 0, MARGINAL: 1, FAIL: 2 } as const;
@@ -356,8 +368,13 @@ const TITLES: Record<DocumentKind, string> = {
 };
 
 // Pure: the whole self-contained page (inline CSS and SVG, no scripts, fonts or links) for one run.
-export function renderCertificateHtml(record: RunRecord, timeseries: RunTimeseries = EMPTY_TIMESERIES, signature?: SignatureNote): string {
-  const c = certificateContent(record);
+export function renderCertificateHtml(
+  record: RunRecord,
+  timeseries: RunTimeseries = EMPTY_TIMESERIES,
+  signature?: SignatureNote,
+  protocolDerived?: ProtocolDerived | null,
+): string {
+  const c = certificateContent(record, protocolDerived);
   // A certificate or a set-up check states a verdict; a run report does not.
   const judged = c.kind !== 'run-report';
   const title = TITLES[c.kind];
@@ -398,6 +415,6 @@ ${footer(c, signature, jsonName)}
 // Writes certificate.html (setup-check.html for a set-up check, run-report.html for ERROR/ABORTED) atomically into the run dir.
 export async function writeCertificateHtml(record: RunRecord, dir: string, extras: HtmlWriterExtras = {}): Promise<string[]> {
   const path = join(dir, `${documentKind(record)}.html`);
-  await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature));
+  await writeFileAtomic(path, renderCertificateHtml(record, extras.timeseries, extras.signature, extras.protocolDerived));
   return [path];
 }

@@ -1,15 +1,16 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
-import { nestingExceeds } from '../domain/json-depth.js';
+import { nestingExceeds, nonFiniteNumberAt } from '../domain/json-depth.js';
 import type { Outcome, Reason } from '../domain/outcome.js';
 import type { RunRecord } from '../domain/record.js';
+import { printable } from '../domain/text.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { certificateProblem } from './certificate-schema.js';
 import { canonicalJson } from './canonical-json.js';
-import { certificateContent, documentKind, type CertificateContent, type DocumentKind } from './certificate-content.js';
+import { certificateContent, documentKind, type CertificateContent, type DocumentKind, type ProtocolDerived } from './certificate-content.js';
 import { hashFile, journalPath } from './journal-hash.js';
 import { fingerprint, signBytes, verifyBytes, type LabKey } from './sign.js';
 
@@ -29,6 +30,7 @@ export interface CertificateDocument {
 export interface JsonWriterExtras {
   labKey?: LabKey | null; // null/absent: written unsigned with `unsignedReason`
   unsignedReason?: string;
+  protocolDerived?: ProtocolDerived | null; // the protocol that ran is not a built-in (certificate-content.ts)
 }
 
 // Replace non-finite numbers (JSON cannot carry them) by null so canonical JSON never throws on a record.
@@ -44,9 +46,10 @@ export function buildCertificateDocument(
   journal: SignedBody['journal'],
   labKey: LabKey | null,
   unsignedReason = 'no lab key found',
+  protocolDerived?: ProtocolDerived | null,
 ): CertificateDocument {
   const body: SignedBody = jsonSafe({
-    ...certificateContent(record),
+    ...certificateContent(record, protocolDerived),
     journal,
     signer: labKey ? { algorithm: 'Ed25519' as const, fingerprint: labKey.fingerprint, publicKeyPem: labKey.publicKeyPem } : null,
   });
@@ -58,7 +61,13 @@ export function buildCertificateDocument(
 export async function certificateDocumentFor(record: RunRecord, dir: string, extras: JsonWriterExtras = {}): Promise<CertificateDocument> {
   const file = basename(record.journal.file || 'journal.jsonl');
   const h = await hashFile(journalPath(dir, file));
-  return buildCertificateDocument(record, { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null }, extras.labKey ?? null, extras.unsignedReason);
+  return buildCertificateDocument(
+    record,
+    { file, sha256: h?.sha256 ?? null, bytes: h?.bytes ?? null },
+    extras.labKey ?? null,
+    extras.unsignedReason,
+    extras.protocolDerived,
+  );
 }
 
 // Writes an already built document next to the record.
@@ -71,7 +80,7 @@ export async function writeCertificateDocument(doc: CertificateDocument, dir: st
 export type Regrade = (
   runDir: string,
   rulesVersion: number,
-) => Promise<{ outcome: Outcome; reasons: Reason[] } & Partial<Pick<RunRecord, 'kind' | 'shortOfQualification'>>>;
+) => Promise<{ outcome: Outcome; reasons: Reason[]; serial?: string | null } & Partial<Pick<RunRecord, 'kind' | 'shortOfQualification' | 'simulated'>>>;
 
 export interface VerifyOptions {
   regrade: Regrade;
@@ -142,6 +151,9 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   }
   // Before anything walks it: a body nested 200,000 deep parses, but every recursive reader overflows on it.
   if (nestingExceeds(doc, MAX_DEPTH)) return refused(`${certPath}: nested deeper than ${MAX_DEPTH} levels: not a certificate cablequal wrote`);
+  // `1e999` parses as Infinity, which no signed document can hold (canonical JSON has no spelling for it).
+  const infinite = nonFiniteNumberAt(doc);
+  if (infinite) return refused(`${certPath}: ${printable(infinite.slice(0, 120))}: a number that is not finite: not a certificate cablequal wrote`);
   const body = doc?.body;
   if (!body || typeof body !== 'object' || body.schema !== 'cablequal.certificate/1') {
     return refused(`${certPath}: not a cablequal certificate (schema cablequal.certificate/1)`);
@@ -212,6 +224,12 @@ export async function verifyCertificate(certPath: string, opts: VerifyOptions): 
   try {
     const again = await opts.regrade(runDir, version);
     if (again.outcome !== body.outcome) problems.push(`re-grading gives ${again.outcome}, certificate says ${body.outcome}`);
+    // What the cable is and whether the run was simulated are the journal's too: a body signed by any key (an UNPINNED
+    // verify trusts only consistency) must say what its journal says (#32 item 6).
+    if (again.serial !== undefined && again.serial !== (body.cable?.serial ?? null))
+      problems.push(`the journal's cable serial is ${JSON.stringify(again.serial)}, the certificate says ${JSON.stringify(body.cable?.serial ?? null)}`);
+    if (again.simulated !== undefined && again.simulated !== body.simulated)
+      problems.push(`the journal says the run was ${again.simulated ? '' : 'not '}simulated, the certificate says simulated: ${String(body.simulated)}`);
     const want = (body.reasons ?? []).map(reasonKey).sort().join('\n');
     const got = again.reasons.map(reasonKey).sort().join('\n');
     if (want !== got)

@@ -3,9 +3,8 @@ import { mkdir } from 'node:fs/promises';
 import { median } from 'simple-statistics';
 import { UsageError } from '../domain/errors.js';
 import type { RunRecord } from '../domain/record.js';
-import { CABLE_VERDICTS } from '../domain/outcome.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
-import { summarise } from './certificate-content.js';
+import { resultOfRecord } from '../rules/result.js';
 import { CSV_COLUMNS } from './csv-columns.js';
 import { runRow, toCsv, type CsvCell } from './csv.js';
 import { readRunRecord } from './record-io.js';
@@ -16,19 +15,22 @@ export interface CompareResult {
   warnings: string[]; // one line per skipped directory
 }
 
-// Per part number: how often it passes and how its loaded BER spreads (judged runs only).
+// Per part number: how often its qualifications pass and how the loaded soak's BER bound spreads over them; set-up
+// checks and golden runs are counted apart (they qualify no cable of the part), preflights are never read.
 export function partSummaryRows(records: RunRecord[]): CsvCell[][] {
   const groups = new Map<string, RunRecord[]>();
   for (const r of records) {
+    if (resultOfRecord(r).kind === 'preflight') continue;
     const key = r.cable.partNumber ?? '';
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   return [...groups.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([pn, rs]) => {
-      const judged = rs.filter((r) => CABLE_VERDICTS.includes(r.outcome));
-      const count = (o: string) => rs.filter((r) => r.outcome === o).length;
-      const bers = judged.map((r) => summarise(r).preFecBerLoaded).filter((b): b is number => b !== null);
+      const results = rs.map(resultOfRecord);
+      const judged = results.filter((x) => x.qualifies);
+      const count = (o: string) => judged.filter((x) => x.outcome === o).length;
+      const bounds = judged.map((x) => x.loadedSoak?.preFecBerUb95 ?? null).filter((b): b is number => b !== null);
       const vendors = [...new Set(rs.map((r) => r.cable.vendor).filter((v): v is string => !!v))].sort();
       return [
         pn,
@@ -38,10 +40,12 @@ export function partSummaryRows(records: RunRecord[]): CsvCell[][] {
         count('PASS'),
         count('MARGINAL'),
         count('FAIL'),
-        rs.length - judged.length,
+        results.filter((x) => !x.judged).length,
         judged.length ? count('PASS') / judged.length : null,
-        bers.length ? median(bers) : null,
-        bers.length ? Math.max(...bers) : null,
+        bounds.length ? median(bounds) : null,
+        bounds.length ? Math.max(...bounds) : null,
+        results.filter((x) => x.kind === 'setup-check').length,
+        results.filter((x) => x.role === 'golden').length,
       ];
     });
 }
@@ -53,12 +57,17 @@ export function byPartPath(out: string): string {
 }
 
 // One row per run (oldest first) plus a per-part-number summary; directories without a readable record are skipped with a warning.
-export async function compareRuns(runDirs: string[], out: string): Promise<CompareResult> {
+// `read`: how a run's record is had (the CLI's rebuilds it from the journal, as db import does: record.json alone is
+// not trusted).
+export async function compareRuns(runDirs: string[], out: string, read: (runDir: string) => Promise<RunRecord> = readRunRecord): Promise<CompareResult> {
   const warnings: string[] = [];
   const records: RunRecord[] = [];
   for (const dir of runDirs) {
     try {
-      records.push(await readRunRecord(dir));
+      const record = await read(dir);
+      // A preflight checks the nodes: it is not a run of a cable, never compared.
+      if (resultOfRecord(record).kind === 'preflight') warnings.push(`skipped ${dir}: a preflight (checks the nodes, qualifies no cable)`);
+      else records.push(record);
     } catch (err) {
       if (err instanceof UsageError) warnings.push(`skipped ${dir}: ${err.message}`);
       else throw err;

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import type { NodeRecord, RunRecord } from '../domain/record.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { summarise, trainedMode } from './certificate-content.js';
+import { resultOfRecord } from '../rules/result.js';
 import { CSV_COLUMNS } from './csv-columns.js';
+import { escapeControls } from './escape.js';
 import type { RunTimeseries } from './series.js';
 
 export type CsvCell = string | number | boolean | null | undefined;
@@ -14,11 +16,22 @@ const FORMULA_START = /^[=+\-@\t\r]/;
 // One cell's text. Labels, serials, vendor names and reasons come from operators and cable EEPROMs: a text cell
 // that starts like a formula (`=HYPERLINK(...)`) gets a leading single quote (shown as text, never evaluated; the
 // cell is quoted too). Numbers are written as numbers, never prefixed: -3.2 in a numeric column stays -3.2, while
-// the text "-3.2" (a label, say) becomes '-3.2 — the column's type decides, not the look of the value.
+// the text "-3.2" (a label, say) becomes '-3.2 — the column's type decides, not the look of the value. A control
+// character (ESC, BEL, NUL; tab, LF and CR aside) is written as \xHH, as the certificate's HTML shows it.
 export function csvCell(v: CsvCell): string {
   if (v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))) return '';
+  if (typeof v === 'number') return numberText(v);
   if (typeof v !== 'string') return String(v);
-  return FORMULA_START.test(v) ? `'${v}` : v;
+  // Control characters as the HTML shows them (\x1b, never a raw ESC a terminal would run), then the formula guard.
+  const text = escapeControls(v);
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
+// A number without binary noise: a sum of decimals (31.502000000000002) is written as the decimal it stands for
+// (31.502) when 15 significant digits give a short one; any other value keeps every digit (a BER bound's 17).
+export function numberText(v: number): string {
+  const short = Number(v.toPrecision(15));
+  return short !== v && Number(short.toPrecision(12)) === short ? String(short) : String(v);
 }
 
 // RFC 4180: CRLF line ends, quotes only where needed, header row first; null/undefined become empty cells. Every
@@ -39,6 +52,7 @@ function perNode(record: RunRecord, get: (n: NodeRecord) => string | null | unde
 // The summary/compare row of one run, in CSV_COLUMNS['compare.csv'] order.
 export function runRow(record: RunRecord): CsvCell[] {
   const s = summarise(record);
+  const result = resultOfRecord(record);
   const length = record.cable.ends.find((e) => e.identity?.lengthM != null)?.identity?.lengthM ?? null;
   const byName: Record<string, CsvCell> = {
     run_id: record.runId,
@@ -59,9 +73,10 @@ export function runRow(record: RunRecord): CsvCell[] {
     pre_fec_ber_loaded_ub95: s.preFecBerLoadedUb95,
     fec_margin_decades: s.fecMarginDecades,
     max_lane_ratio: s.maxLaneRatio,
-    crc_errors: record.analysis ? s.crcErrors : null,
-    post_fec_errors: record.analysis ? s.postFecErrors : null,
-    link_down_events: record.analysis ? s.linkDownEvents : null,
+    crc_errors: result.crcErrors,
+    post_fec_errors: result.postFecErrors,
+    link_down_events: result.linkDownEvents,
+    phy_recoveries: result.recoveries,
     nic_temp_max_c: s.nicTempMaxC,
     nodes: record.nodes.map((n) => n.name).join(' / '),
     product_name: perNode(record, (n) => n.dmi?.productName),
@@ -79,8 +94,23 @@ export function runRow(record: RunRecord): CsvCell[] {
     outcome: record.outcome,
     run_kind: record.kind ?? null,
     reasons: record.reasons.map((r) => `${r.rule}: ${r.message}`).join('; '),
+    fec_margin_node: result.fecMargin?.node ?? null,
+    fec_margin_phase: result.fecMargin?.phase ?? null,
+    fec_margin_lane: result.fecMargin?.lane ?? null,
+    loaded_fec_margin_decades: result.headlineMargin?.value ?? null,
+    worst_lane_ber_ub95: result.worstLaneBer?.value ?? null,
+    qualifies: result.qualifies,
+    role: result.role,
+    deciding_rule: result.deciding?.rule ?? null,
+    deciding_value: typeof result.deciding?.value === 'number' ? result.deciding.value : null,
+    deciding_unit: result.deciding?.unit ?? null,
   };
   return CSV_COLUMNS['compare.csv'].map((c) => byName[c.name]);
+}
+
+// The phase under way at tS (the last one started by then).
+function phaseAt(record: RunRecord, tS: number): string | null {
+  return record.phases.filter((p) => p.startS <= tS).at(-1)?.name ?? null;
 }
 
 const names = (f: keyof typeof CSV_COLUMNS) => CSV_COLUMNS[f].map((c) => c.name);
@@ -121,7 +151,8 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
           record.simulated,
           p.node,
           p.phase,
-          ...[...Array(lanes).keys()].map((l) => p.laneRates[l]),
+          // A lane the cable does not have (a 2-lane cable read through 4-lane counters) is empty, not 0.
+          ...[...Array(lanes).keys()].map((l) => (l < (record.cable.lanes ?? Infinity) ? p.laneRates[l] : null)),
           p.nicTempC,
           ...extra.map((id) => cell(p.readings?.[id])),
         ] as CsvCell[],
@@ -132,7 +163,7 @@ export async function writeRunCsvs(record: RunRecord, dir: string, extras: CsvWr
         join(dir, 'throughput.csv'),
         toCsv(
           names('throughput.csv'),
-          ts.throughput.map((t) => [t.tS, record.simulated, t.rail, t.gbps, t.direction ?? null]),
+          ts.throughput.map((t) => [record.runId, t.tS, phaseAt(record, t.tS), record.simulated, t.rail, t.gbps, t.direction ?? null]),
         ),
       ),
     );

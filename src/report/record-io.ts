@@ -1,23 +1,20 @@
-import { readFile } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../domain/errors.js';
 import { nestingExceeds } from '../domain/json-depth.js';
 import type { RunRecord } from '../domain/record.js';
 import { problemOf } from '../io/json-schema.js';
+import { readInputText } from '../io/read-input.js';
 import { runRecordProblem } from './record-schema.js';
 
 export const RECORD_FILE = 'record.json';
 
-// Reads <runDir>/record.json; a missing or foreign file is a UsageError naming the path (callers may skip it).
+// Reads <runDir>/record.json; a missing or foreign file is a UsageError naming the path (callers may skip it), and so
+// is one that is not a regular file below 16 MiB (a FIFO is refused at once, never waited on: read-input.ts).
 export async function readRunRecord(runDir: string): Promise<RunRecord> {
   const path = join(runDir, RECORD_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${path}: ${code === 'ENOENT' ? 'no record.json (not a run directory)' : (err as Error).message}`);
-  }
+  if (!lstatSync(path, { throwIfNoEntry: false })) throw new UsageError(`${path}: no record.json (not a run directory)`);
+  const text = readInputText(path, 'record');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -158,6 +158,7 @@ const nodePhaseStats = obj({
   crcErrors: num,
   symbolErrors: num,
   linkDownEvents: num,
+  'recoveries?': num,
   counterResets: num,
   worstLane: orNull(num),
   worstLaneRatio: num,
@@ -165,6 +166,48 @@ const nodePhaseStats = obj({
   nicTempMeanC: orNull(num),
   gpuUtilMeanPct: orNull(num),
   gpuTempMaxC: orNull(num),
+});
+
+// result.ts RunResult, as the outputs read it (a record.json edited to carry a string where a figure is, is refused).
+const located = obj({ value: num, node: str, phase: str, lane: orNull(num) });
+const runResult = obj({
+  version: whole,
+  kind: { enum: ['qualification', 'setup-check', 'preflight'] },
+  role: { enum: ['cable', 'golden'] },
+  outcome,
+  judged: bool,
+  qualifies: bool,
+  gradedPhases: arrayOf(str),
+  headlinePhase: orNull(str),
+  fecMargin: orNull(located),
+  headlineMargin: orNull(located),
+  worstLaneBer: orNull(obj({ value: num, ber: num, node: str, phase: str, lane: orNull(num) })),
+  laneRatio: orNull(obj({ value: num, text: str, node: str, phase: str, lane: orNull(num), againstZero: bool })),
+  deciding: orNull(
+    obj({
+      rule: str,
+      grade: { enum: ['PASS', 'MARGINAL', 'FAIL', null] },
+      node: orNull(str),
+      phase: orNull(str),
+      lane: orNull(num),
+      rail: orNull(num),
+      value: { type: ['number', 'string', 'null'] },
+      unit: orNull(str),
+      limit: orNull(str),
+      atS: orNull(num),
+      message: str,
+      advice: orNull(str),
+    }),
+  ),
+  decidedAtS: orNull(num),
+  crcErrors: orNull(num),
+  postFecErrors: orNull(num),
+  linkDownEvents: orNull(num),
+  'recoveries?': orNull(num),
+  nicTempMaxC: orNull(num),
+  soaks: arrayOf(obj({ phase: str, seconds: num, preFecBer: orNull(num), preFecBerUb95: orNull(num) })),
+  ibWriteBwGbps: orNull(num),
+  ncclBusbwGBs: orNull(num),
 });
 
 // record.ts RunRecord: what `compare`, `regress` and `db import` read from a record.json.
@@ -201,7 +244,9 @@ export const RUN_RECORD_SCHEMA = obj({
   sampling: samplingStats,
   journal: obj({ file: str, lines: num, bytes: num, 'badLines?': num, 'problems?': arrayOf(obj({ line: num, reason: str })) }),
   'sharedNodes?': arrayOf(str),
-  'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str) })) }),
+  'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str), 'link?': str })), 'topology?': str, 'link?': str }),
+  'role?': { const: 'golden' },
+  'result?': runResult,
 });
 
 // The first problem of a parsed record.json (path first), or null.

@@ -5,6 +5,7 @@ import type { RunRecord } from '../domain/record.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { fmtExp } from '../domain/number-format.js';
 import { junitXml, type JunitSuite } from './junit.js';
+import { resultOfRecord } from '../rules/result.js';
 import { readRunRecord } from './record-io.js';
 
 // How far a run of the reference cable may drift from its baseline before the lab itself is suspect.
@@ -82,11 +83,15 @@ export function regressionMetrics(r: RunRecord): Metric[] {
   m.push({ name: 'ib_write_bw_sum_gbps', kind: 'pct-throughput', value: bw?.sumMedianGbps ?? null });
   for (const rail of bw?.perRail ?? []) m.push({ name: `ib_write_bw_rail${rail.rail}_gbps`, kind: 'pct-throughput', value: rail.medianGbps });
   m.push({ name: 'nccl_busbw_gbs', kind: 'pct-busbw', value: r.benchmarks.nccl?.busbwGBs ?? null });
-  for (const p of r.analysis?.perNodePhase ?? []) {
+  // Error rates and temperatures over the graded soaks only (src/rules/result.ts): a benchmark phase's seconds bound
+  // nothing a soak does not, and are never quoted.
+  const graded = new Set(resultOfRecord(r).gradedPhases);
+  const soaks = (r.analysis?.perNodePhase ?? []).filter((p) => graded.has(p.phase));
+  for (const p of soaks) {
     for (const l of p.laneStats) m.push({ name: `pre_fec_ber[${p.node}/${p.phase}/lane${l.lane}]`, kind: 'decades', value: effectiveBer(l) });
   }
   const temps = new Map<string, number>();
-  for (const p of r.analysis?.perNodePhase ?? []) {
+  for (const p of soaks) {
     if (p.nicTempMaxC !== null) temps.set(p.node, Math.max(temps.get(p.node) ?? -Infinity, p.nicTempMaxC));
   }
   for (const [node, t] of temps) m.push({ name: `nic_temp_max_c[${node}]`, kind: 'celsius', value: t });

@@ -64,6 +64,11 @@ export interface LabKey {
 
 // Null when the key file does not exist (the certificate is then written unsigned); UsageError when it is unreadable.
 export async function loadLabKey(path: string): Promise<LabKey | null> {
+  return readLabKey(path);
+}
+
+// loadLabKey, synchronously (the run reads the key before its journal's first line: the journal is signed as written).
+export function readLabKey(path: string): LabKey | null {
   if (!existsSync(path)) return null;
   const pem = readInputText(path, 'key', path, 'lab key');
   let privateKey: KeyObject;

@@ -599,7 +599,47 @@ export const RULE_DEFINITIONS: readonly RuleDefinition[] = [
       },
     },
   },
+  {
+    // Rules version 5 (docs/protocol.md "PHY recoveries"): a recovery is the PHY losing the link's alignment and
+    // winning it back within the port's reset cycle, the link never going down; the step before the resets a cable in
+    // service showed. Counted where the kernel exposes total_success_recovery_phy; elsewhere the record says so.
+    id: 'phy-recoveries',
+    kind: 'cable',
+    unit: 'recoveries',
+    direction: 'max',
+    label: 'PHY recoveries',
+    fail: 2,
+    marginal: 1,
+    range: {
+      min: 1,
+      max: 1_000_000,
+      integer: true,
+      why: 'a count of recoveries: at 0 every cable would be judged (0 >= 0); a million in one run is no qualification',
+    },
+    advice:
+      'the PHY had to recover the link without it going down (total_success_recovery_phy): reseat the cable at both ends and run again; a recovery that repeats is the step before link resets: replace the cable',
+    variants: {
+      'count-per-receiver': {
+        measured:
+          'total_success_recovery_phy counted on each receiver over the whole run (every phase; a receiver whose kernel does not expose the counter is not judged, and the record says so)',
+        params: {},
+        measure: (m) => recoveriesPerReceiver(m),
+      },
+    },
+  },
 ];
+
+// Each receiver's recoveries over the run, with the phases they came in (only receivers whose counter was read).
+function recoveriesPerReceiver(m: MeasureInput): Check[] {
+  const byNode = new Map<string, NodePhaseStats[]>();
+  for (const s of m.analysis.perNodePhase) if (s.recoveries !== undefined) byNode.set(s.node, [...(byNode.get(s.node) ?? []), s]);
+  return [...byNode].map(([node, stats]) => {
+    const value = stats.reduce((a, s) => a + s.recoveries!, 0);
+    const where = stats.filter((s) => s.recoveries! > 0).map((s) => `${s.recoveries} in ${s.phase}`);
+    const c = m.check(value);
+    return { value, ...c, text: `${c.text}${where.length ? ` (${where.join(', ')})` : ''}`, node };
+  });
+}
 
 // The default limit of a rule, as a protocol would write it.
 export function defaultLimit(r: RuleDeclaration): Limit & { params: Record<string, number> } {

@@ -90,8 +90,13 @@ const V3: RulesVersion = {
 // function matches the first (every one written before) grade as under version 3.
 const V4: RulesVersion = { ...V3, version: 4, analysis: { ...V3.analysis, functions: 'larger' } };
 
+// Version 5: successful PHY recoveries without a link drop (total_success_recovery_phy, newer mlx5 kernels) are graded
+// per receiver over the run: one is MARGINAL, a second FAIL (docs/protocol.md "PHY recoveries"). A journal without the
+// counter grades as under version 4, and its record says the recoveries were not counted.
+const V5: RulesVersion = { ...V4, version: 5, rules: { ...V4.rules, 'phy-recoveries': 'count-per-receiver' } };
+
 // Every released version, oldest first; the last is today's.
-export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2, V3, V4];
+export const RULES_VERSIONS: readonly RulesVersion[] = [V1, V2, V3, V4, V5];
 
 // Today's rules version: what a new run is graded with.
 export const RULES_VERSION = RULES_VERSIONS.at(-1)!.version;

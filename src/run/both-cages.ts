@@ -13,10 +13,12 @@ import { Mutex } from './turns.js';
 // The second cable's link-load streams listen this far above the first's TCP ports (a run uses 4 of them).
 const PORT_STEP = 10;
 
-export interface BothCagesDeps {
-  // The run of each cable, cage 0's first: the same clock, runners, protocol and signal; the same nodes, each at the
-  // cage of its cable; each with its own run id, label, logger and tick source.
-  runs: readonly [RunDeps, RunDeps];
+export interface CablesDeps {
+  // A cluster's cables: its topology, and each run's link id (in the order of runs).
+  cluster?: { topology: string; links: readonly string[] };
+  // The run of each cable: the same clock, runners, protocol and signal; each with its two nodes at the cages of its
+  // cable, its own run id, label, logger and tick source.
+  runs: readonly RunDeps[];
   // Take over a stale node lock (`--break-lock`).
   breakLock?: boolean;
   // Where lock troubles are logged (each run logs to its own run.log).
@@ -24,16 +26,31 @@ export interface BothCagesDeps {
 }
 
 // Run both cables' qualifications at once; each run's result, or why it could not even start (cage 0's first).
-export async function runBothCages(d: BothCagesDeps): Promise<PromiseSettledResult<RunResult>[]> {
-  const [a, b] = d.runs;
-  checkPairing(a, b);
+export async function runBothCages(d: CablesDeps & { runs: readonly [RunDeps, RunDeps] }): Promise<PromiseSettledResult<RunResult>[]> {
+  checkPairing(d.runs[0], d.runs[1]);
+  return runCables(d, 'cablequal run --port both');
+}
+
+// Run several cables' qualifications at once (both cages of two nodes, or every cable of a cluster): the nodes taken
+// once for all, one benchmark phase at a time, the soaks together; each run's result, or why it could not start.
+export async function runCables(d: CablesDeps, label: string): Promise<PromiseSettledResult<RunResult>[]> {
+  const a = d.runs[0]!;
   const log = d.log ?? pino({ enabled: false });
-  const together = new TogetherRuns(d.runs.map((r) => ({ cage: r.nodes[0]!.cage as number, runId: r.runId })));
+  const together = new TogetherRuns(
+    d.runs.map((r, i) => ({
+      cage: r.nodes[0]!.cage as number,
+      runId: r.runId,
+      nodes: r.nodes.map((n) => n.name),
+      ...(d.cluster ? { link: d.cluster.links[i]! } : {}),
+    })),
+    d.cluster?.topology,
+  );
   const locks: NodeLock[] = [];
   const stopBeating = keepLocksFresh(locks, log, a.lockHeartbeatMs);
   try {
-    const nodes = a.nodes.map((n) => ({ name: n.name, runner: a.runners.get(n.name)! }));
-    const stale = await takeNodes(nodes, { runId: a.runId, label: 'cablequal run --port both', ...(d.breakLock ? { breakLock: true } : {}) }, locks);
+    const names = [...new Set(d.runs.flatMap((r) => r.nodes.map((n) => n.name)))];
+    const nodes = names.map((name) => ({ name, runner: a.runners.get(name)! }));
+    const stale = await takeNodes(nodes, { runId: a.runId, label, ...(d.breakLock ? { breakLock: true } : {}) }, locks);
     // One benchmark phase at a time over both runs (first come, first served): each cable is benchmarked alone.
     const turns = new Mutex();
     return await Promise.allSettled(

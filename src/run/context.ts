@@ -1,3 +1,4 @@
+import type { LiveProgress } from '../domain/result.js';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { NodeSpec } from '../domain/node.js';
@@ -29,11 +30,9 @@ export interface NodeState {
 }
 
 // Live figures for the status line and progress output.
-export interface LiveStatus {
-  phase: string;
-  elapsedS: number;
-  remainingS: number | null; // of the current phase
-  runRemainingS: number | null; // of the whole protocol (at least: an early stop ends it sooner)
+// The run's clock (phase, elapsed, phase and whole-run time left) is its LiveProgress (src/domain/result.ts), the same
+// in the terminal, live.json, `status`, the store's live row, the dashboard and the metrics.
+export interface LiveStatus extends LiveProgress {
   laneRates: Record<string, number[]>; // node -> errors/s per lane, last tick
   nicTempC: Record<string, number | null>;
   gpuTempC: Record<string, number | null>;

@@ -214,6 +214,22 @@ export function lockCommands(node: string): PlannedCommand[] {
 
 const sudo = (c: string) => (/^\s*sudo\s/.test(c) ? '[sudo] ' : '');
 
+// `run --dry-run --json`: the plan as one JSON object (it printed the text before, #32 item 6): the protocol, the
+// nodes with their cages, the phases planned, and every command in order with its node, phase and kind.
+export function formatPlanJson(plan: RunPlan, nodes: { name: string; cage: number | 'auto' }[], protocol: Protocol, real: boolean): string {
+  const doc = {
+    schema: 'cablequal.dry-run/1',
+    protocol: protocol.name,
+    real,
+    nodes,
+    phases: plan.phases,
+    outcome: plan.outcome,
+    lastPhase: plan.lastPhase,
+    commands: plan.commands.map((c) => ({ node: c.node, phase: c.phase, kind: c.kind, ...(c.name !== undefined ? { name: c.name } : {}), command: c.command })),
+  };
+  return `${JSON.stringify(doc)}\n`;
+}
+
 // The plan as text: per node, phase by phase, in the order the run executes it.
 export function formatPlan(plan: RunPlan, nodes: { name: string; cage: number | 'auto' }[], o: { protocol: Protocol; real: boolean }): string {
   const out: string[] = [];

@@ -11,6 +11,7 @@ import { parseEthtoolStats } from '../probes/ethtool-stats.js';
 import type { JournalChain } from './journal-chain.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { decodeSample } from './sample-codec.js';
+import { identityProblems } from './journal-labels.js';
 
 // What run-start says of a journal written with the hash chain (journal-chain.ts).
 export const CHAIN_MARK = 'sha256-prev';
@@ -19,7 +20,15 @@ const ADVICE = 'use the journal as the run wrote it (a backup or the lab archive
 
 // Every integrity problem of a screened journal whose run-start is `start`, with its chain as read.
 export function integrityReasons(contents: JournalContents, start: JournalLine, chain: JournalChain): Reason[] {
-  return [...protocolProblems(contents, start), ...chainMarkProblems(contents, start, chain), ...rawDumpProblems(contents)];
+  // A journal that ends on its own write failure (journal-rescue.ts) is ERROR whatever its samples say: its last raw
+  // dump may have no sample after it (the run stopped there), which is not the samples disagreeing with the node.
+  const lost = contents.lines.some((l) => l.type === 'setup-error' && (l['reason'] as { rule?: unknown } | undefined)?.rule === 'journal-write');
+  return [
+    ...protocolProblems(contents, start),
+    ...chainMarkProblems(contents, start, chain),
+    ...identityProblems(contents),
+    ...(lost ? [] : rawDumpProblems(contents)),
+  ];
 }
 
 const lineOf = (contents: JournalContents, i: number) => contents.lineNos?.[i] ?? i + 1;

@@ -52,7 +52,7 @@ const LINE_SCHEMAS: Record<string, JsonSchema> = {
     'scenario?': orNull(str),
     'simulated?': bool,
     'sharedNodes?': arrayOf(str),
-    'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str })) }),
+    'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, 'link?': str })), 'topology?': str, 'link?': str }),
   }),
   'run-end': obj({ ...tS, 'endedAt?': str }),
   'phase-start': obj({ ...tS, phase: str, 'kind?': str }),

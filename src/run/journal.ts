@@ -1,13 +1,27 @@
-import { closeSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, fsyncSync, openSync, readSync, statSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { grewPastLimit, openInput, readFailed } from '../io/read-input.js';
 import { bigintReplacer } from '../domain/u64.js';
 import { CHAIN_START, ChainTracker, chainLine, lastLineHash, lineHash, type JournalChain } from './journal-chain.js';
+import { JOURNAL_SIG, sigPayload, type JournalSigner } from './journal-signing.js';
 
-// The file calls the journal makes, injectable so tests can make the disk fill up mid-run.
+// The file calls the journal makes, injectable so tests can make the disk fill up (or the run directory read-only)
+// mid-run. `fstatSync` tells a deleted journal (no link left) before each line; `dirWritable` throws when the run
+// directory can no longer take the record (checked at each checkpoint).
 export interface JournalIo {
   writeSync(fd: number, buf: Buffer, offset: number, length: number): number;
   fsyncSync(fd: number): void;
+  fstatSync?(fd: number): { nlink: number; ino: number; dev: number };
+  statSync?(path: string): { ino: number; dev: number };
+  dirWritable?(dir: string): void;
 }
-const nodeIo: JournalIo = { writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len), fsyncSync };
+const nodeIo: JournalIo = {
+  writeSync: (fd, buf, off, len) => writeSync(fd, buf, off, len),
+  fsyncSync,
+  fstatSync,
+  statSync: (path) => statSync(path),
+  dirWritable: (dir) => accessSync(dir, constants.W_OK),
+};
 
 // The journal could not be written (disk full, quota, I/O error): the run can no longer prove anything.
 export class JournalWriteError extends Error {
@@ -26,7 +40,8 @@ export type JournalLine = { type: string; tS?: number } & Record<string, unknown
 
 // Append-only journal: every line is written through at once (a SIGKILL loses at most the line being written)
 // and fsynced at least every `fsyncEveryMs`, so a crash keeps everything up to the last tick. Each line carries
-// `prev`, the hash of the line before it (journal-chain.ts).
+// `prev`, the hash of the line before it (journal-chain.ts). With a signer (the lab key), every fsync and every
+// checkpoint() first appends a `journal-sig` line signing the chain head (journal-signing.ts).
 export class JournalWriter {
   private fd: number;
   private prev = CHAIN_START;
@@ -34,16 +49,19 @@ export class JournalWriter {
   private lines = 0;
   private bytes = 0;
   private closed = false;
+  private unsigned = 0; // lines written since the last signature line
+  private lastTS: number | undefined; // the tS of the last line appended (a signature line carries it)
   // Set by the first failed write or fsync; every later append fails the same way.
   failure: JournalWriteError | null = null;
 
   constructor(
-    readonly path: string,
+    public path: string,
     private readonly wallNow: () => number = Date.now,
     private readonly fsyncEveryMs = 5000,
     private readonly io: JournalIo = nodeIo,
+    private readonly signer: JournalSigner | null = null,
   ) {
-    this.fd = openSync(path, 'a', 0o644);
+    this.fd = openSync(path, 'a+', 0o644); // read as well: a journal deleted mid-run is rescued from its fd
     this.lastSync = wallNow();
     try {
       this.bytes = statSync(path).size;
@@ -51,6 +69,11 @@ export class JournalWriter {
       this.bytes = 0;
     }
     if (this.bytes > 0) this.prev = lastLineHash(path);
+  }
+
+  // The run directory was renamed (named by the cable's serial once read): the open fd follows, the path is told.
+  relocate(path: string): void {
+    this.path = path;
   }
 
   // The hash of the last line written (what the next line carries as `prev`; the record names it).
@@ -63,7 +86,96 @@ export class JournalWriter {
   append(line: JournalLine, opts?: { plain?: boolean }): void {
     if (this.closed) throw new Error(`journal ${this.path} is closed`);
     if (this.failure) throw this.failure;
-    const chained = chainLine(opts?.plain ? JSON.stringify(line) : JSON.stringify(line, bigintReplacer), this.prev);
+    // Before each line (two syscalls, ~7 us): the file still linked, its directory writable.
+    this.checkPlace();
+    if (line.tS !== undefined) this.lastTS = line.tS;
+    this.write(opts?.plain ? JSON.stringify(line) : JSON.stringify(line, bigintReplacer));
+    this.unsigned++;
+    const now = this.wallNow();
+    if (now - this.lastSync >= this.fsyncEveryMs) this.checkpoint();
+  }
+
+  // Sign the chain head (with a signer) and fsync: at phase ends and before closing, as at every periodic fsync.
+  checkpoint(): void {
+    if (this.closed || this.failure) return;
+    if (this.signer && this.unsigned > 0) {
+      this.write(JSON.stringify(this.sigLine()));
+      this.unsigned = 0;
+    }
+    this.sync();
+  }
+
+  private sigLine(): JournalLine {
+    return {
+      type: JOURNAL_SIG,
+      ...(this.lastTS !== undefined ? { tS: this.lastTS } : {}),
+      signer: this.signer!.fingerprint,
+      sig: this.signer!.sign(sigPayload(this.prev)),
+    };
+  }
+
+  // A journal deleted while the run writes it has no link left: every later line would go nowhere. A run directory
+  // that can no longer be written cannot take the record at the end.
+  private checkPlace(): void {
+    let st: { nlink: number; ino: number; dev: number } | null;
+    try {
+      st = this.io.fstatSync?.(this.fd) ?? null;
+    } catch (e) {
+      throw this.fail(e);
+    }
+    if (st?.nlink === 0) throw this.fail({ code: 'ENOENT', message: 'the journal file was deleted while the run was writing it' });
+    if (st && this.io.statSync) {
+      let at: { ino: number; dev: number };
+      try {
+        at = this.io.statSync(this.path);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        throw this.fail({
+          code: err.code ?? 'ENOENT',
+          message: `the run directory ${dirname(this.path)} was moved, deleted or replaced while the run was writing its journal`,
+        });
+      }
+      if (at.ino !== st.ino || at.dev !== st.dev)
+        throw this.fail({ code: 'ENOENT', message: `${this.path} is no longer the file the run writes (replaced while the run was writing it)` });
+    }
+    try {
+      this.io.dirWritable?.(dirname(this.path));
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw this.fail({ code: err.code ?? 'EACCES', message: `the run directory ${dirname(this.path)} is no longer writable: ${err.message}` });
+    }
+  }
+
+  // What the journal holds, rescued from its open fd (deleted or on a full disk), with `extra` lines appended to the
+  // chain (and signed, with a signer): every complete line written, a torn last line dropped.
+  rescue(extra: JournalLine[]): Buffer {
+    const size = fstatSync(this.fd).size;
+    const buf = Buffer.alloc(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(this.fd, buf, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    const end = buf.lastIndexOf(10, got - 1) + 1;
+    const parts = [buf.subarray(0, end)];
+    const from = end >= 2 ? buf.lastIndexOf(10, end - 2) + 1 : 0; // the last complete line's first byte
+    let prev = end > 0 ? lineHash(buf.subarray(from, end - 1)) : CHAIN_START;
+    const add = (json: string) => {
+      const line = chainLine(json, prev);
+      prev = lineHash(line);
+      parts.push(Buffer.from(`${line}\n`, 'utf8'));
+    };
+    for (const l of extra) add(JSON.stringify(l, bigintReplacer));
+    if (this.signer) {
+      this.prev = prev;
+      add(JSON.stringify(this.sigLine()));
+    }
+    return Buffer.concat(parts);
+  }
+
+  private write(json: string): void {
+    const chained = chainLine(json, this.prev);
     const buf = Buffer.from(`${chained}\n`, 'utf8');
     let off = 0;
     try {
@@ -74,8 +186,6 @@ export class JournalWriter {
     this.prev = lineHash(buf.subarray(0, buf.length - 1));
     this.lines++;
     this.bytes += buf.length;
-    const now = this.wallNow();
-    if (now - this.lastSync >= this.fsyncEveryMs) this.sync();
   }
 
   sync(): void {
@@ -101,7 +211,7 @@ export class JournalWriter {
   close(): void {
     if (this.closed) return;
     try {
-      this.sync();
+      this.checkpoint();
     } finally {
       closeSync(this.fd);
       this.closed = true;
@@ -130,9 +240,21 @@ export interface JournalContents {
   chain?: JournalChain;
 }
 
+// What a journal read may be given: `maxBytes`, the largest journal read (default INPUT_LIMITS.journal, 768 MiB; a
+// larger one is refused with one line naming it, before a byte is parsed).
+export interface JournalReadOptions {
+  maxBytes?: number;
+}
+
+// The longest journal line read: a run-start line carries the protocol's text (at most 1 MiB, escaped at most 6x);
+// the longest line of the full procedure's journal is 46 KB. A longer one (a gigabyte of zeros, a line never ended)
+// is one bad line, skipped to its end without being held.
+export const MAX_JOURNAL_LINE = 16 << 20;
+
 // Read a journal written by JournalWriter; a torn last line (SIGKILL mid-write) is dropped and reported, not fatal.
 // Line numbers are kept (lineNos[i] is the file line of lines[i]) so that a line screened out later is named.
-export function readJournal(path: string): JournalContents {
+// A FIFO, a device or a journal over the bound is a UsageError naming it (read-input.ts).
+export function readJournal(path: string, o: JournalReadOptions = {}): JournalContents {
   const lines: JournalLine[] = [];
   const lineNos: number[] = [];
   const chain = new ChainTracker();
@@ -143,6 +265,7 @@ export function readJournal(path: string): JournalContents {
       lineNos.push(n);
     },
     chain,
+    o,
   );
   return { lines, truncatedTail, badLines, problems, lineNos, chain: chain.result() };
 }
@@ -154,6 +277,7 @@ export function forEachJournalLine(
   path: string,
   visit: (line: JournalLine, lineNo: number) => void,
   chain?: ChainTracker, // follows the hash chain over each line's bytes when given
+  o: JournalReadOptions = {},
 ): { truncatedTail: boolean; badLines: number[]; problems: JournalProblem[] } {
   const badLines: number[] = [];
   const problems: JournalProblem[] = [];
@@ -185,29 +309,52 @@ export function forEachJournalLine(
     chain?.line(lineNo, bytes, v as Record<string, unknown>);
     visit(v as JournalLine, lineNo);
   };
-  const fd = openSync(path, 'r');
+  const { fd, size, label, limit } = openInput(path, 'journal', o.maxBytes !== undefined ? { maxBytes: o.maxBytes } : {});
   try {
-    let buf = Buffer.allocUnsafe(1 << 22);
+    let buf = Buffer.allocUnsafe(Math.min(1 << 22, size + 1));
     let filled = 0; // bytes in buf; [0, filled) holds the start of a line not yet complete
+    let skipping = false; // inside a line longer than MAX_JOURNAL_LINE: its bytes are dropped up to its newline
+    let read = 0;
     for (;;) {
       if (filled === buf.length) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2); // one line longer than the buffer
-        buf.copy(bigger, 0, 0, filled);
-        buf = bigger;
+        if (filled >= MAX_JOURNAL_LINE) {
+          if (!skipping) {
+            lineNo++;
+            bad(`longer than ${MAX_JOURNAL_LINE} bytes: not a journal line cablequal wrote`);
+            chain?.line(lineNo, buf.subarray(0, 0), null);
+          }
+          skipping = true;
+          filled = 0;
+        } else {
+          const bigger = Buffer.allocUnsafe(Math.min(buf.length * 2, MAX_JOURNAL_LINE)); // one line longer than the buffer
+          buf.copy(bigger, 0, 0, filled);
+          buf = bigger;
+        }
       }
-      const n = readSync(fd, buf, filled, buf.length - filled, null);
+      let n: number;
+      try {
+        n = readSync(fd, buf, filled, buf.length - filled, null);
+      } catch (e) {
+        throw readFailed(label, 'journal', e);
+      }
       if (n === 0) break;
+      read += n;
+      // A journal that grows while it is read (a run still writing it) is read to the bound, never for ever.
+      if (read > limit) throw grewPastLimit(label, 'journal', limit);
       const end = filled + n;
       let start = 0;
       for (let nl = buf.indexOf(10, filled); nl !== -1 && nl < end; nl = buf.indexOf(10, start)) {
-        take(buf.subarray(start, nl), false);
+        if (skipping) skipping = false;
+        else take(buf.subarray(start, nl), false);
         start = nl + 1;
         if (start >= end) break;
       }
       filled = end - start;
-      if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
+      if (skipping && start === 0)
+        filled = 0; // still no newline: drop what was read of the long line
+      else if (start > 0 && filled > 0) buf.copy(buf, 0, start, end);
     }
-    take(buf.subarray(0, filled), true); // the bytes after the last newline (none when the file ends with one)
+    if (!skipping) take(buf.subarray(0, filled), true); // the bytes after the last newline (none when the file ends with one)
   } finally {
     closeSync(fd);
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { NodeSpec } from '../domain/node.js';
 import type { Protocol } from '../protocol/index.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
+import type { LiveProgress } from '../domain/result.js';
 import type { LiveStatus, RunContext } from './context.js';
 import type { SamplingLoop } from './sampling-loop.js';
 
@@ -22,19 +23,24 @@ export interface LiveState {
   updatedAt: string; // wall clock of the last rewrite (a live run rewrites at least every 5 s)
   phase: string;
   elapsedS: number; // on the run's clock (virtual time under the simulator)
-  remainingS: number | null; // the rest of the protocol, at least
+  remainingS: number | null; // the whole procedure's time left (LiveProgress.runRemainingS), at least
+  phaseRemainingS?: number | null; // the current timed phase's time left (absent in files written before it)
   nodes: { name: string; host: string; cage: number | 'auto' }[];
   runDir: string;
   protocol: string;
   simulated: boolean;
 }
 
-// Seconds left in the protocol: the current phase's rest plus every later phase's duration (phases without one count 0).
-export function protocolRemainingS(protocol: Protocol, phase: string, phaseEndsAtS: number | null, tS: number): number | null {
+// The run's one clock at tS: the current timed phase's rest (its end once the phase set it, its whole duration before
+// then: a soak just started) and the whole procedure's, that plus every later phase's duration (phases without one, the
+// benchmarks, count 0: elapsed + run remaining is the procedure as far as it is known).
+export function progressOf(protocol: Protocol, phase: string, phaseEndsAtS: number | null, tS: number): LiveProgress {
   const i = protocol.phases.findIndex((p) => p.name === phase);
-  if (i < 0) return protocol.phases.reduce((s, p) => s + (p.durationS ?? 0), 0);
-  const current = phaseEndsAtS !== null ? Math.max(0, phaseEndsAtS - tS) : 0;
-  return Math.round(current + protocol.phases.slice(i + 1).reduce((s, p) => s + (p.durationS ?? 0), 0));
+  if (i < 0) return { phase, elapsedS: tS, phaseRemainingS: null, runRemainingS: protocol.phases.reduce((s, p) => s + (p.durationS ?? 0), 0) };
+  const own = protocol.phases[i]!.durationS;
+  const current = phaseEndsAtS !== null ? Math.max(0, phaseEndsAtS - tS) : (own ?? null);
+  const later = protocol.phases.slice(i + 1).reduce((s, p) => s + (p.durationS ?? 0), 0);
+  return { phase, elapsedS: tS, phaseRemainingS: current, runRemainingS: (current ?? 0) + later };
 }
 
 // Keeps one run's live.json up to date; every failure to write it is ignored (it is a convenience, never the record).
@@ -57,7 +63,7 @@ export class LiveStateFile {
   }
 
   // Rewrite now (force) or when the last write is older than `everyMs`.
-  update(now: { phase: string; elapsedS: number; remainingS: number | null }, force = false, everyMs = 5000): void {
+  update(now: LiveProgress, force = false, everyMs = 5000): void {
     if (this.ended) return;
     const wall = this.wallNow();
     if (!force && wall - this.lastWriteMs < everyMs) return;
@@ -72,7 +78,8 @@ export class LiveStateFile {
       updatedAt: new Date(wall).toISOString(),
       phase: now.phase,
       elapsedS: now.elapsedS,
-      remainingS: now.remainingS,
+      remainingS: now.runRemainingS,
+      phaseRemainingS: now.phaseRemainingS,
       nodes: this.base.nodes.map((n) => ({ name: n.name, host: n.host, cage: n.cage })),
       runDir: this.runDir,
       protocol: this.base.protocol,
@@ -111,10 +118,7 @@ export function liveStatus(ctx: RunContext, loop: SamplingLoop | null): LiveStat
     gpuUtilPct[name] = g?.gpu?.utilizationPct ?? null;
   }
   return {
-    phase: ctx.currentPhase,
-    elapsedS: ctx.tS,
-    remainingS: ctx.phaseEndsAtS === null ? null : Math.max(0, ctx.phaseEndsAtS - ctx.tS),
-    runRemainingS: protocolRemainingS(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
+    ...progressOf(ctx.protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS),
     laneRates,
     nicTempC,
     gpuTempC,

@@ -15,6 +15,8 @@ import { TransportError } from '../transport/types.js';
 import { UsageError } from '../domain/errors.js';
 import { RunContext, type LiveStatus, type NodeState } from './context.js';
 import { JournalWriteError, JournalWriter, readJournal, type JournalContents, type JournalIo, type JournalLine } from './journal.js';
+import type { JournalSigner } from './journal-signing.js';
+import { journalFailed } from './journal-rescue.js';
 import { buildRecord } from './record-builder.js';
 import { RunAborted, SetupError } from './run-errors.js';
 import { runPhase } from './phase-steps.js';
@@ -23,7 +25,7 @@ import { SamplingLoop, type TickSource } from './sampling-loop.js';
 import { writeJsonAtomic } from '../io/atomic-write.js';
 import { ensureDir } from '../io/ensure-dir.js';
 import { commandText } from '../domain/text.js';
-import { LiveStateFile, liveStatus, protocolRemainingS } from './live-state.js';
+import { LiveStateFile, liveStatus, progressOf } from './live-state.js';
 import { cmd } from '../transport/commands.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes as lockAndClean } from './node-taking.js';
@@ -50,6 +52,8 @@ export interface RunDeps {
   // Warnings for the operator while the run goes on (one line each, e.g. the cable's ends in different cages).
   onWarning?: (line: string) => void;
   preflightOnly?: boolean;
+  // The batch's golden reference cable, run first and last to check the bench (journaled in run-start).
+  role?: 'golden';
   // Take over a stale node lock (`--break-lock`); a live lock is never broken.
   breakLock?: boolean;
   // Batch with a node in two pairs: the nodes shared with another cable under test (recorded), and a gate the
@@ -65,6 +69,8 @@ export interface RunDeps {
   portOffset?: number;
   // The journal's file calls (tests inject a disk that fills up).
   journalIo?: JournalIo;
+  // Signs the journal as it is written (the lab key, journal-signing.ts); null or absent: an unsigned journal.
+  journalSigner?: JournalSigner | null;
   // How often the node locks' heartbeat is refreshed (default 60 s; `cablequal cleanup` judges a lock by it).
   lockHeartbeatMs?: number;
   // A dry run (run/dry-run.ts): each soak is sampled this many seconds only; its loads start as for the whole soak.
@@ -74,8 +80,11 @@ export interface RunDeps {
 export interface RunResult {
   record: RunRecord;
   runDir: string;
-  // The journal as read back for the record (the report writers read the same lines; absent when it broke).
+  // The journal as read back for the record (the report writers read the same lines).
   journalContents?: JournalContents;
+  // The journal broke and its run directory could not take the rescued journal and record: they are in runDir, a
+  // fallback directory, instead of this one.
+  rescuedFrom?: string;
 }
 
 function safeDirName(s: string): string {
@@ -94,7 +103,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   let runDir = join(deps.outDir, safeDirName(deps.label ?? 'unidentified'), deps.runId);
   ensureDir(runDir, 'reports directory (--out)');
   const log = typeof deps.log === 'function' ? deps.log(runDir) : deps.log;
-  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo);
+  const journal = new JournalWriter(join(runDir, 'journal.jsonl'), deps.wallNow ?? Date.now, 5000, deps.journalIo, deps.journalSigner ?? null);
   // Error paths must not fail again on a broken journal: the failure is kept in journal.failure.
   const tryAppend = (line: JournalLine): void => {
     try {
@@ -121,8 +130,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     { runId: deps.runId, label: deps.label, startedAt, protocol: protocol.name, simulated: deps.simulated, nodes: deps.nodes },
     deps.wallNow ?? Date.now,
   );
-  const liveNow = (force = false) =>
-    live.update({ phase: ctx.currentPhase, elapsedS: ctx.tS, remainingS: protocolRemainingS(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS) }, force);
+  const liveNow = (force = false) => live.update(progressOf(protocol, ctx.currentPhase, ctx.phaseEndsAtS, ctx.tS), force);
   journal.append({
     type: 'run-start',
     tS: 0,
@@ -140,14 +148,18 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     rulesVersion: RULES_VERSION,
     // Every line carries `prev` (journal-chain.ts): a journal that says so and has none was stripped.
     chain: 'sha256-prev',
+    // Who signs the chain head at each checkpoint (journal-signing.ts); null: a run without a lab key.
+    journalSigner: deps.journalSigner ? { algorithm: 'Ed25519', fingerprint: deps.journalSigner.fingerprint } : null,
     // The journal's format and the cablequal that wrote it (src/domain/version.ts).
     journalFormat: JOURNAL_FORMAT_VERSION,
     cablequalVersion: CABLEQUAL_VERSION,
     ...(deps.preflightOnly ? { preflightOnly: true } : {}),
+    // The batch's golden reference cable (the record says so: counted apart from the box's cables).
+    ...(deps.role === 'golden' ? { role: 'golden' } : {}),
     nodes: nodes.map((n) => n.record),
     ...(deps.sharedNodes?.length ? { sharedNodes: deps.sharedNodes } : {}),
     // Qualified at once with the cable in the other cage: this cable's cage, and the other's with its run.
-    ...(deps.together ? { together: { cage: deps.together.cage, with: deps.together.others } } : {}),
+    ...(deps.together ? { together: { cage: deps.together.cage, with: deps.together.others, ...(deps.together.cluster ?? {}) } } : {}),
   });
   log.info({ runId: deps.runId, runDir, simulated: deps.simulated }, 'run started');
 
@@ -210,6 +222,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
         release?.();
       }
       journal.append({ type: 'phase-end', tS: ctx.tS, phase: phase.name, status: status === 'decided' ? 'stopped-early' : 'done' });
+      journal.checkpoint(); // signed and synced at each phase's end
       if (phase.kind === 'preflight') {
         for (const n of nodes) journal.append({ type: 'node-info', tS: ctx.tS, node: n.spec.name, record: n.record });
         if (deps.preflightOnly) break;
@@ -220,6 +233,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           const serial = ctx.ends[0]?.identity?.vendorSn;
           if (serial) {
             runDir = moveRunDir(runDir, join(deps.outDir, safeDirName(serial), deps.runId));
+            journal.relocate(join(runDir, 'journal.jsonl'));
             live.moved(runDir);
           }
         }
@@ -290,13 +304,16 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
     }
   }
   try {
-    if (journal.failure) return journalFailed(journal, runDir, log);
+    const endedAt = () => new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString();
+    const failed = () => journalFailed(journal, { runDir, runId: deps.runId, tS: ctx.tS, phase: ctx.currentPhase, endedAt: endedAt() }, log);
+    if (journal.failure) return failed();
     if (!ctx.signal.aborted || journal.stats.lines > 0) {
-      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: new Date(Date.parse(startedAt) + ctx.tS * 1000).toISOString() });
-      if (journal.failure) return journalFailed(journal, runDir, log);
+      tryAppend({ type: 'run-end', tS: ctx.tS, endedAt: endedAt() });
+      if (journal.failure) return failed();
     }
     journal.close();
-    const contents = readJournal(join(runDir, 'journal.jsonl'));
+    // The run's own journal, just written: read whatever its size (the bound is for journals handed to cablequal).
+    const contents = readJournal(join(runDir, 'journal.jsonl'), OWN_JOURNAL);
     const record = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(join(runDir, 'journal.jsonl')).size });
     writeJsonAtomic(join(runDir, 'record.json'), record);
     log.info({ outcome: record.outcome, runDir }, 'run finished');
@@ -306,37 +323,9 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   }
 }
 
-// The journal broke (disk full): the verdict is ERROR whatever the samples said, never a PASS/FAIL from half a journal.
-// record.json is written only if it can be written whole (atomic rename); else nothing claims to be final.
-function journalFailed(journal: JournalWriter, runDir: string, log: Logger): RunResult {
-  const failure = journal.failure!;
-  try {
-    journal.close();
-  } catch {
-    // already failed: the fd is closed by close() either way
-  }
-  let built: RunRecord;
-  try {
-    const path = join(runDir, 'journal.jsonl');
-    built = buildRecord(readJournal(path), { journalFile: 'journal.jsonl', journalBytes: statSync(path).size });
-  } catch {
-    throw failure; // not even the run-start line: nothing to report but the error
-  }
-  const reason = {
-    rule: 'journal-write',
-    message: failure.message,
-    value: failure.errno,
-    advice: 'free space on the controller (or choose another --out) and run again',
-  };
-  const record: RunRecord = { ...built, outcome: 'ERROR', reasons: [reason], decidedAtS: null };
-  try {
-    writeJsonAtomic(join(runDir, 'record.json'), record);
-  } catch (e) {
-    log.error({ err: e }, 'record.json not written');
-  }
-  log.error({ reason }, 'run ended ERROR: journal not writable');
-  return { record, runDir };
-}
+// How a run reads back the journal it wrote itself: with no size bound, so a run longer than INPUT_LIMITS.journal
+// (io/read-input.ts) still gets its record; `grade` of it later is refused with one line naming the bound.
+const OWN_JOURNAL = { maxBytes: Number.MAX_SAFE_INTEGER };
 
 // Real nodes: take each node's lock (two runs must never share a pair) and stop load processes a dead earlier run left
 // behind (src/run/node-taking.ts), journaling each; a two-cable run has taken them for both of its runs.

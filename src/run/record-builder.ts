@@ -2,13 +2,14 @@ import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
 import type { Reason } from '../domain/outcome.js';
-import type { BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
+import type { AnalysisRecord, BenchmarkRecord, CableEndRecord, NodeRecord, PhaseRecord, RunRecord, SamplingStats } from '../domain/record.js';
 import { UsageError } from '../domain/errors.js';
 import { differentCages } from '../domain/node.js';
 import { parseProtocol, type Protocol } from '../protocol/index.js';
 import { gradeWithVersion, type GradedJournal, type JournalSamples } from '../grading/engine.js';
 import { KNOWN_RULES_VERSIONS, RULES_VERSION, rulesOf, rulesVersionOf } from '../rules/versions.js';
 import { qualificationShortfalls } from '../rules/qualification.js';
+import { resultOf } from '../rules/result.js';
 import { decodeSample } from './sample-codec.js';
 import type { JournalContents, JournalLine } from './journal.js';
 import { recordedProtocolLabel, screenJournal } from './journal-shape.js';
@@ -20,6 +21,7 @@ import { meanGpuUtilPct } from '../grading/gpu-load-check.js';
 import { soakLoadsOf } from '../grading/soak-evidence.js';
 import { togetherOf } from './together.js';
 import { withPhyWord } from './link-snapshots.js';
+import { derivePhases, relabelNote, simulatedOf } from './journal-labels.js';
 
 // The journal is the single source of truth: the live run and `cablequal grade` both build the record from it,
 // so a re-grade of an untouched journal always gives the verdict the run gave. The outcome comes from the samples:
@@ -119,11 +121,17 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const ends = (lines.find((l) => l.type === 'identity')?.ends as CableEndRecord[] | undefined) ?? [];
   const benchmarks = benchmarksOf(lines);
   const lanes = nodes.find((n) => n.lanes != null)?.lanes ?? null;
-  const samples = journalSamplesOf(lines);
+  // Each sample graded under the phase the timeline places it in, not the phase its line states (journal-labels.ts).
+  const derived = derivePhases(contents);
+  const relabelled = relabelNote(derived);
+  if (relabelled) notes.push(relabelled);
+  const samples = journalSamplesOf(lines, derived.phaseOf);
   const graded: GradedJournal | null = samples.count ? gradeWithVersion(version, samples, protocol, benchmarks, lanes) : null;
   const phases = phasesOf(lines, aborted);
   const stop = decisionLine && graded && rulesVersion.confirmsStop ? stopNote(decisionLine.reason, journalVersion, graded.decision) : null;
   if (stop) notes.push(stop);
+  const unread = rulesVersion.rules['phy-recoveries'] && graded ? recoveriesUnread(graded.analysis) : null;
+  if (unread) notes.push(unread);
 
   // The evidence the verdict needs, checked again from the journal's own lines: the procedure that ran is the
   // journal's protocol (a re-grade with other limits changes the limits, not what was run).
@@ -173,7 +181,7 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
   const lastLine = lines[lines.length - 1];
   const startedAt = String(start.startedAt);
   const endedAt = end ? String(end.endedAt) : lastLine?.tS !== undefined ? new Date(Date.parse(startedAt) + Number(lastLine.tS) * 1000).toISOString() : null;
-  return {
+  const record: RunRecord = {
     schema: 'cablequal.run/1',
     // The cablequal that built this record (a re-grade's own), and the one that wrote the journal when it said so.
     cablequalVersion: CABLEQUAL_VERSION,
@@ -185,14 +193,15 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     reasons: withPhyWord(reasons, lines),
     decidedAtS: outcome === 'FAIL' ? (graded?.decidedAtS ?? null) : null,
     // Simulated when run with --sim, or when a node said it is the simulated lab (sim serve over real SSH).
-    simulated: Boolean(start.simulated) || nodes.some((n) => n.simulated === true),
+    // and whatever the flags say, when the journal holds the simulated lab's own marks (journal-labels.ts).
+    simulated: simulatedOf(lines, Boolean(start.simulated) || nodes.some((n) => n.simulated === true)),
     ...(start.scenario ? { scenario: String(start.scenario) } : {}),
     startedAt,
     endedAt,
     protocol: { name: protocol.name, sha256: protocol.sha256, file: protocol.file },
     // Graded with limits given by --protocol: the protocol the run recorded (what ran) as well.
     ...(opts.protocol ? { protocolRecorded: recordedNameOf(start) } : {}),
-    ...claimOf(ran),
+    ...(start.preflightOnly === true ? { kind: 'preflight' as const } : claimOf(ran)),
     nodes,
     cable: {
       ...classOf(id),
@@ -228,7 +237,10 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...counterResetsOf(lines),
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
     ...togetherOf(start, soakLoads),
+    ...(start.role === 'golden' ? { role: 'golden' as const } : {}),
   };
+  // The last step: every figure the outputs show, computed once from the record (src/rules/result.ts).
+  return { ...record, result: resultOf(record) };
 }
 
 // The benchmark lines' figures as the record states them (journals before per-rail loopback measured rail 0 only).
@@ -339,7 +351,10 @@ function timelineOf(timelines: Map<string, NodeTimeline>, node: string): NodeTim
 // What one pass over the sample lines tells before any is revived: per node its canonical netdev (first rail of
 // its first sample with rails), lane count (first one the canonical rail reported) and whether its samples are in time
 // order; then the samples on demand, in journal order, revived one at a time (only the canonical rail when asked).
-function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: number | null; ticks: Set<number>; timelines: Map<string, NodeTimeline> } {
+function journalSamplesOf(
+  lines: JournalLine[],
+  phaseOf: ReadonlyMap<number, string>,
+): JournalSamples & { lastTick: number | null; ticks: Set<number>; timelines: Map<string, NodeTimeline> } {
   const nodes = new Map<string, { netdev: string | undefined; lanes: number | null; lastTMs: number; ordered: boolean }>();
   const timelines = new Map<string, NodeTimeline>();
   let count = 0;
@@ -377,12 +392,12 @@ function journalSamplesOf(lines: JournalLine[]): JournalSamples & { lastTick: nu
     timelines,
     nodes,
     forEach(fn, canonicalOnly) {
-      for (const l of lines) {
-        if (l.type !== 'sample') continue;
+      lines.forEach((l, i) => {
+        if (l.type !== 'sample') return;
         const raw = (l as RawSampleLine).sample;
         const sample = canonicalOnly ? decodeSample(raw, nodes.get(raw.node)!.netdev) : decodeSample(raw);
-        fn((l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
-      }
+        fn(phaseOf.get(i) ?? (l as RawSampleLine).phase, sample, Number(l.tS ?? 0));
+      });
     },
   };
 }
@@ -392,4 +407,14 @@ function cageEnds(nodes: readonly NodeRecord[]): { differentCages?: { node: stri
   const ends = nodes.flatMap((n) => (typeof n.cage?.index === 'number' ? [{ node: n.name, cage: n.cage.index }] : []));
   const differ = differentCages(ends);
   return differ ? { differentCages: differ } : {};
+}
+
+// The receivers whose kernel did not expose total_success_recovery_phy, said once (rules version 5 grades recoveries
+// where it is read): their recoveries without a link drop were not counted, which is not an error.
+function recoveriesUnread(analysis: AnalysisRecord): string | null {
+  const nodes = [...new Set(analysis.perNodePhase.map((s) => s.node))];
+  const unread = nodes.filter((n) => !analysis.perNodePhase.some((s) => s.node === n && s.recoveries !== undefined));
+  if (unread.length === 0) return null;
+  const who = unread.length === nodes.length ? `any receiver (${unread.join(', ')})` : unread.join(', ');
+  return `total_success_recovery_phy: not exposed on ${who} (mlx5 before the 2025-03 patch, or firmware without the PPCNT recovery group): recoveries without a link drop were not counted there`;
 }

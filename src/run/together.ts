@@ -14,7 +14,9 @@ import type { StaleFound } from './node-taking.js';
 export interface Together {
   // This run's cage, and the other cable's cage and run: the journal's run-start says so (the mode a certificate states).
   readonly cage: number;
-  readonly others: readonly { cage: number; runId: string }[];
+  readonly others: readonly { cage: number; runId: string; link?: string }[];
+  // A cable of a cluster (run --cluster): the topology and this cable's link id, for the run-start.
+  readonly cluster?: { topology: string; link: string };
   // The nodes were locked and cleaned once for both runs: the load processes of dead runs that stopped (the first run
   // journals them).
   readonly stale: readonly StaleFound[];
@@ -37,7 +39,18 @@ interface SharedLoad {
   holders: Set<number>;
 }
 
-// The coordination of the runs of one two-cable run: who has reached which soak, who has ended, the GPU loads held.
+// One run of a multi-cable run: its cable's cage (at its first node), its run id, and the nodes its cable joins.
+export interface TogetherRun {
+  cage: number;
+  runId: string;
+  nodes: readonly string[];
+  // A cable of a cluster: its link id (node:cage--node:cage).
+  link?: string;
+}
+
+// The coordination of the runs of one multi-cable run (two cables between two nodes, or every cable of a cluster):
+// who has reached which soak, who has ended, the GPU loads held. Two runs share a node's NIC and PCIe rails when their
+// cables meet at that node; a cable's share of a soak's traffic is set at its most crowded end.
 export class TogetherRuns {
   private readonly arrived = new Map<string, Map<number, SharingCable>>();
   private readonly done = new Set<number>();
@@ -45,22 +58,34 @@ export class TogetherRuns {
   private waiting: (() => void)[] = [];
   private readonly loads = new Map<string, SharedLoad>();
 
-  // The runs, in order: each one's cage and run id.
-  constructor(private readonly runs: readonly { cage: number; runId: string }[]) {}
+  // The runs, in order: each one's cage, run id and nodes.
+  constructor(
+    private readonly runs: readonly TogetherRun[],
+    private readonly topology?: string,
+  ) {}
+
+  // The other runs whose cables meet run i's at a node, per node of run i's cable.
+  private neighbours(i: number): number[][] {
+    return this.runs[i]!.nodes.map((n) => this.runs.map((_, j) => j).filter((j) => j !== i && this.runs[j]!.nodes.includes(n)));
+  }
 
   // What run i is given (the stale processes the taking of the nodes stopped go to the first run's journal).
   member(i: number, o: { stale: readonly StaleFound[] }): Together {
     const me = this.runs[i]!;
     return {
       cage: me.cage,
-      others: this.runs.filter((_, j) => j !== i),
+      others: this.runs.filter((_, j) => j !== i).map((r) => ({ cage: r.cage, runId: r.runId, ...(r.link ? { link: r.link } : {}) })),
+      ...(this.topology && me.link ? { cluster: { topology: this.topology, link: me.link } } : {}),
       stale: i === 0 ? o.stale : [],
       soak: (phase, serial, signal) => this.soak(i, phase, serial, signal),
       soakLoadStoppedEarly: (phase) => {
         if (!this.unloaded.has(phase)) this.unloaded.set(phase, new Set());
         this.unloaded.get(phase)!.add(i);
       },
-      othersLoading: (phase) => [...(this.arrived.get(phase)?.keys() ?? [])].some((j) => j !== i && !this.done.has(j) && !this.unloaded.get(phase)?.has(j)),
+      othersLoading: (phase) =>
+        [...(this.arrived.get(phase)?.keys() ?? [])].some(
+          (j) => this.neighbours(i).some((at) => at.includes(j)) && !this.done.has(j) && !this.unloaded.get(phase)?.has(j),
+        ),
       gpuLoad: (ctx, node, command, name) => this.gpuLoad(i, ctx, node, command, name),
       releaseGpu: (p) => this.release(i, p),
       ended: () => {
@@ -86,7 +111,10 @@ export class TogetherRuns {
         signal.addEventListener('abort', done, { once: true });
       });
     }
-    return others.filter((j) => here.has(j) && !this.done.has(j)).map((j) => here.get(j)!);
+    // The cables sharing the most crowded node of this one's (the rate a rail gives each of its streams).
+    const loaded = this.neighbours(i).map((at) => at.filter((j) => here.has(j) && !this.done.has(j)));
+    const crowded = loaded.reduce((a, b) => (b.length > a.length ? b : a), []);
+    return crowded.map((j) => here.get(j)!);
   }
 
   private wakeAll(): void {
@@ -130,13 +158,19 @@ export class TogetherRuns {
 // What a journal says of a cable qualified beside another (its run-start's `together`, checked by journal-shape.ts),
 // with the other cable's serial from the first soak that shared its load; nothing for a run of one cable.
 export function togetherOf(start: Record<string, unknown>, soaks: ReadonlyMap<string, SoakLoadEvidence>): { together?: TogetherRecord } {
-  const t = start['together'] as { cage: number; with: { cage: number; runId: string }[] } | undefined;
+  const t = start['together'] as { cage: number; with: { cage: number; runId: string; link?: string }[]; topology?: string; link?: string } | undefined;
   if (!t) return {};
   const sharing = [...soaks.values()].flatMap((s) => s.sharedWith);
+  // A cluster's cables are told apart by run (their cages repeat); two cables of one pair of nodes by cage too.
+  const serialOf = (o: { cage: number; runId: string }) =>
+    sharing.find((x) => x.runId === o.runId && x.serial !== null)?.serial ??
+    (t.topology ? null : (sharing.find((x) => x.cage === o.cage && x.serial !== null)?.serial ?? null));
   return {
     together: {
       cage: t.cage,
-      with: t.with.map((o) => ({ cage: o.cage, runId: o.runId, serial: sharing.find((x) => x.cage === o.cage && x.serial !== null)?.serial ?? null })),
+      with: t.with.map((o) => ({ cage: o.cage, runId: o.runId, serial: serialOf(o), ...(o.link ? { link: o.link } : {}) })),
+      ...(t.topology ? { topology: t.topology } : {}),
+      ...(t.link ? { link: t.link } : {}),
     },
   };
 }

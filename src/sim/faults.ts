@@ -7,8 +7,19 @@ import { UsageError } from '../domain/errors.js';
 // 0 (as `mlxlink --pc` does), the link staying up; uncorrectable: its receiver of the lab's (first) cable counts one
 // uncorrectable RS codeword (a post-FEC error: a certain FAIL in any phase; one alone does not trip the PCS's hi_ber);
 // link-drop: the (first) cable's link goes down for the duration (default 5 s) and trains again, `ethtool <if>`
-// saying why meanwhile (SIM_LINK_DOWN_REASONS.flap).
-const FAULT_KINDS = ['ssh-drop', 'node-reboot', 'garbage-output', 'link-load-stop', 'gpu-load-stop', 'counter-reset', 'uncorrectable', 'link-drop'] as const;
+// saying why meanwhile (SIM_LINK_DOWN_REASONS.flap); phy-recovery: its PHY recovers the link once without it
+// going down (total_success_recovery_phy counts one, on a node whose kernel has the counter).
+const FAULT_KINDS = [
+  'ssh-drop',
+  'node-reboot',
+  'garbage-output',
+  'link-load-stop',
+  'gpu-load-stop',
+  'counter-reset',
+  'uncorrectable',
+  'link-drop',
+  'phy-recovery',
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface Fault {
@@ -28,6 +39,7 @@ const DEFAULT_DURATION: Record<FaultKind, number> = {
   'counter-reset': 0,
   uncorrectable: 0,
   'link-drop': 5,
+  'phy-recovery': 0,
 };
 
 const FORM = new RegExp(`^(${FAULT_KINDS.join('|')})@(\\d+(?:\\.\\d+)?)s(?:\\+(\\d+(?:\\.\\d+)?)s)?(?::([A-Za-z0-9_.-]+))?$`);
@@ -37,7 +49,7 @@ export function parseFault(text: string): Fault {
   const m = FORM.exec(text.trim());
   if (!m) {
     throw new UsageError(
-      `bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s, garbage-output@300s, link-load-stop@700s, gpu-load-stop@1000s, counter-reset@900s, uncorrectable@60s or link-drop@60s (optional +<duration>s and :<node>)`,
+      `bad fault "${text}": expected ssh-drop@900s, node-reboot@1200s, garbage-output@300s, link-load-stop@700s, gpu-load-stop@1000s, counter-reset@900s, uncorrectable@60s, link-drop@60s or phy-recovery@600s (optional +<duration>s and :<node>)`,
     );
   }
   const kind = m[1] as FaultKind;

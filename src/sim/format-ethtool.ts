@@ -226,6 +226,7 @@ export interface StatsView {
   host: HostTraffic; // this PCIe function's kernel-stack frames
   portHost: HostTraffic; // the kernel-stack frames of both functions of the cage, as the port counts them
   uncorrectableAsCrc: boolean;
+  recoveryCounter?: boolean; // the kernel prints total_success_recovery_phy (after the lanes, en_stats.c's phy group)
 }
 
 const sumFrames = (c: FrameCounts) => c.unicast + c.multicast + c.broadcast;
@@ -242,7 +243,9 @@ export function formatEthtoolStats(v: StatsView, keep?: RegExp): string {
   if (keep && entry?.phyOnly) {
     const lines: string[] = keep.test('NIC statistics:') ? ['NIC statistics:'] : [];
     putPhy(v, (name, value) => {
-      if (entry.names.get(name)) lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
+      let k = entry.names.get(name);
+      if (k === undefined) entry.names.set(name, (k = keep.test(`     ${name}: 0`))); // a counter another node lacks
+      if (k) lines.push(`     ${name}: ${Math.max(0, Math.floor(value))}`);
     });
     return `${lines.join('\n')}\n`;
   }
@@ -389,6 +392,7 @@ function putPhy(v: StatsView, put: (name: string, value: number) => void): void 
   put('rx_pcs_symbol_err_phy', p.pcsSymbolErrors);
   put('rx_corrected_bits_phy', p.correctedBits);
   for (let l = 0; l < 4; l++) put(`rx_err_lane_${l}_phy`, p.lanes[l]!);
+  if (v.recoveryCounter) put('total_success_recovery_phy', p.recoveries);
   put('rx_buffer_passed_thres_phy', 0);
 }
 

@@ -4,7 +4,16 @@ import type { Clock } from '../domain/clock.js';
 import type { Rail } from '../domain/node.js';
 import type { Fault } from './faults.js';
 import { DEFAULT_CABLED_CAGE, HOTPLUG_THROTTLE_GBPS, LabModel, type LinkSim } from './model.js';
-import { railCapGbps, secondCageIps, type ScenarioNode, type ScenarioSpec } from './scenario.js';
+import {
+  isSwitchPort,
+  railCapGbps,
+  secondCageIps,
+  type CableEndSpec,
+  type ClusterCable,
+  type ScenarioNode,
+  type SwitchPortSpec,
+  type ScenarioSpec,
+} from './scenario.js';
 import type { SimProcess } from './sim-process.js';
 import type { Session } from './model.js';
 
@@ -110,8 +119,38 @@ export class LabCore {
   railIpsAt(node: string, cage: number): [string, string] | null {
     const link = this.cableAt(node, cage);
     if (!link) return null;
+    const cluster = this.spec.cables?.[link.index];
+    if (cluster) return cluster.ends.find((e): e is CableEndSpec => !isSwitchPort(e) && e.node === node && e.cage === cage)!.railIps;
     if (link.index === 0) return this.nodeSpec(node).railIps;
     return this.spec.secondCable!.railIps[this.spec.nodes.findIndex((n) => n.name === node)]!;
+  }
+
+  // The end of a cluster's cable at a node's cage, or null (no cluster, or no cable there).
+  private clusterEnd(node: string, cage: number): { cable: ClusterCable; end: number } | null {
+    const link = this.cableAt(node, cage);
+    const cable = link ? this.spec.cables?.[link.index] : undefined;
+    if (!cable) return null;
+    return { cable, end: cable.ends.findIndex((e) => !isSwitchPort(e) && e.node === node && e.cage === cage) };
+  }
+
+  // The MTU of a node's netdevs in a cage: its cable end's, else the node's, else 1500.
+  mtuAt(node: string, cage: number): number {
+    const at = this.clusterEnd(node, cage);
+    const end = at ? at.cable.ends[at.end] : undefined;
+    return (end && !isSwitchPort(end) ? end.mtu : undefined) ?? this.nodeSpec(node).mtu ?? 1500;
+  }
+
+  // What the cable in a node's cage reaches at its other end: a node's cage, a switch port, or null (no cable).
+  farEnd(node: string, cage: number): { node: string; cage: number } | SwitchPortSpec | null {
+    const at = this.clusterEnd(node, cage);
+    if (at) {
+      const far = at.cable.ends[1 - at.end]!;
+      return isSwitchPort(far) ? far : { node: far.node, cage: far.cage };
+    }
+    const link = this.cableAt(node, cage);
+    if (!link) return null;
+    const other = this.spec.nodes.find((n) => n.name !== node)!;
+    return { node: other.name, cage: link.cages[this.spec.nodes.indexOf(other)]! };
   }
 
   // The node's four PCIe functions, cage 0 first, domain 0000 first within a cage. A Spark with no cable in
@@ -147,6 +186,11 @@ export class LabCore {
 
   // Which node, cage and rail own an IPv4 address.
   ownerOf(ip: string): { node: string; rail: number; cage: number } | null {
+    if (this.spec.cables) {
+      for (const c of this.spec.cables)
+        for (const e of c.ends) if (!isSwitchPort(e) && e.railIps.includes(ip)) return { node: e.node, rail: e.railIps.indexOf(ip), cage: e.cage };
+      return null;
+    }
     for (const [i, n] of this.spec.nodes.entries()) {
       const rail = n.railIps.indexOf(ip);
       if (rail >= 0) return { node: n.name, rail, cage: this.cageOf(n.name) };

@@ -64,6 +64,7 @@ export interface PortCounters {
   pcsSymbolErrors: number; // rx_pcs_symbol_err_phy: on mlx5 the frames lost as crcFrames (see step())
   crcFrames: number; // frames that overlapped an uncorrectable codeword (rx_crc_errors_phy)
   linkDown: number;
+  recoveries: number; // successful PHY recoveries, the link staying up (total_success_recovery_phy)
 }
 
 // Per-rail (per PCIe function) RDMA traffic counters (vport).
@@ -94,12 +95,14 @@ interface PortEnd {
   lastUncorrectableS: number;
 }
 
-// One cable of the lab, in one cage at each node: the scenario its cable comes from (its EEPROM, lanes, bursts,
-// flaps, link recovery, throughput and NCCL figures), its link state and each end's port.
+// One cable of the lab, between a cage of one node and a cage of another (or a switch port): the scenario its cable
+// comes from (its EEPROM, lanes, bursts, flaps, link recovery, throughput and NCCL figures), its link state and each
+// end's port. A two-node lab's cables have their ends at the scenario's nodes in order (end 0 at the first node).
 export interface LinkSim {
   readonly index: number;
   spec: ScenarioSpec;
-  readonly cages: [number, number]; // per node, in the order of the scenario's nodes
+  readonly at: [number, number]; // per end, the index of its node (-1: a switch port, no receiver of the lab)
+  readonly cages: [number, number]; // per end, its cage (-1 at a switch port)
   laneCount: 4 | 2;
   plugged: boolean;
   linkUp: boolean;
@@ -109,8 +112,11 @@ export interface LinkSim {
   idleLoadRunS: number;
   flapsFired: Set<number>;
   ends: [PortEnd, PortEnd];
-  readonly keys: [number, number]; // per node, the noise stream of this cable's receiver there
+  readonly keys: [number, number]; // per end, the noise stream of this cable's receiver there
 }
+
+// The end of a link at a node (by its index), or -1 when the link does not reach it.
+export const endAt = (link: LinkSim, node: number): number => (link.at[0] === node ? 0 : link.at[1] === node ? 1 : -1);
 
 // A reboot a node was told to do (`systemctl reboot --no-block`): down from atS for durationS.
 interface CommandedReboot {
@@ -178,6 +184,7 @@ export const ZERO_PORT = (): PortCounters => ({
   pcsSymbolErrors: 0,
   crcFrames: 0,
   linkDown: 0,
+  recoveries: 0,
 });
 const NO_SERVICE = { gpu: 0, link: 0 } as const;
 const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
@@ -223,18 +230,32 @@ export class LabModel {
       bootS: -Math.floor(86400 + uniform(seed, streamId(n.name), 8) * 4 * 86400),
       hotplugThrottled: false,
     }));
+    if (spec.cables) {
+      // A cluster: each cable between the cages its ends name (a switch port is no node of the lab).
+      const ix = (name: string) => spec.nodes.findIndex((n) => n.name === name);
+      this.links = spec.cables.map((c, i) => {
+        const [a, b] = c.ends;
+        const far: [number, number] = 'switch' in b ? [-1, -1] : [ix(b.node), b.cage];
+        return this.newLink(i, c.spec, [a.cage, far[1]], [ix(a.node), far[0]]);
+      });
+      return;
+    }
     const first: [number, number] = [spec.nodes[0].cage ?? DEFAULT_CABLED_CAGE, spec.nodes[1].cage ?? DEFAULT_CABLED_CAGE];
     this.links = [this.newLink(0, spec, first)];
     const second = spec.secondCable;
     if (second) this.links.push(this.newLink(1, second.spec, [second.cage, second.cage]));
   }
 
-  private newLink(index: number, spec: ScenarioSpec, cages: [number, number]): LinkSim {
+  private newLink(index: number, spec: ScenarioSpec, cages: [number, number], at: [number, number] = [0, 1]): LinkSim {
     // The first cable's noise streams are the node's own (a one-cable lab draws as it always has).
-    const key = (name: string) => streamId(index === 0 ? name : `${name}/cable${index}`);
+    const key = (end: number) => {
+      const name = at[end]! >= 0 ? this.spec.nodes[at[end]!]!.name : `switch/${index}`;
+      return streamId(index === 0 ? name : `${name}/cable${index}`);
+    };
     return {
       index,
       spec,
+      at,
       cages,
       laneCount: laneCountOf(spec.cable.family),
       plugged: true,
@@ -244,14 +265,14 @@ export class LabModel {
       idleLoadRunS: 0,
       flapsFired: new Set(),
       ends: [freshEnd(), freshEnd()],
-      keys: [key(this.spec.nodes[0].name), key(this.spec.nodes[1].name)],
+      keys: [key(0), key(1)],
     };
   }
 
   // The cable in a node's cage, or undefined for an empty cage (one the scenario puts no cable in).
   linkAt(node: string, cage: number): LinkSim | undefined {
     const i = this.node(node).index;
-    return this.links.find((l) => l.cages[i] === cage);
+    return this.links.find((l) => l.at.some((x, e) => x === i && l.cages[e] === cage));
   }
 
   // Whether any cable is in (false once every cable has been pulled: no link, no EEPROM, no CX-7 functions).
@@ -296,8 +317,26 @@ export class LabModel {
     link.plugged = true;
     link.downUntil = Math.ceil(tS + cable.linkRecoverS);
     link.downReason = SIM_LINK_DOWN_REASONS.training;
-    for (const n of this.nodes) n.hotplugThrottled = !this.rebooting(n.name, tS);
+    for (const n of this.nodesOf(link)) n.hotplugThrottled = !this.rebooting(n.name, tS);
     this.events.push({ tS, kind: 'cable-plugged', detail: `${cable.name} serial ${cable.cable.eeprom.vendorSn}`, ...this.cageOf(link) });
+  }
+
+  // The nodes a cable reaches (its ends at Sparks), end 0 first.
+  private nodesOf(link: LinkSim): NodeSim[] {
+    return link.at.filter((i) => i >= 0).map((i) => this.nodes[i]!);
+  }
+
+  // Whether a session's bytes cross a cable: one of its two ends sits in a cage the cable is in.
+  private crosses(s: Session, link: LinkSim): boolean {
+    return link.at.some((i, e) => {
+      const name = i >= 0 ? this.nodes[i]!.name : null;
+      return (name === s.clientNode && link.cages[e] === s.clientCage) || (name === s.serverNode && link.cages[e] === s.serverCage);
+    });
+  }
+
+  // Whether a node's side of a session is in a cable's cage at that node.
+  private sideOn(link: LinkSim, node: string, cage: number): boolean {
+    return link.at.some((i, e) => i >= 0 && this.nodes[i]!.name === node && link.cages[e] === cage);
   }
 
   // The cage of a link for its events, in a lab of two cables.
@@ -454,17 +493,19 @@ export class LabModel {
     const tx: [number, number] = [0, 0];
     const live = this.wireSessions(a, b);
     for (const s of live) {
-      if (link && s.link !== link.index) continue;
+      const client = s.clientNode === node && (!link || this.sideOn(link, node, s.clientCage));
+      const server = s.serverNode === node && (!link || this.sideOn(link, node, s.serverCage));
+      if (!client && !server) continue;
       const overlap = Math.max(0, Math.min(b, this.sessionEnd(s)) - Math.max(a, s.startS)) / (b - a);
       if (overlap <= 0) continue;
       const g = s.gbpsPerDir * overlap * this.shareOver(s, a, b, live);
       const cr = s.clientRail === 0 ? 0 : 1;
       const sr = s.serverRail === 0 ? 0 : 1;
-      if (s.clientNode === node) {
+      if (client) {
         tx[cr] += g;
         if (s.bidir) rx[cr] += g;
       }
-      if (s.serverNode === node) {
+      if (server) {
         rx[sr] += g;
         if (s.bidir) tx[sr] += g;
       }
@@ -514,10 +555,12 @@ export class LabModel {
       else if (f.kind === 'uncorrectable') this.uncorrectableAt(this.faultNode(f), f.atS);
       else if (f.kind === 'link-drop' && this.links[0]!.linkUp)
         this.dropLink(this.links[0]!, f.atS, 'simulated fault', f.durationS, SIM_LINK_DOWN_REASONS.flap);
+      else if (f.kind === 'phy-recovery') this.recover(this.faultNode(f), f.atS);
     }
+    for (const r of this.spec.recoveries ?? []) if (r.atS >= k && r.atS < k + 1) this.recover(r.node, r.atS);
     for (const r of this.commandedReboots) if (r.atS >= k && r.atS < k + 1) this.reboot(r.node, r.atS);
-    const anyRebooting = this.nodes.some((n) => this.rebooting(n.name, mid));
     for (const link of this.links) {
+      const anyRebooting = this.nodesOf(link).some((n) => this.rebooting(n.name, mid));
       if (!link.linkUp && k >= link.downUntil && !anyRebooting) {
         link.linkUp = true;
         if (this.spec.service && this.engineOffUntilS === Infinity) this.engineOffUntilS = k + this.spec.service.restartS;
@@ -548,10 +591,12 @@ export class LabModel {
   private stepLink(link: LinkSim, k: number, midTemps: number[]): void {
     const mid = k + 0.5;
     let hiBer: string | null = null;
-    for (const n of this.nodes) {
+    for (const e of [0, 1] as const) {
+      if (link.at[e]! < 0) continue; // a switch port: its receiver is the switch's, not the lab's
+      const n = this.nodes[link.at[e]!]!;
       const temp = midTemps[n.index]!;
-      const key = link.keys[n.index]!;
-      const port = link.ends[n.index]!.counters;
+      const key = link.keys[e]!;
+      const port = link.ends[e]!.counters;
       const lanes = this.laneErrors(link, this.laneRates(link, n.name, temp));
       const drawn = drawSecond(lanes, codewordStats(link.laneCount, lanes), this.seed, key, k);
       let bits = 0;
@@ -574,8 +619,8 @@ export class LabModel {
       const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
       port.crcFrames += lost;
       port.pcsSymbolErrors += lost;
-      if (!hiBer && this.uncorrectableBurst(link, n, unc, k)) hiBer = n.name;
-      const rails = n.rails[link.cages[n.index]!]!;
+      if (!hiBer && this.uncorrectableBurst(link, e, unc, k)) hiBer = n.name;
+      const rails = n.rails[link.cages[e]!]!;
       for (const r of [0, 1] as const) {
         const rb = (rx[r] * 1e9) / 8;
         const tb = (tx[r] * 1e9) / 8;
@@ -590,9 +635,9 @@ export class LabModel {
       }
     }
     // Idle-GPU link load run, for the scenario's scheduled flaps.
-    const { rx, tx } = this.traffic(this.nodes[0]!.name, k, k + 1, link);
+    const { rx, tx } = this.traffic(this.nodes[link.at[0]]!.name, k, k + 1, link);
     const loaded = rx[0] + rx[1] + tx[0] + tx[1] >= 3.6 * link.spec.throughput.railGbps * 0.5;
-    const gpusIdle = this.nodes.every((n) => this.gpuShare(n.name, mid) === 0);
+    const gpusIdle = this.nodesOf(link).every((n) => this.gpuShare(n.name, mid) === 0);
     link.idleLoadRunS = loaded && gpusIdle ? link.idleLoadRunS + 1 : 0;
     const flap = (link.spec.flaps ?? []).findIndex((f, i) => !link.flapsFired.has(i) && link.idleLoadRunS >= f.afterIdleLinkLoadS);
     if (hiBer) {
@@ -611,11 +656,11 @@ export class LabModel {
 
   // Whether this second's `count` uncorrectable codewords at a receiver (at seeded times within the second) put two
   // within the PCS's BER-monitor window, counting the last one of earlier seconds.
-  private uncorrectableBurst(link: LinkSim, n: NodeSim, count: number, k: number): boolean {
+  private uncorrectableBurst(link: LinkSim, e: number, count: number, k: number): boolean {
     if (count <= 0) return false;
     if (count > 1 / HI_BER_WINDOW_S + 1) return true; // more than fit a second without two in one window
-    const key = link.keys[n.index]!;
-    const end = link.ends[n.index]!;
+    const key = link.keys[e]!;
+    const end = link.ends[e]!;
     const times = Array.from({ length: count }, (_, i) => k + uniform(this.seed, key, 14, k, i)).sort((a, b) => a - b);
     let last = end.lastUncorrectableS;
     let burst = false;
@@ -633,12 +678,12 @@ export class LabModel {
     if (this.spec.service) this.engineOffUntilS = Infinity;
     link.downReason = reason;
     link.downUntil = Math.ceil(tS + downS);
-    for (const n of this.nodes) {
-      if (!this.rebooting(n.name, tS)) link.ends[n.index]!.counters.linkDown += 1;
+    for (const n of this.nodesOf(link)) {
+      if (!this.rebooting(n.name, tS)) link.ends[endAt(link, n.index)]!.counters.linkDown += 1;
       this.events.push({ tS, kind: 'link-down', node: n.name, detail: why, ...this.cageOf(link) });
     }
     for (const s of this.sessions) {
-      if (!s.loopback && s.link === link.index && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
+      if (!s.loopback && (s.link === link.index || this.crosses(s, link)) && s.diedS === null && s.startS <= tS && tS < this.sessionEnd(s)) s.diedS = tS;
     }
   }
 
@@ -651,12 +696,13 @@ export class LabModel {
     }
   }
 
-  // One uncorrectable RS codeword at the node's receiver of the first cable (a scripted fault, as a scenario's
+  // One uncorrectable RS codeword at the node's receiver of its first cable (a scripted fault, as a scenario's
   // uncorrectablePerS: no errored bits come with it, and it is taken to fall between frames: the FEC counter alone).
   private uncorrectableAt(node: string, tS: number): void {
-    const link = this.links[0]!;
-    if (!link.linkUp) return;
-    link.ends[this.node(node).index]!.counters.uncorrectable += 1;
+    const i = this.node(node).index;
+    const link = this.links.find((l) => endAt(l, i) >= 0);
+    if (!link?.linkUp) return;
+    link.ends[endAt(link, i)]!.counters.uncorrectable += 1;
     this.events.push({ tS, kind: 'uncorrectable', node, detail: 'simulated fault' });
   }
 
@@ -673,13 +719,20 @@ export class LabModel {
   // §1); the link, the per-function (vport) counters and the node's boot stay as they were.
   private resetCounters(node: string, tS: number): void {
     const i = this.node(node).index;
-    for (const link of this.links) link.ends[i]!.counters = ZERO_PORT();
+    for (const link of this.links) if (endAt(link, i) >= 0) link.ends[endAt(link, i)]!.counters = ZERO_PORT();
     this.events.push({ tS, kind: 'counter-reset', node });
+  }
+
+  // The node's PHY recovers each of its links that is up without it going down (the port's reset cycle succeeded).
+  private recover(node: string, tS: number): void {
+    const i = this.node(node).index;
+    for (const link of this.links) if (link.linkUp) link.ends[i]!.counters.recoveries += 1;
+    this.events.push({ tS, kind: 'phy-recovery', node });
   }
 
   private reboot(node: string, tS: number): void {
     const n = this.node(node);
-    for (const link of this.links) link.ends[n.index]!.counters = ZERO_PORT();
+    for (const link of this.links) if (endAt(link, n.index) >= 0) link.ends[endAt(link, n.index)]!.counters = ZERO_PORT();
     n.rails = ZERO_RAILS();
     n.baseline = 0;
     n.bootCount += 1;
@@ -730,7 +783,8 @@ export class LabModel {
   counters(node: string, tS: number, cage: number): { port: PortCounters; rails: [RailCounters, RailCounters] } {
     this.advance(tS);
     const n = this.node(node);
-    const p = this.linkAt(node, cage)?.ends[n.index]!.counters ?? ZERO_PORT();
+    const link = this.linkAt(node, cage);
+    const p = link?.ends[endAt(link, n.index)]!.counters ?? ZERO_PORT();
     const rails = n.rails[cage] ?? [ZERO_RAIL(), ZERO_RAIL()];
     return { port: { ...p, lanes: [...p.lanes] }, rails: [{ ...rails[0] }, { ...rails[1] }] };
   }
@@ -760,11 +814,13 @@ export class LabModel {
 
   // A node as one cable's receiver (the first cable's when no cage is given).
   state(node: string, tS: number, cage?: number): SimNodeState {
-    const link = (cage === undefined ? this.links[0] : this.linkAt(node, cage)) ?? this.links[0]!;
+    const i = this.node(node).index;
+    const mine = this.links.find((l) => endAt(l, i) >= 0) ?? this.links[0]!;
+    const link = (cage === undefined ? mine : this.linkAt(node, cage)) ?? mine;
     const temp = this.nicTemp(node, tS);
     const rates = this.laneRates(link, node, temp).slice(0, link.laneCount);
     const g = this.gpu(node, tS);
-    const c = this.counters(node, tS, link.cages[this.node(node).index]!);
+    const c = this.counters(node, tS, link.cages[Math.max(0, endAt(link, i))]!);
     const b = this.boot(node, tS);
     const up = link.linkUp;
     return {

@@ -22,6 +22,9 @@ const PROGRAMS: Record<string, string> = {
   perl: '/usr/bin/perl',
   systemctl: '/usr/bin/systemctl',
   ldd: '/usr/bin/ldd',
+  ping: '/usr/bin/ping',
+  lldpctl: '/usr/sbin/lldpctl',
+  printenv: '/usr/bin/printenv',
 };
 
 // gpu-burn installed as the guide says: the binary in /usr/local/bin, its compare kernel beside the share directory.
@@ -31,7 +34,9 @@ const DIRS = ['/', '/tmp', '/usr', '/usr/bin', '/usr/sbin', '/usr/local', '/usr/
 
 // Names and paths the scenario takes away from this node (programs, files, shared libraries).
 export function missing(core: LabCore, node: string): Set<string> {
-  return new Set(core.nodeSpec(node).missing ?? []);
+  const n = core.nodeSpec(node);
+  // lldpd (and its lldpctl) is installed only where the scenario runs it: a switch cluster's nodes.
+  return new Set([...(n.missing ?? []), ...(n.lldpd ? [] : ['lldpctl'])]);
 }
 
 // Whether the simulated nodes know a program at all (by name or installed path), installed or not.

@@ -118,7 +118,8 @@ export function ethtool(core: LabCore, node: string, argv: string[], sudo: boole
     const host = hostTraffic(core, node, loc.rail, cabled);
     const portHost = addFrames(hostTraffic(core, node, 0, cabled), hostTraffic(core, node, 1, cabled));
     const rail = cabled ? c.rails[loc.rail === 0 ? 0 : 1] : { rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 };
-    let text = formatEthtoolStats({ cabled, port, rail, host, portHost, uncorrectableAsCrc: true }, keep);
+    const recoveryCounter = core.nodeSpec(node).recoveryCounter === true;
+    let text = formatEthtoolStats({ cabled, port, rail, host, portHost, uncorrectableAsCrc: true, recoveryCounter }, keep);
     const g = core.faults.find((f) => f.kind === 'garbage-output' && !core.garbageFired.has(f) && t >= f.atS && (f.node === null || f.node === node));
     if (g) {
       core.garbageFired.add(g);

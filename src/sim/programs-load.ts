@@ -152,13 +152,25 @@ function rows(core: LabCore, s: Session, a: PerftestArgs, tS: number, endedNorma
   const secs = s.plannedEndS! - s.startS;
   const bw = noise(0, s.startS, s.plannedEndS!);
   const peak = a.durationS === null ? bw * 1.004 : 0;
-  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n`;
+  // What the node's perftest build prints after the table when the run completes (a scenario's perftestTrailer).
+  const trailer = (core.nodeSpec(s.clientNode).perftestTrailer ?? []).map((l) => `${l}\n`).join('');
+  const text = `${formatPerftestRow(a.size, a.durationS === null ? a.iterations : Math.round((bw * 1e9 * secs) / (8 * a.size)), peak, bw)}\n${RESULT_LINE}\n${trailer}`;
   return { text, open: text.slice(0, -1) };
 }
 
 // What a reader of ib_write_bw's stdout sees: `head` and then the rows printed so far (docs/formats.md §5,
 // format-perftest.ts visibleRows).
-const shown = (head: string, r: Rows, buffering: StdoutBuffering, exited: boolean) => visibleRows(head, r.text, r.open, buffering, exited);
+// The same text object for the same rows and state: a reader of a running client asks every second while its rows
+// change every 5 s, and each new concatenation would be flattened again by the reader's first search (an hour's soak
+// of a cluster's six clients spent seconds copying their outputs).
+const shownText = new WeakMap<Rows, { head: string; buffering: StdoutBuffering; exited: boolean; text: string }>();
+function shown(head: string, r: Rows, buffering: StdoutBuffering, exited: boolean): string {
+  const seen = shownText.get(r);
+  if (seen && seen.head === head && seen.buffering === buffering && seen.exited === exited) return seen.text;
+  const text = visibleRows(head, r.text, r.open, buffering, exited);
+  if (r !== NO_ROWS) shownText.set(r, { head, buffering, exited, text });
+  return text;
+}
 
 // A status whose stdout is made only when someone reads it: every runner call asks each running load whether it ended
 // (SimProcess.check), and none of those asks needs the text.

@@ -35,6 +35,10 @@ const gbps = positive(200, 'Gb/s in (0, 200]');
 const curve: JsonSchema = { type: 'array', minItems: 1, items: pair({ type: 'number', minimum: 0, maximum: 1e12 }), title: 'a rate curve' };
 const lanes: JsonSchema = { type: 'array', minItems: 2, maxItems: 4, items: curve };
 
+function mtu(): JsonSchema {
+  return { type: 'integer', minimum: 68, maximum: 9978, title: 'an MTU in bytes, 68 to 9978 (the mlx5 maximum)' };
+}
+
 const node = closed(
   {
     name: nodeName,
@@ -54,8 +58,13 @@ const node = closed(
     nicFirmware: text('^[\\x20-\\x7e]{1,64}$', 'printable ASCII, at most 64 characters'),
     ncclConf: { type: 'string', maxLength: 4096, title: "the text of the node's /etc/nccl.conf (at most 4096 characters)" },
     ncclVersion: text('^[0-9][0-9A-Za-z.+_-]{0,31}$', 'a version such as 2.28.9+cuda13.0'),
+    recoveryCounter: { type: 'boolean' },
+    perftestTrailer: { type: 'array', maxItems: 20, items: text('^[\\x20-\\x7e\\t]{0,200}$', 'a line of printable ASCII (at most 200 characters)') },
+    mtu: mtu(),
+    lldpd: { type: 'boolean' },
   },
-  ['name', 'railIps'],
+  // A cluster's nodes take their addresses from their cables (scenario-cluster.ts); validateScenario asks the others.
+  ['name'],
 );
 
 // One attenuation byte each (SFF-8636 bytes 142-145, CMIS 204-207): whole dB from 0 to 255.
@@ -86,7 +95,7 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
     generated: text('not a recording', 'a sentence saying it is a simulator scenario, not a recording'),
     description: { type: 'string', maxLength: 2000 },
     expected,
-    nodes: pair(node),
+    nodes: { type: 'array', items: node, minItems: 2, maxItems: 8 },
     cable: closed(
       {
         family: { enum: ['QSFP56', 'QSFP112'] },
@@ -109,6 +118,7 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
     lanesByReceiver: { type: 'object', propertyNames: nodeName, additionalProperties: lanes },
     burstBits: { type: 'array', minItems: 1, items: pair({ type: 'number', exclusiveMinimum: 0, maximum: 1000 }) },
     uncorrectablePerS: curve,
+    recoveries: { type: 'array', maxItems: 1000, items: closed({ atS: num(0, 604_800, 'lab seconds in [0, 604800]'), node: nodeName }, ['atS', 'node']) },
     flaps: {
       type: 'array',
       maxItems: 100,
@@ -132,6 +142,32 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
       },
       ['idleUtilPct', 'loadUtilPct', 'idleTempC', 'loadTempC', 'idlePowerW', 'loadPowerW'],
     ),
+    cables: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 32,
+      items: closed(
+        {
+          scenario: text('^[a-z0-9][a-z0-9-]{0,63}$', "a shipped scenario's name"),
+          serial: eepromText(16),
+          ends: {
+            type: 'array',
+            minItems: 2,
+            maxItems: 2,
+            items: {
+              anyOf: [
+                closed({ node: nodeName, cage: { enum: [0, 1] }, railIps: pair(ipv4), mtu: mtu() }, ['node', 'cage', 'railIps']),
+                closed({ switch: nodeName, port: text('^[A-Za-z0-9][A-Za-z0-9/_.:-]{0,31}$', 'a switch port name') }, ['switch', 'port']),
+              ],
+            },
+          },
+          serialByEnd: pair(eepromText(16)),
+          expected,
+        },
+        ['scenario', 'ends'],
+      ),
+    },
+    switch: closed({ name: nodeName, chassisMac: text('^[0-9a-f]{2}(:[0-9a-f]{2}){5}$', 'a MAC address, lower-case hex') }, ['name', 'chassisMac']),
     secondCable: closed(
       {
         scenario: text('^[a-z0-9][a-z0-9-]{0,63}$', "a shipped scenario's name"),

@@ -8,6 +8,7 @@ import { nestingExceeds } from '../domain/json-depth.js';
 import { problemOf } from '../io/json-schema.js';
 import { readInputText } from '../io/read-input.js';
 import { scenarioProblem } from './scenario-schema.js';
+import { loadCluster } from './scenario-cluster.js';
 import type { Rail } from '../domain/node.js';
 import type { Outcome } from '../domain/outcome.js';
 
@@ -54,6 +55,16 @@ export interface ScenarioNode {
   ncclConf?: string;
   // The NCCL this node's rank loads and prints (`NCCL version X`); default 2.28.9+cuda13.0.
   ncclVersion?: string;
+  // Its kernel exposes total_success_recovery_phy in `ethtool -S` (mlx5 with the 2025-03 patch, firmware with the PPCNT
+  // recovery group); default false: whether DGX OS's kernel has it is not verified (shared CLUSTERS.md).
+  recoveryCounter?: boolean;
+  // Lines this node's perftest build prints after the closing dashes of an ib_write_bw client run that completes (the
+  // loopback's -D runs), e.g. ["Completed: ...", "Total run time: 10.002s"] (docs/formats.md §5a); generated text.
+  perftestTrailer?: string[];
+  // MTU of this node's CX-7 netdevs (`ip link`); default 1500, as NVIDIA's setup leaves a triangle (CLUSTERS.md).
+  mtu?: number;
+  // lldpd runs on this node (`lldpctl -f json0` answers): a switch scenario's nodes.
+  lldpd?: boolean;
 }
 
 export interface ScenarioEeprom {
@@ -78,7 +89,8 @@ export interface ScenarioSpec {
   generated: string;
   description: string;
   expected: { outcome: Outcome; why: string };
-  nodes: [ScenarioNode, ScenarioNode];
+  // Two nodes (one cable, or one per cage), or 2-8 in a cluster (`cables`).
+  nodes: [ScenarioNode, ScenarioNode, ...ScenarioNode[]];
   cable: {
     // What the link trains: QSFP56 4 x 50G PAM4, QSFP112 2 x 100G PAM4.
     family: 'QSFP56' | 'QSFP112';
@@ -96,6 +108,9 @@ export interface ScenarioSpec {
   // Per receiver (node name): lane curves that replace \`lanes\` at that node. Each direction of a cable is its own set
   // of twinax pairs, so a defect in one direction shows at one receiver only.
   lanesByReceiver?: Record<string, RateCurve[]>;
+  // Successful PHY recoveries (the link stays up), each counted by the receiver named at lab time atS; in ascending
+  // atS. Seen only on a node whose kernel has the counter (recoveryCounter).
+  recoveries?: { atS: number; node: string }[];
   // Pre-FEC errors come in bursts (DFE error propagation): points [pre-FEC BER of a lane, mean errored bits per error
   // event], log-log between points, held beyond the ends; absent = independent bit errors (1). Applies to every lane of
   // both receivers. With the lanes' rates it decides the RS(544,514) codeword statistics: corrected and uncorrectable
@@ -119,6 +134,11 @@ export interface ScenarioSpec {
   secondCable?: SecondCable;
   // In service (what `cablequal watch --sim` watches): the cluster's own workload instead of a burn-in's loads.
   service?: ServiceSpec;
+  // A cluster of 2-8 nodes (scenario-cluster.ts): every cable with its two ends, each its own scenario's cable. With
+  // it, `cable` and the other cable fields are the bench's (the first cable's), never a cable of their own.
+  cables?: ClusterCable[];
+  // The switch of a switch cluster: every cable's second end is one of its ports.
+  switch?: SimSwitch;
 }
 
 // A cluster in service: its workload (an inference engine over the cable, GPUs busy) on a daily cycle, which is what
@@ -146,8 +166,52 @@ export interface SecondCable {
   spec: ScenarioSpec;
 }
 
+// One end of a cluster's cable at a Spark: its node and cage, that cage's two rail addresses (PCIe 0000: first) and,
+// where it differs from the node's, the MTU of its two netdevs.
+export interface CableEndSpec {
+  node: string;
+  cage: 0 | 1;
+  railIps: [string, string];
+  mtu?: number;
+}
+
+// The far end of a cable on a switch: the switch's port name (what LLDP names as the neighbour's port id).
+export interface SwitchPortSpec {
+  switch: string;
+  port: string;
+}
+
+// One cable of a cluster: another scenario's cable (its EEPROM, lanes, bursts, flaps, throughput and NCCL figures),
+// between two Spark cages or from a Spark cage to a switch port (always the second end).
+export interface ClusterCable {
+  scenario: string;
+  serial?: string;
+  ends: [CableEndSpec, CableEndSpec | SwitchPortSpec];
+  // Serials each end reports when a module's EEPROM was reprogrammed (two ends of one cable that disagree).
+  serialByEnd?: [string, string];
+  expected: { outcome: Outcome; why: string };
+  spec: ScenarioSpec;
+}
+
+export interface SimSwitch {
+  name: string; // its LLDP system name
+  chassisMac: string;
+}
+
+export const isSwitchPort = <T extends object>(e: T | SwitchPortSpec): e is SwitchPortSpec => 'switch' in e;
+
 function fail(where: string, what: string): never {
   throw new UsageError(`${where}: ${what}`);
+}
+
+// A curve is read between its points in the order of their first value (curveAt): out of order, a curve becomes a
+// constant (every temperature at or below a first point that is the hottest) without a word. Refused, the point named.
+function ascending(curve: RateCurve, field: string, where: string, x: string): void {
+  for (let i = 1; i < curve.length; i++) {
+    if (curve[i]![0] <= curve[i - 1]![0]) {
+      fail(where, `${field}[${i}]: ${x} ${curve[i]![0]} after ${curve[i - 1]![0]}: a curve's points must be in increasing ${x}, each point once`);
+    }
+  }
 }
 
 function isCurve(v: unknown): v is RateCurve {
@@ -166,7 +230,9 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
   if (typeof s.generated !== 'string' || !s.generated.includes('not a recording'))
     fail(where, 'field "generated" must say it is a simulator scenario, not a recording');
   if (!s.expected || !['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED'].includes(s.expected.outcome)) fail(where, 'expected.outcome missing or unknown');
-  if (!Array.isArray(s.nodes) || s.nodes.length !== 2) fail(where, 'nodes must list exactly two nodes');
+  const cluster = Array.isArray((raw as { cables?: unknown }).cables);
+  if (!Array.isArray(s.nodes) || (cluster ? s.nodes.length < 2 || s.nodes.length > 8 : s.nodes.length !== 2))
+    fail(where, cluster ? 'nodes must list 2 to 8 nodes' : 'nodes must list exactly two nodes');
   for (const n of s.nodes) {
     if (typeof n?.name !== 'string' || !Array.isArray(n.railIps) || n.railIps.length !== 2) fail(where, 'each node needs name and two railIps');
     if (n.cage !== undefined && n.cage !== 0 && n.cage !== 1) fail(where, `nodes[${n.name}].cage must be 0 or 1`);
@@ -186,7 +252,8 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
       fail(where, `nodes[${n.name}].nicFirmware must be printable text`);
     if (n.interfaces !== undefined) checkInterfaces(n.interfaces, `${where}: nodes[${n.name}].interfaces`);
   }
-  if (s.nodes[0]!.name === s.nodes[1]!.name) fail(where, 'the two nodes need different names');
+  if (new Set(s.nodes.map((n) => n.name)).size !== s.nodes.length)
+    fail(where, cluster ? 'every node needs a name of its own' : 'the two nodes need different names');
   if (!s.cable || !['QSFP56', 'QSFP112'].includes(s.cable.family)) fail(where, 'cable.family must be QSFP56 or QSFP112');
   if (s.cable.eepromClass !== undefined && !['QSFP28', 'QSFP56', 'QSFP112'].includes(s.cable.eepromClass))
     fail(where, 'cable.eepromClass must be QSFP28, QSFP56 or QSFP112');
@@ -199,20 +266,27 @@ export function validateScenario(raw: unknown, where: string): ScenarioSpec {
     fail(where, 'cable.eeprom.attenuation25gDb is an SFF-8636 byte: set memoryMap "sff8636"');
   const lanes = s.cable.family === 'QSFP56' ? 4 : 2;
   if (!Array.isArray(s.lanes) || s.lanes.length !== lanes || !s.lanes.every(isCurve)) fail(where, `lanes must hold ${lanes} rate curves`);
+  s.lanes.forEach((c, i) => ascending(c, `lanes[${i}]`, where, 'NIC temperature'));
   if (s.lanesByReceiver !== undefined) {
     if (typeof s.lanesByReceiver !== 'object' || s.lanesByReceiver === null || Array.isArray(s.lanesByReceiver))
       fail(where, 'lanesByReceiver must map node names to lane curves');
     for (const [node, curves] of Object.entries(s.lanesByReceiver)) {
       if (!s.nodes.some((n) => n.name === node)) fail(where, `lanesByReceiver.${node}: no such node (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
       if (!Array.isArray(curves) || curves.length !== lanes || !curves.every(isCurve)) fail(where, `lanesByReceiver.${node} must hold ${lanes} rate curves`);
+      curves.forEach((c, i) => ascending(c, `lanesByReceiver.${node}[${i}]`, where, 'NIC temperature'));
     }
   }
   if (s.uncorrectablePerS !== undefined && !isCurve(s.uncorrectablePerS)) fail(where, 'uncorrectablePerS must be a rate curve');
-  if (
-    s.burstBits !== undefined &&
-    !(isCurve(s.burstBits) && s.burstBits.every(([ber, bits], i, a) => ber > 0 && ber < 1 && bits >= 1 && bits <= 1000 && (i === 0 || ber > a[i - 1]![0])))
-  ) {
+  if (s.uncorrectablePerS !== undefined) ascending(s.uncorrectablePerS, 'uncorrectablePerS', where, 'NIC temperature');
+  if (s.burstBits !== undefined && !(isCurve(s.burstBits) && s.burstBits.every(([ber, bits]) => ber > 0 && ber < 1 && bits >= 1 && bits <= 1000))) {
     fail(where, 'burstBits must be a list of [pre-FEC BER (0..1, increasing), mean errored bits per error event (1..1000)] points');
+  }
+  if (s.burstBits !== undefined) ascending(s.burstBits, 'burstBits', where, 'pre-FEC BER');
+  for (const [i, r] of (s.recoveries ?? []).entries()) {
+    if (!s.nodes.some((n) => n.name === r.node))
+      fail(where, `recoveries[${i}].node: no such node ${JSON.stringify(r.node)} (nodes: ${s.nodes.map((n) => n.name).join(', ')})`);
+    const before = s.recoveries![i - 1];
+    if (before && r.atS < before.atS) fail(where, `recoveries[${i}].atS: ${r.atS} after ${before.atS}: recoveries must be in ascending atS`);
   }
   if (!s.thermal || !(s.thermal.tauS > 0)) fail(where, 'thermal.tauS must be > 0');
   if (!s.throughput || !s.nccl || !s.gpu) fail(where, 'throughput, nccl and gpu are required');
@@ -240,6 +314,7 @@ function checkInterfaces(v: unknown, where: string): void {
 // serial) and name a second cable (`secondCable`, the cable of another scenario in the other cage).
 export function loadScenario(nameOrPath: string): ScenarioSpec {
   const { raw, label } = resolvedRaw(nameOrPath, 0);
+  if (Array.isArray(raw['cables'])) return loadCluster(raw, label, loadScenario, validateScenario);
   const spec = validateScenario(raw, label);
   const second = (raw as { secondCable?: Omit<SecondCable, 'spec'> }).secondCable;
   return second ? { ...spec, secondCable: secondCableOf(spec, second, label) } : spec;

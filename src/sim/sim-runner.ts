@@ -8,6 +8,7 @@ import type { LabCore } from './lab-core.js';
 import { err, ethtool, hostFact, ibdev2netdev, ipAddr, nvidiaSmi, rdmaLink, readFiles, systemctl, type Answer } from './programs-host.js';
 import { exitedAtOnce, startGpuBurn, startIbWriteBw, startMpirun } from './programs-load.js';
 import { lddAnswer, sshAnswer, testAnswer } from './programs-access.js';
+import { ipJson, lldpctl, ping, printenv } from './programs-net.js';
 import { homeOf, knownProgram, pathKind, programPath } from './node-files.js';
 import { grepFilter, parseCommand, splitCd, splitPipeline, type ParsedCommand } from './shell-words.js';
 import { SimProcess, type ProcBehaviour } from './sim-process.js';
@@ -182,7 +183,13 @@ export class SimRunner implements CommandRunner {
       case 'ibdev2netdev':
         return ibdev2netdev(core, this.node);
       case 'ip':
-        return ipAddr(core, this.node, argv);
+        return argv.includes('-j') || argv.includes('-json') ? ipJson(core, this.node, argv) : ipAddr(core, this.node, argv);
+      case 'ping':
+        return ping(core, this.node, argv);
+      case 'lldpctl':
+        return lldpctl(core, this.node, argv);
+      case 'printenv':
+        return printenv(argv);
       case 'rdma':
         return rdmaLink(core, this.node);
       case 'nvidia-smi':

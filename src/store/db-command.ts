@@ -15,11 +15,18 @@ export interface DbIo {
 export async function dbImportCommand(args: { paths: string[]; out: string; db?: string }, io: DbIo): Promise<number> {
   if (!args.paths.length) throw new UsageError("db import: give run directories, reports directories or globs (e.g. 'reports/*/*')");
   if (args.db === 'off') throw new UsageError('db import: --db off writes no store');
+  // $CABLEQUAL_DB=off means off, as the flag does (it made a SQLite file named "off").
+  if (args.db === undefined && io.env['CABLEQUAL_DB'] === 'off')
+    throw new UsageError('db import: $CABLEQUAL_DB=off writes no store; give --db to import anyway');
   const store = await openStoreOrSay(chooseStore({ out: args.out, db: args.db, env: io.env, cwd: io.cwd }), io);
   if (!store) return 3;
   try {
-    const res = await importRuns(store, args.paths, { cwd: io.cwd, controller: hostname() });
+    // The journals' signatures are checked against the lab's trusted key, when this machine has one.
+    const { trustedLabPublicKey } = await import('../report/sign.js');
+    const trustedPem = (await trustedLabPublicKey(io.env))?.pem ?? null;
+    const res = await importRuns(store, args.paths, { cwd: io.cwd, controller: hostname(), trustedPem });
     for (const s of res.skipped) io.stderr(`warning: skipped ${s}\n`);
+    for (const w of res.warnings) io.stderr(`warning: ${w}\n`);
     const counts = await store.counts();
     io.stdout(
       `${res.runDirs} run director${res.runDirs === 1 ? 'y' : 'ies'}: ${res.inserted} added, ${res.updated} updated, ${res.unchanged} unchanged${res.skipped.length ? `, ${res.skipped.length} skipped` : ''}${res.batches ? `; ${res.batches} batch(es)` : ''}\n`,

@@ -1,11 +1,17 @@
 // `cablequal db import`: rebuild the store's index from run directories (their record.json, else their journal),
 // idempotently: the same runs imported twice leave every row as it was (upsert by run id, unchanged content skipped).
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../domain/errors.js';
+import { readInputText } from '../io/read-input.js';
 import { readJournal } from '../run/journal.js';
 import { buildRecord } from '../run/record-builder.js';
+import { chainOfLines } from '../run/journal-chain.js';
+import { journalTrust, journalTrustLine } from '../run/journal-signing.js';
+import { KNOWN_RULES_VERSIONS } from '../rules/versions.js';
 import { recordProblem } from '../report/record-io.js';
+import type { RunRecord } from '../domain/record.js';
+import { resultOfRecord } from '../rules/result.js';
 import { componentRegExp } from '../transport/ssh-config-files.js';
 import { certificateOf, regressionOfJournal } from './run-files.js';
 import type { RunPlace } from './run-row.js';
@@ -77,25 +83,45 @@ export function findRunDirs(paths: string[]): string[] {
   return [...new Set(out)];
 }
 
-// A run's record: record.json when it is there and readable, else rebuilt from the journal by the record builder
-// (a run killed before its record was written becomes ABORTED, as `cablequal grade` would say).
-export function recordOfRunDir(runDir: string): unknown {
+// A run's record, from its journal (issue #32 item 2): the journal is re-graded (with the rules version record.json
+// names, when it is one this cablequal knows) and that is what the store takes; a record.json that disagrees is
+// named in a warning, never imported over it. A journal whose signatures do not hold (journal-signing.ts) is refused.
+// A directory without a cablequal journal is taken from its record.json as it stands, with a warning saying so.
+export function recordOfRunDir(runDir: string, trustedPem: string | null = null): { record: unknown; warnings: string[] } {
   const recordPath = join(runDir, 'record.json');
+  let stated: unknown = null;
   if (existsSync(recordPath)) {
-    let value: unknown;
+    const text = readInputText(recordPath, 'record');
     try {
-      value = JSON.parse(readFileSync(recordPath, 'utf8'));
+      stated = JSON.parse(text);
     } catch (e) {
       throw new UsageError(`${recordPath}: not valid JSON (${(e as Error).message}); rebuild it with cablequal grade ${runDir}`);
     }
-    const problem = recordProblem(value);
+    const problem = recordProblem(stated);
     if (problem) throw new UsageError(`${recordPath}: ${problem}`);
-    return value;
   }
   const journal = join(runDir, 'journal.jsonl');
-  const contents = readJournal(journal);
-  if (!contents.lines.some((l) => l.type === 'run-start')) throw new UsageError(`${journal}: no run-start line; not a cablequal journal`);
-  return buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: statSync(journal).size });
+  const contents = existsSync(journal) ? readJournal(journal) : null;
+  if (!contents?.lines.some((l) => l.type === 'run-start')) {
+    if (stated !== null) return { record: stated, warnings: [`${runDir}: no cablequal journal beside record.json: taken from the record alone, unchecked`] };
+    throw new UsageError(`${journal}: no run-start line; not a cablequal journal`);
+  }
+  const trust = journalTrust(contents, contents.chain ?? chainOfLines(contents.lines, contents.lineNos), trustedPem);
+  if (trust.status === 'invalid') throw new UsageError(`not imported: ${journalTrustLine(journal, trust)!}`);
+  const version = (stated as { rules?: { version?: unknown } } | null)?.rules?.version;
+  const built = buildRecord(contents, {
+    journalFile: 'journal.jsonl',
+    journalBytes: statSync(journal).size,
+    ...(typeof version === 'number' && KNOWN_RULES_VERSIONS.includes(version) ? { rulesVersion: version } : {}),
+  });
+  const warnings: string[] = [];
+  const s = stated as { runId?: unknown; outcome?: unknown } | null;
+  if (s && (s.outcome !== built.outcome || s.runId !== built.runId))
+    warnings.push(
+      `${recordPath} says ${String(s.outcome)} for run ${String(s.runId)}, its journal grades ${built.outcome} for run ${built.runId}: the journal's is imported (rebuild record.json with cablequal grade ${runDir})`,
+    );
+  if (trust.status === 'unverifiable' || trust.status === 'partial') warnings.push(journalTrustLine(journal, trust)!);
+  return { record: built, warnings };
 }
 
 // The id of a batch: its directory on its controller (a batch directory is one batch).
@@ -116,9 +142,9 @@ export function batchRowOf(dir: string, controller: string, now: string): { row:
     goldenDrift?: { ok: boolean; detail: string } | null;
   };
   try {
-    s = JSON.parse(readFileSync(path, 'utf8')) as typeof s;
+    s = JSON.parse(readInputText(path, 'batchState')) as typeof s;
   } catch {
-    return null;
+    return null; // not a batch state cablequal can read (or not a regular file): the runs are imported without it
   }
   if (s.schema !== 'cablequal.batch/1' || !Array.isArray(s.cables)) return null;
   const roles = new Map<string, RunPlace['batchRole']>();
@@ -155,14 +181,21 @@ export interface ImportResult {
   updated: number;
   unchanged: number;
   batches: number;
-  skipped: string[]; // one line per directory that could not be read
+  skipped: string[]; // one line per directory that could not be read (or was refused)
+  warnings: string[]; // one line per record.json its journal disagrees with, or run taken without a journal
 }
 
 // Import every run under the given paths (globs expanded), with their batches.
-export async function importRuns(store: ResultsStore, args: string[], o: { cwd: string; controller: string; now?: () => string }): Promise<ImportResult> {
+export async function importRuns(
+  store: ResultsStore,
+  args: string[],
+  o: { cwd: string; controller: string; now?: () => string; trustedPem?: string | null },
+): Promise<ImportResult> {
   const now = o.now ?? (() => new Date().toISOString());
   const runDirs = findRunDirs(expandPaths(args, o.cwd));
   const skipped: string[] = [];
+  const warnings: string[] = [];
+  const claimed = new Map<string, string>(); // run id -> the run directory of this import that carries it
   const batches = new Map<string, ReturnType<typeof batchRowOf>>();
   const items: { record: unknown; place: RunPlace }[] = [];
   for (const d of runDirs) {
@@ -170,10 +203,24 @@ export async function importRuns(store: ResultsStore, args: string[], o: { cwd: 
     if (bdir && !batches.has(bdir)) batches.set(bdir, batchRowOf(bdir, o.controller, now()));
     const batch = bdir ? batches.get(bdir) : null;
     let record: unknown;
+    const name = relative(o.cwd, d) || d;
     try {
-      record = recordOfRunDir(d);
+      const r = recordOfRunDir(d, o.trustedPem ?? null);
+      record = r.record;
+      warnings.push(...r.warnings);
+      // A run id belongs to one run directory: a second claimant (in this import, or against the store's) is refused.
+      const runId = String((record as { runId?: unknown }).runId);
+      const other = claimed.get(runId) ?? (await storedRunDir(store, runId));
+      if (other !== null && other !== undefined && resolve(other) !== resolve(d) && isRunDir(other))
+        throw new UsageError(`run ${runId} belongs to ${other}; ${d} claims it too: not imported (a run id is one run directory)`);
+      claimed.set(runId, d);
     } catch (e) {
-      skipped.push(`${relative(o.cwd, d) || d}: ${(e as Error).message}`);
+      skipped.push(`${name}: ${(e as Error).message}`);
+      continue;
+    }
+    // A preflight checks the nodes: it is not a run of a cable, never imported (src/rules/result.ts).
+    if (resultOfRecord(record as RunRecord).kind === 'preflight') {
+      skipped.push(`${relative(o.cwd, d) || d}: a preflight (checks the nodes, qualifies no cable): not imported`);
       continue;
     }
     const journal = join(d, 'journal.jsonl');
@@ -192,5 +239,12 @@ export async function importRuns(store: ResultsStore, args: string[], o: { cwd: 
   for (const b of batches.values()) if (b) await store.upsertBatch(b.row);
   const counts = await store.runsFinished(items);
   if (counts.inserted + counts.updated >= 1000) await store.optimize();
-  return { runDirs: runDirs.length, ...counts, batches: [...batches.values()].filter(Boolean).length, skipped };
+  return { runDirs: runDirs.length, ...counts, batches: [...batches.values()].filter(Boolean).length, skipped, warnings };
+}
+
+// The run directory the store has for a run id (null: none recorded, or not in the store). One that is no longer a
+// run directory (a run's directory renamed by its cable's serial after the row was started) claims nothing.
+async function storedRunDir(store: ResultsStore, runId: string): Promise<string | null> {
+  const rows = await store.db.all<{ run_dir: string | null }>('SELECT run_dir FROM runs WHERE run_id = ?', [runId]);
+  return rows[0]?.run_dir ?? null;
 }

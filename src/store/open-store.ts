@@ -21,6 +21,8 @@ export interface StoreChoice {
 // `--db postgres://...` (or postgresql://) is a shared PostgreSQL store; `--db sqlite:FILE` or a path is a SQLite file.
 export function chooseStore(o: { out: string; db?: string | undefined; env?: NodeJS.ProcessEnv; cwd?: string }): StoreChoice {
   const db = o.db ?? o.env?.['CABLEQUAL_DB'] ?? '';
+  // "off" is no store, whether --db or $CABLEQUAL_DB says it: never a SQLite file named off.
+  if (db === 'off') throw new UsageError(`${o.db === 'off' ? '--db off' : '$CABLEQUAL_DB=off'}: no results store is used here`);
   const cwd = o.cwd ?? process.cwd();
   if (db === '') return { engine: 'sqlite', target: resolve(cwd, o.out, STORE_FILE) };
   if (/^postgres(ql)?:\/\//i.test(db)) return { engine: 'postgres', target: db };

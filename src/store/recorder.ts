@@ -13,7 +13,8 @@ import type { RunPlace } from './run-row.js';
 export interface LiveFigures {
   phase: string;
   elapsedS: number;
-  remainingS: number | null;
+  phaseRemainingS: number | null;
+  runRemainingS: number | null;
   counted?: unknown;
 }
 

@@ -1,6 +1,7 @@
 // What the store reads from a run directory besides the record: the certificate (or run report) and its hash.
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, readSync } from 'node:fs';
+import { openInput, readInputBytes } from '../io/read-input.js';
 import { join } from 'node:path';
 import type { RunPlace } from './run-row.js';
 
@@ -11,7 +12,12 @@ export function certificateOf(runDir: string): RunPlace['certificate'] {
   for (const base of ['setup-check', 'certificate', 'run-report']) {
     const json = join(runDir, `${base}.json`);
     if (!existsSync(json)) continue;
-    const bytes = readFileSync(json);
+    let bytes: Buffer;
+    try {
+      bytes = readInputBytes(json, 'certificate');
+    } catch {
+      continue; // not a regular file (a FIFO, a device) or too large: not a document cablequal wrote
+    }
     let signer: string | null = null;
     try {
       const doc = JSON.parse(bytes.toString('utf8')) as { body?: { signer?: { fingerprint?: unknown } | null } };
@@ -31,7 +37,7 @@ export function certificateOf(runDir: string): RunPlace['certificate'] {
 export function regressionOfJournal(journal: string): unknown {
   let fd: number | null = null;
   try {
-    fd = openSync(journal, 'r');
+    fd = openInput(journal, 'journal').fd; // a regular file only: a FIFO is never waited on
     const chunks: Buffer[] = [];
     const buf = Buffer.alloc(64 * 1024);
     for (let pos = 0; pos < 4 * 1024 * 1024;) {

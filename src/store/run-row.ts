@@ -3,6 +3,9 @@
 // Nothing here decides a verdict: outcome and reasons are the record's (built from the journal).
 import { createHash } from 'node:crypto';
 import type { SqlValue } from './sql.js';
+import type { RunRecord } from '../domain/record.js';
+import type { RunResult } from '../domain/result.js';
+import { resultOfRecord } from '../rules/result.js';
 
 // The columns of `runs`, in the order of RUN_COLUMNS.
 export type RunRow = Record<(typeof RUN_COLUMNS)[number], SqlValue>;
@@ -51,10 +54,21 @@ export const RUN_COLUMNS = [
   'deciding_unit',
   'main_code',
   'run_kind',
+  // Schema version 5 on (the run's result, src/rules/result.ts):
+  'qualifies',
+  'run_role',
+  'fec_margin_node',
+  'fec_margin_phase',
+  'fec_margin_lane',
+  'headline_phase',
+  'deciding_node',
+  'deciding_phase',
+  'deciding_lane',
+  'deciding_at_s',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
-export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes', 'headline', 'cable_ends', 'phases', 'conditions', 'benchmarks'] as const;
+export const DETAIL_COLUMNS = ['reasons', 'measurements', 'nodes', 'headline', 'cable_ends', 'phases', 'conditions', 'benchmarks', 'result'] as const;
 export type DetailRow = Record<(typeof DETAIL_COLUMNS)[number], string>;
 
 export interface CableRow {
@@ -100,17 +114,6 @@ const obj = (v: unknown): Obj | null => (v && typeof v === 'object' && !Array.is
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const maxOf = (xs: (number | null)[]): number | null => {
-  const ok = xs.filter((x): x is number => x !== null);
-  return ok.length ? Math.max(...ok) : null;
-};
-const sumOf = (xs: (number | null)[]): number | null => {
-  const ok = xs.filter((x): x is number => x !== null);
-  return ok.length ? ok.reduce((a, b) => a + b, 0) : null;
-};
-
-// The soak phase with GPUs loaded, whose pre-FEC BER is the headline the certificate prints.
-export const LOADED_PHASE = 'soak-loaded';
 
 // The station: the controller and the two nodes it drove (in the run's order).
 export function stationOf(controller: string | null, nodes: unknown[]): StationRow | null {
@@ -155,12 +158,8 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
   const perPhase = arr(analysis?.['perNodePhase'])
     .map(obj)
     .filter((p): p is Obj => p !== null);
-  const lanes = perPhase.flatMap((p) =>
-    arr(p['laneStats'])
-      .map(obj)
-      .filter((l): l is Obj => l !== null),
-  );
   const benchmarks = obj(record['benchmarks']);
+  const result = resultOfValue(record);
   const reasons = arr(record['reasons']);
   const nodes = arr(record['nodes']);
   const station = stationOf(place.controller, nodes);
@@ -184,27 +183,42 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     started_at: str(record['startedAt']),
     ended_at: str(record['endedAt']),
     decided_at_s: num(record['decidedAtS']),
-    fec_margin_decades: num(analysis?.['fecMarginDecades']),
-    worst_lane_ber: maxOf(lanes.map((l) => num(l['ber']))),
-    worst_lane_ber_ub95: maxOf(lanes.map((l) => num(l['berUb95']))),
-    max_lane_ratio: num(analysis?.['maxLaneRatio']),
-    pre_fec_ber_loaded: maxOf(perPhase.filter((p) => p['phase'] === LOADED_PHASE).map((p) => num(p['preFecBer']))),
-    crc_errors: sumOf(perPhase.map((p) => num(p['crcErrors']))),
-    post_fec_errors: sumOf(perPhase.map((p) => num(p['postFecErrors']))),
-    link_down_events: sumOf(perPhase.map((p) => num(p['linkDownEvents']))),
-    nic_temp_max_c: maxOf(perPhase.map((p) => num(p['nicTempMaxC']))),
-    ib_write_bw_gbps: num(obj(benchmarks?.['ibWriteBw'])?.['sumMedianGbps']),
-    nccl_busbw_gbs: num(obj(benchmarks?.['nccl'])?.['busbwGBs']),
-    main_reason: str(obj(reasons.find((r) => obj(r)?.['grade'] !== 'PASS') ?? reasons[0])?.['message']),
+    // Every figure is the result's (src/rules/result.ts): over the graded soaks, under its one name.
+    fec_margin_decades: result?.fecMargin?.value ?? null,
+    worst_lane_ber: result?.worstLaneBer?.ber ?? null,
+    worst_lane_ber_ub95: result?.worstLaneBer?.value ?? null,
+    max_lane_ratio: result?.laneRatio?.value ?? null,
+    pre_fec_ber_loaded: result?.loadedSoak?.preFecBer ?? null,
+    crc_errors: result?.crcErrors ?? null,
+    post_fec_errors: result?.postFecErrors ?? null,
+    link_down_events: result?.linkDownEvents ?? null,
+    nic_temp_max_c: result?.nicTempMaxC ?? null,
+    ib_write_bw_gbps: result?.ibWriteBwGbps ?? null,
+    nccl_busbw_gbs: result?.ncclBusbwGBs ?? null,
+    main_reason: result?.deciding?.message ?? str(obj(reasons[0])?.['message']),
     run_dir: place.runDir,
     certificate_file: place.certificate?.file ?? null,
     certificate_sha256: place.certificate?.sha256 ?? null,
     signer_fingerprint: place.certificate?.signer ?? null,
     content_sha256: null,
-    ...headlineColumns(obj(record['headline'])),
-    ...decidingColumns(str(record['outcome']), reasons),
-    // qualification or setup-check (src/rules/qualification.ts); records before they were told apart have none.
-    run_kind: str(record['kind']),
+    headline_margin_decades: result?.headlineMargin?.value ?? null,
+    headline_ber_ub95: result?.headlineWorstLaneBer?.value ?? null,
+    deciding_rule: result?.deciding?.rule ?? null,
+    deciding_value: typeof result?.deciding?.value === 'number' ? result.deciding.value : null,
+    deciding_unit: result?.deciding?.unit ?? null,
+    main_code: result ? decisionCode(result.outcome, (result.deciding ?? {}) as Obj) : str(record['outcome']),
+    // qualification, setup-check or preflight (src/rules/result.ts); what the record stated for records before results.
+    run_kind: result?.kind ?? str(record['kind']),
+    qualifies: result ? (result.qualifies && place.batchRole !== 'golden-first' && place.batchRole !== 'golden-last' ? 1 : 0) : null,
+    run_role: result ? (place.batchRole === 'golden-first' || place.batchRole === 'golden-last' ? 'golden' : result.role) : null,
+    fec_margin_node: result?.fecMargin?.node ?? null,
+    fec_margin_phase: result?.fecMargin?.phase ?? null,
+    fec_margin_lane: result?.fecMargin?.lane ?? null,
+    headline_phase: result?.headlinePhase ?? null,
+    deciding_node: result?.deciding?.node ?? null,
+    deciding_phase: result?.deciding?.phase ?? null,
+    deciding_lane: result?.deciding?.lane ?? null,
+    deciding_at_s: result?.deciding?.atS ?? null,
   };
   const details: DetailRow = {
     reasons: JSON.stringify(reasons),
@@ -215,6 +229,7 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     phases: JSON.stringify(arr(record['phases'])),
     conditions: JSON.stringify(perPhase.map(conditionOf)),
     benchmarks: JSON.stringify(benchmarks),
+    result: JSON.stringify(result),
   };
   run.content_sha256 = contentHash(run, details);
   return {
@@ -235,25 +250,13 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
   };
 }
 
-// The figures a certificate leads with: the loaded soak per receiver (record.headline), worst receiver and worst lane.
-function headlineColumns(headline: Obj | null): Pick<RunRow, 'headline_margin_decades' | 'headline_ber_ub95'> {
-  const receivers = arr(headline?.['receivers'])
-    .map(obj)
-    .filter((r): r is Obj => r !== null);
-  const margins = receivers.map((r) => num(r['fecMarginDecades'])).filter((v): v is number => v !== null);
-  const bounds = receivers.flatMap((r) => arr(r['lanes']).map((l) => num(obj(l)?.['berUb95'])));
-  return { headline_margin_decades: margins.length ? Math.min(...margins) : null, headline_ber_ub95: maxOf(bounds) };
-}
-
-// The reason that decided the outcome: the first one graded as the outcome (FAIL, MARGINAL), or the first reason of a
-// run that could not judge (ERROR, ABORTED). None for a PASS.
-function decidingColumns(outcome: string | null, reasons: unknown[]): Pick<RunRow, 'deciding_rule' | 'deciding_value' | 'deciding_unit' | 'main_code'> {
-  const rs = reasons.map(obj).filter((r): r is Obj => r !== null);
-  const r = outcome === 'FAIL' || outcome === 'MARGINAL' ? rs.find((x) => x['grade'] === outcome) : outcome === 'PASS' ? undefined : rs[0];
-  if (!r) return { deciding_rule: null, deciding_value: null, deciding_unit: null, main_code: outcome };
-  const value = num(r['value']);
-  const unit = str(r['unit']);
-  return { deciding_rule: str(r['rule']), deciding_value: value, deciding_unit: unit, main_code: decisionCode(outcome ?? '?', r) };
+// The result of a record read from anywhere (src/rules/result.ts); null when the value is not a record it can read.
+function resultOfValue(record: Obj): RunResult | null {
+  try {
+    return resultOfRecord(record as unknown as RunRecord);
+  } catch {
+    return null;
+  }
 }
 
 const UNIT_SHORT: Record<string, string> = { decades: 'dec', errors: 'err', events: 'ev' };
@@ -278,6 +281,8 @@ function conditionOf(p: Obj): Obj {
   return Object.fromEntries(keys.map((k) => [k, p[k] ?? null]));
 }
 
+const SINCE_V5 = new Set<string>(RUN_COLUMNS.slice(RUN_COLUMNS.indexOf('qualifies')));
+
 // What makes a row's content: everything but where it was imported from (controller, station: kept from the first
 // writer) and the hash itself. The same run imported twice hashes the same and its row is left untouched.
 export function contentHash(run: RunRow, details: DetailRow): string {
@@ -285,9 +290,9 @@ export function contentHash(run: RunRow, details: DetailRow): string {
   for (const c of RUN_COLUMNS) {
     if (c === 'content_sha256' || c === 'controller' || c === 'station_id') continue;
     // A column added since rows were first hashed counts only when it holds something: an older record hashes as it did.
-    if (c === 'run_kind' && run[c] === null) continue;
+    if ((c === 'run_kind' || SINCE_V5.has(c)) && run[c] === null) continue;
     h.update(`${c}=${JSON.stringify(run[c])}\n`);
   }
-  for (const c of DETAIL_COLUMNS) h.update(`${c}=${details[c]}\n`);
+  for (const c of DETAIL_COLUMNS) if (c !== 'result' || details[c] !== 'null') h.update(`${c}=${details[c]}\n`);
   return h.digest('hex');
 }

@@ -170,6 +170,32 @@ export const MIGRATIONS: Migration[] = [
   },
   {
     version: 5,
+    name: "a run's result (src/rules/result.ts): whether it counts as a qualified cable, its role, where its FEC margin and deciding reason were seen, the whole run's time left",
+    statements: [
+      // 1: judged (PASS, MARGINAL, FAIL), a qualification, a cable (not the golden reference): every yield and histogram
+      // counts these rows only. Rows before version 5 get it from what they have (`db import` rewrites them through
+      // the result): a set-up check, a golden run, a preflight (imported under its label before) or an unfinished run is 0.
+      'ALTER TABLE runs ADD COLUMN qualifies INTEGER',
+      `UPDATE runs SET qualifies = CASE WHEN state = 'finished' AND outcome IN ('PASS', 'MARGINAL', 'FAIL')
+         AND (run_kind IS NULL OR run_kind = 'qualification') AND (batch_role IS NULL OR batch_role = 'cable')
+         AND (label IS NULL OR label <> 'preflight') THEN 1 ELSE 0 END`,
+      'ALTER TABLE runs ADD COLUMN run_role TEXT',
+      'ALTER TABLE runs ADD COLUMN fec_margin_node TEXT',
+      'ALTER TABLE runs ADD COLUMN fec_margin_phase TEXT',
+      'ALTER TABLE runs ADD COLUMN fec_margin_lane INTEGER',
+      'ALTER TABLE runs ADD COLUMN headline_phase TEXT',
+      'ALTER TABLE runs ADD COLUMN deciding_node TEXT',
+      'ALTER TABLE runs ADD COLUMN deciding_phase TEXT',
+      'ALTER TABLE runs ADD COLUMN deciding_lane INTEGER',
+      'ALTER TABLE runs ADD COLUMN deciding_at_s DOUBLE PRECISION',
+      'ALTER TABLE run_details ADD COLUMN result TEXT',
+      // The live row's remaining_s is the whole run's time left; the current phase's beside it.
+      'ALTER TABLE live ADD COLUMN phase_remaining_s DOUBLE PRECISION',
+      'CREATE INDEX runs_part_qualifies ON runs (part_number, qualifies, cable_serial, started_at)',
+    ],
+  },
+  {
+    version: 6,
     name: 'cables in service (cablequal watch): their events, and a sampled history per cable serial and receiver',
     statements: [
       // One row per watch event (alarm, clear, link-down with its snapshot, link-up, counter-reset, status); `detail` is

@@ -1,4 +1,4 @@
-// Cables in service in the results store (migration 5): `cablequal watch`'s events and a sampled history per cable
+// Cables in service in the results store (migration 6): `cablequal watch`'s events and a sampled history per cable
 // serial, written as the watch goes through the run's recorder (never waited on, given up after its first failure:
 // recorder.ts; the journal under --out holds everything), and read by the dashboard's cable and fleet pages.
 import type { WatchEvent } from '../watch/events.js';

@@ -1,5 +1,6 @@
 // The lab's results store: an index of every run (and batch), rebuilt from journals by `cablequal db import`, written
 // as runs go (start, throttled live status, end). The journal stays the source of truth; the store never decides.
+import type { LiveProgress } from '../domain/result.js';
 import { DETAIL_COLUMNS, RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
 import { migrate } from './schema.js';
 import type { SqlDb, SqlTx, SqlValue } from './sql.js';
@@ -96,13 +97,14 @@ export class ResultsStore {
   }
 
   // The latest live status of a running run (phase, remaining, per-lane rates, temperatures), one row per run.
-  async runLive(runId: string, seq: number, atIso: string, status: { phase: string; elapsedS: number; remainingS: number | null }): Promise<void> {
+  // remaining_s is the whole procedure's time left, phase_remaining_s the current phase's (the run's LiveProgress).
+  async runLive(runId: string, seq: number, atIso: string, status: LiveProgress): Promise<void> {
     await this.db.run(
-      `INSERT INTO live (run_id, seq, updated_at, phase, elapsed_s, remaining_s, status) VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO live (run_id, seq, updated_at, phase, elapsed_s, remaining_s, phase_remaining_s, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, updated_at = excluded.updated_at, phase = excluded.phase,
-         elapsed_s = excluded.elapsed_s, remaining_s = excluded.remaining_s, status = excluded.status
+         elapsed_s = excluded.elapsed_s, remaining_s = excluded.remaining_s, phase_remaining_s = excluded.phase_remaining_s, status = excluded.status
        WHERE live.seq < excluded.seq`,
-      [runId, seq, atIso, status.phase, status.elapsedS, status.remainingS, JSON.stringify(status)],
+      [runId, seq, atIso, status.phase, status.elapsedS, status.runRemainingS, status.phaseRemainingS, JSON.stringify(status)],
     );
   }
 

@@ -112,6 +112,14 @@ export const cmd = {
   // netdev lacks (lo has no device) are skipped, so grep's exit status says nothing: the output is the answer.
   netIdentity: () => 'grep -H . /sys/class/net/*/phys_port_name /sys/class/net/*/device/uevent /sys/class/infiniband/*/sys_image_guid 2>/dev/null',
   rdmaLink: () => 'rdma link show',
+  // Every interface's flags, MTU and addresses as JSON (iproute2 ip/ipaddress.c; samples/ip-addr/).
+  ipAddrJson: () => 'ip -j addr show',
+  // One rail's reachability over its own interface (iputils; samples/ping/): 2 echoes, 1 s to wait for each.
+  pingVia: (iface: string, ip: string) => `ping -I ${validate.iface(iface)} -c 2 -W 1 ${check('IPv4 address', ip, /^\d{1,3}(\.\d{1,3}){3}$/)}`,
+  // lldpd's neighbours in its fixed-shape JSON (samples/lldpctl/); absent where lldpd is not installed.
+  lldpNeighbours: () => 'lldpctl -f json0',
+  // The session's NCCL_IB_HCA, when set (exit 1 when not).
+  ncclHcaEnv: () => 'printenv NCCL_IB_HCA',
   nvidiaSmi: () => 'nvidia-smi --query-gpu=index,name,utilization.gpu,temperature.gpu,power.draw --format=csv,noheader,nounits',
   // All hwmon names, labels and temperature inputs in one read: `<path>:<value>` lines.
   hwmon: () => 'grep -H . /sys/class/hwmon/hwmon*/name /sys/class/hwmon/hwmon*/temp*_label /sys/class/hwmon/hwmon*/temp*_input 2>/dev/null',

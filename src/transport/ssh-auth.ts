@@ -1,9 +1,10 @@
 // Which credentials a connection offers, in OpenSSH's order: the agent first, then identity files.
 // Passphrase-protected keys are not unlocked here (no prompt in a burn-in run): load them into the agent instead.
-import { readFileSync } from 'node:fs';
 import ssh2 from 'ssh2';
 const { utils } = ssh2; // ssh2 is CommonJS: named ESM imports fail under plain node
 import type { AgentAuthMethod, PublicKeyAuthMethod } from 'ssh2';
+import { UsageError } from '../domain/errors.js';
+import { readInputBytes } from '../io/read-input.js';
 
 export interface AuthPlan {
   username: string;
@@ -15,14 +16,17 @@ export interface AuthPlan {
 
 // Build the plan from the agent socket and the identity file list (missing default files are silently skipped).
 export function planAuth(opts: { username: string; identityFiles: string[]; agentSock?: string | null; readFile?: (path: string) => Buffer }): AuthPlan {
-  const read = opts.readFile ?? ((p: string) => readFileSync(p));
+  // A regular file below 64 KiB (a FIFO named as an identity file is never waited on: io/read-input.ts).
+  const read = opts.readFile ?? ((p: string) => readInputBytes(p, 'key', p, 'identity file'));
   const keys: AuthPlan['keys'] = [];
   const notes: string[] = [];
   for (const path of opts.identityFiles) {
     let data: Buffer;
     try {
       data = read(path);
-    } catch {
+    } catch (e) {
+      // A missing file is skipped (the default identity files need not all exist); anything else is said.
+      if (e instanceof UsageError && !e.message.endsWith('(ENOENT)')) notes.push(e.message);
       continue;
     }
     const parsed = utils.parseKey(data);

@@ -3,7 +3,7 @@
 // with exponential backoff and the outage is reported as a gap; commands during the outage wait a bounded time and
 // then fail with TransportError (a harness ERROR, never a cable verdict).
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { homedir, userInfo } from 'node:os';
 import { dirname } from 'node:path';
@@ -15,6 +15,7 @@ import type { ClientChannel, ConnectConfig } from 'ssh2';
 import { createHash } from 'node:crypto';
 import { systemClock, within, type Clock } from '../domain/clock.js';
 import { ParseError, UsageError } from '../domain/errors.js';
+import { readInputText } from '../io/read-input.js';
 import { checkHostKey, keyTypeOf, knownHostLine, knownKeyTypes, mismatchMessage } from './known-hosts.js';
 import { startWrapped } from './remote-process.js';
 import { authMethods, planAuth } from './ssh-auth.js';
@@ -205,12 +206,23 @@ export class SshRunner implements CommandRunner {
     return { host: r.hostName, port: h.port ?? r.port, user: h.user ?? r.user, identityFiles: this.o.identityFiles ?? r.identityFiles };
   }
 
+  // The known_hosts file's text ('' when there is none): a regular file below 16 MiB, or one line naming it (a FIFO
+  // there is never waited on: io/read-input.ts).
+  private knownHosts(): string {
+    return existsSync(this.knownHostsPath) ? readInputText(this.knownHostsPath, 'knownHosts') : '';
+  }
+
   // Connect one hop over `sock` (a TCP socket or a forwarded channel), verifying its host key.
   private connectHop(t: Target, sock: Duplex): Promise<Client> {
     return new Promise((resolve, reject) => {
       const c = new Client();
       let refusal: TransportError | null = null;
-      const known = existsSync(this.knownHostsPath) ? readFileSync(this.knownHostsPath, 'utf8') : '';
+      let known: string;
+      try {
+        known = this.knownHosts();
+      } catch (e) {
+        return reject(new TransportError(this.node, (e as Error).message));
+      }
       const prefer = knownKeyTypes(known, t.host, t.port).flatMap((k) => HOSTKEY_ALGOS[k] ?? []);
       const plan = planAuth({
         username: t.user,
@@ -225,7 +237,13 @@ export class SshRunner implements CommandRunner {
         keepaliveInterval: this.keepalive().intervalMs,
         keepaliveCountMax: this.keepalive().countMax,
         hostVerifier: (blob: Buffer) => {
-          const text = existsSync(this.knownHostsPath) ? readFileSync(this.knownHostsPath, 'utf8') : '';
+          let text: string;
+          try {
+            text = this.knownHosts();
+          } catch (e) {
+            refusal = new TransportError(this.node, (e as Error).message);
+            return false;
+          }
           const v = checkHostKey(text, t.host, t.port, blob);
           const fp = fingerprint(blob);
           if (v.status === 'ok') return true;

@@ -45,6 +45,44 @@ describe('counter deltas', () => {
   });
 });
 
+// Issue #33 item 5: total_success_recovery_phy, where the kernel has it; never a reason to drop an interval.
+describe('PHY recoveries', () => {
+  it('an interval counts them only when both readings have the counter, and a decrease of it is no reset', () => {
+    const at = (t: number, recoveries?: number) =>
+      nodeSample('a', t, { t, lanes: [5, 5, 5, 5], ...(recoveries !== undefined ? { recoveries } : {}) }).rails[0]!;
+    expect(intervalDelta(at(0, 2), at(1, 5), 4)).toMatchObject({ recoveries: 3 });
+    expect(intervalDelta(at(0), at(1, 5), 4)).not.toHaveProperty('recoveries');
+    expect(intervalDelta(at(0, 2), at(1), 4)).not.toHaveProperty('recoveries');
+    // Cleared (or a 32-bit wrap): not a reset of the interval under either rule, counted as each rule counts.
+    expect(intervalDelta(at(0, 7), at(1, 1), 4)).toEqual({
+      laneErrors: [0, 0, 0, 0],
+      correctedBits: 0,
+      postFecErrors: 0,
+      crcErrors: 0,
+      symbolErrors: 0,
+      linkDownEvents: 0,
+      recoveries: 0,
+    });
+    expect(intervalDelta(at(0, 7), at(1, 1), 4, 'from-zero')).toMatchObject({ recoveries: 1 });
+  });
+
+  it('the analysis counts them per receiver and phase, and has no figure where the counter was never read', () => {
+    const a = series(
+      'spark-a',
+      780,
+      () => [0, 0, 0, 0],
+      (t) => ({ recoveries: t < 300 ? 0 : t < 700 ? 1 : 2 }),
+    );
+    const b = series('spark-b', 780, () => [0, 0, 0, 0]);
+    const r = analyzeRun({ samples: [...label(a), ...label(b)], phases: PHASES, variant: CURRENT_ANALYSIS });
+    const of = (node: string, phase: string) => r.perNodePhase.find((s) => s.node === node && s.phase === phase)!;
+    expect(of('spark-a', 'soak-idle').recoveries).toBe(1);
+    expect(of('spark-a', 'soak-loaded').recoveries).toBe(1);
+    expect(of('spark-b', 'soak-idle')).not.toHaveProperty('recoveries');
+    expect(of('spark-b', 'soak-loaded')).not.toHaveProperty('recoveries');
+  });
+});
+
 describe('certain lane ratio (rules version 2)', () => {
   it('GX10 200G DAC sample (lanes 6/2/190/0): lane 2 is at least 26x the median of the others (95% bounds)', () => {
     const st = parseEthtoolStats(sample('ethtool-stats/gx10-blog-lane-errors-partial.txt'));

@@ -13,6 +13,7 @@ export interface Tick {
   temp?: number | null;
   gpuUtil?: number | null;
   uncorrectable?: number;
+  recoveries?: number; // cumulative total_success_recovery_phy; undefined = the kernel lacks the counter
 }
 
 // One generated sample of one node; rails[0] is the canonical netdev, rails[1] the other PCIe function of the cage.
@@ -25,6 +26,7 @@ export function nodeSample(node: string, tick: number, x: Tick, other?: Partial<
       symbolErrors: BigInt(y.symbol ?? 0),
       linkDownEvents: BigInt(y.linkDown ?? 0),
       laneErrors: (y.lanes ?? []).map(BigInt),
+      ...(y.recoveries !== undefined ? { recoveries: BigInt(y.recoveries) } : {}),
     };
     const r: RailSample = { netdev, phy, lanes: (y.lanes ?? []).length || 4, linkUp: y.linkUp ?? true, speedMbps: 200000 };
     if (y.uncorrectable !== undefined) r.fec = { active: 'RS', uncorrectableBlocks: BigInt(y.uncorrectable) };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EarlyStopDetector, type WatchSettings } from '../../src/analysis/early-stop.js';
+import { EarlyStopDetector, growthText, type WatchSettings } from '../../src/analysis/early-stop.js';
+import type { LaneGrowth } from '../../src/domain/record.js';
 import { decadesBelowFecLimit } from '../../src/analysis/counters.js';
 import { poissonLowerBound } from '../../src/analysis/poisson.js';
 import type { NodeSample } from '../../src/domain/sample.js';
@@ -265,5 +266,38 @@ describe('counters cleared without a reboot (mlxlink --pc): the watch reads them
   it("'from-zero' never counts a counter that did not go down: the 7 CRC errors from before the run stay out", () => {
     const lane = [0, 1, 2].map((t) => nodeSample('spark-b', t, { t, lanes: t === 2 ? [0, 0, 0, 0] : [3, 0, 0, 0], crc: 7 }));
     expect(run(watch({ resets: 'from-zero' }), soak, lane)).toBeNull();
+  });
+});
+
+// Issue #33 item 6: a lane whose errors fall as it warms fell; it did not "grow -2.1 decades".
+describe('growthText says which way the error rate went', () => {
+  const lane = (l: number, growthDecades: number, growthLbDecades: number | null): LaneGrowth => ({
+    lane: l,
+    coolC: [58, 62],
+    hotC: [76, 82],
+    coolSeconds: 600,
+    hotSeconds: 600,
+    coolErrors: 1000,
+    hotErrors: Math.round(1000 * 10 ** growthDecades),
+    growthDecades,
+    growthLbDecades,
+    slopeDecadesPerC: growthDecades / 19,
+  });
+  const lr = { growingDecades: 1, runawayDecades: 1 };
+
+  it('a steady lane whose errors fell, with the bound in the same words', () => {
+    const g = [lane(0, 0.1, -0.2), lane(2, -2.1, -2.6)];
+    expect(growthText(g, 2, lr)).toBe(
+      'steady: lane 2 fell 2.1 decades from 58-62 °C to 76-82 °C (by at most 2.6, 95%), less than the 1 decade(s) a lane must grow by before a ratio can fail it',
+    );
+    expect(growthText(g, 0, lr)).toMatch(/^steady: lane 0 grew 0\.1 decades from .* \(at least -0\.2, 95%\),/);
+  });
+
+  it('a runaway whose other lanes fell, and a lane that did not move', () => {
+    const g = [lane(0, -0.4, -0.9), lane(1, -0.4, -0.9), lane(2, 3.0, 2.9)];
+    expect(growthText(g, 2, lr)).toBe(
+      "runaway: lane 2 grew 3.0 decades from 58-62 °C to 76-82 °C (at least 2.9, 95%) while the others fell 0.4 (the failing clone's signature)",
+    );
+    expect(growthText([lane(1, -0.01, null)], 1, lr)).toMatch(/^steady: lane 1 grew 0\.0 decades from 58-62 °C to 76-82 °C, less than/);
   });
 });

@@ -75,7 +75,7 @@ describe('one lane-rate computation, one reset rule (nextReading)', () => {
     const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
     for (const s of samples) {
       live.push(s);
-      m.update('r', { phase: 'soak', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+      m.update('r', { phase: 'soak', elapsedS: 0, phaseRemainingS: null, runRemainingS: null, counted: Object.fromEntries(live.counted) });
     }
     return m.prometheus.getSingleMetricAsString('cablequal_lane_pre_fec_errors_total').then((text) => {
       expect(text).toContain('cablequal_lane_pre_fec_errors_total{run="r",node="b",lane="2"} 39');

@@ -75,11 +75,14 @@ describe('batch --port both (simulated lab, quick protocol)', () => {
   it('prints and records its throughput: cables per hour, per pair per day, and the swap, reboot and settle times it saw', () => {
     const lines = r.out.split('\n');
     const total = lines.find((l) => l.startsWith('throughput: '))!;
-    expect(total).toMatch(/^throughput: 5 cable\(s\) qualified in 0\.\d\d h on 1 pair\(s\): \d+\.\d\d per hour, \d+\.\d per pair per day$/);
+    // The quick protocol runs set-up checks: they qualify no cable, and the pace is of set-up checks (#31 item 3).
+    expect(total).toMatch(
+      /^throughput: 0 cable\(s\) qualified; 5 set-up check\(s\) \(they qualify no cable\) in 0\.\d\d h on 1 pair\(s\): \d+\.\d\d set-up checks per hour, \d+\.\d per pair per day$/,
+    );
     const cycle = lines[lines.indexOf(total) + 1]!;
     // Two swapped cycles: 2 cables (2 x 2 min of swapping) and 1 (2 min), so a mean of 1.5 cables and ~3 min of swap.
     expect(cycle).toMatch(
-      /^ {2}a swap cycle of 1\.5 cable\(s\) \(mean of 2\): swap 3\.\d min, reboot 3\.\d min, settle \d\.\d min \(reboot included\), qualification \d\.\d min: \d+\.\d cables per pair per day$/,
+      /^ {2}a swap cycle of 1\.5 cable\(s\) \(mean of 2\): swap 3\.\d min, reboot 3\.\d min, settle \d\.\d min \(reboot included\), set-up check \d\.\d min: \d+\.\d cables per pair per day$/,
     );
     const swaps = state.cycles!.slice(1).map((c) => (Date.parse(c.inAt!) - Date.parse(c.askedAt)) / 1000);
     expect(swaps[0]).toBeGreaterThanOrEqual(240);

@@ -38,7 +38,8 @@ describe('cablequal batch on the simulated lab', () => {
     const op: Operator = {
       say: (l) => {
         said.push(l);
-        if (l.startsWith('[pair 1] c3 (serial LX24301188): qualifying')) ac.abort('test interrupts c3');
+        // The quick protocol runs set-up checks, and the batch says so (#31 item 3).
+        if (l.startsWith('[pair 1] c3 (serial LX24301188): set-up check (not a qualification)')) ac.abort('test interrupts c3');
       },
       ask: async () => 'continue',
       stopRequested: () => false,

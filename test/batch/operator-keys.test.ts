@@ -43,7 +43,8 @@ function keyboard(plan: Record<string, string>, quitWhileRunning: string[] = [])
       if (asked.get(asking!)! > 3) throw new Error(`test: cable ${asking} asked for ${asked.get(asking!)} times: the key ${JSON.stringify(k)} is not taken`);
       type(k);
     }
-    const running = /^\[pair 1\] (\S+) \(serial \S+\): qualifying/.exec(s);
+    // The quick protocol: each run is a set-up check, and the batch says so (#31 item 3).
+    const running = /^\[pair 1\] (\S+) \(serial \S+\): set-up check \(not a qualification\)/.exec(s);
     if (running && quitWhileRunning.includes(running[1]!)) type('q');
   });
   return { op, transcript, prompted: () => transcript.filter((l) => l === PROMPT).length };
@@ -114,7 +115,7 @@ describe('cablequal batch, attended, on the simulated lab', () => {
     expect(s1.cables[1]!.reason).toBe('skipped by the operator');
     // Enter came before c1 ran; nothing ran after the prompt answered with q.
     const t1 = k1.transcript.join('');
-    expect(t1.indexOf(PROMPT)).toBeLessThan(t1.indexOf('[pair 1] c1 (serial SIMKEY01): qualifying'));
+    expect(t1.indexOf(PROMPT)).toBeLessThan(t1.indexOf('[pair 1] c1 (serial SIMKEY01): set-up check (not a qualification)'));
     expect(t1).toContain('[pair 1] plug cable "c3"');
     expect(t1).not.toContain('[pair 1] c3 (serial');
     expect(t1).not.toContain('plug cable "c4"');

@@ -40,6 +40,7 @@ describe('every command teaches by example', () => {
       'parse',
       'run',
       'preflight',
+      'cabling',
       'grade',
       'status',
       'cleanup',

@@ -1,7 +1,7 @@
 // Freeing the nodes of a dead run (`cablequal cleanup`) against `sim serve` nodes over SSH: a dead controller's
 // orphaned load found by its run marker and stopped, its lock released, while a live run's lock is refused.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,10 +54,16 @@ describe('cablequal cleanup against sim serve nodes (real SSH)', { timeout: 90_0
 
     const refused = await cli(['run', '--nodes', 'spark-a,spark-b', '--protocol', 'quick', '--break-lock', '--out', 'reports', '--label', 'next']);
     expect(refused.code).toBe(3);
-    expect(refused.out).toMatch(
-      /\[transport\] spark-a: node is locked by run dead-run-1 "crashed controller" from \S+ pid \d+, started \S+; last heartbeat \d+ s ago, 1 process\(es\) of that run alive/,
+    // The terminal gives the reason in one line fitted to it and what to do in full; the record keeps the whole reason.
+    expect(refused.out).toMatch(/^ {2}ERROR transport spark-a: spark-a: node is locked by run dead-run-1 /m);
+    expect(refused.out.replace(/\n +/g, ' ')).toContain(
+      "if its controller died, `cablequal cleanup --nodes spark-a` stops that run's processes and releases the lock",
     );
-    expect(refused.out).toContain("if its controller died, `cablequal cleanup --nodes spark-a` stops that run's processes and releases the lock");
+    const runDir = (refused.out.match(/run directory: (\S+)/) ?? [])[1]!;
+    const record = JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')) as { reasons: { rule: string; message: string }[] };
+    expect(record.reasons[0]!.message).toMatch(
+      /spark-a: node is locked by run dead-run-1 "crashed controller" from \S+ pid \d+, started \S+; last heartbeat \d+ s ago, 1 process\(es\) of that run alive/,
+    );
 
     const r = await cli(['cleanup', '--nodes', 'spark-a,spark-b']);
     expect(r.err).toBe('');

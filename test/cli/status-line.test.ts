@@ -12,7 +12,7 @@ import { runCli } from '../helpers/cli.js';
 const STATUS: LiveStatus = {
   phase: 'soak-loaded',
   elapsedS: 1484,
-  remainingS: 3119,
+  phaseRemainingS: 3119,
   runRemainingS: 3119,
   laneRates: { 'spark-a': [404, 389, 391, 424], 'spark-b': [407, 356, 123000, 455] },
   nicTempC: { 'spark-a': 69.2, 'spark-b': 68.7 },
@@ -41,9 +41,9 @@ describe('formatStatus', () => {
   });
 
   it('the run time left is the protocol left, not the phase left: earlier phases count the later ones', () => {
-    const early = formatStatus({ ...STATUS, phase: 'soak-idle', elapsedS: 300, remainingS: 300, runRemainingS: 3960 }, 200);
+    const early = formatStatus({ ...STATUS, phase: 'soak-idle', elapsedS: 300, phaseRemainingS: 300, runRemainingS: 3960 }, 200);
     expect(early).toMatch(/^\[5:00, 1:06:00 left\] soak-idle \(5:00 left\) \| /);
-    expect(formatStatus({ ...STATUS, remainingS: null, runRemainingS: null }, 200)).toMatch(/^\[24:44\] soak-loaded \| spark-a /);
+    expect(formatStatus({ ...STATUS, phaseRemainingS: null, runRemainingS: null }, 200)).toMatch(/^\[24:44\] soak-loaded \| spark-a /);
   });
 
   it('a very narrow terminal: the head alone, cut with an ellipsis; node names from the lab are escaped and counted as shown', () => {

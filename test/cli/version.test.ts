@@ -18,11 +18,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('cablequal --version', () => {
   it("is package.json's version (a release bumps both), with the rules version and the journal format", async () => {
     expect(CABLEQUAL_VERSION).toBe(pkg.version);
-    expect(RULES_VERSION).toBe(4);
-    expect(JOURNAL_FORMAT_VERSION).toBe(3);
+    expect(RULES_VERSION).toBe(5);
+    expect(JOURNAL_FORMAT_VERSION).toBe(4);
     for (const flag of ['--version', '-V']) {
       const r = await runCli([flag]);
-      expect(r).toEqual({ code: 0, out: `cablequal ${pkg.version}\nrules version 4\njournal format 3\n`, err: '' });
+      expect(r).toEqual({ code: 0, out: `cablequal ${pkg.version}\nrules version 5\njournal format 4\n`, err: '' });
     }
   });
 
@@ -41,7 +41,7 @@ describe('every document records the version that wrote it', () => {
     expect(run.code).toBe(0);
     const runDir = (JSON.parse(run.out) as { runDir: string }).runDir;
     const start = JSON.parse(readFileSync(join(runDir, 'journal.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
-    expect([start['type'], start['journalFormat'], start['cablequalVersion']]).toEqual(['run-start', 3, pkg.version]);
+    expect([start['type'], start['journalFormat'], start['cablequalVersion']]).toEqual(['run-start', 4, pkg.version]);
     const record = JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')) as Record<string, unknown>;
     expect([record['cablequalVersion'], record['journalWrittenBy']]).toEqual([pkg.version, pkg.version]);
     const doc = JSON.parse(readFileSync(join(runDir, 'setup-check.json'), 'utf8')) as { body: Record<string, unknown>; signature: string | null };

@@ -53,3 +53,4 @@ function fixtureSet(set: string, rulesVersion: number, outcomes: string[]) {
 
 fixtureSet('journals-v2', 2, ['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']);
 fixtureSet('journals-v4', 4, ['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']);
+fixtureSet('journals-v5', 5, ['PASS', 'MARGINAL', 'FAIL', 'ERROR', 'ABORTED']);

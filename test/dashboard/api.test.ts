@@ -1,9 +1,10 @@
 // The dashboard's JSON API and pages over HTTP: every run with its fields, filters, bounded pages, read-only,
 // certificates served from the reports directory and nothing outside it, hostile EEPROM strings escaped.
-import { symlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunRecord } from '../../src/domain/record.js';
 import { startDashboard, type Dashboard } from '../../src/dashboard/server.js';
 import { HOSTILE_PN, HOSTILE_SERIAL, HOSTILE_VENDOR, makeLabStore, type LabStore } from './lab-store.js';
 
@@ -123,38 +124,41 @@ describe('dashboard API', () => {
     const hist = await api<{ cable: { serial: string; part_number: string }; runs: { runId: string }[] }>(`/api/cables/${encodeURIComponent(clone.serial)}`);
     expect(hist.cable).toMatchObject({ serial: clone.serial, part_number: clone.partNumber });
     expect(hist.runs.map((r) => r.runId)).toEqual([clone.runId]);
-    // Real runs only by default: the golden cable (6 PASS runs) and the retested cable (FAIL, FAIL, ERROR, MARGINAL, PASS)
-    // are two cables, both PASS by their latest complete verdict; their 11 runs beside them.
+    // Real runs only by default: the retested cable (FAIL, FAIL, ERROR, MARGINAL, PASS) is a cable, PASS by its latest
+    // complete verdict; the golden cable (6 PASS runs) checks the bench and is no cable of the part (#31 item 3); the 11
+    // runs beside them.
     type Yield = { cables: Record<string, number>; runs: Record<string, number>; counts: Record<string, number> };
     const parts = await api<{ parts: ({ partNumber: string; vendor: string | null } & Yield)[]; vendors: ({ vendor: string } & Yield)[] }>('/api/parts');
     const nj = parts.parts.find((p) => p.partNumber === 'NJAAKK0006')!;
-    expect(nj.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(nj.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 });
     expect(nj.runs).toEqual({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1, ABORTED: 0, running: 0 });
     expect(nj.counts).toEqual(nj.runs);
     expect(parts.parts.map((p) => p.partNumber)).not.toContain(clone.partNumber); // the simulated clone: not in yield
     const withSim = await api<{ parts: ({ partNumber: string } & Yield)[] }>('/api/parts?simulated=1');
     // The simulated good-qsfp56 is a QSFP56 part of its own (MCP1650-V00AE30): counted only when simulated runs are asked.
-    expect(withSim.parts.find((p) => p.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
-    expect(withSim.parts.find((p) => p.partNumber === 'MCP1650-V00AE30')!.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(withSim.parts.find((p) => p.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    // Its run is a set-up check (the quick protocol): it qualifies no cable, so the cable has no qualified verdict (#31 item 3).
+    expect(withSim.parts.find((p) => p.partNumber === 'MCP1650-V00AE30')!.cables).toEqual({ PASS: 0, MARGINAL: 0, FAIL: 0, unjudged: 1 });
     expect(parts.parts.map((p) => p.partNumber)).not.toContain('MCP1650-V00AE30');
-    expect(withSim.parts.find((p) => p.partNumber === clone.partNumber)!.cables).toEqual({ PASS: 0, MARGINAL: 0, FAIL: 1, unjudged: 0 });
+    expect(withSim.parts.find((p) => p.partNumber === clone.partNumber)!.cables).toEqual({ PASS: 0, MARGINAL: 0, FAIL: 0, unjudged: 1 });
     expect(await raw('/api/parts?simulated=yes')).toMatchObject({ status: 400, body: expect.stringContaining('simulated') });
     type YieldPage = Yield & { lots: ({ lot: string } & Yield)[]; fecMargin: { bins: number[]; width: number; counts: Record<string, number[]> } };
     const y = await api<YieldPage>('/api/parts/NJAAKK0006');
     expect(y.lots.map((l) => l.lot)).toEqual(['250301']);
-    expect(y.lots[0]!.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    // The retested cable; the golden cable is no cable of the part (#31 item 3).
+    expect(y.lots[0]!.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 });
     expect(y.cables).toEqual(y.lots[0]!.cables);
     expect(y.runs).toMatchObject({ PASS: 7, MARGINAL: 1, FAIL: 2, ERROR: 1 });
-    // One value per cable in the distributions: the two cables' latest verdicts.
+    // One value per qualified cable in the distributions: the retested cable's latest verdict (no golden run, #31 item 3).
     expect(
       Object.values(y.fecMargin.counts)
         .flat()
         .reduce((a, b) => a + b, 0),
-    ).toBe(2);
+    ).toBe(1);
     const ys = await api<YieldPage>('/api/parts/NJAAKK0006?simulated=1');
     expect(ys.lots.map((l) => l.lot).sort()).toEqual(['250301']);
     const vendor = await api<YieldPage>(`/api/vendors/${encodeURIComponent(nj.vendor!)}`);
-    expect(vendor.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(vendor.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 });
     expect(vendor.runs.PASS).toBe(7);
     const golden = await api<{ serial: string; runs: { runId: string; ibWriteBwGbps: number }[]; tolerances: Record<string, number> }[]>('/api/golden');
     expect(golden).toHaveLength(1);
@@ -223,25 +227,28 @@ describe('dashboard API', () => {
     expect((await raw('/api/runs', 'DELETE')).status).toBe(405);
   });
 
-  it("lists a run with the certificate's figures: the headline margin and BER bound, or a FAIL's deciding value and short code", async () => {
+  it('lists a run with the one FEC margin and worst-lane BER of its result (over the graded soaks), a FAIL with its deciding value in the short code', async () => {
     const page = (await raw('/')).body;
     for (const sim of lab.simRuns) {
       const run = await api<{
-        headline: { receivers: { fecMarginDecades: number; lanes: { berUb95: number }[] }[] };
+        fecMarginDecades: number;
+        worstLaneBerUb95: number;
+        fecMarginPhase: string;
         reasons: { grade?: string; value?: number; unit?: string; rule: string; node?: string; lane?: number }[];
         mainCode: string;
+        phases: { name: string; kind: string }[];
       }>(`/api/runs/${sim.runId}`);
       const row = page.slice(page.indexOf(`<tr data-run="${sim.runId}">`), page.indexOf('</tr>', page.indexOf(`<tr data-run="${sim.runId}">`)));
-      const bound = Math.max(...run.headline.receivers.flatMap((r) => r.lanes.map((l) => l.berUb95)));
-      expect(row).toContain(`<td class="num ber">&lt; ${bound.toExponential(1)}</td>`);
+      const record = JSON.parse(readFileSync(join(sim.runDir, 'record.json'), 'utf8')) as RunRecord;
+      // The figures are the record's result, measured over a soak (#31 item 2).
+      expect(run.fecMarginDecades).toBe(record.result!.fecMargin!.value);
+      expect(run.worstLaneBerUb95).toBe(record.result!.worstLaneBer!.value);
+      expect(run.phases.find((p) => p.name === run.fecMarginPhase)!.kind).toBe('soak');
+      expect(row).toContain(`<td class="num margin">${run.fecMarginDecades.toFixed(2)}</td>`);
+      expect(row).toContain(`<td class="num ber">&lt; ${run.worstLaneBerUb95.toExponential(1)}</td>`);
       const deciding = run.reasons.find((r) => r.grade === sim.outcome);
-      if (sim.outcome === 'PASS') {
-        expect(run.mainCode).toBe('PASS');
-        expect(row).toContain(`<td class="num margin">${Math.min(...run.headline.receivers.map((r) => r.fecMarginDecades)).toFixed(1)}</td>`);
-      } else {
-        expect(run.mainCode).toBe(`${sim.outcome} ${deciding!.rule} ${deciding!.node} L${deciding!.lane} ${deciding!.value!.toFixed(2)} dec`);
-        expect(row).toContain(`<td class="num margin" title="the deciding value">${deciding!.value!.toFixed(2)}</td>`);
-      }
+      if (sim.outcome === 'PASS') expect(run.mainCode).toBe('PASS');
+      else expect(run.mainCode).toBe(`${sim.outcome} ${deciding!.rule} ${deciding!.node} L${deciding!.lane} ${deciding!.value!.toFixed(2)} dec`);
       expect(row).toContain(`href="/runs/${sim.runId}"`);
     }
   });

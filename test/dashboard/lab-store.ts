@@ -18,7 +18,7 @@ export const HOSTILE_SERIAL = 'SN<b>&amp;\u2028x';
 export interface LabStore {
   out: string;
   store: ResultsStore;
-  simRuns: { runId: string; outcome: string; serial: string; partNumber: string; vendor: string }[];
+  simRuns: { runId: string; runDir: string; outcome: string; serial: string; partNumber: string; vendor: string }[];
   hostileRunId: string;
   golden: { serial: string; runIds: string[]; bw: number[] };
   retest: { serial: string; runIds: string[]; outcomes: string[]; batchId: string };
@@ -33,7 +33,14 @@ export async function makeLabStore(): Promise<LabStore> {
       env: { CABLEQUAL_LAB_KEY: '/nonexistent/key.pem' },
     });
     const j = JSON.parse(r.out) as { outcome: string; runDir: string; cable: { serial: string; pn: string; vendor: string } };
-    simRuns.push({ runId: j.runDir.split('/').at(-1)!, outcome: j.outcome, serial: j.cable.serial, partNumber: j.cable.pn, vendor: j.cable.vendor });
+    simRuns.push({
+      runId: j.runDir.split('/').at(-1)!,
+      runDir: j.runDir,
+      outcome: j.outcome,
+      serial: j.cable.serial,
+      partNumber: j.cable.pn,
+      vendor: j.cable.vendor,
+    });
   }
   const store = await openStore(chooseStore({ out }));
 

@@ -91,6 +91,6 @@ describe.skipIf(pgSkip)('the dashboard on PostgreSQL', () => {
       expect(b.body, p).toBe(a.body);
     }
     const parts = JSON.parse((await get(onPg.port, '/api/parts')).body) as { parts: { partNumber: string; cables: Record<string, number> }[] };
-    expect(parts.parts.find((x) => x.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 2, MARGINAL: 0, FAIL: 0, unjudged: 0 });
+    expect(parts.parts.find((x) => x.partNumber === 'NJAAKK0006')!.cables).toEqual({ PASS: 1, MARGINAL: 0, FAIL: 0, unjudged: 0 }); // the golden cable is no cable of the part (#31)
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeSync, fsyncSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalWriteError, JournalWriter, readJournal, type JournalIo } from '../../src/run/journal.js';
+import { buildRecord } from '../../src/run/record-builder.js';
 import { labRun } from './lab-run.js';
 
 // A disk that fills up after `limit` bytes of journal: the write that crosses it lands partly, then ENOSPC.
@@ -48,11 +49,17 @@ describe('disk full while writing the journal', { timeout: 60_000 }, () => {
     expect(r.record.reasons[0]!.message).toMatch(/^cannot write the journal .*journal\.jsonl: ENOSPC/);
     expect(r.record.decidedAtS).toBeNull();
     for (const n of r.lab.nodes) expect(r.lab.processes(n)).toEqual([]);
-    // The journal on disk stops where the disk filled: no run-end line, so a re-grade says ABORTED, never PASS.
+    // The journal is rescued (#32 item 5): every complete line the full disk took, then the cause and the run's end,
+    // so that a re-grade says what the run said (ERROR journal-write with ENOSPC), never "controller stopped". (The
+    // full disk here is the writer's alone: the run directory took the rescued copy; a disk full for every write puts it
+    // in the fallback directory, test/faults/journal-lost.test.ts.)
     const contents = readJournal(join(r.runDir, 'journal.jsonl'));
     expect(contents.lines.filter((l) => l.type === 'phase-start').at(-1)?.phase).toBe('soak-loaded');
-    expect(contents.lines.some((l) => l.type === 'run-end')).toBe(false);
-    expect(readFileSync(join(r.runDir, 'journal.jsonl')).length).toBe(1_200_000);
+    expect(contents.lines.slice(-2).map((l) => l.type)).toEqual(['setup-error', 'run-end']);
+    expect(contents.truncatedTail).toBe(false);
+    expect(contents.chain?.status).toBe('intact');
+    const regraded = buildRecord(contents, { journalFile: 'journal.jsonl', journalBytes: 0 });
+    expect([regraded.outcome, regraded.reasons.map((x) => `${x.rule} ${x.value}`)]).toEqual(['ERROR', ['journal-write ENOSPC']]);
     // record.json was written whole (it is not on the full journal's disk here) and says ERROR.
     const rec = JSON.parse(readFileSync(join(r.runDir, 'record.json'), 'utf8')) as { outcome: string; reasons: { rule: string }[] };
     expect(rec.outcome).toBe('ERROR');

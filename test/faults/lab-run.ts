@@ -5,6 +5,7 @@ import pino from 'pino';
 import { parseProtocol } from '../../src/protocol/index.js';
 import { runQualification, type RunResult } from '../../src/run/qualify.js';
 import type { JournalIo, JournalLine } from '../../src/run/journal.js';
+import type { JournalSigner } from '../../src/run/journal-signing.js';
 import { persistentTickSource } from '../../src/run/tick-source.js';
 import { createLab, type SimLab } from '../../src/sim/lab.js';
 import { VirtualClock } from '../../src/sim/virtual-clock.js';
@@ -19,10 +20,14 @@ export async function labRun(opts: {
   faults?: string[];
   abortAtS?: number;
   journalIo?: JournalIo;
+  // Signs the journal as it is written (the lab key's signer).
+  journalSigner?: JournalSigner;
   // The run's label (default 'fault-test'); null: none, so the run dir is named by the cable serial once read.
   label?: string | null;
   // Lab seconds at which to note the load processes running on each node (runningAt).
   lookAtS?: number[];
+  // Each warning the run gives the operator (ctx.warn), as the live terminal shows them.
+  onWarning?: (line: string) => void;
 }): Promise<
   RunResult & {
     lab: SimLab;
@@ -75,6 +80,8 @@ export async function labRun(opts: {
     scenario: opts.scenario,
     makeTickSource: (ns, intervalS) => persistentTickSource(ns, clock, { intervalS }),
     ...(opts.journalIo ? { journalIo: opts.journalIo } : {}),
+    ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+    ...(opts.journalSigner ? { journalSigner: opts.journalSigner } : {}),
   });
   const journal = readFileSync(join(result.runDir, 'journal.jsonl'), 'utf8')
     .split('\n')

@@ -147,7 +147,7 @@ describe('--metrics-port', () => {
     const live = new LiveIntervals({ resets: resetRuleOf(CURRENT_ANALYSIS), functions: functionsRuleOf(CURRENT_ANALYSIS) });
     for (const sample of samples) {
       live.push(sample);
-      replay.update(run, { phase: 'replay', elapsedS: 0, remainingS: null, counted: Object.fromEntries(live.counted) });
+      replay.update(run, { phase: 'replay', elapsedS: 0, phaseRemainingS: null, runRemainingS: null, counted: Object.fromEntries(live.counted) });
     }
     const text = await replay.prometheus.metrics();
     expect(value(text, 'cablequal_lane_pre_fec_errors_total', { run, node: 'spark-b', lane: '2' })).toBe(journalSpan);
@@ -210,7 +210,8 @@ describe('--metrics-port', () => {
     m.update('r1', {
       phase: 'soak-idle',
       elapsedS: 12,
-      remainingS: 588,
+      phaseRemainingS: 48,
+      runRemainingS: 588,
       laneRates: { a: [0, 1.5] },
       nicTempC: { a: 60 },
       gpuTempC: { a: null },

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseEthtoolLink } from '../../src/probes/ethtool-link.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
@@ -71,6 +72,7 @@ describe('parseEthtoolLink on real samples', () => {
   it('every sample in samples/ethtool-link keeps its # source line and is tested here', () => {
     const files = samplesIn('ethtool-link').sort();
     expect(files).toEqual([
+      'ethtool-link/constructed-netlink-down-port-no-lanes-unknown-speed-duplex-modes-without-duplex.txt',
       'ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt',
       'ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt',
       'ethtool-link/ethtool-ext-state-cover-letter-examples-partial.txt',
@@ -194,6 +196,62 @@ describe('parseEthtoolLink on constructed full outputs', () => {
   });
 });
 
+// Issue #33 item 2: a mode list is data. The sample is constructed from ethtool's netlink/settings.c (its header says so).
+const downPort = () => sample('ethtool-link/constructed-netlink-down-port-no-lanes-unknown-speed-duplex-modes-without-duplex.txt');
+
+describe('parseEthtoolLink on what other drivers, kernels and ethtool builds print', () => {
+  it('a down port: no Lanes line, Speed Unknown!, Duplex Unknown! (255), a mode without duplex suffix, the reason it is down', () => {
+    expect(parseEthtoolLink(downPort())).toEqual({
+      iface: 'eth2',
+      speedMbps: null,
+      lanes: null,
+      duplex: null,
+      port: 'FIBRE',
+      autoNegotiation: true,
+      linkDetected: false,
+      linkDownReason: 'Cable issue',
+      linkDownEvents: null,
+      supportedLinkModes: ['1000baseKX/Full', '10000baseKR/Full', '10000baseR_FEC', '25000baseCR/Full', '25000baseSR/Full'],
+      notices: [],
+    });
+  });
+
+  it('a list continued with any mix of TABs and spaces, however many a paste kept', () => {
+    const modes = ['1000baseKX/Full', '10000baseR_FEC', '100000baseCR4/Full', '200000baseCR4/Full'];
+    for (const indent of ['\t                        ', '                                ', '\t\t\t\t', '\t', '  ', ' \t ']) {
+      const text = `\tSupported link modes:   ${modes[0]}\n${modes
+        .slice(1)
+        .map((m) => `${indent}${m}`)
+        .join('\n')}\n\tSpeed: 200000Mb/s\n`;
+      expect(parseEthtoolLink(text).supportedLinkModes, JSON.stringify(indent)).toEqual(modes);
+    }
+    // Half and Full of one speed on one line (dump_link_modes's "old output format"), names a newer kernel has, BIT<n>.
+    const text =
+      '\tSupported link modes:   10baseT/Half 10baseT/Full\n\t                        800000baseCR8/Full 10baseT1S/Half\n\t                        BIT101\n\tSpeed: 10Mb/s\n';
+    expect(parseEthtoolLink(text).supportedLinkModes).toEqual(['10baseT/Half', '10baseT/Full', '800000baseCR8/Full', '10baseT1S/Half', 'BIT101']);
+  });
+
+  it('"Not reported" in any list is no mode', () => {
+    const text =
+      '\tSupported link modes:   Not reported\n\tAdvertised link modes:  Not reported\n\tAdvertised FEC modes: Not reported\n' +
+      '\tLink partner advertised link modes:  Not reported\n\tLink partner advertised FEC modes: Not reported\n\tSpeed: Unknown!\n';
+    const l = parseEthtoolLink(text);
+    expect(l.supportedLinkModes).toEqual([]);
+    expect(l.speedMbps).toBeNull();
+    expect(parseEthtoolLink('\tSupported link modes:   100000baseCR4/Full Not reported\n\tSpeed: 1Mb/s\n').supportedLinkModes).toEqual(['100000baseCR4/Full']);
+  });
+
+  it('Port and Link detected as print_enum and linkstate_reply_cb print an unknown value', () => {
+    const l = parseEthtoolLink('\tPort: Unknown! (7)\n\tLink detected: no (5, 12)\n');
+    expect(l.port).toBeNull();
+    expect(l.linkDetected).toBe(false);
+    expect(l.linkDownReason).toBe('5, 12');
+    expect(parseEthtoolLink('\tLink detected: no (Bad signal integrity, Large number of physical errors)\n').linkDownReason).toBe(
+      'Bad signal integrity, Large number of physical errors',
+    );
+  });
+});
+
 describe('parseEthtoolLink refuses garbage with a ParseError naming the line', () => {
   it('text without any known setting', () => {
     expect(parseErr('').reason).toContain('no ethtool link setting');
@@ -237,12 +295,39 @@ describe('parseEthtoolLink refuses garbage with a ParseError naming the line', (
   });
 });
 
+describe('property: a mode list is data', () => {
+  it('any mode names (a digit in each, with or without a duplex suffix), any continuation indent, "Not reported" anywhere: read back in order', () => {
+    const mode = fc
+      .tuple(fc.integer({ min: 1, max: 1_600_000 }), fc.stringMatching(/^[A-Za-z0-9_]{1,12}$/), fc.constantFrom('', '/Full', '/Half'))
+      .map(([speed, media, duplex]) => `${speed}base${media}${duplex}`);
+    const indent = fc.stringMatching(/^[ \t]{1,34}$/);
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(mode, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 6 }),
+        fc.array(indent, { minLength: 6, maxLength: 6 }),
+        fc.boolean(),
+        (lines, indents, nr) => {
+          const [first, ...more] = lines.map((l) => l.join(' '));
+          const text = [
+            `\tSupported link modes:   ${first}${nr ? ' Not reported' : ''}`,
+            ...more.map((l, i) => `${indents[i]}${l}`),
+            '\tSpeed: 200000Mb/s',
+            '',
+          ].join('\n');
+          expect(parseEthtoolLink(text).supportedLinkModes).toEqual(lines.flat());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('property: only ParseError on any text', () => {
   it('random, truncated and mutated real samples', () => {
     const runs = [
       ...promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-100g-both-functions.txt'),
       ...promptedRuns('ethtool-link/dgx-spark-playbooks-switch-speed-200g-both-functions.txt'),
     ].map((r) => r.output);
-    fuzzParser(parseEthtoolLink, [lanesPatch(), ...runs]);
+    fuzzParser(parseEthtoolLink, [lanesPatch(), downPort(), ...runs]);
   });
 });

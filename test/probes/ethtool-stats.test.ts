@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bigintReplacer } from '../../src/domain/u64.js';
 import { parseEthtoolStats } from '../../src/probes/ethtool-stats.js';
+import { phyToNames } from '../../src/domain/sample.js';
 import { parseCommand } from '../../src/cli/parse-command.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { fuzzParser } from '../helpers/fuzz.js';
@@ -48,11 +49,24 @@ describe('parseEthtoolStats on real samples', () => {
   it('every sample in samples/ethtool-stats keeps its # source line and is tested here', () => {
     const files = samplesIn('ethtool-stats').sort();
     expect(files).toEqual([
+      'ethtool-stats/constructed-mlx5-phy-lines-with-recovery-counter-from-en_stats-patch.txt',
       'ethtool-stats/cx4-ubuntu1804-ethtool-i-and-S-head-partial.txt',
       'ethtool-stats/gx10-blog-lane-errors-partial.txt',
       'ethtool-stats/mlx5-100g-annotated-phy-section-lane3-errors.txt',
     ]);
     for (const f of files) expect(sampleSource(f)).toMatch(/^# source: /);
+  });
+
+  // Issue #33 item 5: a kernel with the 2025-03 mlx5 patch prints total_success_recovery_phy after the lanes.
+  it('the recovery counter of a newer kernel is a *_phy counter like the others (constructed from the patch)', () => {
+    const s = parseEthtoolStats(sample('ethtool-stats/constructed-mlx5-phy-lines-with-recovery-counter-from-en_stats-patch.txt'));
+    expect(s.phy.recoveries).toBe(3n);
+    expect(s.lanes).toEqual([6n, 2n, 190n, 0n]);
+    expect(s.phy.laneErrors).toEqual([6n, 2n, 190n, 0n]);
+    expect(s.counters['total_success_recovery_phy']).toBe(3n);
+    expect(phyToNames(s.phy).map(([n]) => n)).toContain('total_success_recovery_phy');
+    // Older kernels (every recorded sample): absent, never an error.
+    expect(parseEthtoolStats(gx10()).phy.recoveries).toBeUndefined();
   });
 
   it('GX10 200G DAC (headerless grep paste): lanes 6/2/190/0, corrected bits 198', () => {

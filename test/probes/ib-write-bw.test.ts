@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseIbWriteBw } from '../../src/probes/ib-write-bw.js';
 import { sample, samplesIn } from '../helpers/samples.js';
@@ -168,8 +169,11 @@ describe('parseIbWriteBw on real samples', () => {
     expect(e.reason).toContain('9x.57');
   });
 
-  it('rejects text after the closing dashes and garbage before the table', () => {
-    expect(parseError(() => parseIbWriteBw(promax() + '\nsomething else\n')).reason).toMatch(/after the result table/);
+  it('keeps a line it does not know after the closing dashes as a warning, and rejects garbage before the table', () => {
+    // Issue #33: builds differ in what they print after the table, so an unknown line there is reported, never a failure.
+    const r = parseIbWriteBw(promax() + '\nsomething else\n');
+    expect(r.warnings).toEqual(['something else']);
+    expect(r.rows).toEqual(parseIbWriteBw(promax()).rows);
     expect(parseError(() => parseIbWriteBw('hello world\n')).reason).toMatch(/first unexpected line: "hello world"/);
     const completionError = spark1() + '\n Completion with error at client\n';
     expect(parseError(() => parseIbWriteBw(completionError)).reason).toBe('unexpected line in the result table: "Completion with error at client"');
@@ -207,13 +211,136 @@ describe('parseIbWriteBw behind a launcher prefix (prefixes added at test time t
   });
 });
 
+// Issue #33 item 1: the shapes other builds print around the table. The samples are constructed from perftest's source
+// (the CUDA lines) and from the issue's description (the ionic build's lines), around a recorded table: their headers say so.
+const cudaClient = () => sample('ib_write_bw/constructed-cuda-integrated-client-gpu-buffer-lines-around-promaxgb10-table.txt');
+const ionicClient = () => sample('ib_write_bw/constructed-ionic-build-connected-completed-total-run-time-tabs-cpufreq.txt');
+const promaxRow = { bytes: 65536, iterations: 20000, bwPeakGbps: 111.62, bwAverageGbps: 111.61, msgRateMpps: 0.212877 };
+
+describe('parseIbWriteBw on the shapes other perftest builds print', () => {
+  it('reads a CUDA build: its GPU lines before the header are notes, its buffer and context lines after the table are known', () => {
+    const r = parseIbWriteBw(cudaClient());
+    expect(r.rows).toEqual([promaxRow]);
+    expect(r.device).toBe('rocep1s0f0');
+    expect(r.role).toBe('client');
+    expect(r.warnings).toEqual([]);
+    expect(r.notes).toContain('initializing CUDA');
+    expect(r.notes).toContain('allocated GPU buffer of a 524288 address at 0xfffe3c000000 for type CUDA_MEM_DEVICE');
+  });
+
+  it('reads the ionic build: Connected before, Completed and Total run time after, tabbed header fields, a CPU warning above the rows', () => {
+    const r = parseIbWriteBw(ionicClient());
+    expect(r.rows).toEqual([promaxRow]);
+    expect(r.device).toBe('rocep1s0f0');
+    expect(r.connected).toBe('Thu Apr 16 05:49:19 2026');
+    expect(r.completed).toBe('Thu Apr 16 05:52:27 2026');
+    expect(r.runTimeS).toBe(187.693);
+    expect(r.warnings).toEqual([]);
+    expect(r.notes).toEqual([]);
+  });
+
+  it('says null for what a build did not print', () => {
+    const r = parseIbWriteBw(promax());
+    expect([r.connected, r.completed, r.runTimeS, r.warnings]).toEqual([null, null, null, []]);
+  });
+
+  it('reads a table whose column header is tab-separated and whose row is all tabs', () => {
+    const text = promax()
+      .replace(/^ #bytes .*$/m, '#bytes\t#iterations\tBW peak[Gb/sec]\tBW average[Gb/sec]\tMsgRate[Mpps]')
+      .replace(/^ 65536 .*$/m, '\t65536\t20000\t111.62\t111.61\t\t0.212877\t');
+    expect(parseIbWriteBw(text).rows).toEqual([promaxRow]);
+  });
+
+  it('reads the --cpu_util column, the --report-per-port columns and the QoS #sl column by their names', () => {
+    const cpu = promax().replace('MsgRate[Mpps]\n', 'MsgRate[Mpps]    CPU_Util[%]\n').replace('0.212877\n', '0.212877\t    12.34\n');
+    expect(parseIbWriteBw(cpu).rows).toEqual([promaxRow]);
+    const perPort = promax()
+      .replace('MsgRate[Mpps]\n', 'MsgRate[Mpps]   BW Port1[Gb/sec]   MsgRate Port1[Mpps]   BW Port2[Gb/sec]   MsgRate Port2[Mpps]\n')
+      .replace('0.212877\n', '0.212877        55.80            0.106438              55.81            0.106439\n');
+    expect(parseIbWriteBw(perPort).rows).toEqual([promaxRow]);
+    // RESULT_FMT_G_QOS: " #bytes    #sl      #iterations ..."; REPORT_FMT_QOS puts the service level second.
+    const qos = promax().replace(' #bytes     #iterations', ' #bytes    #sl      #iterations').replace(' 65536      20000 ', ' 65536      3      20000 ');
+    expect(parseIbWriteBw(qos).rows).toEqual([promaxRow]);
+    const short = promax().replace('MsgRate[Mpps]\n', 'MsgRate[Mpps]    CPU_Util[%]\n');
+    expect(parseError(() => parseIbWriteBw(short)).reason).toBe('result row must have 6 columns, found 5');
+  });
+
+  it('keeps an unknown line after the table and a warning inside it as warnings, in order, and still reads the rows', () => {
+    const text = promax().replace('MsgRate[Mpps]\n', 'MsgRate[Mpps]\n WARNING: something the build warns about\n') + 'Freeing resources\t(done)\n';
+    const r = parseIbWriteBw(text);
+    expect(r.rows).toEqual([promaxRow]);
+    expect(r.warnings).toEqual(['WARNING: something the build warns about', 'Freeing resources\t(done)']);
+  });
+
+  it('still refuses a malformed row inside the table, naming its line, whatever the build prints after it', () => {
+    const text = ionicClient().replace('111.61\t\t', '111.6x\t\t');
+    const e = parseError(() => parseIbWriteBw(text));
+    expect(e.line).toBe(28);
+    expect(e.reason).toBe('not a number: "111.6x"');
+  });
+
+  it('reads the summed table of --report-both and passes over its local and remote tables (write_bw.c)', () => {
+    const part = (title: string, avg: string) =>
+      `\n ${title} results: \n${'-'.repeat(87)}\n #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n 65536      20000            0.00               ${avg}\t\t     0.1\n`;
+    const text = promax() + part('Local', '55.80') + '-'.repeat(87) + part('Remote', '55.81') + '-'.repeat(87) + '\n';
+    const r = parseIbWriteBw(text);
+    expect(r.rows).toEqual([promaxRow]);
+    expect(r.warnings).toEqual([]);
+  });
+
+  it("refuses a second run after the first one's table: one run per text", () => {
+    const e = parseError(() => parseIbWriteBw(`${promax()}\n${promax()}`));
+    expect(e.reason).toBe("a second ib_write_bw run after the first one's result table: one run per text");
+  });
+});
+
+describe('parseIbWriteBw properties of the lines around the table', () => {
+  // A line no build prints as a known shape: printable text led by a letter the known shapes do not start with.
+  const unknownLine = fc
+    .tuple(fc.constantFrom('x', 'q', 'z', 'j'), fc.string({ unit: fc.constantFrom(...' \tabc:=/.-_0123456789KMG[]()'.split('')), maxLength: 60 }))
+    .map(([a, b]) => `${a}${b}`);
+  const known = fc.constantFrom(
+    'Completed: Thu Apr 16 05:52:27 2026',
+    'Total run time: 187.693s',
+    'deallocating GPU buffer 0xfffe3c000000',
+    'destroying current CUDA Ctx',
+    '',
+  );
+
+  it('any lines after the closing dashes: the same rows; the unknown ones are the warnings, in order and trimmed', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(unknownLine, known), { maxLength: 8 }), fc.constantFrom('\n', '\r\n'), (after, eol) => {
+        const r = parseIbWriteBw(`${promax()}${after.join(eol)}${eol}`);
+        expect(r.rows).toEqual([promaxRow]);
+        expect(r.warnings).toEqual(after.filter((l) => /^[xqzj]/.test(l)).map((l) => l.trim()));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('any whitespace between the columns of the header and the rows: the same rows', () => {
+    const ws = fc.string({ unit: fc.constantFrom(' ', '\t'), minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(fc.array(ws, { minLength: 10, maxLength: 10 }), (gaps) => {
+        const header = ['#bytes', '#iterations', 'BW peak[Gb/sec]', 'BW average[Gb/sec]', 'MsgRate[Mpps]'].map((c, i) => `${gaps[i]}${c}`).join('');
+        const row = ['65536', '20000', '111.62', '111.61', '0.212877'].map((c, i) => `${gaps[i + 5]}${c}`).join('');
+        const text = promax()
+          .replace(/^ #bytes .*$/m, header)
+          .replace(/^ 65536 .*$/m, row);
+        expect(parseIbWriteBw(text).rows).toEqual([promaxRow]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('parseIbWriteBw robustness', () => {
   it('only ever throws ParseError on random and mutated input', () => {
     const texts = samplesIn('ib_write_bw').map((f) => sample(f));
-    fuzzParser(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded(), ...texts]);
+    fuzzParser(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded(), cudaClient(), ionicClient(), ...texts]);
   });
 
   it('reads every sample behind either launcher prefix the same, and refuses a prefix that changes', () => {
-    fuzzLauncherPrefixes(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded()]);
+    fuzzLauncherPrefixes(parseIbWriteBw, [spark1(), spark2(), cx6All(), issue132(), promax(), cx5Bidir(), pr342(), degraded(), cudaClient(), ionicClient()]);
   });
 });

@@ -144,7 +144,7 @@ describe('protocol validation messages', () => {
     [
       'unknown rule',
       (p) => (p.limits[0].rule = 'crc'),
-      'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, soak-link-load, got "crc"',
+      'protocols/x.json: limits[0].rule: expected one of crc-errors, post-fec-errors, link-down-events, fec-margin, fec-window, lane-ratio, ib-write-bw-sum, loopback-floor, gpu-util-min, soak-link-load, phy-recoveries, got "crc"',
     ],
     ['unit not the declared one', (p) => (p.limits[0].unit = 'frames'), 'protocols/x.json: limits[0].unit: expected "errors" for crc-errors, got "frames"'],
     [
@@ -283,6 +283,7 @@ describe('older protocols and the protocols journals embed', () => {
     expect(p.notes).toEqual([
       'limits: no limit for fec-window (added in rules version 2): its default applies',
       'limits: no limit for soak-link-load (added in rules version 3): its default applies',
+      'limits: no limit for phy-recoveries (added in rules version 5): its default applies',
       'earlyStop.laneRatioConsecutiveTicks: 5 ticks of 1 s read as the lane-ratio holdS 5 s (persistence is in seconds since rules version 2)',
     ]);
   });
@@ -311,7 +312,7 @@ describe('older protocols and the protocols journals embed', () => {
     expect(q.notes).toEqual([
       'limits[0].unit: "frames" read as "errors", as crc-errors declares',
       'limits[4].slopeC: not a setting of fec-window in this version of the rules: ignored',
-      'limits[10]: rule "eye-height" is not known to this version of the rules: ignored',
+      `limits[${p.limits.length - 1}]: rule "eye-height" is not known to this version of the rules: ignored`,
     ]);
   });
 

@@ -77,10 +77,13 @@ describe('run CSVs', () => {
     expect(ts[1]!.slice(0, 4)).toEqual(['0', String(rec.simulated), 'spark-a', 'benchmark']);
     expect(new Set(ts.slice(1).map((r) => r[1]))).toEqual(new Set([String(rec.simulated)]));
     const thr = parseCsv(readFileSync(join(dir, 'throughput.csv'), 'utf8'));
-    expect(thr[0]).toEqual(['t_s', 'simulated', 'rail', 'gbps', 'direction']);
+    // Each row says its run and phase (#31 item 7).
+    expect(thr[0]).toEqual(['run_id', 't_s', 'phase', 'simulated', 'rail', 'gbps', 'direction']);
     // generated fixture: rail 0 at t=300 s is 92.4 + (50 % 3) x 0.1
-    expect(thr[1]!.slice(0, 3)).toEqual(['300', String(rec.simulated), '0']);
-    expect(Number(thr[1]![3])).toBeCloseTo(92.6, 9);
+    const phaseAt300 = rec.phases.filter((p) => p.startS <= 300).at(-1)!.name;
+    expect(thr[1]!.slice(0, 5)).toEqual([rec.runId, '300', phaseAt300, String(rec.simulated), '0']);
+    // Without binary noise: 92.4 + 0.2 is written 92.6 (#31 item 7).
+    expect(thr[1]![5]).toBe('92.6');
     // The same run measured on real hardware says so too.
     const real = { ...rec, simulated: false };
     const realDir = makeRunDir(tempRoot(), real);
@@ -97,6 +100,21 @@ describe('run CSVs', () => {
     const [row] = asObjects(readFileSync(join(dir, 'summary.csv'), 'utf8'));
     expect(row).toMatchObject({ outcome: 'ERROR', crc_errors: '', pre_fec_ber_loaded: '', ib_write_bw_gbps: '184.9', vendor: '' });
     expect(readFileSync(join(dir, 'lanes.csv'), 'utf8')).toBe(CSV_COLUMNS['lanes.csv'].map((c) => c.name).join(',') + '\r\n');
+  });
+});
+
+describe('a 2-lane cable', () => {
+  it('timeseries.csv leaves the lanes it does not have empty, not 0 (#31 item 7)', async () => {
+    const base = failingCloneRecord();
+    const rec = { ...base, cable: { ...base.cable, lanes: 2 } };
+    const dir = makeRunDir(tempRoot(), rec);
+    await writeRunCsvs(rec, dir, { timeseries: failingCloneTimeseries() });
+    const rows = asObjects(readFileSync(join(dir, 'timeseries.csv'), 'utf8'));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) {
+      expect([r['lane_2_errors_per_s'], r['lane_3_errors_per_s']]).toEqual(['', '']);
+      expect(r['lane_0_errors_per_s']).not.toBe('');
+    }
   });
 });
 
@@ -124,6 +142,15 @@ describe('compareRuns', () => {
     expect(rows.map((r) => r['outcome'])).toEqual(['ERROR', 'FAIL', 'PASS', 'PASS']);
 
     const parts = asObjects(readFileSync(byPartPath(out), 'utf8'));
+    // Per part, the loaded soak's BER 95% upper bound (#31 item 7): a zero-error soak bounds the BER, it is not 0.
+    const bound = String(
+      Math.max(
+        ...passRecord()
+          .analysis!.perNodePhase.filter((p) => p.phase === 'soak-loaded')
+          .map((p) => p.preFecBerUb95),
+      ),
+    );
+    expect(Number(bound)).toBeGreaterThan(0);
     expect(parts).toEqual([
       {
         part_number: '',
@@ -137,6 +164,8 @@ describe('compareRuns', () => {
         pass_rate: '',
         median_pre_fec_ber_loaded: '',
         worst_pre_fec_ber_loaded: '',
+        setup_checks: '0',
+        golden_runs: '0',
       },
       {
         part_number: 'NJAAKK0006',
@@ -148,8 +177,10 @@ describe('compareRuns', () => {
         fail: '0',
         not_judged: '0',
         pass_rate: '1',
-        median_pre_fec_ber_loaded: '0',
-        worst_pre_fec_ber_loaded: '0',
+        median_pre_fec_ber_loaded: bound,
+        worst_pre_fec_ber_loaded: bound,
+        setup_checks: '0',
+        golden_runs: '0',
       },
       expect.objectContaining({ part_number: 'ONT-DAC-QS56-0.5', runs: '1', judged_runs: '1', fail: '1', pass_rate: '0' }),
     ]);

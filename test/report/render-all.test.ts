@@ -50,7 +50,7 @@ describe('renderAll', () => {
       'throughput.csv',
     ]);
     // no series: header-only files, so a re-render always leaves the same set of files
-    expect(readFileSync(join(dir, 'throughput.csv'), 'utf8')).toBe('t_s,simulated,rail,gbps,direction\r\n');
+    expect(readFileSync(join(dir, 'throughput.csv'), 'utf8')).toBe('run_id,t_s,phase,simulated,rail,gbps,direction\r\n');
     const doc = JSON.parse(readFileSync(join(dir, 'run-report.json'), 'utf8')) as CertificateDocument;
     expect(doc.signature).toBeNull();
     expect(doc.unsignedReason).toBe(`no lab key at ${missing} (create one with cablequal keygen)`);

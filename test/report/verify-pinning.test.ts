@@ -7,7 +7,9 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_LAB_KEY_PATH, keygen } from '../../src/report/sign.js';
+import type { RunRecord } from '../../src/domain/record.js';
+import { certificateDocumentFor, writeCertificateDocument } from '../../src/report/certificate-json.js';
+import { DEFAULT_LAB_KEY_PATH, keygen, loadLabKey } from '../../src/report/sign.js';
 import { runCli } from '../helpers/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cq-pin-'));
@@ -65,8 +67,13 @@ describe('verify pins the lab`s key', { timeout: 60_000 }, () => {
     const forger = await keygen(join(root, 'forger'));
     const forgedDir = mkdtempSync(join(root, 'forged-'));
     cpSync(runDir, forgedDir, { recursive: true });
+    // `report` no longer re-signs a journal the lab key signed with another key (#32 item 1a: its journal signatures
+    // are not the signing key's), so the forger signs the document with their own tools.
     const r = await runCli(['report', forgedDir], { env: { CABLEQUAL_LAB_KEY: forger.privateKeyPath } });
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/journal signatures do not hold \(signed by sha256:[0-9a-f]{64}, not by the lab key sha256:[0-9a-f]{64}\)/);
+    const record = JSON.parse(readFileSync(join(forgedDir, 'record.json'), 'utf8')) as RunRecord;
+    await writeCertificateDocument(await certificateDocumentFor(record, forgedDir, { labKey: await loadLabKey(forger.privateKeyPath) }), forgedDir);
     const pinned = await runCli(['verify', join(forgedDir, DOC)], { env: labEnv() });
     expect(pinned.code).toBe(1);
     expect(pinned.err).toContain(`problem: signed by key ${forger.fingerprint}, not by the trusted lab key`);

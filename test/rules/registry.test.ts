@@ -176,3 +176,51 @@ describe('adding a rule: its declaration plus its test (worked example: symbol-e
     expect(items.properties.rule.enum).toContain('symbol-errors');
   });
 });
+
+// Rules version 5 (issue #33 item 5, docs/protocol.md "PHY recoveries"): generated stats in, the grade and sentence out.
+describe('phy-recoveries: successful PHY recoveries per receiver over the run (rules version 5)', () => {
+  const V5 = rulesVersionOf(5)!;
+  const protocol = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules: rulesOf(5), lenient: true });
+  const grade = (s: NodePhaseStats[]) => gradeRun(analysisOf(s), NO_BENCH, protocol, V5, rulesOf(5));
+  const idle = (recoveries?: number) => stats({ phase: 'soak-idle', ...(recoveries !== undefined ? { recoveries } : {}) });
+  const loaded = (recoveries?: number) => stats({ ...(recoveries !== undefined ? { recoveries } : {}) });
+
+  it('none is PASS; one is MARGINAL with the phase it came in', () => {
+    expect(grade([idle(0), loaded(0)]).outcome).toBe('PASS');
+    const v = grade([idle(0), loaded(1)]);
+    expect(v.outcome).toBe('MARGINAL');
+    expect(v.reasons).toEqual([
+      {
+        rule: 'phy-recoveries',
+        grade: 'MARGINAL',
+        node: 'spark-b',
+        value: 1,
+        unit: 'recoveries',
+        limit: 'marginal at 1 or more, fail at 2 or more',
+        message: 'spark-b: PHY recoveries 1 recoveries >= 1 (marginal at 1 or more, fail at 2 or more) (1 in soak-loaded)',
+        advice: ruleOf('phy-recoveries')!.advice,
+      },
+    ]);
+  });
+
+  it('a second on the same receiver FAILs, also when the two came in different phases', () => {
+    const v = grade([idle(1), loaded(1)]);
+    expect(v.outcome).toBe('FAIL');
+    expect(v.reasons[0]).toMatchObject({
+      rule: 'phy-recoveries',
+      grade: 'FAIL',
+      value: 2,
+      message: expect.stringMatching(/\(1 in soak-idle, 1 in soak-loaded\)$/),
+    });
+    // One on each receiver is one per receiver: MARGINAL.
+    expect(grade([loaded(1), stats({ node: 'spark-a', recoveries: 1 })]).outcome).toBe('MARGINAL');
+  });
+
+  it('a receiver whose kernel does not expose the counter is not judged (version 4 did not read it at all)', () => {
+    expect(grade([idle(), loaded()]).outcome).toBe('PASS');
+    expect(grade([idle(), loaded()]).measurements.some((m) => m.rule === 'phy-recoveries')).toBe(false);
+    const v4 = rulesVersionOf(4)!;
+    const p4 = validateProtocol(PROTOCOL, 'spark-burnin.json', { rules: rulesOf(4), lenient: true });
+    expect(gradeRun(analysisOf([loaded(5)]), NO_BENCH, p4, v4, rulesOf(4)).outcome).toBe('PASS');
+  });
+});

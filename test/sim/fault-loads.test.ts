@@ -32,7 +32,10 @@ describe('fault specs', () => {
     expect(parseFault('link-load-stop@700s:spark-a')).toMatchObject({ kind: 'link-load-stop', atS: 700, node: 'spark-a' });
     expect(parseFault('gpu-load-stop@1000s')).toMatchObject({ kind: 'gpu-load-stop', atS: 1000, node: null });
     expect(parseFault('counter-reset@900.5s:spark-b')).toMatchObject({ kind: 'counter-reset', atS: 900.5, node: 'spark-b' });
-    expect(() => parseFault('link-load-stop@soon')).toThrow(/link-load-stop@700s, gpu-load-stop@1000s or counter-reset@900s/);
+    expect(parseFault('phy-recovery@600s:spark-b')).toMatchObject({ kind: 'phy-recovery', atS: 600, node: 'spark-b' });
+    expect(() => parseFault('link-load-stop@soon')).toThrow(
+      /link-load-stop@700s, gpu-load-stop@1000s, counter-reset@900s, uncorrectable@60s, link-drop@60s or phy-recovery@600s/,
+    );
   });
 });
 

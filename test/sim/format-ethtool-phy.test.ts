@@ -17,6 +17,7 @@ const view = (k: number): StatsView => ({
     pcsSymbolErrors: 17 * (k % 2),
     crcFrames: k % 2,
     linkDown: 1,
+    recoveries: k % 3,
   },
   rail: { rxBytes: 5e11, txBytes: 4e11, rxPackets: 3e8, txPackets: 2e8 },
   host: { rx: { unicast: 1234 + k, multicast: 30, broadcast: 7 }, tx: { unicast: 999 + k, multicast: 20, broadcast: 1 } },
@@ -40,5 +41,23 @@ describe('simulated ethtool -S through grep -E PHY_LINES', () => {
     expect(lines).toContain('     rx_err_lane_1_phy: 6');
     expect(lines).toContain('     rx_corrected_bits_phy: 33');
     expect(lines).toHaveLength(43);
+  });
+
+  // Issue #33 item 5: a node whose kernel has total_success_recovery_phy prints it after the lanes, also when the
+  // shortcut was learned from a node that lacks it.
+  it('the recovery counter of a newer kernel, after the lanes, through the same shortcut', () => {
+    const re = new RegExp(PHY_LINES);
+    const newer = (k: number): StatsView => ({ ...view(k), recoveryCounter: true });
+    formatEthtoolStats(view(1), re);
+    const lines = formatEthtoolStats(newer(5), re).trimEnd().split('\n');
+    expect(lines).toHaveLength(44);
+    expect(lines.indexOf('     total_success_recovery_phy: 2')).toBe(lines.indexOf('     rx_err_lane_3_phy: 3') + 1);
+    expect(formatEthtoolStats(newer(5), re)).toBe(
+      `${formatEthtoolStats(newer(5))
+        .split('\n')
+        .filter((l) => l !== '' && re.test(l))
+        .join('\n')}\n`,
+    );
+    expect(formatEthtoolStats(view(5), re)).not.toContain('total_success_recovery_phy');
   });
 });

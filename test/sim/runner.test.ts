@@ -189,11 +189,18 @@ describe('scenarios', () => {
       'link-flap': 'FAIL',
       'marginal-qsfp112': 'MARGINAL',
       'one-direction-runaway': 'FAIL',
+      'pair-nccl-swapped': 'ERROR',
       'rare-errors-qsfp56': 'PASS',
+      'recovery-qsfp56': 'MARGINAL',
       'single-rail': 'ERROR',
       'steady-lane-qsfp56': 'MARGINAL',
+      switch4: 'PASS',
       'throttled-nic': 'ERROR',
+      triangle: 'PASS',
+      'triangle-miswired': 'ERROR',
+      'triangle-one-bad': 'FAIL',
       'uniform-heat-qsfp56': 'FAIL',
+      ring4: 'PASS',
     });
     for (const s of list) expect(JSON.parse(readFileSync(join(SCENARIOS_DIR, `${s.name}.json`), 'utf8')).generated).toBe('simulator scenario, not a recording');
   });

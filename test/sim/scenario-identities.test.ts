@@ -25,7 +25,9 @@ describe('shipped scenarios', () => {
   it('every cable has a serial of its own (both ends of eeprom-mismatch included)', () => {
     expect(scenarios.length).toBeGreaterThanOrEqual(14);
     const serials = scenarios.flatMap((s) => [
-      { scenario: s.name, serial: s.cable.eeprom.vendorSn },
+      // A cluster's cables, each its own (the bench's cable fields are its first cable's).
+      ...(s.cables ?? []).map((c, i) => ({ scenario: `${s.name} (cable ${i})`, serial: c.spec.cable.eeprom.vendorSn })),
+      ...(s.cables ? [] : [{ scenario: s.name, serial: s.cable.eeprom.vendorSn }]),
       ...(s.secondCable ? [{ scenario: `${s.name} (second cable)`, serial: s.secondCable.spec.cable.eeprom.vendorSn }] : []),
       ...Object.values(s.cable.serialByNode ?? {})
         .filter((sn) => sn !== s.cable.eeprom.vendorSn)
@@ -44,6 +46,29 @@ describe('shipped scenarios', () => {
   it('every cable’s EEPROM reads back through the harness’s reader at each end: vendor, part and serial as the scenario says', async () => {
     for (const s of scenarios) {
       const lab = createLab({ scenario: s.name, clock: new VirtualClock() });
+      if (s.cables) {
+        // A cluster: each cable's EEPROM at each of its Spark ends, in that end's cage.
+        const read: string[][] = [];
+        for (const c of s.cables)
+          for (const e of c.ends) {
+            if ('switch' in e) continue;
+            const id = await readModuleEeprom(lab.runner(e.node), e.cage === 0 ? 'enp1s0f0np0' : 'enp1s0f1np1');
+            read.push([s.name, e.node, id.vendorPn, id.vendorSn]);
+          }
+        const want = s.cables.flatMap((c) =>
+          c.ends
+            .filter((e) => !('switch' in e))
+            .map((e) => [
+              s.name,
+              (e as { node: string }).node,
+              c.spec.cable.eeprom.vendorPn,
+              c.spec.cable.serialByNode?.[(e as { node: string }).node] ?? c.spec.cable.eeprom.vendorSn,
+            ]),
+        );
+        expect(read).toEqual(want);
+        expect(new Set(read.map((r) => r[3])).size).toBe(s.cables.length);
+        continue;
+      }
       for (const [i, node] of s.nodes.entries()) {
         const cage = node.cage ?? DEFAULT_CABLED_CAGE;
         const netdev = node.interfaces?.[cage][0].netdev ?? (cage === 0 ? 'enp1s0f0np0' : 'enp1s0f1np1');

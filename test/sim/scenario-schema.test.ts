@@ -54,9 +54,59 @@ const CASES: Case[] = [
     (s) => void (s['nodes'][0].name = 'a;reboot'),
     'nodes[0].name: expected a host name (letters, digits, . _ -; at most 63), got "a;reboot"',
   ],
+  // Issue #33 item 6: a curve out of order was read as a constant without a word; refused with the point named.
+  [
+    'a lane curve whose temperatures descend',
+    (s) =>
+      void (s['lanes'][2] = [
+        [80, 1e3],
+        [60, 1e2],
+        [40, 10],
+      ]),
+    "lanes[2][1]: NIC temperature 60 after 80: a curve's points must be in increasing NIC temperature, each point once",
+  ],
+  [
+    'a receiver curve with a temperature twice',
+    (s) =>
+      void (s['lanesByReceiver'] = {
+        [s['nodes'][1].name]: [
+          [[40, 1]],
+          [[40, 1]],
+          [
+            [40, 1],
+            [70, 5],
+            [70, 9],
+          ],
+          [[40, 1]],
+        ],
+      }),
+    "lanesByReceiver.spark-b[2][2]: NIC temperature 70 after 70: a curve's points must be in increasing NIC temperature, each point once",
+  ],
+  [
+    'an uncorrectable curve out of order',
+    (s) =>
+      void (s['uncorrectablePerS'] = [
+        [70, 0.1],
+        [50, 0],
+      ]),
+    "uncorrectablePerS[1]: NIC temperature 50 after 70: a curve's points must be in increasing NIC temperature, each point once",
+  ],
+  [
+    'burst points out of order',
+    (s) =>
+      void (s['burstBits'] = [
+        [1e-5, 2],
+        [1e-7, 1.5],
+      ]),
+    "burstBits[1]: pre-FEC BER 1e-7 after 0.00001: a curve's points must be in increasing pre-FEC BER, each point once",
+  ],
 ];
 
 describe('scenario files are checked against their JSON Schema at load', () => {
+  it('every shipped scenario loads: its curves are in order', () => {
+    for (const f of readdirSync(SCENARIOS_DIR).filter((x) => x.endsWith('.json'))) expect(loadScenario(f.slice(0, -5)).name, f).toBeTruthy();
+  });
+
   it('every shipped scenario fits (one that extends another once the fields it takes are filled in)', () => {
     for (const f of readdirSync(SCENARIOS_DIR).filter((x) => x.endsWith('.json'))) {
       const raw = JSON.parse(readFileSync(join(SCENARIOS_DIR, f), 'utf8'));

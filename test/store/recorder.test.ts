@@ -38,7 +38,7 @@ const RUN = {
   nodes: [],
   runDir: null,
 };
-const STATUS = { phase: 'soak', elapsedS: 10, remainingS: 50 };
+const STATUS = { phase: 'soak', elapsedS: 10, phaseRemainingS: 50, runRemainingS: 50 };
 
 function recorderOver(answer: Answer, open?: () => Promise<ResultsStore>) {
   const clock = new VirtualClock(Date.UTC(2026, 5, 1));

@@ -114,15 +114,16 @@ export function storeSuite(engine: Engine, skip = false): void {
         controller: 'ctl-1',
         runDir: '/r/live',
       });
-      await store.runLive(rec.runId, 2, '2026-01-01T00:00:02.000Z', { phase: 'soak-idle', elapsedS: 120, remainingS: 480 });
-      await store.runLive(rec.runId, 1, '2026-01-01T00:00:01.000Z', { phase: 'nccl', elapsedS: 60, remainingS: null });
+      await store.runLive(rec.runId, 2, '2026-01-01T00:00:02.000Z', { phase: 'soak-idle', elapsedS: 120, phaseRemainingS: 60, runRemainingS: 480 });
+      await store.runLive(rec.runId, 1, '2026-01-01T00:00:01.000Z', { phase: 'nccl', elapsedS: 60, phaseRemainingS: null, runRemainingS: 540 });
       const [running] = await store.db.all<{ state: string; outcome: string | null }>('SELECT state, outcome FROM runs WHERE run_id = ?', [rec.runId]);
       expect(running).toEqual({ state: 'running', outcome: null });
       const [live] = await store.db.all<{ phase: string; elapsed_s: number; remaining_s: number }>(
-        'SELECT phase, elapsed_s, remaining_s FROM live WHERE run_id = ?',
+        'SELECT phase, elapsed_s, remaining_s, phase_remaining_s FROM live WHERE run_id = ?',
         [rec.runId],
       );
-      expect(live).toEqual({ phase: 'soak-idle', elapsed_s: 120, remaining_s: 480 });
+      // remaining_s is the whole procedure's time left, phase_remaining_s the phase's (#31 item 4).
+      expect(live).toEqual({ phase: 'soak-idle', elapsed_s: 120, remaining_s: 480, phase_remaining_s: 60 });
       const [proc] = await store.db.all<{ regression: string }>('SELECT regression FROM procedures WHERE sha256 = ?', [rec.protocol.sha256]);
       expect(JSON.parse(proc!.regression)).toEqual({ tempC: 5 });
       await store.runFinished(rec, { runDir: '/r/live', controller: 'ctl-1' });
@@ -150,7 +151,7 @@ export function storeSuite(engine: Engine, skip = false): void {
         controller: 'ctl-1',
         runDir: null,
       });
-      await store.runLive('gone-0001', 1, '2026-01-01T00:00:01.000Z', { phase: 'preflight', elapsedS: 1, remainingS: null });
+      await store.runLive('gone-0001', 1, '2026-01-01T00:00:01.000Z', { phase: 'preflight', elapsedS: 1, phaseRemainingS: null, runRemainingS: null });
       await store.runAbandoned('gone-0001');
       await store.runAbandoned(passRecord().runId);
       expect(await store.db.all("SELECT run_id FROM runs WHERE run_id IN ('gone-0001', ?)", [passRecord().runId])).toEqual([{ run_id: passRecord().runId }]);

@@ -11,7 +11,7 @@ import { openPostgres } from '../../src/store/sql.js';
 import { ResultsStore } from '../../src/store/store.js';
 import { tempRoot } from '../fixtures/records/run-dir.js';
 
-const STATUS = { phase: 'soak', elapsedS: 1, remainingS: 59 };
+const STATUS = { phase: 'soak', elapsedS: 1, phaseRemainingS: 59, runRemainingS: 59 };
 
 // A migrated store file, a writer on it (statements wait `waitMs` for a busy file), and another connection to hold it.
 async function lockedStore(waitMs: number) {

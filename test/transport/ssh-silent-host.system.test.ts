@@ -35,7 +35,7 @@ describe('hosts that accept TCP but do not speak SSH', { timeout: 60_000 }, () =
     expect(r.signal).toBeNull();
     expect(r.stderr).not.toMatch(/Unhandled 'error' event|\n\s+at |internal error/);
     expect(r.status).toBe(3);
-    expect(r.stdout).toMatch(/^ERROR: .*\n(?: {2}[^-].*\n)* {2}- \[transport\] s[ab]: cannot connect to 127\.0\.0\.1:\d+: /);
+    expect(r.stdout).toMatch(/^ERROR: .*\n(?: {2}.*\n)* {2}ERROR transport s[ab]: s[ab]: cannot connect to 127\.0\.0\.1:\d+: /m);
     const runDir = join(out, 'silent', readdirSync(join(out, 'silent'))[0]!);
     expect(JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')).outcome).toBe('ERROR');
     expect(existsSync(join(runDir, 'run-report.html'))).toBe(true);

@@ -21,6 +21,11 @@ export const runSpec = defineCommand({
         PORT_BOTH_HELP,
       ),
       label: { type: 'string', describe: 'label of the cable (else its EEPROM serial names the report folder)' },
+      cluster: {
+        type: 'boolean',
+        describe: 'qualify every cable of a direct-cabled cluster of 2-8 nodes (--nodes a,b,c,...) in place, from its cabling map (see cablequal cabling)',
+        default: false,
+      },
       'break-lock': {
         type: 'boolean',
         describe: 'take over a STALE node lock left by a dead run (a live lock is never broken; see cablequal cleanup)',
@@ -59,6 +64,7 @@ export const runSpec = defineCommand({
         ...(args.speed !== undefined ? { speed: args.speed } : {}),
         ...(args.sshConfig ? { sshConfig: args.sshConfig } : {}),
         breakLock: args.breakLock,
+        ...(args.cluster ? { cluster: true } : {}),
         dryRun: args.dryRun,
         onHangup: args.onHangup as HangupMode,
         ...(args.sim !== undefined ? { sim: args.sim } : {}),

@@ -14,6 +14,6 @@ export const verifySpec = defineCommand({
       .option('public-key', { type: 'string', describe: 'trusted lab public key (PEM) to pin the signer' }),
   run: async (args, { io }) => {
     const { verifyCommand } = await import('../report-commands.js');
-    return verifyCommand({ certificate: args.certificate!, ...(args.publicKey ? { publicKey: args.publicKey } : {}) }, io);
+    return verifyCommand({ certificate: args.certificate!, ...(args.publicKey !== undefined ? { publicKey: args.publicKey } : {}) }, io);
   },
 });

@@ -5,7 +5,7 @@ import { parseNccl } from '../../probes/nccl.js';
 import { ParseError } from '../../domain/errors.js';
 import type { NodeState, RunContext } from '../context.js';
 import { FailDecided, SetupError, setupReason } from '../run-errors.js';
-import { keepClientOutput, linkLoadRows, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
+import { keepClientOutput, linkLoadRows, loadOutputWarning, startOneWayLoad, stopLinkLoad, type StreamRows } from './link-load.js';
 import type { DirectionThroughput } from '../../domain/record.js';
 
 // One direction's streams as the journal keeps them: the rows of each rail and the time they ran.
@@ -18,6 +18,7 @@ async function oneDirection(ctx: RunContext, phase: IbWriteBwPhase, direction: 0
   try {
     await ctx.sleep(phase.durationS * 1000);
     const rows = await linkLoadRows(load);
+    for (const r of rows) for (const w of r.warnings ?? []) ctx.warn(loadOutputWarning(r, w));
     return rows.map((r) => ({ ...r, startS: load.startedS, endS: ctx.tS }));
   } catch (e) {
     if (e instanceof FailDecided) await keepClientOutput(ctx, load);

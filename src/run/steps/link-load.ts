@@ -1,6 +1,7 @@
 import { renderCommand } from '../../protocol/index.js';
 import { parseIbWriteBw } from '../../probes/ib-write-bw.js';
 import { ParseError } from '../../domain/errors.js';
+import { quoteInput } from '../../domain/text.js';
 import type { CommandResult, RemoteProcess } from '../../transport/types.js';
 import type { NodeState, RunContext } from '../context.js';
 import { SetupError, setupReason } from '../run-errors.js';
@@ -36,6 +37,15 @@ export interface StreamRows {
   device: string;
   gbps: number[];
   error?: string;
+  // Lines of the client's output the parser does not know (docs/formats.md §5: builds differ in what they print
+  // around the table), in the order printed: kept in the journal and reported, never a reason to refuse the rows.
+  warnings?: string[];
+}
+
+// The rows of an output and the lines it printed that the parser does not know.
+interface Parsed {
+  gbps: number[];
+  warnings: string[];
 }
 
 // perftest's server writes its banner with printf and then blocks in accept(): redirected to a file, stdout is block
@@ -182,7 +192,7 @@ export async function startOneWayLoad(ctx: RunContext, opts: { msgSize: number; 
 
 // The rows of a running ib_write_bw's output: perftest fflush()es a row before its newline, so the last row is read
 // whole without one; a last line caught half written is left for the next read.
-function runningRows(stdout: string): number[] {
+function runningRows(stdout: string): Parsed {
   try {
     return averages(stdout);
   } catch (e) {
@@ -192,7 +202,17 @@ function runningRows(stdout: string): number[] {
   }
 }
 
-const averages = (text: string) => parseIbWriteBw(text).rows.map((x) => x.bwAverageGbps);
+// The rows and the warnings of whole lines (a last line without its newline may still be being written: its warning
+// waits for the read that finds it whole, as a half-written row does).
+function averages(text: string): Parsed {
+  const r = parseIbWriteBw(text);
+  const last = text
+    .slice(text.lastIndexOf('\n') + 1)
+    .replace(/\r$/, '')
+    .trim();
+  const warnings = last !== '' && r.warnings.at(-1) === last ? r.warnings.slice(0, -1) : r.warnings;
+  return { gbps: r.rows.map((x) => x.bwAverageGbps), warnings };
+}
 
 // What one client's output read so far parsed into: its text up to its last newline, the part of it before the first
 // row (the title, the header fields and the table's header, which say the unit), and the rows of that text.
@@ -200,6 +220,7 @@ interface ParsedSoFar {
   text: string;
   head: string;
   rows: number[];
+  warnings: string[];
 }
 const parsedSoFar = new WeakMap<RemoteProcess, ParsedSoFar>();
 const TABLE_HEADER_LINE = /^.*#bytes\s+#iterations.*\n/m;
@@ -207,30 +228,32 @@ const TABLE_HEADER_LINE = /^.*#bytes\s+#iterations.*\n/m;
 // runningRows over a client's output that only grows, parsing only what it printed since the last read (with the head
 // of its output for the unit): re-parsing the whole output at each read made a 60-minute soak quadratic. Anything
 // the new text does not parse into rows alone is left to runningRows over the whole output, as before.
-function newRows(client: RemoteProcess, stdout: string): number[] {
+function newRows(client: RemoteProcess, stdout: string): Parsed {
   const before = parsedSoFar.get(client);
   const end = stdout.lastIndexOf('\n') + 1;
   if (before && grewFrom(stdout, before.text)) {
     try {
       const fresh = stdout.slice(before.text.length, end);
-      const rows = fresh.trim() ? [...before.rows, ...averages(before.head + fresh)] : before.rows;
-      parsedSoFar.set(client, { ...before, text: stdout.slice(0, end), rows });
+      const more = fresh.trim() ? averages(before.head + fresh) : { gbps: [], warnings: [] };
+      const rows = [...before.rows, ...more.gbps];
+      const warnings = [...before.warnings, ...more.warnings];
+      parsedSoFar.set(client, { ...before, text: stdout.slice(0, end), rows, warnings });
       const tail = stdout.slice(end);
-      return tail.trim() ? [...rows, ...halfWritten(before.head + tail)] : rows;
+      return { gbps: tail.trim() ? [...rows, ...halfWritten(before.head + tail).gbps] : rows, warnings };
     } catch (e) {
       if (!(e instanceof ParseError)) throw e;
     }
   }
-  const rows = runningRows(stdout);
+  const parsed = runningRows(stdout);
   const header = TABLE_HEADER_LINE.exec(stdout);
   if (header && header.index + header[0].length <= end) {
     const complete = stdout.slice(0, end);
     const head = stdout.slice(0, header.index + header[0].length);
     // The whole lines alone (the rows may have come from the half-written last line too); none yet: no cache.
-    const whole = complete === stdout ? rows : halfWritten(complete);
-    if (whole.length) parsedSoFar.set(client, { text: complete, head, rows: whole });
+    const whole = complete === stdout ? parsed : halfWritten(complete);
+    if (whole.gbps.length) parsedSoFar.set(client, { text: complete, head, rows: whole.gbps, warnings: whole.warnings });
   }
-  return rows;
+  return parsed;
 }
 
 // A process's output only grows; that it is the same text so far is checked at its start and where the last read
@@ -241,11 +264,11 @@ function grewFrom(now: string, before: string): boolean {
 }
 
 // The row a last line without its newline holds, when it is one whole (none while it is still being written).
-function halfWritten(text: string): number[] {
+function halfWritten(text: string): Parsed {
   try {
     return averages(text);
   } catch (e) {
-    if (e instanceof ParseError) return [];
+    if (e instanceof ParseError) return { gbps: [], warnings: [] };
     throw e;
   }
 }
@@ -257,13 +280,20 @@ export async function linkLoadRows(load: LinkLoad): Promise<StreamRows[]> {
       const out = await s.client.output();
       const base = { rail: s.rail, from: s.from, to: s.to, device: s.device };
       try {
-        return { ...base, gbps: newRows(s.client, out.stdout) };
+        const { gbps, warnings } = newRows(s.client, out.stdout);
+        return { ...base, gbps, ...(warnings.length ? { warnings } : {}) };
       } catch (e) {
         if (!(e instanceof ParseError)) throw e;
         return { ...base, gbps: [], error: `${e.reason}${out.stderr ? `; stderr: ${out.stderr.trim().split('\n').slice(-1)[0]}` : ''}` };
       }
     }),
   );
+}
+
+// The operator's line for a line of an ib_write_bw client's output that the parser does not know (screened: it is
+// the node's text).
+export function loadOutputWarning(r: StreamRows, line: string): string {
+  return `ib_write_bw ${r.from} -> ${r.to} on rail ${r.rail} (${r.device}) printed a line cablequal does not know (kept in the journal): ${quoteInput(line, 120)}`;
 }
 
 // The latest Gb/s of each direction summed over the rails (the live status shows the weaker direction).

@@ -13,7 +13,7 @@ import { TransportError, type RemoteProcess } from '../../transport/types.js';
 import type { JournalLine } from '../journal.js';
 import type { RunContext } from '../context.js';
 import type { SamplingLoop } from '../sampling-loop.js';
-import { latestPerDirection, linkLoadRows, processState, type LinkLoad, type StreamRows } from './link-load.js';
+import { latestPerDirection, linkLoadRows, loadOutputWarning, processState, type LinkLoad, type StreamRows } from './link-load.js';
 
 // How often the clients' rows are read: ib_write_bw prints one every 5 s; a third of the row-gap limit at most, so a
 // stopped client is seen within the limit.
@@ -25,6 +25,7 @@ export class SoakLoads {
   private readonly gpu = new Map<string, RemoteProcess>();
   private readonly ended = new Set<RemoteProcess>();
   private readonly allRows = new Map<string, StreamRows>();
+  private readonly warned = new Map<string, number>();
   private lastReadS: number;
   private linkChanged = false;
   // The GPU load is judged every ROWS_EVERY_S (a mean over every utilisation reading so far: at each tick it made an
@@ -80,12 +81,31 @@ export class SoakLoads {
     const streams = rows.map((r) => {
       const first = had.get(streamKey(r)) ?? 0;
       this.allRows.set(streamKey(r), r);
-      return { rail: r.rail, from: r.from, to: r.to, first, gbps: r.gbps.slice(first), ...(r.error ? { error: r.error } : {}) };
+      const warnings = this.newWarnings(r);
+      return {
+        rail: r.rail,
+        from: r.from,
+        to: r.to,
+        first,
+        gbps: r.gbps.slice(first),
+        ...(r.error ? { error: r.error } : {}),
+        ...(warnings.length ? { warnings } : {}),
+      };
     });
     this.write({ type: LOAD_LINES.rows, tS: this.ctx.tS, phase: this.phase.name, streams });
     this.linkChanged = true;
     const latest = [...latestPerDirection(rows).values()];
     if (latest.length) this.ctx.lastThroughputGbps = Math.min(...latest);
+  }
+
+  // The lines of a client's output the parser did not know that were not journaled yet (each once), reported.
+  private newWarnings(r: StreamRows): string[] {
+    const key = streamKey(r);
+    const all = r.warnings ?? [];
+    const fresh = all.slice(this.warned.get(key) ?? 0);
+    this.warned.set(key, all.length);
+    for (const w of fresh) this.ctx.warn(loadOutputWarning(r, w));
+    return fresh;
   }
 
   // Journal every load process that has ended by itself since the last look (a process whose status cannot be read is
