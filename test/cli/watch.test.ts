@@ -79,7 +79,7 @@ describe('cablequal watch (in process, simulated lab in virtual time)', () => {
     expect(journal.filter((l) => l.includes('"type":"start"'))).toHaveLength(2);
     // another cable in the same cages starts afresh
     const third = lines((await runCli(['watch', '--sim', 'in-service-good', '--for', '5m', '--json', '--out', out])).out) as WatchEvent[];
-    expect(third.find((e) => e.type === 'status')).toMatchObject({ serial: 'MT2412VS01733', resets: 0, alarms: 0 });
+    expect(third.find((e) => e.type === 'status')).toMatchObject({ serial: 'MT2412VS01741', resets: 0, alarms: 0 });
   });
 
   it('in-service-good: events, no alarm, no drop, exit 0', async () => {

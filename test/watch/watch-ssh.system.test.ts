@@ -31,7 +31,7 @@ describe('watch over SSH (sim serve)', { timeout: 120_000 }, () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as WatchEvent);
-    expect(ev[0]).toMatchObject({ type: 'start', cables: [{ cable: 'spark-a:1--spark-b:1', serial: 'MT2412VS01733' }] });
+    expect(ev[0]).toMatchObject({ type: 'start', cables: [{ cable: 'spark-a:1--spark-b:1', serial: 'MT2412VS01741' }] });
     const kinds = ev.map((e) => `${e.type}${'node' in e && (e.type === 'node-lost' || e.type === 'node-back') ? ` ${e.node}` : ''}`);
     expect(kinds).toContain('node-lost spark-b');
     expect(kinds.indexOf('node-back spark-b')).toBeGreaterThan(kinds.indexOf('node-lost spark-b'));
