@@ -155,4 +155,32 @@ describe('watch on the simulated lab in service', () => {
     expect(problems.map((p) => p.kind)).toEqual(['unreachable', 'unmatched-end']);
     expect(problems[0]!.message).toMatch(/^spark-b: not reachable \(/);
   });
+
+  it("the cables of a triangle are the cabling map's three, each by its serial; a switch cluster's ports are said, not watched", async () => {
+    const find = async (scenario: string) => {
+      const lab = createLab({ scenario, clock: new VirtualClock(Date.UTC(2026, 0, 1)) });
+      return findCables(lab.nodes.map((name) => ({ name, runner: lab.runner(name) })));
+    };
+    const triangle = await find('triangle');
+    expect(triangle.problems).toEqual([]);
+    expect(triangle.links.map((l) => [l.id, l.matchedBy])).toEqual([
+      ['spark-a:0--spark-b:1', 'serial'],
+      ['spark-a:1--spark-c:0', 'serial'],
+      ['spark-b:0--spark-c:1', 'serial'],
+    ]);
+    expect(new Set(triangle.links.map((l) => l.serial)).size).toBe(3);
+    const sw = await find('switch4');
+    expect(sw.links).toEqual([]);
+    expect(sw.problems.map((p) => p.kind)).toEqual(['switch-port', 'switch-port', 'switch-port', 'switch-port']);
+    expect(sw.problems[0]!.message).toMatch(/^spark-a:\d is cabled to switch .+ port /);
+  });
+
+  it('a cable whose link is down when the watch starts is said with its fix, not watched', async () => {
+    const clock = new VirtualClock(Date.UTC(2026, 0, 1));
+    const lab = createLab({ scenario: 'in-service-good', clock, faults: ['link-drop@1s+600s'] });
+    await clock.sleep(5_000);
+    const { links, problems } = await findCables(lab.nodes.map((name) => ({ name, runner: lab.runner(name) })));
+    expect(links).toEqual([]);
+    expect(problems).toMatchObject([{ kind: 'link-down', link: 'spark-a:1--spark-b:1', fix: expect.stringMatching(/^reseat the cable/) }]);
+  });
 });
