@@ -9,6 +9,8 @@ import type { SshSpeedResult } from './ssh-speed.js';
 import type { StoreBenchResult } from './store.js';
 import type { StoreBusyBenchResult } from './store-busy.js';
 import type { ThroughputBenchResult } from './batch-throughput.js';
+import type { WatchBenchResult } from './watch.js';
+import { watchSection } from './watch-report.js';
 import { fmt, fmtSummary, type Summary } from './stats.js';
 
 // Everything run.ts measured.
@@ -28,6 +30,7 @@ export interface BenchResults {
   sshSpeed?: SshSpeedResult;
   storeBusy?: StoreBusyBenchResult;
   throughput?: ThroughputBenchResult;
+  watch?: WatchBenchResult;
   // `--only a,b` re-runs: which sections were measured again, when, under what load; the rest are from `machine.date`.
   reruns?: { date: string; sections: string[]; loadAvgAtStart: number[]; loadAvgAtEnd: number[]; note?: string }[];
   // The previous figures of the re-run sections, kept so the file shows before and after side by side.
@@ -268,6 +271,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.sshSpeed) out.push(...sshSpeedSection(r.sshSpeed));
   if (r.storeBusy) out.push(...storeBusySection(r.storeBusy, r.before?.storeBusy ?? null));
   if (r.throughput) out.push(...throughputSection(r.throughput));
+  if (r.watch) out.push(...watchSection(r.watch));
   return `${out.join('\n')}\n`;
 }
 

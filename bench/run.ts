@@ -15,6 +15,7 @@ import { benchSshSpeed } from './ssh-speed.js';
 import { benchStore } from './store.js';
 import { benchStoreBusy } from './store-busy.js';
 import { benchBatchThroughput } from './batch-throughput.js';
+import { benchWatch } from './watch.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const log = (s: string) => process.stderr.write(`${s}\n`);
@@ -46,7 +47,7 @@ const coldBefore = process.env.CQ_BENCH_BEFORE
   ? { root: process.env.CQ_BENCH_BEFORE, label: process.env.CQ_BENCH_BEFORE_LABEL ?? process.env.CQ_BENCH_BEFORE }
   : undefined;
 // `--only grade,full`: re-run those sections (ssh, grade, full, clone, store, runpage, coldstart, sshspeed, storebusy,
-// throughput) into
+// throughput, watch) into
 // the existing results; the old figures of grade and storebusy are kept as `before` so BENCHMARKS.md shows both (full
 // measures its own before: CQ_BENCH_BEFORE, bench/sim-cli.ts).
 const onlyArg = process.argv.indexOf('--only');
@@ -88,6 +89,10 @@ if (only) {
     if (only.includes('throughput')) {
       log('batch throughput, one cage and both cages (simulated, full default protocol)');
       next.throughput = await benchBatchThroughput(work, log);
+    }
+    if (only.includes('watch')) {
+      log('cablequal watch: a simulated day, and the tick script on a node');
+      next.watch = await benchWatch(reps, work, log);
     }
     if (only.includes('ssh')) {
       log('sampler over SSH (real sshd on loopback, two nodes)');
@@ -148,6 +153,8 @@ try {
   const storeBusy = await benchStoreBusy(join(work, 'store-busy'), log);
   log('11/11 batch throughput, one cage and both cages (simulated, full default protocol)');
   const throughput = await benchBatchThroughput(work, log);
+  log('12/12 cablequal watch: a simulated day, and the tick script on a node');
+  const watch = await benchWatch(reps, work, log);
   const results = {
     machine: { ...machine, loadAvgAtEnd: loadavg() },
     benchWallS: (performance.now() - t0) / 1000,
@@ -162,6 +169,7 @@ try {
     sshSpeed,
     storeBusy,
     throughput,
+    watch,
   };
   writeFileSync(join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(join(root, 'BENCHMARKS.md'), renderMarkdown(results));

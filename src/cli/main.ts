@@ -21,6 +21,7 @@ import { batchSpec } from './commands/batch.js';
 import { dbGroup } from './commands/db.js';
 import { dashboardSpec } from './commands/dashboard.js';
 import { simGroup } from './commands/sim.js';
+import { watchSpec } from './commands/watch.js';
 
 // Every command, in the order `--help` lists them. Each module holds its options, help examples and handler (which
 // loads the rest); a new command is one module added here (test/cli/help.test.ts holds its help and README line).
@@ -39,6 +40,7 @@ export const COMMANDS: readonly (SomeCommand | CommandGroup)[] = [
   compareSpec,
   regressSpec,
   batchSpec,
+  watchSpec,
   dbGroup,
   dashboardSpec,
   simGroup,

@@ -37,6 +37,7 @@ export const NAV = [
   ['/batches', 'Batches'],
   ['/golden', 'Golden cable'],
   ['/live', 'Live'],
+  ['/fleet', 'Fleet'],
 ] as const;
 
 const CSS = `

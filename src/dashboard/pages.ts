@@ -92,7 +92,7 @@ ${offset > 0 ? `<a href="${q(Math.max(0, offset - limit))}">newer</a>` : ''}${of
 }
 
 // One cable: what its EEPROM says and every run of it, with its FEC margin across runs.
-export function cablePage(o: { serial: string; cable: Record<string, unknown> | null; runs: RunItem[]; certUrl: CertUrl }): string {
+export function cablePage(o: { serial: string; cable: Record<string, unknown> | null; runs: RunItem[]; certUrl: CertUrl; service?: string }): string {
   const c = o.cable;
   const facts = c
     ? `<table><tr><th>part number</th><td>${c['part_number'] ? `<a href="${href('/parts/{}', String(c['part_number']))}">${esc(String(c['part_number']))}</a>` : ''}</td></tr>
@@ -127,8 +127,9 @@ export function cablePage(o: { serial: string; cable: Record<string, unknown> | 
       { label: `MARGINAL line (${marginalAt})`, values: o.runs.map(() => marginalAt), colour: OUTCOME_COLOURS['MARGINAL']!, style: 'dash' },
     ],
   });
-  const body = `${facts}<h2>${o.runs.length} run(s)</h2>${o.runs.length ? chart : ''}<table id="history"><thead>${RUN_HEAD(false)}</thead><tbody>${runRows(o.runs, o.certUrl, { cable: false })}</tbody></table>`;
-  return layout({ title: `Cable ${o.serial}`, path: '/cables', body, scripts: o.runs.length > 0 });
+  // The service section (src/dashboard/service-page.ts) follows the qualification runs: the cable's life in one place.
+  const body = `${facts}<h2>${o.runs.length} run(s)</h2>${o.runs.length ? chart : ''}<table id="history"><thead>${RUN_HEAD(false)}</thead><tbody>${runRows(o.runs, o.certUrl, { cable: false })}</tbody></table>${o.service ?? ''}`;
+  return layout({ title: `Cable ${o.serial}`, path: '/cables', body, scripts: o.runs.length > 0 || (o.service ?? '').includes('data-chart') });
 }
 
 // Cables by latest complete verdict, their yield, then runs by outcome (each retest counted here, not in the yield).

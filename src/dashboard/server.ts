@@ -1,6 +1,8 @@
 // `cablequal dashboard`: the lab's web page and JSON API over the results store, on node:http. Read-only (GET and
 // HEAD only, nothing writes), bounded (URL length, filter values, pages of at most 500 runs, 50 live streams), and
 // certificates served from the reports directory only (a path outside it, or a symlink leading outside, is refused).
+import { serviceOfCable, watchedCables } from '../store/service.js';
+import { fleetPage, serviceSection } from './service-page.js';
 import { createReadStream, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
@@ -260,6 +262,8 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       }
       if (b === 'runs' && c && parts[3] === 'stream' && parts.length === 4) return openRunStream(res, c);
       if (b === 'cables' && c && parts.length === 3) return json(res, await cableHistory(db, c), head);
+      if (b === 'cables' && c && parts[3] === 'service' && parts.length === 4) return json(res, await serviceOfCable(db, c), head);
+      if (b === 'fleet' && parts.length === 2) return json(res, await watchedCables(db), head);
       if (b === 'parts' && parts.length === 2) return json(res, await partsAndVendors(db, parseScope(q)), head);
       if ((b === 'parts' || b === 'vendors') && c && parts.length === 3)
         return json(res, await yieldPage(db, b === 'parts' ? 'part' : 'vendor', c, parseScope(q)), head);
@@ -276,7 +280,9 @@ export async function startDashboard(o: DashboardOptions): Promise<Dashboard> {
       const [list, f] = await Promise.all([listRuns(db, filter, page), facets(db)]);
       return html(res, runsPage({ filter, page, total: list.total, runs: list.runs, facets: f, certUrl }), head);
     }
-    if (a === 'cables' && b && parts.length === 2) return html(res, cablePage({ serial: b, ...(await cableHistory(db, b)), certUrl }), head);
+    if (a === 'cables' && b && parts.length === 2)
+      return html(res, cablePage({ serial: b, ...(await cableHistory(db, b)), certUrl, service: serviceSection(await serviceOfCable(db, b)) }), head);
+    if (a === 'fleet' && parts.length === 1) return html(res, fleetPage(await watchedCables(db)), head);
     if (a === 'runs' && b && parts.length === 2) {
       const run = await getRun(db, b);
       if (!run) throw new HttpError(404, `no run ${b}`);

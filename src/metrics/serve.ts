@@ -12,7 +12,7 @@ export interface MetricsServer {
 }
 
 // Listen, or a one-line usage error (port in use, address not on this machine).
-export async function serveMetrics(metrics: RunMetrics, o: { port: number; host?: string }): Promise<MetricsServer> {
+export async function serveMetrics(metrics: Pick<RunMetrics, 'prometheus' | 'openMetrics'>, o: { port: number; host?: string }): Promise<MetricsServer> {
   const host = o.host ?? '127.0.0.1';
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];

@@ -68,7 +68,8 @@ export function boundsTable(schema: Json = protocolSchema()): string {
     for (const [k, s] of Object.entries(props(b['then'])))
       if (k !== 'marginal') add(`\`limits[].${k === 'fail' ? 'fail`, `marginal' : k}\` (${constOf(b, 'rule')})`, s);
   }
-  for (const k of ['earlyStop', 'regression']) for (const [p, s] of Object.entries(props(top[k]))) add(`\`${k}.${p}\``, s);
+  for (const k of ['earlyStop', 'regression', 'watch']) for (const [p, s] of Object.entries(props(top[k]))) add(`\`${k}.${p}\``, s);
+  for (const [p, s] of Object.entries(props(props(top['watch'])['limits']?.['items']))) add(`\`watch.limits[].${p}\``, s);
   return [BOUNDS_BEGIN, '| field | unit | allowed | why |', '|---|---|---|---|', ...rows, BOUNDS_END].join('\n');
 }
 

@@ -123,6 +123,26 @@ export interface RegressionTolerances {
 // Rule ids are a contract: the certificate and the CSVs name them (declared in src/rules/definitions.ts).
 export const LIMIT_RULES: readonly string[] = RULES.map((r) => r.id);
 
+// `cablequal watch` over cables in service (docs/protocol.md "watch"): how often it samples, how long a condition must
+// be gone before its alarm clears, how often each cable's status is printed, the window its counts (CRC, post-FEC,
+// link down) are taken over, and `limits`: thresholds of the watched rules where they differ from the qualification's
+// (a rule not listed is watched at its qualification limit, its windows, floors and growth included).
+export interface ServiceWatchConfig {
+  intervalS: number;
+  clearAfterS: number;
+  statusEveryS: number;
+  countWindowS: number;
+  limits: WatchLimitOverride[];
+}
+
+// One watched rule's thresholds in service, over its qualification limit.
+export interface WatchLimitOverride {
+  rule: string;
+  fail?: number;
+  marginal?: number;
+  params?: Readonly<Record<string, number>>;
+}
+
 // A loaded, validated protocol: every command line, duration, interval and limit of a run.
 export interface Protocol {
   name: string;
@@ -136,6 +156,8 @@ export interface Protocol {
   limits: Limit[]; // one per rule of the registry, every setting filled in (a rule the file leaves out has its defaults)
   earlyStop: EarlyStopConfig;
   regression: RegressionTolerances;
+  // Only when the file has a `watch` section (watch fills the defaults otherwise, from DEFAULT_SERVICE_WATCH).
+  watch?: ServiceWatchConfig;
   file: string; // label the protocol was loaded from
   sha256: string; // of the file bytes, recorded in the run record
   // What loading had to decide for the file: defaults for rules it leaves out, a version 1 setting converted, a rule

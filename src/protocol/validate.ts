@@ -8,7 +8,7 @@ import { RULES } from '../rules/versions.js';
 import { protocolValidator } from './schema.js';
 import { describeValue, isRangeError, problemOf, relevantErrors } from './schema-message.js';
 import { commandProblems, phaseOrderProblems, samplingProblems } from './semantics.js';
-import type { EarlyStopConfig, GpuLoad, Phase, ProtocolCommands, RegressionTolerances } from './types.js';
+import type { EarlyStopConfig, GpuLoad, Phase, ProtocolCommands, RegressionTolerances, ServiceWatchConfig, WatchLimitOverride } from './types.js';
 
 type Obj = Record<string, unknown>;
 
@@ -26,6 +26,24 @@ export const DEFAULT_SAMPLING_INTERVAL_S = 1;
 export const DEFAULT_MSG_SIZE = 65536;
 // The node-loss tolerance a protocol gets when it names none (what runs used before it was protocol data).
 export const DEFAULT_MAX_SAMPLE_GAP_S = 60;
+
+// The watch section's defaults (the schema's `default`s; test/protocol/watch-section.test.ts holds the two together).
+export const DEFAULT_SERVICE_WATCH: ServiceWatchConfig = { intervalS: 10, clearAfterS: 900, statusEveryS: 3600, countWindowS: 3600, limits: [] };
+
+// The watch section with its defaults; a limit's settings other than fail and marginal become its params.
+function serviceWatch(w: Obj): ServiceWatchConfig {
+  const limits = ((w['limits'] ?? []) as Obj[]).map((l): WatchLimitOverride => {
+    const { rule, fail, marginal, ...params } = l as Obj & { rule: string; fail?: number; marginal?: number };
+    return {
+      rule,
+      ...(fail !== undefined ? { fail } : {}),
+      ...(marginal !== undefined ? { marginal } : {}),
+      ...(Object.keys(params).length ? { params: params as Record<string, number> } : {}),
+    };
+  });
+  const num = (k: keyof Omit<ServiceWatchConfig, 'limits'>) => (w[k] as number | undefined) ?? DEFAULT_SERVICE_WATCH[k];
+  return { intervalS: num('intervalS'), clearAfterS: num('clearAfterS'), statusEveryS: num('statusEveryS'), countWindowS: num('countWindowS'), limits };
+}
 
 interface Problem {
   path: string;
@@ -282,6 +300,7 @@ export function validateProtocol(json: unknown, file: string, opts: ValidateOpti
     limits: lim,
     earlyStop: es,
     regression: { ...(o['regression'] as RegressionTolerances) },
+    ...(o['watch'] ? { watch: serviceWatch(o['watch'] as Obj) } : {}),
     notes: r.notes,
   };
 }

@@ -186,6 +186,7 @@ export const ZERO_PORT = (): PortCounters => ({
   linkDown: 0,
   recoveries: 0,
 });
+const NO_SERVICE = { gpu: 0, link: 0 } as const;
 const ZERO_RAIL = (): RailCounters => ({ rxBytes: 0, txBytes: 0, rxPackets: 0, txPackets: 0 });
 const ZERO_RAILS = (): [RailCounters, RailCounters][] => [
   [ZERO_RAIL(), ZERO_RAIL()],
@@ -208,6 +209,8 @@ export class LabModel {
   private nextId = 1;
   // Reboots the nodes were told to do, kept across cable swaps (the nodes stay the same).
   private readonly commandedReboots: CommandedReboot[] = [];
+  // In service: the workload's engine is off until then (a link drop kills it; it restarts restartS after the link is back).
+  private engineOffUntilS = 0;
 
   constructor(
     // The bench: the nodes, their thermal and GPU figures (replaced with the cable's scenario when the first cable is
@@ -433,12 +436,28 @@ export class LabModel {
     return f.node ?? this.nodes[1]!.name;
   }
 
-  // Share of the GPU load generator's effect on one node at time t (0 idle .. 1 fully loaded).
+  // Share of the GPU load generator's effect on one node at time t (0 idle .. 1 fully loaded); in service, at least the
+  // workload's.
   gpuShare(node: string, tS: number): number {
     const active = this.gpuLoads.some((g) => g.node === node && g.startS <= tS && tS < this.gpuLoadEnd(g));
-    if (!active) return 0;
+    const service = this.serviceLoad(tS).gpu;
+    if (!active) return service;
     const n = this.spec.nodes.find((x) => x.name === node);
-    return n?.gpuLoadIneffective ? 0.04 : 1;
+    return Math.max(service, n?.gpuLoadIneffective ? 0.04 : 1);
+  }
+
+  // The service workload at lab time tS (zero without a `service`, while the engine is down, or after its restart):
+  // GPU and link shares interpolated on the daily cycle.
+  serviceLoad(tS: number): { gpu: number; link: number } {
+    const w = this.spec.service?.workload;
+    if (!w || tS < this.engineOffUntilS) return NO_SERVICE;
+    const h = (tS / 3600) % 24;
+    let i = 0;
+    while (i < w.length && w[i]![0] <= h) i++;
+    const [a, b] = [w[(i + w.length - 1) % w.length]!, w[i % w.length]!];
+    const span = (b[0] - a[0] + 24) % 24 || 24;
+    const f = ((h - a[0] + 24) % 24) / span;
+    return { gpu: a[1] + (b[1] - a[1]) * f, link: a[2] + (b[2] - a[2]) * f };
   }
 
   // The sessions on the wire over [a, b) (loopback aside: it never leaves the node).
@@ -496,7 +515,7 @@ export class LabModel {
 
   private thermalTarget(n: NodeSim, a: number, b: number): number {
     const { rx, tx } = this.traffic(n.name, a, b);
-    const linkShare = Math.min(1, (rx[0] + rx[1] + tx[0] + tx[1]) / (4 * this.spec.throughput.railGbps));
+    const linkShare = Math.max(this.serviceLoad((a + b) / 2).link, Math.min(1, (rx[0] + rx[1] + tx[0] + tx[1]) / (4 * this.spec.throughput.railGbps)));
     const th = this.spec.thermal;
     const off = this.spec.nodes[n.index]!.nicTempOffsetC ?? 0;
     return th.ambientC + off + linkShare * th.linkLoadC + this.gpuShare(n.name, (a + b) / 2) * th.gpuLoadC;
@@ -544,6 +563,7 @@ export class LabModel {
       const anyRebooting = this.nodesOf(link).some((n) => this.rebooting(n.name, mid));
       if (!link.linkUp && k >= link.downUntil && !anyRebooting) {
         link.linkUp = true;
+        if (this.spec.service && this.engineOffUntilS === Infinity) this.engineOffUntilS = k + this.spec.service.restartS;
         this.events.push({ tS: k, kind: 'link-up', ...this.cageOf(link) });
       }
       if (link.linkUp && anyRebooting) this.dropLink(link, k, 'peer rebooting', link.spec.linkRecoverS, SIM_LINK_DOWN_REASONS.peerDown);
@@ -595,7 +615,7 @@ export class LabModel {
       // carries them; idle codewords hit none) its 640 bytes lie in one frame slot, or across two for 640 of every
       // 1102 places. A frame it overlaps fails its FCS; mlx5 counts it in rx_crc_errors_phy, rx_symbol_err_phy and
       // rx_pcs_symbol_err_phy alike (the real degraded port of samples/ethtool-stats/mlx5-100g-annotated-...: 386 each).
-      const busy = Math.min(1, (rx[0] + rx[1]) / 200);
+      const busy = Math.max(this.serviceLoad(mid).link, Math.min(1, (rx[0] + rx[1]) / 200));
       const lost = binomial(unc, busy, this.seed, key, 13, k) + binomial(unc, (busy * CODEWORD_BYTES) / FRAME_SLOT_BYTES, this.seed, key, 17, k);
       port.crcFrames += lost;
       port.pcsSymbolErrors += lost;
@@ -654,6 +674,8 @@ export class LabModel {
 
   private dropLink(link: LinkSim, tS: number, why: string, downS: number, reason: string): void {
     link.linkUp = false;
+    // In service the link's drop kills the distributed engine (DOMAIN.md: each reset killed the inference engine).
+    if (this.spec.service) this.engineOffUntilS = Infinity;
     link.downReason = reason;
     link.downUntil = Math.ceil(tS + downS);
     for (const n of this.nodesOf(link)) {

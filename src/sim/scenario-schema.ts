@@ -178,6 +178,25 @@ export const SCENARIO_SCHEMA: JsonSchema = closed(
       },
       ['scenario', 'cage', 'railIps', 'expected'],
     ),
+    service: closed(
+      {
+        workload: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 96,
+          items: {
+            type: 'array',
+            minItems: 3,
+            maxItems: 3,
+            items: false,
+            prefixItems: [num(0, 24, 'hours in [0, 24]'), num(0, 1, 'a share in [0, 1]'), num(0, 1, 'a share in [0, 1]')],
+          },
+          title: '[hour, GPU share, link share] points of the daily workload',
+        },
+        restartS: num(0, 86400, 'seconds in [0, 86400]'),
+      },
+      ['workload', 'restartS'],
+    ),
   },
   ['name', 'generated', 'description', 'expected', 'nodes', 'cable', 'thermal', 'lanes', 'throughput', 'nccl', 'gpu'],
 );

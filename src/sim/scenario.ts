@@ -132,11 +132,22 @@ export interface ScenarioSpec {
   // the first): the cable of another scenario (its EEPROM, lanes, bursts, flaps, throughput and NCCL figures) on these
   // nodes, their NIC, GPU and heat shared by both cables.
   secondCable?: SecondCable;
+  // In service (what `cablequal watch --sim` watches): the cluster's own workload instead of a burn-in's loads.
+  service?: ServiceSpec;
   // A cluster of 2-8 nodes (scenario-cluster.ts): every cable with its two ends, each its own scenario's cable. With
   // it, `cable` and the other cable fields are the bench's (the first cable's), never a cable of their own.
   cables?: ClusterCable[];
   // The switch of a switch cluster: every cable's second end is one of its ports.
   switch?: SimSwitch;
+}
+
+// A cluster in service: its workload (an inference engine over the cable, GPUs busy) on a daily cycle, which is what
+// heats the NIC, and the engine dying with the link (a drop kills the distributed engine; it is restarted restartS
+// after the link is back).
+export interface ServiceSpec {
+  // [hour since the lab started, GPU share 0..1, link share 0..1]: linear between points, repeating every 24 h.
+  workload: [number, number, number][];
+  restartS: number;
 }
 
 // The second cable of a two-cable scenario, as its file gives it (`scenario`, `serial`) and as loaded (`spec`).

@@ -24,6 +24,8 @@ export interface StoreTarget {
   open(): Promise<ResultsStore>;
   // The command that adds the runs to this store afterwards, for the warning (`cablequal db import <reports dir>`).
   importCommand: string;
+  // What goes on without the store, when not runs (the warning's end; `cablequal watch` says where its journal is).
+  without?: string;
 }
 
 // How long one write (the opening included) may take before the store is given up: twice the engines' own bound on a
@@ -128,7 +130,7 @@ export class StoreRecorder {
     } catch (e) {
       this.gaveUp = true;
       this.warn(
-        `cablequal: warning: results store ${target.where}: ${storeErrorText(e)}; runs go on without the store (journals and records are on disk: \`${target.importCommand}\` adds them afterwards)`,
+        `cablequal: warning: results store ${target.where}: ${storeErrorText(e)}; ${target.without ?? `runs go on without the store (journals and records are on disk: \`${target.importCommand}\` adds them afterwards)`}`,
       );
     }
   }

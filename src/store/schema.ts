@@ -194,6 +194,51 @@ export const MIGRATIONS: Migration[] = [
       'CREATE INDEX runs_part_qualifies ON runs (part_number, qualifies, cable_serial, started_at)',
     ],
   },
+  {
+    version: 6,
+    name: 'cables in service (cablequal watch): their events, and a sampled history per cable serial and receiver',
+    statements: [
+      // One row per watch event (alarm, clear, link-down with its snapshot, link-up, counter-reset, status); `detail` is
+      // the rest of the event as JSON. Written once as it happens; a resumed watch never writes one twice (event_id).
+      `CREATE TABLE service_events (
+        event_id TEXT PRIMARY KEY,
+        serial TEXT,
+        cable TEXT,
+        node TEXT,
+        cage INTEGER,
+        type TEXT NOT NULL,
+        rule TEXT,
+        grade TEXT,
+        lane INTEGER,
+        value DOUBLE PRECISION,
+        unit TEXT,
+        limit_value DOUBLE PRECISION,
+        at TEXT NOT NULL,
+        message TEXT,
+        detail TEXT
+      )`,
+      'CREATE INDEX service_events_serial ON service_events (serial, at)',
+      'CREATE INDEX service_events_at ON service_events (at)',
+      // What each receiver counted per bucket of watching (5 minutes): seconds counted, errors per lane (JSON), the
+      // rest as counts, the NIC temperature's mean and maximum, the smallest FEC margin of the bucket's windows.
+      `CREATE TABLE service_samples (
+        serial TEXT NOT NULL,
+        node TEXT NOT NULL,
+        cage INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        seconds DOUBLE PRECISION NOT NULL,
+        lane_errors TEXT NOT NULL,
+        corrected_bits DOUBLE PRECISION,
+        crc_errors INTEGER NOT NULL,
+        post_fec_errors INTEGER NOT NULL,
+        link_down_events INTEGER NOT NULL,
+        nic_temp_c DOUBLE PRECISION,
+        nic_temp_max_c DOUBLE PRECISION,
+        margin_decades DOUBLE PRECISION,
+        PRIMARY KEY (serial, node, cage, at)
+      )`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

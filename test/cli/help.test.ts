@@ -50,6 +50,7 @@ describe('every command teaches by example', () => {
       'compare',
       'regress',
       'batch',
+      'watch',
       'db',
       'db import',
       'dashboard',

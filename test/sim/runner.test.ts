@@ -184,6 +184,8 @@ describe('scenarios', () => {
       'good-qsfp112': 'PASS',
       'good-qsfp56': 'PASS',
       'gpu-not-loaded': 'ERROR',
+      'in-service-clone': 'FAIL',
+      'in-service-good': 'PASS',
       'link-flap': 'FAIL',
       'marginal-qsfp112': 'MARGINAL',
       'one-direction-runaway': 'FAIL',

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type StoreChoice } from '../../src/store/open-store.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema.js';
 import type { ResultsStore } from '../../src/store/store.js';
+import { insertServiceEvent, insertServiceSample, serviceEventRow, serviceOfCable, watchedCables } from '../../src/store/service.js';
 import { errorRecord, failingCloneRecord, passRecord } from '../fixtures/records/build.js';
 import { tempRoot } from '../fixtures/records/run-dir.js';
 
@@ -156,6 +157,49 @@ export function storeSuite(engine: Engine, skip = false): void {
       expect(await store.db.all("SELECT run_id FROM runs WHERE run_id IN ('gone-0001', ?)", [passRecord().runId])).toEqual([{ run_id: passRecord().runId }]);
       expect(await store.db.all("SELECT run_id FROM live WHERE run_id = 'gone-0001'")).toEqual([]);
       expect(await store.db.all("SELECT run_id FROM run_details WHERE run_id = 'gone-0001'")).toEqual([]);
+    });
+
+    it('cables in service: an event written once (a second write of it kept once), a history row, read back per serial and as the fleet', async () => {
+      const row = serviceEventRow({
+        type: 'alarm',
+        cable: 'spark-a:1--spark-b:1',
+        serial: 'SVC-0001',
+        node: 'spark-b',
+        cage: 1,
+        atS: 10,
+        at: '2026-02-01T00:00:10.000Z',
+        rule: 'lane-ratio',
+        grade: 'MARGINAL',
+        lane: 2,
+        value: 101.5,
+        unit: 'x',
+        limit: 100,
+        message: 'spark-b cage 1 lane 2: 102x',
+      })!;
+      await insertServiceEvent(store.db, row);
+      await insertServiceEvent(store.db, row);
+      await insertServiceSample(store.db, {
+        serial: 'SVC-0001',
+        node: 'spark-b',
+        cage: 1,
+        at: '2026-02-01T00:05:00.000Z',
+        seconds: 300,
+        lane_errors: '[12000,11000,1500000,13000]',
+        corrected_bits: 1536000,
+        crc_errors: 0,
+        post_fec_errors: 0,
+        link_down_events: 0,
+        nic_temp_c: 70.25,
+        nic_temp_max_c: 70.5,
+        margin_decades: 1.9,
+      });
+      const got = await serviceOfCable(store.db, 'SVC-0001');
+      expect(got.events.map((e) => [e.type, e.rule, e.grade, Number(e.lane), Number(e.value), Number(e.limit_value)])).toEqual([
+        ['alarm', 'lane-ratio', 'MARGINAL', 2, 101.5, 100],
+      ]);
+      expect(got.samples.map((x) => [Number(x.seconds), x.lane_errors, Number(x.nic_temp_c)])).toEqual([[300, '[12000,11000,1500000,13000]', 70.25]]);
+      const fleet = (await watchedCables(store.db)).filter((f) => f.serial === 'SVC-0001');
+      expect(fleet.map((f) => [f.cable, Number(f.alarms), Number(f.link_downs)])).toEqual([['spark-a:1--spark-b:1', 1, 0]]);
     });
 
     it('two controllers writing at once lose nothing (separate processes; shared run ids kept once)', async () => {
