@@ -67,6 +67,8 @@ export interface RunItem {
   decidingPhase: string | null;
   decidingLane: number | null;
   decidingAtS: number | null;
+  // Schema version 7 on: what the row was checked against (src/store/run-row.ts JournalCheck; null before).
+  journalCheck: string | null;
 }
 
 // The runs columns a list reads (runs aliased r, batches b).
@@ -75,7 +77,7 @@ const LIST_COLUMNS = `r.run_id, r.state, r.outcome, r.label, r.cable_serial, r.p
   r.nic_temp_max_c, r.main_reason, r.run_dir, r.certificate_file, r.certificate_sha256, r.headline_margin_decades, r.headline_ber_ub95,
   r.deciding_rule, r.deciding_value, r.deciding_unit, r.main_code, r.decided_at_s, r.worst_lane_ber_ub95, r.run_kind, r.qualifies, r.run_role,
   r.fec_margin_node, r.fec_margin_phase, r.fec_margin_lane, r.headline_phase, r.deciding_node, r.deciding_phase, r.deciding_lane, r.deciding_at_s,
-  b.name AS batch_name`;
+  r.journal_check, b.name AS batch_name`;
 const LIST_FROM = 'runs r LEFT JOIN batches b ON b.id = r.batch_id';
 
 const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
@@ -127,6 +129,7 @@ function item(r: Record<string, unknown>): RunItem {
     decidingPhase: s(r['deciding_phase']),
     decidingLane: n(r['deciding_lane']),
     decidingAtS: n(r['deciding_at_s']),
+    journalCheck: s(r['journal_check']),
   };
 }
 

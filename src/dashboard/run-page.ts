@@ -69,6 +69,7 @@ function facts(o: RunPageInput): string {
     row('station', esc(r.station ?? '')),
     row('protocol', esc(r.protocol ?? '')),
     row('started / ended (UTC)', `${esc(r.startedAt ?? '')} / ${esc(r.endedAt ?? '')}`),
+    row('checked against', checkedAgainst(r.journalCheck, r.state)),
     row('simulated', r.simulated ? '<span class="sim">simulated: generated outputs, not a recording</span>' : 'no'),
     row(
       'files',
@@ -199,6 +200,23 @@ function benchmarks(v: unknown): string {
   if (!b) return '';
   const dirs = b.ibWriteBw?.perDirection?.map((d) => `${esc(d.from)} → ${esc(d.to)} ${fmt(d.sumMedianGbps, 1)} Gb/s`).join('; ');
   return `<h2>Benchmarks</h2><table id="benchmarks"><tr><th>ib_write_bw, both rails (median, weaker direction)</th><td>${fmt(b.ibWriteBw?.sumMedianGbps ?? null, 1)} Gb/s${dirs ? ` (${dirs})` : ''}</td></tr><tr><th>NCCL all_reduce bus bandwidth</th><td>${fmt(b.nccl?.busbwGBs ?? null, 1)} GB/s${b.nccl?.network ? ` over ${esc(b.nccl.network)} ${esc((b.nccl.devices ?? []).join(', '))}` : ''}</td></tr></table>`;
+}
+
+// What the row was checked against, as one phrase; a record taken alone is marked, never passed off as checked.
+const CHECKS: Record<string, string> = {
+  run: 'its own journal, as the run wrote it',
+  signed: 'its journal, re-graded on import; every line signed by the trusted lab key',
+  partial: 'its journal, re-graded on import; signed by the trusted lab key up to where the run stopped',
+  unverifiable: 'its journal, re-graded on import; signed, but no trusted lab key was given to check the signatures',
+  unsigned: 'its journal, re-graded on import; written by a run without a lab key (not signed)',
+  old: 'its journal, re-graded on import; written before journals were signed',
+};
+function checkedAgainst(check: string | null, state: string): string {
+  if (check === null && state !== 'finished') return esc(CHECKS['run']!);
+  if (check === 'record-only')
+    return '<span class="out">nothing: record.json taken alone (no journal beside it), unchecked; not counted as a qualified cable</span>';
+  if (check === null) return '<span class="muted">not recorded (imported before schema 7: db import again)</span>';
+  return esc(CHECKS[check] ?? check);
 }
 
 // The run page.

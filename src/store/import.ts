@@ -14,7 +14,7 @@ import type { RunRecord } from '../domain/record.js';
 import { resultOfRecord } from '../rules/result.js';
 import { componentRegExp } from '../transport/ssh-config-files.js';
 import { certificateOf, regressionOfJournal } from './run-files.js';
-import type { RunPlace } from './run-row.js';
+import type { JournalCheck, RunPlace } from './run-row.js';
 import type { BatchRow, ResultsStore } from './store.js';
 
 const BATCH_STATE = 'batch-state.json';
@@ -87,7 +87,7 @@ export function findRunDirs(paths: string[]): string[] {
 // names, when it is one this cablequal knows) and that is what the store takes; a record.json that disagrees is
 // named in a warning, never imported over it. A journal whose signatures do not hold (journal-signing.ts) is refused.
 // A directory without a cablequal journal is taken from its record.json as it stands, with a warning saying so.
-export function recordOfRunDir(runDir: string, trustedPem: string | null = null): { record: unknown; warnings: string[] } {
+export function recordOfRunDir(runDir: string, trustedPem: string | null = null): { record: unknown; warnings: string[]; check: JournalCheck } {
   const recordPath = join(runDir, 'record.json');
   let stated: unknown = null;
   if (existsSync(recordPath)) {
@@ -103,7 +103,14 @@ export function recordOfRunDir(runDir: string, trustedPem: string | null = null)
   const journal = join(runDir, 'journal.jsonl');
   const contents = existsSync(journal) ? readJournal(journal) : null;
   if (!contents?.lines.some((l) => l.type === 'run-start')) {
-    if (stated !== null) return { record: stated, warnings: [`${runDir}: no cablequal journal beside record.json: taken from the record alone, unchecked`] };
+    if (stated !== null)
+      return {
+        record: stated,
+        check: 'record-only',
+        warnings: [
+          `${runDir}: no cablequal journal beside record.json: taken from the record alone, unchecked (stored as journal_check record-only, counted as no qualified cable)`,
+        ],
+      };
     throw new UsageError(`${journal}: no run-start line; not a cablequal journal`);
   }
   const trust = journalTrust(contents, contents.chain ?? chainOfLines(contents.lines, contents.lineNos), trustedPem);
@@ -121,7 +128,7 @@ export function recordOfRunDir(runDir: string, trustedPem: string | null = null)
       `${recordPath} says ${String(s.outcome)} for run ${String(s.runId)}, its journal grades ${built.outcome} for run ${built.runId}: the journal's is imported (rebuild record.json with cablequal grade ${runDir})`,
     );
   if (trust.status === 'unverifiable' || trust.status === 'partial') warnings.push(journalTrustLine(journal, trust)!);
-  return { record: built, warnings };
+  return { record: built, warnings, check: trust.status };
 }
 
 // The id of a batch: its directory on its controller (a batch directory is one batch).
@@ -203,10 +210,12 @@ export async function importRuns(
     if (bdir && !batches.has(bdir)) batches.set(bdir, batchRowOf(bdir, o.controller, now()));
     const batch = bdir ? batches.get(bdir) : null;
     let record: unknown;
+    let check: JournalCheck;
     const name = relative(o.cwd, d) || d;
     try {
       const r = recordOfRunDir(d, o.trustedPem ?? null);
       record = r.record;
+      check = r.check;
       warnings.push(...r.warnings);
       // A run id belongs to one run directory: a second claimant (in this import, or against the store's) is refused.
       const runId = String((record as { runId?: unknown }).runId);
@@ -231,6 +240,7 @@ export async function importRuns(
         runDir: d,
         controller: o.controller,
         certificate: certificateOf(d),
+        journalCheck: check,
         ...(batch ? { batchId: batch.row.id, batchRole: batch.roles.get(d) ?? 'cable' } : {}),
         ...(regression !== undefined ? { regression } : {}),
       },

@@ -74,7 +74,9 @@ export class StoreRecorder {
   // The run ended and its record (and reports) are written: the full row; the live row goes. Waits for the queue,
   // which each write's deadline bounds.
   async finished(record: unknown, runDir: string, place: Omit<RunPlace, 'runDir' | 'controller' | 'certificate'> = {}): Promise<void> {
-    this.enqueue((st) => st.runFinished(record, { ...place, runDir, controller: this.controller, certificate: certificateOf(runDir) }).then(() => undefined));
+    this.enqueue((st) =>
+      st.runFinished(record, { journalCheck: 'run', ...place, runDir, controller: this.controller, certificate: certificateOf(runDir) }).then(() => undefined),
+    );
     await this.flush();
   }
 

@@ -65,6 +65,8 @@ export const RUN_COLUMNS = [
   'deciding_phase',
   'deciding_lane',
   'deciding_at_s',
+  // Schema version 7 on: what the row was checked against (JournalCheck).
+  'journal_check',
 ] as const;
 
 // The columns of `run_details`: a run's bulky JSON, kept apart from the narrow `runs` row.
@@ -98,7 +100,15 @@ export interface RunPlace {
   batchRole?: 'cable' | 'golden-first' | 'golden-last' | null;
   certificate?: { file: string; sha256: string; signer: string | null } | null;
   regression?: unknown; // the protocol's regression tolerances (golden drift limits), when known
+  journalCheck?: JournalCheck | null;
 }
+
+// What a row's record was checked against (#32): 'run', written by the run that made it from its own journal;
+// imported by `db import` from a journal re-graded, whose signatures were 'signed' (every line, the trusted lab key's),
+// 'partial' (signed up to where the run stopped), 'unverifiable' (signed, no trusted key to check them with),
+// 'unsigned' (a run without a lab key) or 'old' (before journals were signed); 'record-only': a record.json with no
+// journal beside it, taken as it stands, unchecked, so never counted as a qualified cable. Null: rows before version 7.
+export type JournalCheck = 'run' | 'signed' | 'partial' | 'unverifiable' | 'unsigned' | 'old' | 'record-only';
 
 export interface RowsOfRun {
   run: RunRow;
@@ -209,7 +219,12 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     main_code: result ? decisionCode(result.outcome, (result.deciding ?? {}) as Obj) : str(record['outcome']),
     // qualification, setup-check or preflight (src/rules/result.ts); what the record stated for records before results.
     run_kind: result?.kind ?? str(record['kind']),
-    qualifies: result ? (result.qualifies && place.batchRole !== 'golden-first' && place.batchRole !== 'golden-last' ? 1 : 0) : null,
+    // A record nothing could check is shown, never counted as a qualified cable.
+    qualifies: result
+      ? result.qualifies && place.batchRole !== 'golden-first' && place.batchRole !== 'golden-last' && place.journalCheck !== 'record-only'
+        ? 1
+        : 0
+      : null,
     run_role: result ? (place.batchRole === 'golden-first' || place.batchRole === 'golden-last' ? 'golden' : result.role) : null,
     fec_margin_node: result?.fecMargin?.node ?? null,
     fec_margin_phase: result?.fecMargin?.phase ?? null,
@@ -219,6 +234,7 @@ export function rowsOfRecord(value: unknown, place: RunPlace): RowsOfRun {
     deciding_phase: result?.deciding?.phase ?? null,
     deciding_lane: result?.deciding?.lane ?? null,
     deciding_at_s: result?.deciding?.atS ?? null,
+    journal_check: place.journalCheck ?? null,
   };
   const details: DetailRow = {
     reasons: JSON.stringify(reasons),

@@ -239,6 +239,11 @@ export const MIGRATIONS: Migration[] = [
       )`,
     ],
   },
+  {
+    version: 7,
+    name: "what a run's row was checked against: its own run, a re-graded journal and its signatures, or a record alone (unchecked)",
+    statements: ['ALTER TABLE runs ADD COLUMN journal_check TEXT'],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -277,8 +277,13 @@ describe('dashboard API', () => {
       expect(rx.laneBer).toHaveLength(4);
     }
     expect((await raw('/runs/no-such-run')).status).toBe(404);
-    // A run whose directory has no journal: the page says so; its series is a 404 naming why.
-    expect((await raw(`/runs/${lab.hostileRunId}`)).body).toContain('id="no-series"');
+    // Written by the run itself (its recorder): checked against its own journal.
+    expect(html).toMatch(/<th>checked against<\/th><td>its own journal, as the run wrote it<\/td>/);
+    // A run whose directory has no journal: the page says so, and that its row is the record's alone; its series is a
+    // 404 naming why.
+    const alone = (await raw(`/runs/${lab.hostileRunId}`)).body;
+    expect(alone).toContain('id="no-series"');
+    expect(alone).toContain('<span class="out">nothing: record.json taken alone (no journal beside it), unchecked; not counted as a qualified cable</span>');
     expect(await raw(`/api/runs/${lab.hostileRunId}/series`)).toMatchObject({ status: 404, body: expect.stringContaining('journal') });
   });
 

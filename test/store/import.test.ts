@@ -1,11 +1,12 @@
 // `cablequal db import` and the store's hooks in `run`: quoted globs expanded by cablequal, a reports tree walked,
 // a killed run (journal only) imported as the record builder grades it, bad directories skipped with a warning,
 // bad arguments a one-line usage error, and a store that cannot be reached never failing a run.
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chooseStore, openStore } from '../../src/store/open-store.js';
 import { expandPaths } from '../../src/store/import.js';
+import { rowsOfRecord } from '../../src/store/run-row.js';
 import { runCli } from '../helpers/cli.js';
 import { tempRoot } from '../fixtures/records/run-dir.js';
 
@@ -60,6 +61,40 @@ describe('cablequal db import', () => {
     const [row] = await rows(join(root, 'store2'));
     // The journal has a run-end line (the copy was taken after the run ended): its own verdict, rebuilt.
     expect(row!.outcome).toBe(runs[0]!.outcome);
+  });
+
+  it('each row says what it was checked against: a re-graded unsigned journal, or a record.json alone (unchecked, never a qualified cable)', async () => {
+    const alone = join(root, 'alone', 'cable', 'run-alone');
+    mkdirSync(join(root, 'alone', 'cable'), { recursive: true });
+    cpSync(runs[0]!.runDir, alone, { recursive: true });
+    unlinkSync(join(alone, 'journal.jsonl'));
+    cpSync(runs[1]!.runDir, join(root, 'alone', 'cable', 'run-journal'), { recursive: true });
+    const r = await runCli(['db', 'import', 'alone', '--out', 'store5'], { cwd: root, env });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/run-alone: no cablequal journal beside record\.json: taken from the record alone, unchecked \(stored as journal_check record-only/);
+    const store = await openStore(chooseStore({ out: join(root, 'store5') }));
+    try {
+      const got = await store.db.all<{ run_dir: string; journal_check: string; qualifies: number }>(
+        'SELECT run_dir, journal_check, qualifies FROM runs ORDER BY run_dir',
+      );
+      // The runs were made without a lab key (CABLEQUAL_LAB_KEY names no file): their journals are unsigned.
+      expect(got.map((x) => [x.run_dir.split('/').at(-1), x.journal_check, Number(x.qualifies)])).toEqual([
+        ['run-alone', 'record-only', 0],
+        ['run-journal', 'unsigned', 0],
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a qualified PASS from a record alone counts as no qualified cable; checked against its journal it does', () => {
+    const record: unknown = JSON.parse(readFileSync('test/fixtures/journals-v5/good-qsfp56-spark-burnin/record.json', 'utf8'));
+    const row = (journalCheck: 'record-only' | 'signed' | 'run') => rowsOfRecord(record, { runDir: 'x', controller: null, journalCheck }).run;
+    expect([row('record-only'), row('signed'), row('run')].map((r) => [r.outcome, r.journal_check, r.qualifies])).toEqual([
+      ['PASS', 'record-only', 0],
+      ['PASS', 'signed', 1],
+      ['PASS', 'run', 1],
+    ]);
   });
 
   it('a damaged record is skipped with a warning naming it; the others are imported', async () => {
