@@ -2,19 +2,18 @@
 // `regress --junit` aimed at a FIFO, a character device or a symbolic link replaced it with a regular file (as root,
 // `--out /dev/null` would have replaced /dev/null); now exit 2 naming it, before any work, and the path is left as it was.
 import { spawnSync } from 'node:child_process';
-import { cpSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/domain/errors.js';
 import { checkOutputPath, writeFileAtomic, writeFileAtomicSync } from '../../src/io/atomic-write.js';
 import { runCli } from '../helpers/cli.js';
+import { unpackFixtureRun } from '../helpers/journals-v1.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cq-outpaths-'));
 const run = join(root, 'run');
-cpSync(join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'good-qsfp56-quick'), run, { recursive: true });
-writeFileSync(join(run, 'journal.jsonl'), gunzipSync(readFileSync(join(run, 'journal.jsonl.gz'))));
+unpackFixtureRun('journals-v2', 'good-qsfp56-quick', run);
 const fifo = join(root, 'out.fifo');
 expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
 const target = join(root, 'precious.txt');

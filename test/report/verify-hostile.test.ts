@@ -3,13 +3,13 @@
 // line, exit 1; a journal line at fault makes the record ERROR and is named), and takes only an Ed25519 public key
 // file as the trusted key (anything else exit 2, naming the file). Over a real signed certificate of rules version 2.
 import { generateKeyPairSync } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/report/canonical-json.js';
 import { runCli } from '../helpers/cli.js';
+import { unpackFixtureRun } from '../helpers/journals-v1.js';
 
 const V2 = join(process.cwd(), 'test', 'fixtures', 'journals-v2');
 const KEY = join(V2, 'lab-key.pub.pem');
@@ -20,8 +20,7 @@ const noKeyEnv = { CABLEQUAL_LAB_KEY: join(root, 'none', 'lab-key.pem') };
 let copies = 0;
 function runCopy(edit?: (doc: Record<string, any>) => unknown, raw?: (text: string) => string): string {
   const dir = join(root, `run-${copies++}`);
-  cpSync(join(V2, 'good-qsfp56-quick'), dir, { recursive: true });
-  writeFileSync(join(dir, 'journal.jsonl'), gunzipSync(readFileSync(join(dir, 'journal.jsonl.gz'))));
+  unpackFixtureRun('journals-v2', 'good-qsfp56-quick', dir);
   const cert = join(dir, 'certificate.json');
   const doc = JSON.parse(readFileSync(cert, 'utf8')) as Record<string, any>;
   const edited = edit ? (edit(doc) ?? doc) : doc;

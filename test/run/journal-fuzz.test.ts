@@ -3,7 +3,7 @@
 // run-start or protocol is the one-line usage error grade prints). Chained journals (as written today) broken inside
 // grade ERROR; the same journals unchained (as written before the chain) rest on the checks built from the evidence.
 // Deterministic: fast-check with a fixed seed; the journals come from the simulated lab (quick protocol, seed 7).
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -13,9 +13,9 @@ import { gradeRunDir } from '../../src/cli/grade-command.js';
 import { canonicalJson } from '../../src/report/canonical-json.js';
 import { verifyCertificate } from '../../src/report/certificate-json.js';
 import { RULES_VERSION } from '../../src/rules/versions.js';
-import { gunzipSync } from 'node:zlib';
 import { labRun } from '../faults/lab-run.js';
 import { asBeforeTheChain } from '../helpers/journal-lines.js';
+import { unpackFixtureRun } from '../helpers/journals-v1.js';
 
 interface Journal {
   name: string;
@@ -237,8 +237,7 @@ describe('mutated embedded protocols never grade better', { timeout: 60_000 }, (
 describe('mutated certificate top-level keys never verify', { timeout: 60_000 }, () => {
   const src = join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'good-qsfp56-quick');
   const runDir = mkdtempSync(join(tmpdir(), 'cq-cfuzz-'));
-  cpSync(src, runDir, { recursive: true });
-  writeFileSync(join(runDir, 'journal.jsonl'), gunzipSync(readFileSync(join(src, 'journal.jsonl.gz'))));
+  unpackFixtureRun('journals-v2', 'good-qsfp56-quick', runDir);
   const original = JSON.parse(readFileSync(join(src, 'certificate.json'), 'utf8')) as Record<string, unknown>;
   const publicKeyPem = readFileSync(join(process.cwd(), 'test', 'fixtures', 'journals-v2', 'lab-key.pub.pem'), 'utf8');
   const cert = join(runDir, 'certificate.json');
