@@ -528,12 +528,11 @@ small('run --ssh-config missing', () =>
 small('dashboard --out a file', () =>
   expectOneLine(cli(['dashboard', '--out', 'afile', '--listen', '0'], work, { CABLEQUAL_DB: '' }), 2, /^cablequal: --out afile: not a directory/),
 );
-small('compare: a label and serial holding ESC [2J and BEL', () => {
-  const dir = runCopy();
-  const r = JSON.parse(readFileSync(join(dir, 'record.json'), 'utf8')) as Json;
-  r['label'] = 'x\u001b[2J\u0007';
-  r['cable'].serial = 'SN\u001b]0;t\u0007';
-  writeFileSync(join(dir, 'record.json'), JSON.stringify(r));
+// compare reads the journal (a record.json's own label is not what it shows): the label is journalled by a run given it.
+small('compare: a label holding ESC [2J and BEL, journalled by the run', () => {
+  const made = cli(['run', '--sim', 'good-qsfp56', '--protocol', 'quick', '--label', 'x\u001b[2J\u0007', '--out', join(work, 'esc-runs'), '--json']);
+  if (made.code !== 0) return `the run with that label ended ${made.code}`;
+  const dir = (JSON.parse(made.out) as { runDir: string }).runDir;
   const out = join(work, 'esc.csv');
   const o = cli(['compare', dir, '--out', out]);
   const bad = clean(o);
