@@ -3,19 +3,10 @@
 // pre-FEC error rate over the last interval, the FEC margin of the last full window, the NIC temperature; per cable:
 // link state and drops; per alarm: 1 while raised. The CLI feeds it from the watch's ticks and events.
 import { Counter, Gauge, Registry, type OpenMetricsContentType } from 'prom-client';
+import type { ReceiverFigures } from '../domain/service.js';
 
-// One receiver's tick, structurally (src/watch/watcher.ts ReceiverFigures).
-export interface ServiceTick {
-  cable: string;
-  serial: string | null;
-  node: string;
-  cage: number;
-  dtS: number;
-  laneErrors: number[];
-  linkUp: boolean | null;
-  nicTempC: number | null;
-  marginDecades: number | null;
-}
+// One receiver's tick: the figures the series read (src/domain/service.ts).
+export type ServiceTick = Pick<ReceiverFigures, 'cable' | 'serial' | 'node' | 'cage' | 'dtS' | 'laneErrors' | 'linkUp' | 'nicTempC' | 'marginDecades'>;
 
 // An alarm's identity and state, structurally (src/watch/events.ts AlarmEvent / ClearEvent).
 export interface ServiceAlarm {

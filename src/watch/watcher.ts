@@ -17,29 +17,12 @@ import type { ServiceSettings } from './settings.js';
 import { takeLinkSnapshot } from '../probes/link-snapshot.js';
 import { parseEthtoolModule } from '../probes/ethtool-module.js';
 import { ParseError } from '../domain/errors.js';
+import type { ReceiverFigures } from '../domain/service.js';
 import { cmd } from '../transport/commands.js';
 import { TransportError } from '../transport/types.js';
 
-// One tick's figures of one receiver, for the journal's history, the store and the metrics.
-export interface ReceiverFigures {
-  cable: string;
-  serial: string | null;
-  node: string;
-  cage: number;
-  dtS: number;
-  laneErrors: number[];
-  correctedBits: number | null;
-  crcErrors: number;
-  postFecErrors: number;
-  linkDownEvents: number;
-  linkUp: boolean | null;
-  nicTempC: number | null;
-  marginDecades: number | null;
-  alarms: number;
-  // The counters as read at this tick (the larger of the cage's functions, decimal strings: 64-bit), so the journal
-  // keeps what was read and not only what was derived from it.
-  counters: Record<string, string | string[]>;
-}
+// One tick's figures of one receiver: declared in src/domain/service.ts, where the metrics read them too.
+export type { ReceiverFigures } from '../domain/service.js';
 
 // Where the watch's output goes: each event, each tick's figures. A sink must not throw (the journal's full disk is
 // the caller's to handle) and is never waited on longer than its own write.
