@@ -1,7 +1,7 @@
 // The lab's results store: an index of every run (and batch), rebuilt from journals by `cablequal db import`, written
 // as runs go (start, throttled live status, end). The journal stays the source of truth; the store never decides.
 import type { LiveProgress } from '../domain/result.js';
-import { DETAIL_COLUMNS, RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
+import { contentHash, DETAIL_COLUMNS, RUN_COLUMNS, rowsOfRecord, stationOf, type RowsOfRun, type RunPlace } from './run-row.js';
 import { migrate } from './schema.js';
 import type { SqlDb, SqlTx, SqlValue } from './sql.js';
 
@@ -220,8 +220,8 @@ async function writeRuns(tx: SqlTx, all: RowsOfRun[]): Promise<('inserted' | 'up
   const marks = ids.map(() => '?').join(', ');
   const known = new Map(
     (
-      await tx.all<{ run_id: string; content_sha256: string | null; state: string }>(
-        `SELECT run_id, content_sha256, state FROM runs WHERE run_id IN (${marks})`,
+      await tx.all<{ run_id: string; content_sha256: string | null; state: string; journal_check: string | null }>(
+        `SELECT run_id, content_sha256, state, journal_check FROM runs WHERE run_id IN (${marks})`,
         ids,
       )
     ).map((r) => [r.run_id, r]),
@@ -235,7 +235,12 @@ async function writeRuns(tx: SqlTx, all: RowsOfRun[]): Promise<('inserted' | 'up
   const out: ('inserted' | 'updated' | 'unchanged')[] = [];
   for (const { run, details } of all) {
     const had = known.get(run.run_id as string);
-    if (had?.content_sha256 === run.content_sha256 && had?.state === 'finished') {
+    // A row the run wrote from its own journal ('run') stays so when an import re-grades that journal to the same
+    // content: a re-import that changes nothing changes nothing (what its signatures showed adds no figure).
+    const same =
+      had?.content_sha256 === run.content_sha256 ||
+      (had?.journal_check === 'run' && had.content_sha256 === contentHash({ ...run, journal_check: 'run' }, details));
+    if (same && had?.state === 'finished') {
       out.push('unchanged');
       continue;
     }

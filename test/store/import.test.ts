@@ -87,6 +87,31 @@ describe('cablequal db import', () => {
     }
   });
 
+  it("a run's own row ('run'), imported again from its directory: unchanged, still 'run'; an edited one is taken again", async () => {
+    const made = await runCli(['run', '--sim', 'good-qsfp112', '--protocol', 'quick', '--out', 'own', '--json'], { cwd: root, env });
+    const { runDir } = JSON.parse(made.out) as { runDir: string };
+    const checks = async () => {
+      const store = await openStore(chooseStore({ out: join(root, 'own') }));
+      try {
+        return (await store.db.all<{ journal_check: string }>('SELECT journal_check FROM runs')).map((r) => r.journal_check);
+      } finally {
+        await store.close();
+      }
+    };
+    expect(await checks()).toEqual(['run']);
+    const again = await runCli(['db', 'import', 'own', '--out', 'own'], { cwd: root, env });
+    expect(again.code, again.err).toBe(0);
+    expect(again.out).toMatch(/^1 run directory: 0 added, 0 updated, 1 unchanged/m);
+    expect(await checks()).toEqual(['run']);
+    // Its journal gone and its record.json edited: no longer what the run wrote: taken again, as it is now.
+    unlinkSync(join(runDir, 'journal.jsonl'));
+    const record = JSON.parse(readFileSync(join(runDir, 'record.json'), 'utf8')) as { label?: string };
+    writeFileSync(join(runDir, 'record.json'), JSON.stringify({ ...record, label: 'edited' }));
+    const alone = await runCli(['db', 'import', 'own', '--out', 'own'], { cwd: root, env });
+    expect(alone.out).toMatch(/^1 run directory: 0 added, 1 updated, 0 unchanged/m);
+    expect(await checks()).toEqual(['record-only']);
+  });
+
   it('a qualified PASS from a record alone counts as no qualified cable; checked against its journal it does', () => {
     const record: unknown = JSON.parse(readFileSync('test/fixtures/journals-v5/good-qsfp56-spark-burnin/record.json', 'utf8'));
     const row = (journalCheck: 'record-only' | 'signed' | 'run') => rowsOfRecord(record, { runDir: 'x', controller: null, journalCheck }).run;
