@@ -1,4 +1,5 @@
-// nccl-tests all_reduce_perf output with NCCL_DEBUG=INFO lines, in the layout of samples/nccl/spark-fb97-*.
+// nccl-tests all_reduce_perf and all_gather_perf output with NCCL_DEBUG=INFO lines, in the layout of
+// samples/nccl/spark-fb97-* (all_gather: samples/nccl/promaxgb10-all-gather-16G-playbook-cmd.txt).
 
 // One rank as its own environment made it: its bootstrap interface and address, the RDMA devices it uses (none: it
 // fell back to TCP sockets).
@@ -18,6 +19,7 @@ export interface NcclRun {
   factor: number;
   busbwGBs: number; // target average bus bandwidth
   jitter: (i: number) => number; // deterministic noise in [-1, 1]
+  collective?: 'all_reduce_perf' | 'all_gather_perf'; // all_reduce_perf when not given
 }
 
 // nccl-tests getFloatStr: the most decimals (2, 1, 0) that fit the column, else exponent form.
@@ -63,11 +65,16 @@ export function rankInitLines(h: NcclRankRun): string[] {
   return out;
 }
 
-// The full stdout of `mpirun ... all_reduce_perf ...` (both ranks' INFO lines, the table and the footer); busbw = algbw for 2 ranks.
+// The full stdout of `mpirun ... all_reduce_perf ...` (every rank's INFO lines, the table and the footer), or of
+// all_gather_perf. nccl-tests' bus bandwidth is the algorithm bandwidth times 2(n-1)/n for all_reduce (the same for 2
+// ranks) and (n-1)/n for all_gather; all_gather's count is the elements of one rank's part (size / 4 / n).
 export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; seconds: number } {
+  const collective = r.collective ?? 'all_reduce_perf';
+  const n = Math.max(2, r.hosts.length);
+  const busPerAlg = collective === 'all_gather_perf' ? (n - 1) / n : (2 * (n - 1)) / n;
   const out: string[] = [];
   out.push('# nccl-tests version 2.18.3 nccl-headers=22809 nccl-library=22809');
-  out.push('# Collective test starting: all_reduce_perf');
+  out.push(`# Collective test starting: ${collective}`);
   out.push(
     `# nThread 1 nGpus 1 minBytes ${r.minBytes} maxBytes ${r.maxBytes} step: ${r.factor}(factor) warmup iters: 1 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0`,
   );
@@ -91,16 +98,21 @@ export function formatAllReduce(r: NcclRun): { text: string; avgBusbw: number; s
     const shape = 0.96 + (0.06 * i) / Math.max(1, sizes.length - 1); // bigger messages get closer to the wire
     const half = (k: number) => {
       const bw = r.busbwGBs * shape * (1 + 0.01 * r.jitter(i * 2 + k));
-      const timeUs = size / (bw * 1e3);
+      const alg = bw / busPerAlg;
+      const timeUs = size / (alg * 1e3);
       busbws.push(Number(bw.toFixed(2)));
       seconds += (timeUs * 21) / 1e6;
-      return `  ${floatStr(timeUs, 7).padStart(7)}  ${bw.toFixed(2).padStart(6)}  ${bw.toFixed(2).padStart(6)}  ${'0'.padStart(6)}`;
+      return `  ${floatStr(timeUs, 7).padStart(7)}  ${alg.toFixed(2).padStart(6)}  ${bw.toFixed(2).padStart(6)}  ${'0'.padStart(6)}`;
     };
+    // nccl-tests rounds an all_gather's size down to a whole count of elements per rank.
+    const count = collective === 'all_gather_perf' ? Math.floor(size / 4 / n) : size / 4;
+    const shown = collective === 'all_gather_perf' ? count * 4 * n : size;
+    const redop = collective === 'all_gather_perf' ? 'none' : 'sum';
     out.push(
-      `${String(size).padStart(12)}  ${String(size / 4).padStart(12)}  ${'float'.padStart(8)}  ${'sum'.padStart(6)}  ${'-1'.padStart(6)}${half(0)}${half(1)}`,
+      `${String(shown).padStart(12)}  ${String(count).padStart(12)}  ${'float'.padStart(8)}  ${redop.padStart(6)}  ${'-1'.padStart(6)}${half(0)}${half(1)}`,
     );
   });
   const avg = busbws.reduce((a, b) => a + b, 0) / busbws.length;
-  out.push('# Out of bounds values : 0 OK', `# Avg bus bandwidth    : ${fmtG(avg)} `, '#', '# Collective test concluded: all_reduce_perf', '#');
+  out.push('# Out of bounds values : 0 OK', `# Avg bus bandwidth    : ${fmtG(avg)} `, '#', `# Collective test concluded: ${collective}`, '#');
   return { text: `${out.join('\n')}\n`, avgBusbw: avg, seconds };
 }

@@ -11,6 +11,7 @@ const PROGRAMS: Record<string, string> = {
   'nvidia-smi': '/usr/bin/nvidia-smi',
   mpirun: '/usr/bin/mpirun',
   all_reduce_perf: '/usr/local/bin/all_reduce_perf',
+  all_gather_perf: '/usr/local/bin/all_gather_perf',
   gpu_burn: '/usr/local/bin/gpu_burn',
   rdma: '/usr/sbin/rdma',
   ip: '/usr/sbin/ip',

@@ -55,7 +55,7 @@ function librariesOf(core: LabCore, node: string, program: string): [string, str
     ['libopen-rte.so.40', '/lib/aarch64-linux-gnu/libopen-rte.so.40'],
     ['libopen-pal.so.40', '/lib/aarch64-linux-gnu/libopen-pal.so.40'],
   ];
-  if (program.endsWith('/all_reduce_perf'))
+  if (program.endsWith('/all_reduce_perf') || program.endsWith('/all_gather_perf'))
     return [
       ['libcudart.so.13', '/usr/local/cuda/lib64/libcudart.so.13'],
       ...ompi.slice(0, 1),
