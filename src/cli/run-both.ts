@@ -15,6 +15,8 @@ import { signalExitCode, type CliIo } from './io.js';
 import { cliRunDeps, finishRun, journalBroke, prepare, type RunArgs } from './run-command.js';
 import { printOutcome } from './run-summary.js';
 import { cableJson, type CableJson } from '../report/run-json.js';
+import { resultOfRecord } from '../rules/result.js';
+import { wrap } from '../report/summary-lines.js';
 import { formatStatus } from './status.js';
 
 // The cages, in the order the cables are run and reported.
@@ -135,7 +137,13 @@ export async function runPlannedCables(
     codes.push(exitCodeFor(s.value.record.outcome));
     if (!args.json) printOutcome(s.value.record, s.value.runDir, io, `${plan.long}: `, document);
   }
-  if (args.json) io.stdout(`${JSON.stringify({ ...head, simulated: settled.some((s) => s.status === 'fulfilled' && s.value.record.simulated), cables })}\n`);
+  // A cluster's check is the same for every cable (each record states it): said once.
+  const check = settled.map((s) => (s.status === 'fulfilled' ? resultOfRecord(s.value.record).clusterCheck : undefined)).find((c) => c !== undefined);
+  if (check && !args.json) for (const l of wrap(printable(check.text), io.columns?.() ?? 80, '  ')) io.stdout(`${l}\n`);
+  if (args.json)
+    io.stdout(
+      `${JSON.stringify({ ...head, ...(check ? { clusterCheck: check } : {}), simulated: settled.some((s) => s.status === 'fulfilled' && s.value.record.simulated), cables })}\n`,
+    );
   if (signal.aborted) {
     const by = io.interruptedBy?.();
     return by ? signalExitCode(by) : EXIT.interrupted;

@@ -6,6 +6,7 @@
 import type { CableLink, CablingMap, LinkEnd } from '../domain/cabling.js';
 import { plannedPings } from '../domain/cabling-map.js';
 import { buildCablingMap } from '../domain/cabling-rules.js';
+import { clusterRanks } from '../domain/cluster-check.js';
 import type { NodeView } from '../domain/cabling-view.js';
 import { ParseError, UsageError } from '../domain/errors.js';
 import type { NodeSpec } from '../domain/node.js';
@@ -82,7 +83,16 @@ export async function runCluster(args: RunArgs, io: CliIo, signal: AbortSignal, 
     plans,
     (runs) =>
       runCables(
-        { runs, cluster: { topology: map.topology, links: map.links.map((l) => l.id) }, ...(args.breakLock ? { breakLock: true } : {}) },
+        {
+          runs,
+          cluster: {
+            topology: map.topology,
+            links: map.links.map((l) => l.id),
+            // The cluster check's ranks: each node reached by the address --nodes gives it (mpirun runs on a node).
+            check: { topology: map.topology, ranks: clusterRanks(map, (n) => prepared.nodes.find((x) => x.name === n)!.host) },
+          },
+          ...(args.breakLock ? { breakLock: true } : {}),
+        },
         'cablequal run --cluster',
       ),
     {

@@ -71,8 +71,9 @@ export function clusterEnv(topology: Topology): Record<string, string> {
 
 // Each node's rank from the cabling map: the RoCE devices of its cabled ports that are up, cage 0 first and rail 0
 // first in each (the list the map checks NCCL_IB_HCA against), reached by the address hostOf gives.
+// On a ring the ranks go round it, each next to its neighbours by cable (NCCL_ALGO=Ring follows the rank order).
 export function clusterRanks(map: CablingMap, hostOf: (node: string) => string): ClusterRank[] {
-  return map.nodes.map((node) => ({
+  return ringOrder(map).map((node) => ({
     node,
     host: hostOf(node),
     devices: map.links
@@ -81,6 +82,20 @@ export function clusterRanks(map: CablingMap, hostOf: (node: string) => string):
       .sort((x, y) => x.cage - y.cage)
       .flatMap((e) => e.rails.map((r) => r.rdmaDevice)),
   }));
+}
+
+// The nodes round the ring from the first, each followed by a neighbour not yet taken; the map's order otherwise (or
+// when the links do not close a ring).
+function ringOrder(map: CablingMap): string[] {
+  if (map.topology !== 'ring' && map.topology !== 'triangle') return map.nodes;
+  const order = [map.nodes[0]!];
+  while (order.length < map.nodes.length) {
+    const last = order.at(-1)!;
+    const next = map.links.map((l) => (l.a.node === last ? l.b.node : l.b.node === last ? l.a.node : null)).find((n) => n !== null && !order.includes(n));
+    if (!next) return map.nodes;
+    order.push(next);
+  }
+  return order;
 }
 
 // Words that go on the mpirun line as they are: host names, addresses and device names of a node's own tools.
@@ -112,10 +127,13 @@ const fmt = (x: number) => String(Number(x.toFixed(3)));
 export function clusterCheckText(c: ClusterCheckRecord): { met: boolean | null; limit: ClusterLimit; text: string } {
   const limit = clusterLimit(c.topology, c.nodes.length);
   const what = `cluster check (${c.topology}, ${c.nodes.length} nodes: ${c.nodes.join(', ')}): ${c.collective}`;
-  if (c.problem !== null || c.busbwGBs === null)
-    return { met: null, limit, text: `${what} gave no figure: ${c.problem ?? 'no "# Avg bus bandwidth" line'}; the cables' own verdicts stand` };
+  const figure = c.busbwGBs === null ? null : `bus bandwidth ${fmt(c.busbwGBs)} GB/s (${fmt(c.busbwGBs * 8)} Gb/s)`;
+  if (c.problem !== null || figure === null || c.busbwGBs === null) {
+    const why = c.problem ?? 'no "# Avg bus bandwidth" line';
+    const stated = figure ? `${figure}, not held to its limit: ${why}` : `gave no figure: ${why}`;
+    return { met: null, limit, text: `${what} ${stated}; the cables' own verdicts stand` };
+  }
   const met = c.busbwGBs >= limit.minBusbwGBs;
-  const figure = `bus bandwidth ${fmt(c.busbwGBs)} GB/s (${fmt(c.busbwGBs * 8)} Gb/s)`;
   const held = `at least ${fmt(limit.minBusbwGBs)} GB/s by ${limit.source}`;
   return {
     met,

@@ -1,3 +1,4 @@
+import type { ClusterCheckRecord } from './cluster-check.js';
 import type { CableIdentity, CableFamily, EepromChecksums } from './cable.js';
 import type { Cage, CableEnd } from './node.js';
 import type { Measurement } from './limit.js';
@@ -352,6 +353,9 @@ export interface RunRecord {
   // Qualified at once with the cable in the nodes' other cage (run --port both): this cable's cage, and the other
   // cable's cage, run and (once a soak shared it) serial.
   together?: TogetherRecord;
+  // A cable of a cluster (run --cluster): the cluster's check across every node, read from the journal's raw text
+  // (src/domain/cluster-check.ts); it does not grade the cable. Absent: no cluster check ran.
+  clusterCheck?: ClusterCheckRecord;
   // The batch's golden reference cable (run first and last to check the bench), not a cable of the box; absent: a cable.
   role?: 'golden';
   // Every figure an output shows, computed once from the rest of the record as its last step (src/rules/result.ts);

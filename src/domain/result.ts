@@ -81,6 +81,19 @@ export interface RunResult {
   idleSoak: SoakFigures | null; // the graded soak before it (the idle soak of the burn-in), if any
   ibWriteBwGbps: number | null; // ib_write_bw, the weaker direction's sum of the per-rail medians, Gb/s
   ncclBusbwGBs: number | null; // NCCL all_reduce average bus bandwidth, GB/s (bytes)
+  // A cable of a cluster: the cluster's check across every node (all_gather_perf), held to NVIDIA's figure for the
+  // topology; it does not grade the cable. Absent: no cluster check ran (every run but run --cluster).
+  clusterCheck?: ClusterCheckResult;
+}
+
+export interface ClusterCheckResult {
+  topology: string;
+  nodes: string[];
+  busbwGBs: number | null; // all_gather_perf's average bus bandwidth, GB/s; null: it gave none (problem says why)
+  minBusbwGBs: number; // the topology's limit
+  met: boolean | null; // null: no figure to hold to it
+  problem: string | null;
+  text: string; // the one sentence every output states
 }
 
 // A run's clock as every live output gives it: the terminal, live.json, `status`, the store's live row, /live, the

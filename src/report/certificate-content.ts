@@ -108,6 +108,8 @@ export interface CertificateContent {
   sharedNodes: string[];
   // Qualified at once with the cable in the nodes' other cage (run --port both); absent for a run of one cable.
   together?: TogetherRecord;
+  // A cable of a cluster: the cluster's check across every node, the result's sentence (it does not grade the cable).
+  clusterCheck?: string;
   cable: {
     family: CableFamily; // as the EEPROM advertises it
     familyBasis: string | null; // the EEPROM bytes that said so
@@ -240,6 +242,7 @@ export function certificateContent(record: RunRecord, protocolDerived?: Protocol
     nodes: record.nodes,
     sharedNodes: record.sharedNodes ?? [],
     ...(record.together ? { together: record.together } : {}),
+    ...(resultOfRecord(record).clusterCheck ? { clusterCheck: resultOfRecord(record).clusterCheck!.text } : {}),
     cable: {
       family: record.cable.family,
       familyBasis: record.cable.familyBasis ?? null,

@@ -140,7 +140,7 @@ function conditions(c: CertificateContent): string {
     c.sharedNodes.length
       ? `<tr><th>shared nodes</th><td>${e(c.sharedNodes.join(', '))} carried another cable under test at the same time: their 200 Gb/s was shared, the benchmarks ran one after the other, the soaks overlapped (lane errors do not depend on payload)</td></tr>`
       : ''
-  }${c.together ? `<tr><th>mode</th><td>${e(togetherStatement(c.together))}</td></tr>` : ''}${c.cable.differentCages ? `<tr><th>cages</th><td>${e(differentCagesWarning(c.cable.differentCages))}</td></tr>` : ''}
+  }${c.together ? `<tr><th>mode</th><td>${e(togetherStatement(c.together))}</td></tr>` : ''}${c.clusterCheck ? `<tr><th>cluster check</th><td>${e(c.clusterCheck)}</td></tr>` : ''}${c.cable.differentCages ? `<tr><th>cages</th><td>${e(differentCagesWarning(c.cable.differentCages))}</td></tr>` : ''}
 <tr><th>phases</th><td>${c.phases.map((p) => `${e(p.name)} ${e(fmtFixed(p.startS, 0))}–${e(p.endS === null ? '…' : fmtFixed(p.endS, 0))} s (${e(p.status)}${p.note ? `: ${e(p.note)}` : ''})`).join('; ')}</td></tr>
 ${soakLoadRows(c)}
 <tr><th>sampling</th><td>${e(s.ticks)} ticks, interval p50 ${e(fmtFixed(s.intervalP50Ms, 0))} ms, p99 ${e(fmtFixed(s.intervalP99Ms, 0))} ms, node skew p99 ${e(fmtFixed(s.skewP99Ms, 0))} ms${s.rawSkewP99Ms !== undefined ? ' (node clock offsets removed)' : ''}, ${s.gaps.length} gap(s)${s.gaps.map((g) => `; ${e(g.node)} ${e(g.fromS)}–${e(g.toS)} s ${e(g.reason)}`).join('')}</td></tr>

@@ -208,6 +208,15 @@ const runResult = obj({
   soaks: arrayOf(obj({ phase: str, seconds: num, preFecBer: orNull(num), preFecBerUb95: orNull(num) })),
   ibWriteBwGbps: orNull(num),
   ncclBusbwGBs: orNull(num),
+  'clusterCheck?': obj({
+    topology: str,
+    nodes: arrayOf(str),
+    busbwGBs: orNull(num),
+    minBusbwGBs: num,
+    met: orNull(bool),
+    problem: orNull(str),
+    text: str,
+  }),
 });
 
 // record.ts RunRecord: what `compare`, `regress` and `db import` read from a record.json.
@@ -246,6 +255,16 @@ export const RUN_RECORD_SCHEMA = obj({
   'sharedNodes?': arrayOf(str),
   'together?': obj({ cage: whole, with: arrayOf(obj({ cage: whole, runId: str, serial: orNull(str), 'link?': str })), 'topology?': str, 'link?': str }),
   'role?': { const: 'golden' },
+  'clusterCheck?': obj({
+    topology: str,
+    collective: str,
+    nodes: arrayOf(str),
+    env: mapOf(str),
+    command: str,
+    busbwGBs: orNull(num),
+    ranks: arrayOf(obj({ node: str, network: orNull(str), devices: arrayOf(str) })),
+    problem: orNull(str),
+  }),
   'result?': runResult,
 });
 

@@ -5,7 +5,8 @@
 import { fecMarginOf } from '../analysis/analyze.js';
 import { CABLE_VERDICTS } from '../domain/outcome.js';
 import type { NodePhaseStats, RunRecord } from '../domain/record.js';
-import { RESULT_VERSION, reasonJson, type Located, type ResultKind, type RunResult, type SoakFigures } from '../domain/result.js';
+import { clusterCheckText, type ClusterCheckRecord } from '../domain/cluster-check.js';
+import { RESULT_VERSION, reasonJson, type ClusterCheckResult, type Located, type ResultKind, type RunResult, type SoakFigures } from '../domain/result.js';
 
 // A lane ratio as a reader should see it: "no errors" when no lane had any, "at least" when only bounded.
 export function laneRatioText(p: { laneStats: readonly unknown[]; worstLane: number | null; worstLaneRatio: number; ratioAgainstZero?: boolean }): string {
@@ -140,7 +141,14 @@ export function resultOf(record: RunRecord): RunResult {
     idleSoak: loadedAt > 0 ? soaks[loadedAt - 1]! : null,
     ibWriteBwGbps: record.benchmarks.ibWriteBw?.sumMedianGbps ?? null,
     ncclBusbwGBs: record.benchmarks.nccl?.busbwGBs ?? null,
+    ...(record.clusterCheck ? { clusterCheck: clusterCheckResult(record.clusterCheck) } : {}),
   };
+}
+
+// The cluster's check as every output states it: its figure against the topology's limit (src/domain/cluster-check.ts).
+function clusterCheckResult(c: ClusterCheckRecord): ClusterCheckResult {
+  const { met, limit, text } = clusterCheckText(c);
+  return { topology: c.topology, nodes: c.nodes, busbwGBs: c.busbwGBs, minBusbwGBs: limit.minBusbwGBs, met, problem: c.problem, text };
 }
 
 // The one reader of a record's result: the stored one when it is of this version, else computed from the record

@@ -7,6 +7,7 @@ import { UsageError } from '../domain/errors.js';
 import type { NodeLock } from '../transport/node-lock.js';
 import { keepLocksFresh, releaseLocks, takeNodes } from './node-taking.js';
 import { runQualification, type RunDeps, type RunResult } from './qualify.js';
+import type { ClusterPlan } from './steps/cluster-check.js';
 import { TogetherRuns } from './together.js';
 import { Mutex } from './turns.js';
 
@@ -14,8 +15,8 @@ import { Mutex } from './turns.js';
 const PORT_STEP = 10;
 
 export interface CablesDeps {
-  // A cluster's cables: its topology, and each run's link id (in the order of runs).
-  cluster?: { topology: string; links: readonly string[] };
+  // A cluster's cables: its topology, each run's link id (in the order of runs), and its check across every node.
+  cluster?: { topology: string; links: readonly string[]; check?: ClusterPlan };
   // The run of each cable: the same clock, runners, protocol and signal; each with its two nodes at the cages of its
   // cable, its own run id, label, logger and tick source.
   runs: readonly RunDeps[];
@@ -44,6 +45,7 @@ export async function runCables(d: CablesDeps, label: string): Promise<PromiseSe
       ...(d.cluster ? { link: d.cluster.links[i]! } : {}),
     })),
     d.cluster?.topology,
+    d.cluster?.check,
   );
   const locks: NodeLock[] = [];
   const stopBeating = keepLocksFresh(locks, log, a.lockHeartbeatMs);

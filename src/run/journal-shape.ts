@@ -65,6 +65,18 @@ const LINE_SCHEMAS: Record<string, JsonSchema> = {
   identity: obj({ ...tS, ends: arrayOf(cableEnd) }),
   sampling: obj({ ...tS, stats: obj({ ticks: whole, 'gaps?': arrayOf({ type: 'object' }) }) }),
   throughput: obj({ ...tS, 'rails?': arrayOf(obj({ rail: num, gbps: arrayOf(num) })), 'startS?': num }),
+  // A cluster's check (src/run/steps/cluster-check.ts): the record reads its figures from the raw text.
+  'cluster-check': obj({
+    ...tS,
+    topology: str,
+    ranks: arrayOf(obj({ node: str, host: str, devices: arrayOf(str) })),
+    env: mapOf(str),
+    command: str,
+    exitCode: orNull(num),
+    stdout: str,
+    stderr: str,
+    'stopped?': str,
+  }),
   // What the PHY said at a link drop (src/run/link-snapshots.ts): the record re-reads the raw `ethtool <if>` text.
   'link-snapshot': obj({ ...tS, node: str, netdev: str, snapshot: obj({ atS: num, link: obj({ raw: str, 'stderr?': str }) }) }),
 };

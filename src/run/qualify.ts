@@ -18,7 +18,7 @@ import { JournalWriteError, JournalWriter, readJournal, type JournalContents, ty
 import type { JournalSigner } from './journal-signing.js';
 import { journalFailed } from './journal-rescue.js';
 import { buildRecord } from './record-builder.js';
-import { RunAborted, SetupError } from './run-errors.js';
+import { FailDecided, RunAborted, SetupError } from './run-errors.js';
 import { runPhase } from './phase-steps.js';
 import { anySignal, decidedTail, untilDecided } from './fail-stop.js';
 import { SamplingLoop, type TickSource } from './sampling-loop.js';
@@ -173,6 +173,7 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
   const stopBeating = keepLocksFresh(locks, log, deps.lockHeartbeatMs);
   try {
     await takeNodes(ctx, locks, deps);
+    let clusterChecked = false;
     for (const [index, phase] of protocol.phases.entries()) {
       ctx.checkAborted();
       // A FAIL decided between phases, or while this one waited for its turn: it never starts.
@@ -188,6 +189,13 @@ export async function runQualification(deps: RunDeps): Promise<RunResult> {
           ctx.soakSharedWith = await deps.together.soak(phase.name, ctx.ends.find((e) => e.identity)?.identity?.vendorSn ?? null, waitCut.signal);
         } finally {
           waitCut.dispose();
+        }
+        // A cluster's check, once, before its first soak: every cable's journal keeps the same line.
+        if (deps.together.clusterCheck && !clusterChecked) {
+          clusterChecked = true;
+          const { line, error } = await deps.together.clusterCheck(ctx);
+          journal.append({ type: 'cluster-check', tS: ctx.tS, ...line });
+          if (error && !(error instanceof FailDecided)) throw error;
         }
         ctx.checkAborted();
         if (ctx.decided.aborted) {

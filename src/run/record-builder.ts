@@ -1,3 +1,4 @@
+import { clusterCheckRecordOf } from './steps/cluster-check.js';
 import { CABLEQUAL_VERSION } from '../domain/version.js';
 import type { CableFamily, CableIdentity } from '../domain/cable.js';
 import { classifyCable } from '../eeprom/classify.js';
@@ -238,9 +239,17 @@ export function buildRecord(journal: JournalContents, opts: BuildOptions): RunRe
     ...(Array.isArray(start.sharedNodes) && start.sharedNodes.length ? { sharedNodes: start.sharedNodes.map(String) } : {}),
     ...togetherOf(start, soakLoads),
     ...(start.role === 'golden' ? { role: 'golden' as const } : {}),
+    ...clusterCheckOf(lines),
   };
   // The last step: every figure the outputs show, computed once from the record (src/rules/result.ts).
   return { ...record, result: resultOf(record) };
+}
+
+// A cluster's check (run --cluster), read from its line's raw text; nothing for every other run.
+function clusterCheckOf(lines: JournalLine[]): Pick<RunRecord, 'clusterCheck'> {
+  const line = lines.find((l) => l.type === 'cluster-check');
+  const check = line ? clusterCheckRecordOf(line) : null;
+  return check ? { clusterCheck: check } : {};
 }
 
 // The benchmark lines' figures as the record states them (journals before per-rail loopback measured rail 0 only).

@@ -7,8 +7,10 @@
 import type { TogetherRecord } from '../domain/record.js';
 import type { SharingCable, SoakLoadEvidence } from '../grading/soak-evidence.js';
 import type { RemoteProcess } from '../transport/types.js';
+import type { ClusterCheckLine } from '../domain/cluster-check.js';
 import type { NodeState, RunContext } from './context.js';
 import type { StaleFound } from './node-taking.js';
+import { runClusterCheck, type ClusterPlan } from './steps/cluster-check.js';
 
 // What one of the two runs shares with the other.
 export interface Together {
@@ -30,6 +32,9 @@ export interface Together {
   // stopped when the last run lets go of it.
   gpuLoad(ctx: RunContext, node: NodeState, command: string, name: string): Promise<RemoteProcess>;
   releaseGpu(p: RemoteProcess): Promise<void>;
+  // A cluster's check (run --cluster): the collective across every node, run once by the first run to ask (from its
+  // first node), the same line for every run; what stopped the run that ran it, for that run only.
+  clusterCheck?: (ctx: RunContext) => Promise<{ line: ClusterCheckLine; error?: unknown }>;
   // The run is ending: the other no longer waits for it.
   ended(): void;
 }
@@ -57,11 +62,13 @@ export class TogetherRuns {
   private readonly unloaded = new Map<string, Set<number>>();
   private waiting: (() => void)[] = [];
   private readonly loads = new Map<string, SharedLoad>();
+  private check: { by: number; result: Promise<{ line: ClusterCheckLine; error?: unknown }> } | null = null;
 
-  // The runs, in order: each one's cage, run id and nodes.
+  // The runs, in order: each one's cage, run id and nodes; a cluster's topology and the plan of its check.
   constructor(
     private readonly runs: readonly TogetherRun[],
     private readonly topology?: string,
+    private readonly checkPlan?: ClusterPlan,
   ) {}
 
   // The other runs whose cables meet run i's at a node, per node of run i's cable.
@@ -88,6 +95,7 @@ export class TogetherRuns {
         ),
       gpuLoad: (ctx, node, command, name) => this.gpuLoad(i, ctx, node, command, name),
       releaseGpu: (p) => this.release(i, p),
+      ...(this.checkPlan ? { clusterCheck: (ctx: RunContext) => this.clusterCheck(i, ctx) } : {}),
       ended: () => {
         this.done.add(i);
         this.wakeAll();
@@ -115,6 +123,12 @@ export class TogetherRuns {
     const loaded = this.neighbours(i).map((at) => at.filter((j) => here.has(j) && !this.done.has(j)));
     const crowded = loaded.reduce((a, b) => (b.length > a.length ? b : a), []);
     return crowded.map((j) => here.get(j)!);
+  }
+
+  private async clusterCheck(i: number, ctx: RunContext): Promise<{ line: ClusterCheckLine; error?: unknown }> {
+    this.check ??= { by: i, result: runClusterCheck(ctx, this.checkPlan!) };
+    const r = await this.check.result;
+    return this.check.by === i ? r : { line: r.line };
   }
 
   private wakeAll(): void {

@@ -123,7 +123,8 @@ export function startMpirun(core: LabCore, node: string, argv: string[]): ProcBe
   const notFound = `${DASHES}\nmpirun was unable to find the specified executable file\n${DASHES}\n`;
   // A cluster's collective: every rank all_gather_perf, one per node (programs-collective.ts).
   if (contexts.every((c) => /(^|\/)all_gather_perf$/.test(c.program))) {
-    for (const c of contexts) for (const h of c.hosts.length ? c.hosts : [node]) if (!programPath(core, nodeOfRank(core, h) ?? node, c.program)) return exitedAtOnce('', notFound, 1);
+    for (const c of contexts)
+      for (const h of c.hosts.length ? c.hosts : [node]) if (!programPath(core, nodeOfRank(core, h) ?? node, c.program)) return exitedAtOnce('', notFound, 1);
     return startCollective(core, node, contexts);
   }
   if (contexts.some((c) => !/(^|\/)all_reduce_perf$/.test(c.program))) return exitedAtOnce('', notFound, 1);

@@ -11,7 +11,16 @@ interface ClusterJson {
   mode: string;
   topology: string;
   simulated: boolean;
-  cables: { link: string; a: { node: string; cage: number }; b: { node: string; cage: number }; serial: string; outcome: string; runDir: string }[];
+  clusterCheck?: { topology: string; nodes: string[]; busbwGBs: number; minBusbwGBs: number; met: boolean; text: string };
+  cables: {
+    link: string;
+    a: { node: string; cage: number };
+    b: { node: string; cage: number };
+    serial: string;
+    outcome: string;
+    runDir: string;
+    result: { clusterCheck?: unknown };
+  }[];
 }
 
 describe('run --cluster --sim', () => {
@@ -46,7 +55,29 @@ describe('run --cluster --sim', () => {
       readdirSync(out)
         .filter((d) => !d.startsWith('.') && !d.endsWith('.db'))
         .sort(),
-    ).toEqual(['MT2412VS02111', 'MT2412VS02113', 'ONT2403150301']);
+    ).toEqual(['MT2412VS02111', 'MT2412VS02113', 'ONT2403150301']); // The cluster check ran once across the three nodes before the soaks, with the triangle's environment; every cable's
+    // record states the same figure, against NVIDIA's 10 GB/s for the 3-node ring, and it grades no cable (the clone FAILs).
+    const check = j.clusterCheck!;
+    expect([check.topology, [...check.nodes].sort(), check.minBusbwGBs, check.met]).toEqual(['triangle', ['spark-a', 'spark-b', 'spark-c'], 10, true]);
+    expect(check.busbwGBs).toBeGreaterThan(10.5);
+    expect(check.busbwGBs).toBeLessThan(12.5);
+    for (const c of j.cables) expect(c.result.clusterCheck).toEqual(check);
+    const lines = j.cables.map((c) =>
+      readFileSync(join(c.runDir, 'journal.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { type: string; phase?: string; command?: string; env?: Record<string, string> }),
+    );
+    for (const journal of lines) {
+      const at = journal.findIndex((l) => l.type === 'cluster-check');
+      expect(journal.findIndex((l) => l.type === 'phase-start' && l.phase === 'soak-idle')).toBeGreaterThan(at);
+      expect(journal[at]!.env).toMatchObject({ NCCL_CROSS_NIC: '1', NCCL_IB_SUBNET_AWARE_ROUTING: '1' });
+      expect(journal[at]!.command!.split(' : ')).toHaveLength(3);
+    }
+    const html = readFileSync(join(j.cables[0]!.runDir, 'setup-check.html'), 'utf8');
+    expect(html).toMatch(/<th>cluster check<\/th><td>cluster check \(triangle, 3 nodes: [^<]*all_gather_perf bus bandwidth [\d.]+ GB\/s[^<]*: met</);
+    const text = await runCli(['grade', j.cables[2]!.runDir, '--json']);
+    expect((JSON.parse(text.out) as { result: { clusterCheck: unknown } }).result.clusterCheck).toEqual(check);
   });
 
   it('triangle-miswired: not started, the map problems and their fixes on stderr, exit 3', async () => {
