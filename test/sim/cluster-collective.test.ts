@@ -37,9 +37,9 @@ describe('all_gather_perf across a simulated cluster', () => {
     expect(n.ranks.every((x) => x.network === 'IB' && x.devices.length === 4)).toBe(true);
     // nccl-tests rounds 16 GiB down to a whole count per rank: 1431655765 floats each, 17179869180 bytes in all.
     expect(n.rows.map((x) => [x.size, x.count, x.redop])).toEqual([[17179869180, 1431655765, 'none']]);
-    // 21.2 GB/s all_reduce per cable x 1.08, split over two neighbours: 11.4 GB/s, with 1 % noise and the size shape.
-    expect(n.avgBusBandwidthGBs!).toBeGreaterThan(10.5);
-    expect(n.avgBusBandwidthGBs!).toBeLessThan(12.5);
+    // Half the pair's 22.96 GB/s (21.2 x 1.13 x 0.96), split over two neighbours: 11.5 GB/s, with 1 % noise.
+    expect(n.avgBusBandwidthGBs!).toBeGreaterThan(11.2);
+    expect(n.avgBusBandwidthGBs!).toBeLessThan(11.8);
     const row = n.rows[0]!.outOfPlace;
     expect(row.busbwGBs / row.algbwGBs).toBeCloseTo(2 / 3, 2); // all_gather: busbw = algbw (n-1)/n
   });
@@ -57,7 +57,9 @@ describe('all_gather_perf across a simulated cluster', () => {
     const { lab, ranks } = await mapped('good-qsfp56');
     expect(ranks.map((r) => r.devices.length)).toEqual([2, 2]);
     const ok = parseNccl((await gather(lab, ranks, clusterEnv('pair'))).text);
-    expect(ok.avgBusBandwidthGBs!).toBeGreaterThan(21.875); // NVIDIA's limit for a direct cluster
+    // The recorded GB10 pair's 22.96 GB/s, 1 % noise: clear of NVIDIA's 21.875 GB/s for a direct cluster.
+    expect(ok.avgBusBandwidthGBs!).toBeGreaterThan(22.6);
+    expect(ok.avgBusBandwidthGBs!).toBeLessThan(23.3);
     const extra = ranks.map((r, i) => (i === 1 ? { ...r, devices: [...r.devices, 'rocep1s0f0'] } : r));
     const bad = await gather(lab, extra, clusterEnv('pair'));
     expect([bad.exitCode, /ibv_modify_qp failed with 110/.test(bad.text)]).toEqual([1, true]);
