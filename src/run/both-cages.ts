@@ -20,6 +20,8 @@ export interface CablesDeps {
   // The run of each cable: the same clock, runners, protocol and signal; each with its two nodes at the cages of its
   // cable, its own run id, label, logger and tick source.
   runs: readonly RunDeps[];
+  // Both cages of two nodes (--port both): the cluster check of the pair, its ranks from the runs' cages.
+  pairCheck?: boolean;
   // Take over a stale node lock (`--break-lock`).
   breakLock?: boolean;
   // Where lock troubles are logged (each run logs to its own run.log).
@@ -29,7 +31,7 @@ export interface CablesDeps {
 // Run both cables' qualifications at once; each run's result, or why it could not even start (cage 0's first).
 export async function runBothCages(d: CablesDeps & { runs: readonly [RunDeps, RunDeps] }): Promise<PromiseSettledResult<RunResult>[]> {
   checkPairing(d.runs[0], d.runs[1]);
-  return runCables(d, 'cablequal run --port both');
+  return runCables({ ...d, pairCheck: true }, 'cablequal run --port both');
 }
 
 // Run several cables' qualifications at once (both cages of two nodes, or every cable of a cluster): the nodes taken
@@ -45,7 +47,7 @@ export async function runCables(d: CablesDeps, label: string): Promise<PromiseSe
       ...(d.cluster ? { link: d.cluster.links[i]! } : {}),
     })),
     d.cluster?.topology,
-    d.cluster?.check,
+    d.cluster ? d.cluster.check : d.pairCheck ? { topology: 'pair', ranks: 'from-runs' } : undefined,
   );
   const locks: NodeLock[] = [];
   const stopBeating = keepLocksFresh(locks, log, a.lockHeartbeatMs);

@@ -63,12 +63,13 @@ export class TogetherRuns {
   private waiting: (() => void)[] = [];
   private readonly loads = new Map<string, SharedLoad>();
   private check: { by: number; result: Promise<{ line: ClusterCheckLine; error?: unknown }> } | null = null;
+  private readonly cages = new Map<number, readonly NodeState[]>();
 
   // The runs, in order: each one's cage, run id and nodes; a cluster's topology and the plan of its check.
   constructor(
     private readonly runs: readonly TogetherRun[],
     private readonly topology?: string,
-    private readonly checkPlan?: ClusterPlan,
+    private readonly checkPlan?: ClusterPlan | { topology: 'pair'; ranks: 'from-runs' },
   ) {}
 
   // The other runs whose cables meet run i's at a node, per node of run i's cable.
@@ -109,7 +110,41 @@ export class TogetherRuns {
     here.set(i, { cage: this.runs[i]!.cage, serial, runId: this.runs[i]!.runId });
     this.wakeAll();
     const others = this.runs.map((_, j) => j).filter((j) => j !== i);
-    while (!signal.aborted && others.some((j) => !here.has(j) && !this.done.has(j))) {
+    await this.until(() => !others.some((j) => !here.has(j) && !this.done.has(j)), signal);
+    // The cables sharing the most crowded node of this one's (the rate a rail gives each of its streams).
+    const loaded = this.neighbours(i).map((at) => at.filter((j) => here.has(j) && !this.done.has(j)));
+    const crowded = loaded.reduce((a, b) => (b.length > a.length ? b : a), []);
+    return crowded.map((j) => here.get(j)!);
+  }
+
+  private async clusterCheck(i: number, ctx: RunContext): Promise<{ line: ClusterCheckLine; error?: unknown }> {
+    const plan = this.checkPlan!;
+    let ranks = plan.ranks;
+    if (ranks === 'from-runs') {
+      // Both cages of two nodes (--port both): each rank lists the devices of every cable's cage at its node, cage 0
+      // first, as the cabling map of the pair lists them; known once every run still going has said its cages.
+      this.cages.set(i, ctx.nodes);
+      this.wakeAll();
+      await this.until(() => this.runs.every((_, j) => this.cages.has(j) || this.done.has(j)), ctx.signal);
+      const ends = [...this.cages.values()].flat();
+      ranks = ctx.nodes.map((n) => ({
+        node: n.spec.name,
+        host: n.spec.host,
+        devices: ends
+          .filter((e) => e.spec.name === n.spec.name && e.cage)
+          .sort((x, y) => x.cage!.index - y.cage!.index)
+          .flatMap((e) => e.cage!.rails.map((r) => r.rdmaDevice)),
+      }));
+    }
+    const resolved = { topology: plan.topology, ranks };
+    this.check ??= { by: i, result: runClusterCheck(ctx, resolved) };
+    const r = await this.check.result;
+    return this.check.by === i ? r : { line: r.line };
+  }
+
+  // Wait (woken at each arrival and end) until ready() holds or the signal is aborted.
+  private async until(ready: () => boolean, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && !ready()) {
       await new Promise<void>((resolve) => {
         const done = () => {
           signal.removeEventListener('abort', done);
@@ -119,16 +154,6 @@ export class TogetherRuns {
         signal.addEventListener('abort', done, { once: true });
       });
     }
-    // The cables sharing the most crowded node of this one's (the rate a rail gives each of its streams).
-    const loaded = this.neighbours(i).map((at) => at.filter((j) => here.has(j) && !this.done.has(j)));
-    const crowded = loaded.reduce((a, b) => (b.length > a.length ? b : a), []);
-    return crowded.map((j) => here.get(j)!);
-  }
-
-  private async clusterCheck(i: number, ctx: RunContext): Promise<{ line: ClusterCheckLine; error?: unknown }> {
-    this.check ??= { by: i, result: runClusterCheck(ctx, this.checkPlan!) };
-    const r = await this.check.result;
-    return this.check.by === i ? r : { line: r.line };
   }
 
   private wakeAll(): void {

@@ -96,6 +96,24 @@ describe('run --sim dual-cage --port both (quick protocol)', () => {
     expect(ports(jb).sort()).toEqual([18525, 18526, 18527, 18528]);
   });
 
+  it("runs the pair's cluster check once, before the soaks, over both cages' devices at each node; both journals keep it", () => {
+    const [ja, jb] = out.cables.map(journal) as [Line[], Line[]];
+    const check = (j: Line[]) => j.find((l) => l['type'] === 'cluster-check')!;
+    const { tS: _a, prev: _pa, ...a } = check(ja);
+    const { tS: _b, prev: _pb, ...b } = check(jb);
+    expect(a).toEqual(b);
+    expect(a['topology']).toBe('pair');
+    // Each node's rank lists cage 0's two RoCE devices, then cage 1's.
+    expect(a['ranks'].map((r: Line) => [r.node, r.devices])).toEqual([
+      ['spark-a', ['rocep1s0f0', 'roceP2p1s0f0', 'rocep1s0f1', 'roceP2p1s0f1']],
+      ['spark-b', ['rocep1s0f0', 'roceP2p1s0f0', 'rocep1s0f1', 'roceP2p1s0f1']],
+    ]);
+    expect(check(ja)['tS']).toBeLessThanOrEqual(span(ja, 'soak-idle')[0]);
+    // One process ran it, in the journal of the run that launched it.
+    expect([...ja, ...jb].filter((l) => l['type'] === 'process-start' && l['name'] === 'cluster-all-gather')).toHaveLength(1);
+    expect(record(out.cables[0]!)['result'].clusterCheck).toMatchObject({ topology: 'pair', minBusbwGBs: 21.875, met: true });
+  });
+
   it('labels no sample with a phase before that phase starts (the samples taken while waiting a turn stay with the phase before)', () => {
     for (const c of out.cables) {
       const started = new Set<string>();
