@@ -217,12 +217,13 @@ export interface RunDetail extends RunItem {
   phases: unknown;
   conditions: unknown;
   benchmarks: unknown;
+  result: unknown; // the run's result as the record computed it (src/domain/result.ts); null before schema 5
 }
 
 // One run with everything its page shows, or null when the store has no such run.
 export async function getRun(db: SqlDb, runId: string): Promise<RunDetail | null> {
   const [r] = await db.all(
-    `SELECT ${LIST_COLUMNS}, d.reasons, d.measurements, d.nodes, d.headline, d.cable_ends, d.phases, d.conditions, d.benchmarks
+    `SELECT ${LIST_COLUMNS}, d.reasons, d.measurements, d.nodes, d.headline, d.cable_ends, d.phases, d.conditions, d.benchmarks, d.result
      FROM ${LIST_FROM} LEFT JOIN run_details d ON d.run_id = r.run_id WHERE r.run_id = ?`,
     [runId],
   );
@@ -238,6 +239,7 @@ export async function getRun(db: SqlDb, runId: string): Promise<RunDetail | null
     phases: parse(r['phases']),
     conditions: parse(r['conditions']),
     benchmarks: parse(r['benchmarks']),
+    result: parse(r['result']),
   };
 }
 

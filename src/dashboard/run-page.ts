@@ -70,6 +70,7 @@ function facts(o: RunPageInput): string {
     row('protocol', esc(r.protocol ?? '')),
     row('started / ended (UTC)', `${esc(r.startedAt ?? '')} / ${esc(r.endedAt ?? '')}`),
     row('checked against', checkedAgainst(r.journalCheck, r.state)),
+    ...clusterCheckRow(r.result, row),
     row('simulated', r.simulated ? '<span class="sim">simulated: generated outputs, not a recording</span>' : 'no'),
     row(
       'files',
@@ -200,6 +201,12 @@ function benchmarks(v: unknown): string {
   if (!b) return '';
   const dirs = b.ibWriteBw?.perDirection?.map((d) => `${esc(d.from)} → ${esc(d.to)} ${fmt(d.sumMedianGbps, 1)} Gb/s`).join('; ');
   return `<h2>Benchmarks</h2><table id="benchmarks"><tr><th>ib_write_bw, both rails (median, weaker direction)</th><td>${fmt(b.ibWriteBw?.sumMedianGbps ?? null, 1)} Gb/s${dirs ? ` (${dirs})` : ''}</td></tr><tr><th>NCCL all_reduce bus bandwidth</th><td>${fmt(b.nccl?.busbwGBs ?? null, 1)} GB/s${b.nccl?.network ? ` over ${esc(b.nccl.network)} ${esc((b.nccl.devices ?? []).join(', '))}` : ''}</td></tr></table>`;
+}
+
+// A cable of a cluster: the result's sentence of the cluster's check (it grades no cable), when the run had one.
+function clusterCheckRow(result: unknown, row: (k: string, v: string) => string): string[] {
+  const text = (result as { clusterCheck?: { text?: unknown } } | null)?.clusterCheck?.text;
+  return typeof text === 'string' ? [row('cluster check', `<span id="cluster-check">${esc(text)}</span>`)] : [];
 }
 
 // What the row was checked against, as one phrase; a record taken alone is marked, never passed off as checked.

@@ -5,6 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { getRun } from '../../src/dashboard/queries.js';
+import { runPage } from '../../src/dashboard/run-page.js';
+import { chooseStore, openStore } from '../../src/store/open-store.js';
 import { runCli } from '../helpers/cli.js';
 
 interface ClusterJson {
@@ -78,6 +81,17 @@ describe('run --cluster --sim', () => {
     expect(html).toMatch(/<th>cluster check<\/th><td>cluster check \(triangle, 3 nodes: [^<]*all_gather_perf bus bandwidth [\d.]+ GB\/s[^<]*: met</);
     const text = await runCli(['grade', j.cables[2]!.runDir, '--json']);
     expect((JSON.parse(text.out) as { result: { clusterCheck: unknown } }).result.clusterCheck).toEqual(check);
+    // Imported into a store, the run page states it from the stored result.
+    const store = join(out, 'store');
+    expect((await runCli(['db', 'import', out, '--out', store])).code).toBe(0);
+    const db = await openStore(chooseStore({ out: store }));
+    try {
+      const runId = (JSON.parse(readFileSync(join(j.cables[0]!.runDir, 'record.json'), 'utf8')) as { runId: string }).runId;
+      const page = runPage({ run: (await getRun(db.db, runId))!, live: null, links: [], seriesUrl: null, journalNote: null });
+      expect(page).toContain(`<th>cluster check</th><td><span id="cluster-check">${check.text.replace(/'/g, '&#39;')}</span>`);
+    } finally {
+      await db.close();
+    }
   });
 
   it('triangle-miswired: not started, the map problems and their fixes on stderr, exit 3', async () => {
