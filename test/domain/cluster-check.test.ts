@@ -75,6 +75,9 @@ describe('the cluster check', () => {
     )!;
     expect(failed.problem).toBe('all_gather_perf gave no result (exit 1): Call to ibv_modify_qp failed with 110 (Connection timed out)');
     expect(clusterCheckText(failed).text).toMatch(/gave no figure: .*; the cables' own verdicts stand$/);
+    // What a node printed is untrusted: a control byte in NCCL's warning reaches the sentence escaped.
+    const hostile = clusterCheckRecordOf(line({ exitCode: 1, stderr: 'x NCCL WARN \u001b[2Jgone\u0007\n' }))!;
+    expect(hostile.problem).toBe('all_gather_perf gave no result (exit 1): \\x1b[2Jgone\\x07');
     const stopped = clusterCheckRecordOf(line({ exitCode: null, stopped: "stopped: spark-a's cable was decided FAIL while it ran" }))!;
     expect([stopped.busbwGBs, stopped.problem]).toEqual([null, "stopped: spark-a's cable was decided FAIL while it ran"]);
     const low = clusterCheckText({ ...failed, busbwGBs: 13.9, problem: null });

@@ -60,14 +60,16 @@ export function clusterCheckRecordOf(line: Record<string, unknown>): ClusterChec
   const none = (problem: string): ClusterCheckRecord => ({ ...base, busbwGBs: null, ranks: [], problem: printable(problem) });
   if (typeof line['stopped'] === 'string') return none(line['stopped']);
   const text = `${String(line['stdout'] ?? '')}\n${String(line['stderr'] ?? '')}`;
+  const warn = /NCCL WARN (.*)$/m.exec(text)?.[1];
+  const exit = String(line['exitCode']);
   let parsed;
   try {
     parsed = parseNccl(text);
   } catch (e) {
     if (!(e instanceof ParseError)) throw e;
-    const warn = /NCCL WARN (.*)$/m.exec(text)?.[1];
-    return none(`all_gather_perf gave no result (exit ${String(line['exitCode'])}): ${warn ?? e.reason}`);
+    return none(`all_gather_perf gave no result (exit ${exit}): ${warn ?? e.reason}`);
   }
+  if (parsed.avgBusBandwidthGBs === null) return none(`all_gather_perf gave no result (exit ${exit}): ${warn ?? 'no "# Avg bus bandwidth" line'}`);
   // Each rank found by its bootstrap address (the host the command gave it), else by position.
   const seen = ranks.map((r, i) => {
     const rank = parsed.ranks.find((x) => x.ip === r.host) ?? parsed.ranks[i];
@@ -78,6 +80,6 @@ export function clusterCheckRecordOf(line: Record<string, unknown>): ClusterChec
   if (off) return { ...out, problem: printable(`${off.node}'s rank used network ${off.network ?? 'unknown'} instead of IB`) };
   const short = seen.find((x) => x.want.some((d) => !x.devices.includes(d)));
   if (short) return { ...out, problem: printable(`${short.node}'s rank used ${short.devices.join(', ') || 'no device'} of ${short.want.join(', ')}`) };
-  if (line['exitCode'] !== 0) return { ...out, problem: `all_gather_perf exited ${String(line['exitCode'])}` };
-  return { ...out, problem: parsed.avgBusBandwidthGBs === null ? 'no "# Avg bus bandwidth" line' : null };
+  if (line['exitCode'] !== 0) return { ...out, problem: printable(`all_gather_perf exited ${exit}${warn ? `: ${warn}` : ''}`) };
+  return { ...out, problem: null };
 }
